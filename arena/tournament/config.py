@@ -1,0 +1,611 @@
+"""Tournament files: YAML in, a frozen, fully validated ``TournamentConfig`` out.
+
+Every error names the file, the line, the key and what is allowed, so the YAML is
+walked as a node tree (``yaml.compose``) rather than loaded as plain data: plain data
+has lost its line numbers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from yaml.constructor import ConstructorError, SafeConstructor
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from arena.errors import ArenaError, OptionError, SeatingError
+from arena.rules import RULE_OPTIONS, Rules, Seating
+
+MODES = ("single", "pairs")
+FORMATS = ("round_robin", "double_round_robin", "gauntlet")
+TEAM_MODES = ("clones", "fixed", "rotating")
+FAILURE_POLICIES = ("loss", "substitute")
+PLAYERS_SINGLE = (2, 3, 4)
+PLAYERS_PAIRS = (4, 6)
+
+# The bot's command may name the interpreter running the arena, so a tournament file
+# works the same inside any virtualenv.
+PYTHON_PLACEHOLDER = "$PYTHON"
+
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
+_NAME_ALLOWED = "1-64 letters, digits, '_', '.', '+' or '-', starting with a letter or digit"
+
+TOP_KEYS = (
+    "name",
+    "seed",
+    "rules",
+    "mode",
+    "players",
+    "team_size",
+    "teams",
+    "bots",
+    "format",
+    "challenger",
+    "matches_per_pairing",
+    "duplicate",
+    "failures",
+    "concurrency",
+    "output",
+)
+BOT_KEYS = ("name", "cmd", "cwd", "env", "move_time", "startup_time")
+TEAM_KEYS = ("name", "members")
+FAILURE_KEYS = ("policy", "strikes")
+
+DEFAULT_MOVE_TIME = 1.0
+DEFAULT_STARTUP_TIME = 10.0
+DEFAULT_STRIKES = 3
+MAX_TIME = 3600.0
+
+
+class ConfigError(ArenaError, ValueError):
+    """A tournament file is unreadable or invalid; says where and what is allowed."""
+
+    def __init__(self, file: str, line: int | None, key: str | None, message: str) -> None:
+        self.file = file
+        self.line = line
+        self.key = key
+        self.message = message
+        where = f"{file}:{line}" if line is not None else file
+        what = f"key '{key}': " if key else ""
+        super().__init__(f"{where}: {what}{message}")
+
+
+@dataclass(frozen=True)
+class BotConfig:
+    name: str
+    cmd: tuple[str, ...]  # as written, with $PYTHON unexpanded (what the fingerprint sees)
+    cwd: str  # as written (relative to the tournament file's folder)
+    env: tuple[tuple[str, str], ...] = ()
+    move_time: float = DEFAULT_MOVE_TIME
+    startup_time: float = DEFAULT_STARTUP_TIME
+    base_dir: str = "."  # absolute folder of the tournament file
+
+    @property
+    def resolved_cwd(self) -> str:
+        return os.path.normpath(os.path.join(self.base_dir, self.cwd))
+
+    def resolved_cmd(self, python: str) -> tuple[str, ...]:
+        return tuple(part.replace(PYTHON_PLACEHOLDER, python) for part in self.cmd)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "cmd": list(self.cmd),
+            "cwd": self.cwd,
+            "env": dict(self.env),
+            "move_time": self.move_time,
+            "startup_time": self.startup_time,
+        }
+
+
+@dataclass(frozen=True)
+class TeamConfig:
+    name: str
+    members: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "members": list(self.members)}
+
+
+@dataclass(frozen=True)
+class FailurePolicy:
+    policy: str = "loss"
+    strikes: int = DEFAULT_STRIKES
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"policy": self.policy, "strikes": self.strikes}
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    name: str
+    seed: int
+    rules: Rules
+    mode: str
+    players: int
+    team_size: int  # 1 in single mode
+    team_mode: str  # "clones" | "fixed" | "rotating"; "clones" (unused) in single mode
+    teams: tuple[TeamConfig, ...]  # fixed teams only
+    bots: tuple[BotConfig, ...]
+    format: str
+    challenger: str | None
+    matches_per_pairing: int
+    duplicate: bool
+    failures: FailurePolicy
+    concurrency: int
+    output: str  # absolute
+    source: str = field(default="", compare=False)  # the file it came from
+
+    @property
+    def seating(self) -> Seating:
+        if self.mode == "single":
+            return Seating.alone(self.players)
+        return Seating.pairs(players=self.players, team_size=self.team_size)
+
+    @property
+    def sides(self) -> int:
+        return self.players // self.team_size
+
+    def bot(self, name: str) -> BotConfig:
+        for bot in self.bots:
+            if bot.name == name:
+                return bot
+        raise KeyError(name)
+
+    def game_dict(self) -> dict[str, Any]:
+        """Everything that changes which games are played or how: what resume compares."""
+        return {
+            "name": self.name,
+            "seed": self.seed,
+            "rules": self.rules.to_dict(),
+            "mode": self.mode,
+            "players": self.players,
+            "team_size": self.team_size,
+            "teams": self.team_mode if self.team_mode != "fixed" else [t.to_dict() for t in self.teams],
+            "bots": [b.to_dict() for b in self.bots],
+            "format": self.format,
+            "challenger": self.challenger,
+            "matches_per_pairing": self.matches_per_pairing,
+            "duplicate": self.duplicate,
+            "failures": self.failures.to_dict(),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.game_dict(), "concurrency": self.concurrency, "output": self.output}
+
+    @property
+    def fingerprint(self) -> str:
+        return fingerprint_of(self.game_dict())
+
+
+def fingerprint_of(game_dict: Mapping[str, Any]) -> str:
+    canonical = json.dumps(game_dict, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def diff_game_dicts(old: Mapping[str, Any], new: Mapping[str, Any], prefix: str = "") -> list[str]:
+    """The keys whose values differ, dotted, for a resume refusal that says what changed."""
+    out: list[str] = []
+    for key in sorted(set(old) | set(new)):
+        path = f"{prefix}.{key}" if prefix else str(key)
+        a, b = old.get(key), new.get(key)
+        if isinstance(a, Mapping) and isinstance(b, Mapping):
+            out.extend(diff_game_dicts(a, b, path))
+        elif a != b:
+            out.append(path)
+    return out
+
+
+# --- the node walker -------------------------------------------------------------
+
+
+class _Doc:
+    """Reads typed values out of YAML nodes, raising ConfigError with file and line."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self._constructor = SafeConstructor()
+
+    def error(self, node: Node | None, key: str | None, message: str) -> ConfigError:
+        line = node.start_mark.line + 1 if node is not None else None
+        return ConfigError(self.file, line, key, message)
+
+    def value(self, node: Node, key: str) -> Any:
+        try:
+            return self._constructor.construct_object(node, deep=True)
+        except ConstructorError as exc:
+            raise self.error(node, key, f"unreadable value ({exc.problem})") from None
+
+    def mapping(self, node: Node, key: str | None, allowed: tuple[str, ...]) -> dict[str, tuple[Node, Node]]:
+        if not isinstance(node, MappingNode):
+            raise self.error(node, key, f"expected a mapping of {', '.join(allowed)}, got {_describe(node)}")
+        try:
+            self._constructor.flatten_mapping(node)  # YAML merge keys (<<: *defaults)
+        except ConstructorError as exc:
+            raise self.error(node, key, f"bad merge ({exc.problem})") from None
+        out: dict[str, tuple[Node, Node]] = {}
+        for key_node, value_node in node.value:
+            name = self.value(key_node, key or "")
+            path = _join(key, str(name))
+            if not isinstance(name, str):
+                raise self.error(key_node, path, f"keys must be text; allowed: {', '.join(allowed)}")
+            if name not in allowed:
+                raise self.error(key_node, path, f"unknown key (allowed: {', '.join(allowed)})")
+            if name in out:
+                raise self.error(key_node, path, "given twice")
+            out[name] = (key_node, value_node)
+        return out
+
+    def string(self, node: Node, key: str, allowed: str = "a string") -> str:
+        value = self.value(node, key) if isinstance(node, ScalarNode) else None
+        if not isinstance(value, str) or not value:
+            raise self.error(node, key, f"expected {allowed}, got {_describe(node, value)}")
+        return value
+
+    def choice(self, node: Node, key: str, choices: tuple[str, ...]) -> str:
+        value = self.value(node, key) if isinstance(node, ScalarNode) else None
+        if value not in choices:
+            raise self.error(node, key, f"expected one of {', '.join(choices)}, got {_describe(node, value)}")
+        return value
+
+    def integer(self, node: Node, key: str, low: int, high: int | None = None, allowed: str | None = None) -> int:
+        value = self.value(node, key) if isinstance(node, ScalarNode) else None
+        ok = isinstance(value, int) and not isinstance(value, bool) and value >= low and (high is None or value <= high)
+        if not ok:
+            wanted = allowed or (f"an integer from {low} to {high}" if high is not None else f"an integer >= {low}")
+            raise self.error(node, key, f"expected {wanted}, got {_describe(node, value)}")
+        return value
+
+    def number(self, node: Node, key: str, low_exclusive: float, high: float) -> float:
+        value = self.value(node, key) if isinstance(node, ScalarNode) else None
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and low_exclusive < value <= high
+        if not ok:
+            raise self.error(node, key, f"expected a number of seconds > {low_exclusive:g} and <= {high:g}, got {_describe(node, value)}")
+        return float(value)
+
+    def boolean(self, node: Node, key: str) -> bool:
+        value = self.value(node, key) if isinstance(node, ScalarNode) else None
+        if not isinstance(value, bool):
+            raise self.error(node, key, f"expected true or false, got {_describe(node, value)}")
+        return value
+
+    def sequence(self, node: Node, key: str, what: str) -> list[Node]:
+        if not isinstance(node, SequenceNode):
+            raise self.error(node, key, f"expected a list of {what}, got {_describe(node)}")
+        return list(node.value)
+
+
+def _join(parent: str | None, child: str) -> str:
+    return f"{parent}.{child}" if parent else child
+
+
+def _describe(node: Node, value: Any = None) -> str:
+    if isinstance(node, MappingNode):
+        return "a mapping"
+    if isinstance(node, SequenceNode):
+        return "a list"
+    if value is None and isinstance(node, ScalarNode) and node.value in ("", "~", "null", "Null", "NULL"):
+        return "nothing"
+    text = node.value if isinstance(node, ScalarNode) else repr(value)
+    if len(text) > 40:
+        text = text[:37] + "..."
+    return repr(text)
+
+
+# --- loading ------------------------------------------------------------------------
+
+
+def load_config(path: str | os.PathLike[str], *, cpu_count: int | None = None, cwd: str | None = None) -> TournamentConfig:
+    """Read and validate a tournament file. Raises ConfigError.
+
+    ``cwd`` is the folder a relative ``output`` is resolved against (default: the
+    process's working directory); bots' ``cwd`` are resolved against the file's folder.
+    """
+    file = str(path)
+    try:
+        text = Path(file).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(file, None, None, "no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(file, None, None, f"cannot read the file ({exc.__class__.__name__})") from None
+    base_dir = os.path.dirname(os.path.abspath(file))
+    return parse_config(text, file=file, base_dir=base_dir, cpu_count=cpu_count, cwd=cwd)
+
+
+def parse_config(
+    text: str,
+    *,
+    file: str = "<string>",
+    base_dir: str = ".",
+    cpu_count: int | None = None,
+    cwd: str | None = None,
+) -> TournamentConfig:
+    doc = _Doc(file)
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        problem = (exc.problem or exc.context or "invalid YAML").strip()
+        raise ConfigError(file, line, None, f"invalid YAML: {problem}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(file, None, None, f"invalid YAML: {exc}") from None
+    if root is None:
+        raise ConfigError(file, 1, None, f"the file is empty; expected a mapping with keys {', '.join(TOP_KEYS)}")
+    top = doc.mapping(root, None, TOP_KEYS)
+
+    def required(key: str) -> Node:
+        if key not in top:
+            raise doc.error(root, key, "missing (required)")
+        return top[key][1]
+
+    name = doc.string(required("name"), "name", _NAME_ALLOWED)
+    if not _NAME_RE.match(name):
+        raise doc.error(top["name"][1], "name", f"expected {_NAME_ALLOWED}, got {name!r}")
+    seed = doc.integer(required("seed"), "seed", 0, 2**63 - 1)
+
+    rules = _parse_rules(doc, top.get("rules"))
+
+    mode = doc.choice(top["mode"][1], "mode", MODES) if "mode" in top else "single"
+    players, team_size = _parse_table(doc, top, mode)
+
+    bots = _parse_bots(doc, required("bots"), base_dir)
+    bot_names = [b.name for b in bots]
+
+    team_mode, teams = _parse_teams(doc, top, mode, bot_names, team_size)
+    sides = players // team_size
+    entrants = [t.name for t in teams] if team_mode == "fixed" else bot_names
+    needed = _bots_needed(mode, team_mode, players, sides)
+    if len(entrants) < needed:
+        what = "teams" if team_mode == "fixed" else "bots"
+        node = top["teams"][1] if team_mode == "fixed" else top["bots"][1]
+        key = "teams" if team_mode == "fixed" else "bots"
+        raise doc.error(node, key, f"at least {needed} {what} are needed for this table, got {len(entrants)}")
+
+    fmt = doc.choice(top["format"][1], "format", FORMATS) if "format" in top else "round_robin"
+    challenger: str | None = None
+    if fmt == "gauntlet":
+        if "challenger" not in top:
+            raise doc.error(top["format"][1], "challenger", "missing (required with format: gauntlet); expected one of " + ", ".join(entrants))
+        challenger = doc.choice(top["challenger"][1], "challenger", tuple(entrants))
+    elif "challenger" in top:
+        raise doc.error(top["challenger"][0], "challenger", f"only allowed with format: gauntlet (format is {fmt})")
+
+    duplicate = doc.boolean(top["duplicate"][1], "duplicate") if "duplicate" in top else True
+    if "matches_per_pairing" in top:
+        node = top["matches_per_pairing"][1]
+        if duplicate:
+            mpp = doc.integer(node, "matches_per_pairing", sides, 100000,
+                              allowed=f"a positive multiple of {sides} (duplicate deals play each deal once per seat rotation; {sides} sides)")
+            if mpp % sides:
+                raise doc.error(node, "matches_per_pairing",
+                                f"expected a positive multiple of {sides} (duplicate deals play each deal once per seat rotation; {sides} sides), got {mpp}")
+        else:
+            mpp = doc.integer(node, "matches_per_pairing", 1, 100000)
+    else:
+        mpp = sides if duplicate else 1
+
+    failures = _parse_failures(doc, top.get("failures"))
+    cores = cpu_count if cpu_count is not None else (os.cpu_count() or 1)
+    concurrency = doc.integer(top["concurrency"][1], "concurrency", 1, 1024) if "concurrency" in top else cores
+    output_raw = doc.string(top["output"][1], "output", "a folder path") if "output" in top else os.path.join("results", name)
+    output = os.path.abspath(os.path.join(cwd or os.getcwd(), os.path.expanduser(output_raw)))
+
+    return TournamentConfig(
+        name=name,
+        seed=seed,
+        rules=rules,
+        mode=mode,
+        players=players,
+        team_size=team_size,
+        team_mode=team_mode,
+        teams=teams,
+        bots=bots,
+        format=fmt,
+        challenger=challenger,
+        matches_per_pairing=mpp,
+        duplicate=duplicate,
+        failures=failures,
+        concurrency=concurrency,
+        output=output,
+        source=file,
+    )
+
+
+def _bots_needed(mode: str, team_mode: str, players: int, sides: int) -> int:
+    if mode == "pairs" and team_mode == "rotating":
+        return players  # every seat a different bot
+    return sides
+
+
+def _parse_rules(doc: _Doc, item: tuple[Node, Node] | None) -> Rules:
+    if item is None:
+        return Rules()
+    node = item[1]
+    if isinstance(node, ScalarNode) and doc.value(node, "rules") is None:
+        return Rules()
+    if not isinstance(node, MappingNode):
+        raise doc.error(node, "rules", f"expected a mapping of rule options, got {_describe(node)}")
+    doc._constructor.flatten_mapping(node)
+    nodes: dict[str, tuple[Node, Node]] = {}
+    for key_node, value_node in node.value:
+        nodes[str(doc.value(key_node, "rules"))] = (key_node, value_node)
+    data = doc.value(node, "rules")
+    try:
+        return Rules.from_dict(data)
+    except OptionError as exc:
+        key = getattr(exc, "key", None)
+        where: Node = node
+        if key in nodes:
+            key_node, value_node = nodes[key]
+            # An unknown option is the key's fault; a bad value is the value's.
+            where = value_node if key in _rule_option_names() else key_node
+        path = f"rules.{key}" if key else "rules"
+        raise doc.error(where, path, getattr(exc, "expected", None) or str(exc)) from None
+    except (TypeError, ValueError) as exc:
+        raise doc.error(node, "rules", str(exc)) from None
+
+
+def _rule_option_names() -> tuple[str, ...]:
+    return tuple(RULE_OPTIONS)
+
+
+def _parse_table(doc: _Doc, top: dict[str, tuple[Node, Node]], mode: str) -> tuple[int, int]:
+    if mode == "single":
+        if "team_size" in top:
+            raise doc.error(top["team_size"][0], "team_size", "only allowed with mode: pairs")
+        if "teams" in top:
+            raise doc.error(top["teams"][0], "teams", "only allowed with mode: pairs")
+        if "players" not in top:
+            return 2, 1
+        node = top["players"][1]
+        value = doc.value(node, "players")
+        if value == 5:
+            raise doc.error(node, "players", "5 players cannot play (36 cards do not split into rounds of 15); expected 2, 3 or 4")
+        players = doc.integer(node, "players", 2, 4, allowed="2, 3 or 4 (players alone; use mode: pairs for teams)")
+        return players, 1
+    players = 4
+    if "players" in top:
+        node = top["players"][1]
+        players = doc.integer(node, "players", 4, 6, allowed="4 or 6 (with mode: pairs)")
+        if players not in PLAYERS_PAIRS:
+            raise doc.error(node, "players", f"expected 4 or 6 (with mode: pairs), got {players}")
+    team_size = 2
+    if "team_size" in top:
+        node = top["team_size"][1]
+        allowed = "2 or 3 (with 6 players)" if players == 6 else "2 (with 4 players)"
+        team_size = doc.integer(node, "team_size", 2, 3 if players == 6 else 2, allowed=allowed)
+    try:
+        Seating.pairs(players=players, team_size=team_size)
+    except SeatingError as exc:
+        raise doc.error(top.get("players", top.get("team_size", (None, None)))[1], "players", str(exc)) from None
+    return players, team_size
+
+
+def _parse_bots(doc: _Doc, node: Node, base_dir: str) -> tuple[BotConfig, ...]:
+    items = doc.sequence(node, "bots", "bots (each a mapping with name and cmd)")
+    if not items:
+        raise doc.error(node, "bots", "expected a non-empty list of bots")
+    bots: list[BotConfig] = []
+    seen: dict[str, int] = {}
+    for i, item in enumerate(items):
+        key = f"bots[{i}]"
+        fields = doc.mapping(item, key, BOT_KEYS)
+        for req in ("name", "cmd"):
+            if req not in fields:
+                raise doc.error(item, f"{key}.{req}", "missing (required)")
+        name_node = fields["name"][1]
+        name = doc.string(name_node, f"{key}.name", _NAME_ALLOWED)
+        if not _NAME_RE.match(name):
+            raise doc.error(name_node, f"{key}.name", f"expected {_NAME_ALLOWED}, got {name!r}")
+        if name in seen:
+            raise doc.error(name_node, f"{key}.name", f"duplicate bot name {name!r} (already bots[{seen[name]}]); names must be unique")
+        seen[name] = i
+        cmd = _parse_cmd(doc, fields["cmd"][1], f"{key}.cmd")
+        cwd = doc.string(fields["cwd"][1], f"{key}.cwd", "a folder path (relative to the tournament file)") if "cwd" in fields else "."
+        resolved = os.path.normpath(os.path.join(base_dir, os.path.expanduser(cwd)))
+        if not os.path.isdir(resolved):
+            raise doc.error(fields["cwd"][1] if "cwd" in fields else item, f"{key}.cwd", f"expected an existing folder, but {resolved} is not one")
+        env = _parse_env(doc, fields["env"][1], f"{key}.env") if "env" in fields else ()
+        move_time = doc.number(fields["move_time"][1], f"{key}.move_time", 0.0, MAX_TIME) if "move_time" in fields else DEFAULT_MOVE_TIME
+        startup_time = (
+            doc.number(fields["startup_time"][1], f"{key}.startup_time", 0.0, MAX_TIME) if "startup_time" in fields else DEFAULT_STARTUP_TIME
+        )
+        bots.append(BotConfig(name, cmd, cwd, env, move_time, startup_time, base_dir))
+    return tuple(bots)
+
+
+def _parse_cmd(doc: _Doc, node: Node, key: str) -> tuple[str, ...]:
+    allowed = "a command line (a string) or a non-empty list of strings"
+    if isinstance(node, ScalarNode):
+        text = doc.value(node, key)
+        if not isinstance(text, str) or not text.strip():
+            raise doc.error(node, key, f"expected {allowed}, got {_describe(node, text)}")
+        try:
+            parts = shlex.split(text)
+        except ValueError as exc:
+            raise doc.error(node, key, f"cannot split the command line ({exc})") from None
+        return tuple(parts)
+    if isinstance(node, SequenceNode) and node.value:
+        parts = []
+        for j, part in enumerate(node.value):
+            value = doc.value(part, f"{key}[{j}]") if isinstance(part, ScalarNode) else None
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                value = part.value
+            if not isinstance(value, str) or not value:
+                raise doc.error(part, f"{key}[{j}]", f"expected a string, got {_describe(part, value)}")
+            parts.append(value)
+        return tuple(parts)
+    raise doc.error(node, key, f"expected {allowed}, got {_describe(node)}")
+
+
+def _parse_env(doc: _Doc, node: Node, key: str) -> tuple[tuple[str, str], ...]:
+    if not isinstance(node, MappingNode):
+        raise doc.error(node, key, f"expected a mapping of variable names to values, got {_describe(node)}")
+    out: list[tuple[str, str]] = []
+    for key_node, value_node in node.value:
+        var = doc.value(key_node, key)
+        path = f"{key}.{var}"
+        if not isinstance(var, str) or not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", var):
+            raise doc.error(key_node, path, "expected a variable name (letters, digits, '_')")
+        if not isinstance(value_node, ScalarNode) or doc.value(value_node, path) is None:
+            raise doc.error(value_node, path, f"expected a text, number or boolean value, got {_describe(value_node)}")
+        out.append((var, value_node.value))
+    return tuple(sorted(out))
+
+
+def _parse_teams(
+    doc: _Doc, top: dict[str, tuple[Node, Node]], mode: str, bot_names: list[str], team_size: int
+) -> tuple[str, tuple[TeamConfig, ...]]:
+    if mode == "single" or "teams" not in top:
+        return "clones", ()
+    node = top["teams"][1]
+    if isinstance(node, ScalarNode):
+        value = doc.value(node, "teams")
+        if value not in ("clones", "rotating"):
+            raise doc.error(node, "teams", f"expected clones, rotating, or a list of fixed teams (each with name and members), got {_describe(node, value)}")
+        return value, ()
+    items = doc.sequence(node, "teams", "fixed teams (each with name and members), or clones, or rotating")
+    teams: list[TeamConfig] = []
+    seen: set[str] = set()
+    for i, item in enumerate(items):
+        key = f"teams[{i}]"
+        fields = doc.mapping(item, key, TEAM_KEYS)
+        for req in TEAM_KEYS:
+            if req not in fields:
+                raise doc.error(item, f"{key}.{req}", "missing (required)")
+        name = doc.string(fields["name"][1], f"{key}.name", _NAME_ALLOWED)
+        if not _NAME_RE.match(name):
+            raise doc.error(fields["name"][1], f"{key}.name", f"expected {_NAME_ALLOWED}, got {name!r}")
+        if name in seen:
+            raise doc.error(fields["name"][1], f"{key}.name", f"duplicate team name {name!r}; names must be unique")
+        seen.add(name)
+        member_nodes = doc.sequence(fields["members"][1], f"{key}.members", f"{team_size} bot names")
+        if len(member_nodes) != team_size:
+            raise doc.error(fields["members"][1], f"{key}.members", f"expected {team_size} bot names (team_size), got {len(member_nodes)}")
+        members = tuple(doc.choice(m, f"{key}.members[{j}]", tuple(bot_names)) for j, m in enumerate(member_nodes))
+        teams.append(TeamConfig(name, members))
+    return "fixed", tuple(teams)
+
+
+def _parse_failures(doc: _Doc, item: tuple[Node, Node] | None) -> FailurePolicy:
+    if item is None:
+        return FailurePolicy()
+    node = item[1]
+    fields = doc.mapping(node, "failures", FAILURE_KEYS)
+    policy = doc.choice(fields["policy"][1], "failures.policy", FAILURE_POLICIES) if "policy" in fields else "loss"
+    if "strikes" in fields:
+        if policy != "substitute":
+            raise doc.error(fields["strikes"][0], "failures.strikes", "only allowed with policy: substitute")
+        strikes = doc.integer(fields["strikes"][1], "failures.strikes", 1, 1000)
+    else:
+        strikes = DEFAULT_STRIKES
+    return FailurePolicy(policy, strikes)

@@ -1,0 +1,153 @@
+"""The schedule: which bots sit where in every match, and with which deal seed.
+
+Pure and deterministic: the same config gives the same list, whatever the
+concurrency, so a match id names the same game on every run (what resume relies on).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any
+
+from arena.seeding import derive_seed
+from arena.tournament.config import TournamentConfig
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a match: a label (the bot, or the team) and the bots sitting for it."""
+
+    label: str
+    members: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    id: str  # stable: "<deal>.<rotation>", e.g. "00012.1"
+    index: int  # position in the schedule
+    pairing: int  # which pairing (set of sides) this match belongs to
+    deal: int  # deal number i; seed = derive_seed(master, "deal", i)
+    rotation: int  # 0 for the deal's first seating, then 1.. for its duplicates
+    seed: int
+    sides: tuple[str, ...]  # side label per side index (seating order of sides)
+    seats: tuple[str, ...]  # bot name per seat
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "index": self.index,
+            "pairing": self.pairing,
+            "deal": self.deal,
+            "rotation": self.rotation,
+            "seed": self.seed,
+            "sides": list(self.sides),
+            "seats": list(self.seats),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MatchSpec:
+        return cls(
+            id=str(data["id"]),
+            index=int(data["index"]),
+            pairing=int(data["pairing"]),
+            deal=int(data["deal"]),
+            rotation=int(data["rotation"]),
+            seed=int(data["seed"]),
+            sides=tuple(data["sides"]),
+            seats=tuple(data["seats"]),
+        )
+
+
+def match_id(deal: int, rotation: int) -> str:
+    return f"{deal:05d}.{rotation}"
+
+
+def entrants(config: TournamentConfig) -> list[Side]:
+    """The competitors a pairing is drawn from (not used for rotating partners)."""
+    if config.mode == "pairs" and config.team_mode == "fixed":
+        return [Side(t.name, t.members) for t in config.teams]
+    return [Side(b.name, (b.name,) * config.team_size) for b in config.bots]
+
+
+def pairings(config: TournamentConfig) -> list[tuple[Side, ...]]:
+    """Every set of sides that meets, in a stable order (sides in their base seating order)."""
+    k = config.sides
+    if config.mode == "pairs" and config.team_mode == "rotating":
+        names = [b.name for b in config.bots]
+        out: list[tuple[Side, ...]] = []
+        for group in combinations(names, config.players):
+            if config.challenger is not None and config.challenger not in group:
+                continue
+            for split in _partitions(group, config.team_size):
+                out.append(tuple(Side("+".join(team), team) for team in split))
+        return out
+    pool = entrants(config)
+    if config.challenger is None:
+        return [tuple(c) for c in combinations(pool, k)]
+    champion = next(s for s in pool if s.label == config.challenger)
+    field = [s for s in pool if s.label != config.challenger]
+    return [(champion, *rest) for rest in combinations(field, k - 1)]
+
+
+def _partitions(group: Sequence[str], size: int) -> Iterator[tuple[tuple[str, ...], ...]]:
+    """Unordered splits of ``group`` into teams of ``size``, each listed once."""
+    if not group:
+        yield ()
+        return
+    first, rest = group[0], list(group[1:])
+    for mates in combinations(rest, size - 1):
+        remaining = [x for x in rest if x not in mates]
+        for tail in _partitions(remaining, size):
+            yield ((first, *mates), *tail)
+
+
+def build_schedule(config: TournamentConfig) -> tuple[MatchSpec, ...]:
+    k = config.sides
+    seating = config.seating
+    legs = 2 if config.format == "double_round_robin" else 1
+    rotations = k if config.duplicate else 1
+    deals_per_leg = config.matches_per_pairing // rotations
+    specs: list[MatchSpec] = []
+    deal = 0
+    for p, sides in enumerate(pairings(config)):
+        for leg in range(legs):
+            # The return leg starts from the opposite seating of sides.
+            base = sides if leg == 0 else tuple(reversed(sides))
+            for d in range(deals_per_leg):
+                seed = derive_seed(config.seed, "deal", deal)
+                if config.duplicate:
+                    shifts = range(k)
+                else:
+                    # Without duplicates, successive deals still alternate who sits first.
+                    shifts = [d % k]
+                for r, shift in enumerate(shifts):
+                    order = tuple(base[(s + shift) % k] for s in range(k))
+                    seats = [""] * config.players
+                    for side_index, side in enumerate(order):
+                        for member, seat in zip(side.members, seating.seats_of(side_index)):
+                            seats[seat] = member
+                    specs.append(
+                        MatchSpec(
+                            id=match_id(deal, r),
+                            index=len(specs),
+                            pairing=p,
+                            deal=deal,
+                            rotation=r,
+                            seed=seed,
+                            sides=tuple(s.label for s in order),
+                            seats=tuple(seats),
+                        )
+                    )
+                deal += 1
+    return tuple(specs)
+
+
+def side_members(config: TournamentConfig) -> dict[str, tuple[str, ...]]:
+    """Side label -> its bots, for every side that can appear in the schedule."""
+    out: dict[str, tuple[str, ...]] = {}
+    for sides in pairings(config):
+        for side in sides:
+            out[side.label] = side.members
+    return out
