@@ -1,0 +1,173 @@
+"""The bot protocol (docs/PROTOCOL.md): message shapes, their encoding and the checks on replies.
+
+Pure: builds bytes to send and judges bytes received; it never touches a process or a clock.
+A reply that breaks the protocol raises ``BotFailure`` carrying a ``Termination`` value, which
+the referee records (it never escapes the referee).
+"""
+
+from __future__ import annotations
+
+import json
+from enum import Enum
+from typing import Any, Mapping, NamedTuple, Sequence
+
+from arena.errors import ArenaError
+
+PROTOCOL_VERSION = 1
+DEFAULT_MAX_LINE_BYTES = 65536
+
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_loads = json.loads
+
+
+class Termination(Enum):
+    """How one seat's part in a match ended. Every value but OK is a bot failure."""
+
+    OK = "ok"
+    NO_HANDSHAKE = "no_handshake"
+    TIMEOUT = "timeout"
+    CRASH = "crash"
+    MALFORMED = "malformed"
+    WRONG_ID = "wrong_id"
+    ILLEGAL_MOVE = "illegal_move"
+    OVERSIZED_LINE = "oversized_line"
+
+    @property
+    def is_failure(self) -> bool:
+        return self is not Termination.OK
+
+    @property
+    def kills_bot(self) -> bool:
+        """After these the conversation cannot go on: the bot is (or must be) gone."""
+        return self in (Termination.CRASH, Termination.OVERSIZED_LINE, Termination.NO_HANDSHAKE)
+
+
+class BotFailure(ArenaError):
+    """A bot broke the protocol or its limits. Caught by the referee and recorded as a value."""
+
+    def __init__(self, termination: Termination, detail: str) -> None:
+        super().__init__(f"{termination.value}: {detail}")
+        self.termination = termination
+        self.detail = detail
+
+
+class TimeLimits(NamedTuple):
+    """Time limits in milliseconds, as the handshake announces them."""
+
+    startup_ms: int = 10000
+    move_ms: int = 2000
+    bank_ms: int = 0
+    grace_ms: int = 200
+
+    def to_dict(self) -> dict[str, int]:
+        return self._asdict()
+
+
+class Ready(NamedTuple):
+    name: str | None
+    protocol: int
+
+
+class MoveReply(NamedTuple):
+    id: int
+    move: str
+
+
+def encode(message: Mapping[str, Any]) -> bytes:
+    """One protocol line: compact JSON, UTF-8, newline-terminated."""
+    return (_dumps(message) + "\n").encode("utf-8")
+
+
+def match_start(
+    *,
+    first: bool,
+    match: int,
+    seat: int,
+    side: int,
+    players: int,
+    teams: Sequence[Sequence[int]],
+    rules: Mapping[str, Any],
+    time: TimeLimits,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+) -> dict[str, Any]:
+    """``hello`` (the first match of a process) or ``new_match``; the bot answers ``ready``."""
+    return {
+        "type": "hello" if first else "new_match",
+        "protocol": PROTOCOL_VERSION,
+        "match": match,
+        "seat": seat,
+        "side": side,
+        "players": players,
+        "teams": [list(t) for t in teams],
+        "rules": dict(rules),
+        "time": time.to_dict(),
+        "max_line_bytes": max_line_bytes,
+    }
+
+
+def event_line(event: Mapping[str, Any]) -> bytes:
+    return encode({"type": "event", "event": event})
+
+
+def request_line(request_id: int, time_ms: int, bank_ms: int, view: Mapping[str, Any], legal: Sequence[str]) -> bytes:
+    return encode({"type": "request", "id": request_id, "time_ms": time_ms, "bank_ms": bank_ms,
+                   "view": view, "legal": legal})
+
+
+def timeout_line(request_id: int, move: str) -> bytes:
+    return encode({"type": "timeout", "id": request_id, "move": move})
+
+
+def match_over_line(winner: int | None, scores: Sequence[int], reason: str, termination: Termination) -> bytes:
+    return encode({"type": "match_over", "winner": winner, "scores": list(scores), "reason": reason,
+                   "termination": termination.value})
+
+
+GOODBYE_LINE = encode({"type": "goodbye"})
+
+
+def _show(line: bytes, limit: int = 120) -> str:
+    text = line.decode("utf-8", "replace").rstrip("\n")
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+def parse_object(line: bytes, termination: Termination = Termination.MALFORMED) -> dict[str, Any]:
+    """A reply line as a JSON object, or ``BotFailure(termination)`` saying what was wrong."""
+    try:
+        obj = _loads(line)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise BotFailure(termination, f"not JSON ({exc.__class__.__name__}: {exc}): {_show(line)}") from None
+    if not isinstance(obj, dict):
+        raise BotFailure(termination, f"expected a JSON object, got {_show(line)}")
+    return obj
+
+
+def parse_ready(line: bytes) -> Ready:
+    """The answer to hello/new_match; any problem is a failed handshake."""
+    obj = parse_object(line, Termination.NO_HANDSHAKE)
+    if obj.get("type") != "ready":
+        raise BotFailure(Termination.NO_HANDSHAKE, f'expected {{"type":"ready"}}, got {_show(line)}')
+    protocol = obj.get("protocol", PROTOCOL_VERSION)
+    if protocol != PROTOCOL_VERSION:
+        raise BotFailure(Termination.NO_HANDSHAKE,
+                         f"bot speaks protocol {protocol!r}, the arena speaks {PROTOCOL_VERSION}")
+    name = obj.get("name")
+    return Ready(name if isinstance(name, str) else None, PROTOCOL_VERSION)
+
+
+def parse_move(line: bytes) -> MoveReply:
+    """The answer to a request: ``{"type":"move","id":N,"move":"..."}``.
+
+    Only the shape is checked here; whether the id is the expected one and the move legal is
+    the referee's business.
+    """
+    obj = parse_object(line)
+    if obj.get("type") != "move":
+        raise BotFailure(Termination.MALFORMED, f'expected {{"type":"move",...}}, got {_show(line)}')
+    request_id = obj.get("id")
+    if not isinstance(request_id, int) or isinstance(request_id, bool):
+        raise BotFailure(Termination.MALFORMED, f"reply has no integer id: {_show(line)}")
+    move = obj.get("move")
+    if not isinstance(move, str):
+        raise BotFailure(Termination.MALFORMED, f"reply has no move text: {_show(line)}")
+    return MoveReply(request_id, move)

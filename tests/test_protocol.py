@@ -1,0 +1,67 @@
+"""The protocol module: encoding of arena messages and the judgement of bot replies."""
+
+import json
+
+import pytest
+
+from arena.protocol import (
+    GOODBYE_LINE, PROTOCOL_VERSION, BotFailure, Termination, TimeLimits, encode, event_line,
+    match_over_line, match_start, parse_move, parse_ready, request_line, timeout_line,
+)
+
+
+def test_lines_are_compact_json_objects_ending_in_newline():
+    line = request_line(7, 2000, 0, {"hand": ["7o"]}, ["7o", "7o+3b+5c"])
+    assert line.endswith(b"\n") and line.count(b"\n") == 1
+    msg = json.loads(line)
+    assert msg == {"type": "request", "id": 7, "time_ms": 2000, "bank_ms": 0,
+                   "view": {"hand": ["7o"]}, "legal": ["7o", "7o+3b+5c"]}
+    assert b" " not in line
+    assert json.loads(GOODBYE_LINE) == {"type": "goodbye"}
+    assert json.loads(timeout_line(3, "1c")) == {"type": "timeout", "id": 3, "move": "1c"}
+    assert json.loads(event_line({"type": "play", "seat": 0, "card": "5e", "take": []}))["event"]["card"] == "5e"
+    over = json.loads(match_over_line(None, [3, 3], "max_hands", Termination.OK))
+    assert over == {"type": "match_over", "winner": None, "scores": [3, 3], "reason": "max_hands", "termination": "ok"}
+
+
+def test_utf8_is_kept_not_escaped():
+    assert encode({"name": "niño"}) == '{"name":"niño"}\n'.encode("utf-8")
+
+
+def test_match_start_carries_everything_the_bot_needs():
+    msg = match_start(first=True, match=1, seat=2, side=0, players=4, teams=((0, 2), (1, 3)),
+                      rules={"target": 21}, time=TimeLimits(1000, 500, 0, 50))
+    assert msg["type"] == "hello" and msg["protocol"] == PROTOCOL_VERSION
+    assert msg["teams"] == [[0, 2], [1, 3]] and msg["seat"] == 2 and msg["side"] == 0
+    assert msg["time"] == {"startup_ms": 1000, "move_ms": 500, "bank_ms": 0, "grace_ms": 50}
+    again = match_start(first=False, match=2, seat=1, side=1, players=2, teams=((0,), (1,)),
+                        rules={}, time=TimeLimits())
+    assert again["type"] == "new_match" and again["match"] == 2
+
+
+def test_parse_ready():
+    assert parse_ready(b'{"type":"ready","name":"x"}\n').name == "x"
+    assert parse_ready(b'{"type":"ready","protocol":1}').name is None
+    for bad in (b"hello", b"[1]", b'{"type":"move"}', b'{"type":"ready","protocol":2}', b"\xff\xfe"):
+        with pytest.raises(BotFailure) as info:
+            parse_ready(bad)
+        assert info.value.termination is Termination.NO_HANDSHAKE
+
+
+def test_parse_move():
+    assert parse_move(b'{"type":"move","id":4,"move":"7o+10e"}\n') == (4, "7o+10e")
+    cases = [b"7o", b"null", b'"7o"', b'{"id":4,"move":"7o"}', b'{"type":"move","move":"7o"}',
+             b'{"type":"move","id":"4","move":"7o"}', b'{"type":"move","id":true,"move":"7o"}',
+             b'{"type":"move","id":4,"move":7}', b'{"type":"move","id":4']
+    for bad in cases:
+        with pytest.raises(BotFailure) as info:
+            parse_move(bad)
+        assert info.value.termination is Termination.MALFORMED, bad
+        assert info.value.detail
+
+
+def test_termination_values_are_the_documented_names():
+    names = {t.value for t in Termination}
+    assert names == {"ok", "no_handshake", "timeout", "crash", "malformed", "wrong_id", "illegal_move",
+                     "oversized_line"}
+    assert not Termination.OK.is_failure and Termination.TIMEOUT.is_failure
