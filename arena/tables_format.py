@@ -1,0 +1,70 @@
+"""Render a table of rows as text in one of the user-selectable output formats.
+
+Shared by the commands that print tables (``arena rate``, standings). Pure: returns
+strings, never prints.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Mapping, Sequence
+from enum import Enum
+
+from tabulate import tabulate
+
+
+class TableFormat(str, Enum):
+    """Output formats offered by table-printing commands (``--format``)."""
+
+    PLAIN = "plain"
+    GITHUB = "github"
+    CSV = "csv"
+    JSON = "json"
+
+
+def render_table(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[object]],
+    fmt: TableFormat,
+    *,
+    colalign: Sequence[str] | None = None,
+) -> str:
+    """A text table (plain or GitHub markdown) or CSV; cells are printed as given.
+
+    ``None`` cells print as empty. JSON is not a table layout: use :func:`render_json`.
+    """
+    cells = [["" if cell is None else cell for cell in row] for row in rows]
+    if fmt is TableFormat.CSV:
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(headers)
+        writer.writerows(cells)
+        return buf.getvalue().rstrip("\n")
+    if fmt is TableFormat.JSON:
+        raise ValueError("render_table does not produce JSON; use render_json")
+    tablefmt = "github" if fmt is TableFormat.GITHUB else "simple"
+    # Cells were formatted by the caller; stop tabulate re-parsing "+12" or "1e3" as numbers.
+    return tabulate(
+        cells,
+        headers=list(headers),
+        tablefmt=tablefmt,
+        disable_numparse=True,
+        colalign=tuple(colalign) if colalign is not None else None,
+    )
+
+
+def _json_safe(value: object) -> object:
+    # JSON has no infinities or NaN; the caller's status fields carry that meaning.
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, Enum):
+        return value.value
+    return value
+
+
+def render_json(records: Sequence[Mapping[str, object]]) -> str:
+    """A JSON list of objects, one per row, keys in the given order."""
+    return json.dumps([{key: _json_safe(val) for key, val in rec.items()} for rec in records], indent=2)
