@@ -55,14 +55,12 @@ TOP_KEYS = (
     "concurrency",
     "output",
 )
-BOT_KEYS = ("name", "cmd", "cwd", "env", "move_time", "startup_time")
+BOT_KEYS = ("name", "cmd", "cwd", "env", "startup_ms", "move_ms", "bank_ms")
 TEAM_KEYS = ("name", "members")
 FAILURE_KEYS = ("policy", "strikes")
 
-DEFAULT_MOVE_TIME = 1.0
-DEFAULT_STARTUP_TIME = 10.0
 DEFAULT_STRIKES = 3
-MAX_TIME = 3600.0
+MAX_MS = 3_600_000
 
 
 class ConfigError(ArenaError, ValueError):
@@ -84,8 +82,10 @@ class BotConfig:
     cmd: tuple[str, ...]  # as written, with $PYTHON unexpanded (what the fingerprint sees)
     cwd: str  # as written (relative to the tournament file's folder)
     env: tuple[tuple[str, str], ...] = ()
-    move_time: float = DEFAULT_MOVE_TIME
-    startup_time: float = DEFAULT_STARTUP_TIME
+    # Time limits in milliseconds (docs/PROTOCOL.md); None: the harness's default.
+    startup_ms: int | None = None
+    move_ms: int | None = None
+    bank_ms: int | None = None
     base_dir: str = "."  # absolute folder of the tournament file
 
     @property
@@ -101,8 +101,9 @@ class BotConfig:
             "cmd": list(self.cmd),
             "cwd": self.cwd,
             "env": dict(self.env),
-            "move_time": self.move_time,
-            "startup_time": self.startup_time,
+            "startup_ms": self.startup_ms,
+            "move_ms": self.move_ms,
+            "bank_ms": self.bank_ms,
         }
 
 
@@ -263,13 +264,6 @@ class _Doc:
             wanted = allowed or (f"an integer from {low} to {high}" if high is not None else f"an integer >= {low}")
             raise self.error(node, key, f"expected {wanted}, got {_describe(node, value)}")
         return value
-
-    def number(self, node: Node, key: str, low_exclusive: float, high: float) -> float:
-        value = self.value(node, key) if isinstance(node, ScalarNode) else None
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and low_exclusive < value <= high
-        if not ok:
-            raise self.error(node, key, f"expected a number of seconds > {low_exclusive:g} and <= {high:g}, got {_describe(node, value)}")
-        return float(value)
 
     def boolean(self, node: Node, key: str) -> bool:
         value = self.value(node, key) if isinstance(node, ScalarNode) else None
@@ -515,11 +509,14 @@ def _parse_bots(doc: _Doc, node: Node, base_dir: str) -> tuple[BotConfig, ...]:
         if not os.path.isdir(resolved):
             raise doc.error(fields["cwd"][1] if "cwd" in fields else item, f"{key}.cwd", f"expected an existing folder, but {resolved} is not one")
         env = _parse_env(doc, fields["env"][1], f"{key}.env") if "env" in fields else ()
-        move_time = doc.number(fields["move_time"][1], f"{key}.move_time", 0.0, MAX_TIME) if "move_time" in fields else DEFAULT_MOVE_TIME
-        startup_time = (
-            doc.number(fields["startup_time"][1], f"{key}.startup_time", 0.0, MAX_TIME) if "startup_time" in fields else DEFAULT_STARTUP_TIME
-        )
-        bots.append(BotConfig(name, cmd, cwd, env, move_time, startup_time, base_dir))
+        limits: dict[str, int | None] = {}
+        for limit, low in (("startup_ms", 1), ("move_ms", 1), ("bank_ms", 0)):
+            limits[limit] = (
+                doc.integer(fields[limit][1], f"{key}.{limit}", low, MAX_MS, allowed=f"a whole number of milliseconds from {low} to {MAX_MS}")
+                if limit in fields
+                else None
+            )
+        bots.append(BotConfig(name, cmd, cwd, env, base_dir=base_dir, **limits))
     return tuple(bots)
 
 
@@ -576,6 +573,7 @@ def _parse_teams(
     items = doc.sequence(node, "teams", "fixed teams (each with name and members), or clones, or rotating")
     teams: list[TeamConfig] = []
     seen: set[str] = set()
+    used: dict[str, str] = {}
     for i, item in enumerate(items):
         key = f"teams[{i}]"
         fields = doc.mapping(item, key, TEAM_KEYS)
@@ -592,6 +590,13 @@ def _parse_teams(
         if len(member_nodes) != team_size:
             raise doc.error(fields["members"][1], f"{key}.members", f"expected {team_size} bot names (team_size), got {len(member_nodes)}")
         members = tuple(doc.choice(m, f"{key}.members[{j}]", tuple(bot_names)) for j, m in enumerate(member_nodes))
+        for j, member in enumerate(members):
+            # A bot twice in one team, or in two teams that may meet, could not be rated.
+            if member in members[:j]:
+                raise doc.error(member_nodes[j], f"{key}.members[{j}]", f"bot {member!r} is twice in this team; use teams: clones for teams of copies")
+            if member in used:
+                raise doc.error(member_nodes[j], f"{key}.members[{j}]", f"bot {member!r} is already in team {used[member]!r}; a bot may be in one fixed team only")
+            used[member] = name
         teams.append(TeamConfig(name, members))
     return "fixed", tuple(teams)
 

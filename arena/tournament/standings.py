@@ -1,0 +1,361 @@
+"""Standings, crosstable and ratings, derived from the store's match rows every time.
+
+Pure: plain rows in, plain values out. Formatting to text is at the bottom and is
+also pure (returns strings; the CLI prints them).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.ratings import PairResult, fit_ratings
+from arena.rules import Seating
+from arena.tournament.store import MatchRow
+
+FORMATS = ("plain", "github", "csv", "json")
+OK = "ok"
+FORFEIT = "forfeit"
+
+
+@dataclass(frozen=True)
+class BotStanding:
+    rank: int
+    name: str
+    elo: float | None
+    ci95: float | None
+    los_next: float | None  # likelihood this bot is stronger than the next one listed
+    matches: int
+    wins: int
+    draws: int
+    losses: int
+    points_for: int
+    points_against: int  # the other sides' points, summed
+    hands: int
+    escobas: int
+    failures: tuple[tuple[str, int], ...]  # reason -> count, sorted by reason
+    status: str = "rated"
+    note: str = ""
+
+    @property
+    def points_per_hand(self) -> float | None:
+        return self.points_for / self.hands if self.hands else None
+
+    @property
+    def escobas_per_hand(self) -> float | None:
+        return self.escobas / self.hands if self.hands else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rank": self.rank,
+            "name": self.name,
+            "elo": _round(self.elo, 1),
+            "ci95": _round(self.ci95, 1),
+            "los_next": _round(self.los_next, 4),
+            "matches": self.matches,
+            "wins": self.wins,
+            "draws": self.draws,
+            "losses": self.losses,
+            "points_for": self.points_for,
+            "points_against": self.points_against,
+            "hands": self.hands,
+            "points_per_hand": _round(self.points_per_hand, 3),
+            "escobas": self.escobas,
+            "escobas_per_hand": _round(self.escobas_per_hand, 3),
+            "failures": dict(self.failures),
+            "status": self.status,
+            "note": self.note,
+        }
+
+
+@dataclass(frozen=True)
+class Crosstable:
+    """Score of each row entrant against each column entrant: (points, games); a win is 1, a draw 1/2."""
+
+    names: tuple[str, ...]
+    cells: dict[tuple[str, str], tuple[float, int]] = field(default_factory=dict)
+
+    def cell(self, a: str, b: str) -> tuple[float, int] | None:
+        return self.cells.get((a, b))
+
+
+@dataclass(frozen=True)
+class Standings:
+    bots: tuple[BotStanding, ...]
+    crosstable: Crosstable
+    matches: int
+    notes: tuple[str, ...] = ()
+
+    @property
+    def leader(self) -> str | None:
+        return self.bots[0].name if self.bots and self.matches else None
+
+
+@dataclass
+class _Tally:
+    matches: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    points_for: int = 0
+    points_against: int = 0
+    hands: int = 0
+    escobas: int = 0
+    failures: Counter = field(default_factory=Counter)
+
+
+def side_members(row: MatchRow, seating: Seating) -> list[tuple[str, ...]]:
+    """The distinct bots of each side, in seat order (copies of one bot count once)."""
+    out = []
+    for side in range(seating.sides):
+        members: list[str] = []
+        for seat in seating.seats_of(side):
+            if row.seats[seat] not in members:
+                members.append(row.seats[seat])
+        out.append(tuple(members))
+    return out
+
+
+def _forfeited(row: MatchRow, seating: Seating) -> list[bool]:
+    return [
+        row.reason == FORFEIT and any(row.terminations[s] != OK for s in seating.seats_of(side))
+        for side in range(seating.sides)
+    ]
+
+
+def pair_results(row: MatchRow, seating: Seating) -> list[PairResult]:
+    """One match as pairwise results between its sides, for the rating fit.
+
+    Two sides: the winner scores 1, a draw 1/2. More sides: the winner beats every other
+    side; the others are ordered by whether they forfeited and then by their points.
+    """
+    members = side_members(row, seating)
+    if seating.sides == 2:
+        score = 0.5 if row.winner is None else (1.0 if row.winner == 0 else 0.0)
+        return [PairResult(members[0], members[1], score)]
+    forfeited = _forfeited(row, seating)
+    keys = [(row.winner == s, not forfeited[s], row.scores[s]) for s in range(seating.sides)]
+    out = []
+    for i in range(seating.sides):
+        for j in range(i + 1, seating.sides):
+            score = 1.0 if keys[i] > keys[j] else 0.0 if keys[i] < keys[j] else 0.5
+            out.append(PairResult(members[i], members[j], score))
+    return out
+
+
+def compute_standings(
+    rows: Sequence[MatchRow],
+    seating: Seating,
+    bots: Iterable[str],
+    *,
+    by_bot_crosstable: bool = False,
+    prior: float | None = None,
+) -> Standings:
+    """Everything in the standings table, derived from the match rows.
+
+    ``by_bot_crosstable``: key the crosstable by bot rather than by side label (rotating
+    partners, where side labels are one-off teams).
+    """
+    bot_names = list(dict.fromkeys(bots))
+    tallies: dict[str, _Tally] = {name: _Tally() for name in bot_names}
+    results: list[PairResult] = []
+    cross: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0])
+    labels: list[str] = []
+    for row in rows:
+        members = side_members(row, seating)
+        pairs = pair_results(row, seating)
+        results.extend(pairs)
+        total = sum(row.scores)
+        for side, side_bots in enumerate(members):
+            for name in side_bots:
+                t = tallies.setdefault(name, _Tally())
+                t.matches += 1
+                if row.winner is None:
+                    t.draws += 1
+                elif row.winner == side:
+                    t.wins += 1
+                else:
+                    t.losses += 1
+                t.points_for += row.scores[side]
+                t.points_against += total - row.scores[side]
+                t.hands += row.hands
+                t.escobas += row.escobas[side]
+        for seat, name in enumerate(row.seats):
+            if row.terminations[seat] != OK:
+                tallies[name].failures[row.terminations[seat]] += 1
+        # Crosstable: from each pairwise result, both directions.
+        k = 0
+        for i in range(seating.sides):
+            for j in range(i + 1, seating.sides):
+                score = pairs[k].score_a
+                k += 1
+                if by_bot_crosstable:
+                    keys_i, keys_j = members[i], members[j]
+                else:
+                    keys_i, keys_j = (row.sides[i],), (row.sides[j],)
+                for a in keys_i:
+                    for b in keys_j:
+                        cross[a, b][0] += score
+                        cross[a, b][1] += 1
+                        cross[b, a][0] += 1.0 - score
+                        cross[b, a][1] += 1
+        for label in (row.sides if not by_bot_crosstable else [b for m in members for b in m]):
+            if label not in labels:
+                labels.append(label)
+
+    table = fit_ratings(results, players=bot_names, prior=prior)
+    standings = []
+    for rating in table.ratings:
+        t = tallies.get(rating.name, _Tally())
+        standings.append(
+            BotStanding(
+                rank=rating.rank,
+                name=rating.name,
+                elo=rating.elo,
+                ci95=rating.ci95,
+                los_next=rating.los_next,
+                matches=t.matches,
+                wins=t.wins,
+                draws=t.draws,
+                losses=t.losses,
+                points_for=t.points_for,
+                points_against=t.points_against,
+                hands=t.hands,
+                escobas=t.escobas,
+                failures=tuple(sorted(t.failures.items())),
+                status=rating.status.value,
+                note=rating.note,
+            )
+        )
+    order = {s.name: i for i, s in enumerate(standings)}
+    if by_bot_crosstable:
+        names = tuple(sorted(labels, key=lambda n: order.get(n, len(order))))
+    else:
+        names = tuple(_order_labels(labels, cross))
+    crosstable = Crosstable(names, {key: (v[0], int(v[1])) for key, v in cross.items()})
+    return Standings(tuple(standings), crosstable, len(rows), tuple(table.notes))
+
+
+def _order_labels(labels: list[str], cross: dict[tuple[str, str], list[float]]) -> list[str]:
+    """Side labels by score fraction, best first (teams have no rating of their own)."""
+
+    def fraction(label: str) -> float:
+        points = sum(v[0] for (a, _), v in cross.items() if a == label)
+        games = sum(v[1] for (a, _), v in cross.items() if a == label)
+        return points / games if games else 0.0
+
+    return sorted(labels, key=lambda label: (-fraction(label), labels.index(label)))
+
+
+def _round(value: float | None, digits: int) -> float | None:
+    if value is None or not math.isfinite(value):
+        return None
+    return round(value, digits)
+
+
+# --- text forms -----------------------------------------------------------------------
+
+STANDINGS_HEADERS = (
+    "rank",
+    "bot",
+    "elo",
+    "ci95",
+    "los_next",
+    "matches",
+    "w-d-l",
+    "pts_for",
+    "pts_against",
+    "pts/hand",
+    "escobas/hand",
+    "failures",
+)
+
+
+def standings_rows(standings: Standings) -> list[list[Any]]:
+    rows = []
+    for s in standings.bots:
+        rows.append(
+            [
+                s.rank,
+                s.name,
+                _fmt(s.elo, "{:+.0f}"),
+                _fmt(s.ci95, "±{:.0f}"),
+                _fmt(None if s.los_next is None else 100 * s.los_next, "{:.0f}%"),
+                s.matches,
+                f"{s.wins}-{s.draws}-{s.losses}",
+                s.points_for,
+                s.points_against,
+                _fmt(s.points_per_hand, "{:.2f}"),
+                _fmt(s.escobas_per_hand, "{:.3f}"),
+                ", ".join(f"{reason} {n}" for reason, n in s.failures) or "-",
+            ]
+        )
+    return rows
+
+
+def crosstable_rows(standings: Standings) -> tuple[list[str], list[list[str]]]:
+    names = standings.crosstable.names
+    headers = ["", *names, "score"]
+    rows = []
+    for a in names:
+        cells = []
+        total_points, total_games = 0.0, 0
+        for b in names:
+            cell = standings.crosstable.cell(a, b)
+            if a == b or cell is None:
+                cells.append("-" if a == b else "")
+            else:
+                points, games = cell
+                total_points += points
+                total_games += games
+                cells.append(f"{_half(points)}/{games}")
+        rows.append([a, *cells, f"{_half(total_points)}/{total_games}"])
+    return headers, rows
+
+
+def format_standings(standings: Standings, fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps([s.to_dict() for s in standings.bots], indent=2)
+    notes = [*standings.notes, *(f"{s.name}: {s.note}" for s in standings.bots if s.note)]
+    return _format_table(list(STANDINGS_HEADERS), standings_rows(standings), fmt, notes=notes)
+
+
+def format_crosstable(standings: Standings, fmt: str) -> str:
+    headers, rows = crosstable_rows(standings)
+    if fmt == "json":
+        names = standings.crosstable.names
+        data = {
+            a: {b: {"points": c[0], "games": c[1]} for b in names if (c := standings.crosstable.cell(a, b)) is not None}
+            for a in names
+        }
+        return json.dumps({"names": list(names), "scores": data}, indent=2)
+    return _format_table(headers, rows, fmt)
+
+
+def _format_table(headers: list[str], rows: list[list[Any]], fmt: str, notes: Sequence[str] = ()) -> str:
+    if fmt == "csv":
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(headers)
+        writer.writerows(rows)
+        return buf.getvalue().rstrip("\n")
+    from tabulate import tabulate
+
+    text = tabulate(rows, headers=headers, tablefmt="github" if fmt == "github" else "simple", disable_numparse=True)
+    if notes:
+        text += "\n" + "\n".join(f"note: {n}" for n in notes)
+    return text
+
+
+def _fmt(value: float | None, pattern: str) -> str:
+    return "-" if value is None else pattern.format(value)
+
+
+def _half(points: float) -> str:
+    return f"{points:g}"

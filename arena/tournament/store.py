@@ -1,0 +1,303 @@
+"""The single source of truth of a tournament: one SQLite file per results folder.
+
+Each finished match is one row written in one transaction (WAL, synchronous=FULL), so a
+match is either durably there or not there at all, whenever the process dies. The match
+id is the primary key: nothing can be written twice. Standings, ratings and tables are
+derived from these rows every time; nothing derived is stored.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from arena.errors import ArenaError
+
+SCHEMA_VERSION = 1
+STORE_FILE = "results.sqlite"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS matches (
+    id TEXT PRIMARY KEY,
+    idx INTEGER NOT NULL,
+    pairing INTEGER NOT NULL,
+    deal INTEGER NOT NULL,
+    rotation INTEGER NOT NULL,
+    seed INTEGER NOT NULL,
+    sides TEXT NOT NULL,
+    seats TEXT NOT NULL,
+    winner INTEGER,
+    scores TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    terminations TEXT NOT NULL,
+    escobas TEXT NOT NULL,
+    hands INTEGER NOT NULL,
+    duration REAL NOT NULL,
+    record TEXT NOT NULL
+);
+"""
+
+
+class StoreError(ArenaError):
+    """The results folder cannot be used (missing, foreign, corrupt, or from another tournament)."""
+
+
+class ResumeMismatchError(StoreError):
+    """The tournament file changed since the results were started, in a way that changes the games."""
+
+    def __init__(self, folder: str, changed: list[str]) -> None:
+        self.folder = folder
+        self.changed = changed
+        keys = ", ".join(changed) if changed else "(unknown)"
+        super().__init__(
+            f"{folder} holds results of a different version of this tournament "
+            f"(changed: {keys}); restore the file, or pick a new output folder (--output DIR)"
+        )
+
+
+class DuplicateMatchError(StoreError):
+    """A match id was written twice: a bug upstream, refused so results stay exact."""
+
+
+@dataclass(frozen=True)
+class MatchRow:
+    """One finished match, as plain values: what every table and rating is derived from."""
+
+    id: str
+    index: int
+    pairing: int
+    deal: int
+    rotation: int
+    seed: int
+    sides: tuple[str, ...]  # side label per side index
+    seats: tuple[str, ...]  # bot name per seat
+    winner: int | None  # side index, None for a draw
+    scores: tuple[int, ...]  # points per side
+    reason: str  # how the match ended: "target", "max_hands", or a failure reason
+    terminations: tuple[str, ...]  # per seat: "ok" or the bot's failure reason
+    escobas: tuple[int, ...]  # per side
+    hands: int
+    duration: float = 0.0  # seconds; informative only, never compared
+
+    def outcome(self) -> tuple[Any, ...]:
+        """Everything about the game itself (not how long it took): what must repeat exactly."""
+        return (
+            self.id,
+            self.seed,
+            self.sides,
+            self.seats,
+            self.winner,
+            self.scores,
+            self.reason,
+            self.terminations,
+            self.escobas,
+            self.hands,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "index": self.index,
+            "pairing": self.pairing,
+            "deal": self.deal,
+            "rotation": self.rotation,
+            "seed": self.seed,
+            "sides": list(self.sides),
+            "seats": list(self.seats),
+            "winner": self.winner,
+            "scores": list(self.scores),
+            "reason": self.reason,
+            "terminations": list(self.terminations),
+            "escobas": list(self.escobas),
+            "hands": self.hands,
+            "duration": self.duration,
+        }
+
+
+def store_path(folder: str) -> str:
+    return os.path.join(folder, STORE_FILE)
+
+
+class ResultStore:
+    """Opened by the runner (read-write, one writer) or by the table command (read-only)."""
+
+    def __init__(self, conn: sqlite3.Connection, folder: str) -> None:
+        self._conn = conn
+        self.folder = folder
+
+    # -- opening ----------------------------------------------------------------------
+
+    @classmethod
+    def open_for_run(cls, folder: str, fingerprint: str, game_dict: Mapping[str, Any], config: Mapping[str, Any]) -> ResultStore:
+        """Create the store, or reopen it to resume; refuse one from a changed tournament."""
+        os.makedirs(folder, exist_ok=True)
+        conn = _connect(store_path(folder))
+        store = cls(conn, folder)
+        try:
+            with conn:
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
+                meta = store.meta()
+                if not meta:
+                    conn.executemany(
+                        "INSERT INTO meta(key, value) VALUES (?, ?)",
+                        [
+                            ("schema_version", json.dumps(SCHEMA_VERSION)),
+                            ("fingerprint", json.dumps(fingerprint)),
+                            ("game", json.dumps(dict(game_dict), sort_keys=True)),
+                            ("config", json.dumps(dict(config), sort_keys=True)),
+                        ],
+                    )
+                    return store
+            store._check_schema(meta)
+            if meta.get("fingerprint") != fingerprint:
+                from arena.tournament.config import diff_game_dicts
+
+                changed = diff_game_dicts(meta.get("game") or {}, game_dict)
+                raise ResumeMismatchError(folder, changed)
+            return store
+        except BaseException:
+            conn.close()
+            raise
+
+    @classmethod
+    def open_existing(cls, folder: str) -> ResultStore:
+        path = store_path(folder)
+        if not os.path.isfile(path):
+            raise StoreError(f"{folder}: no results here (expected {STORE_FILE}; run a tournament first)")
+        conn = _connect(path, readonly=True)
+        store = cls(conn, folder)
+        try:
+            meta = store.meta()
+            if not meta:
+                raise StoreError(f"{path}: not a tournament results store (no meta)")
+            store._check_schema(meta)
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise StoreError(f"{path}: unreadable results store ({exc})") from None
+        except BaseException:
+            conn.close()
+            raise
+        return store
+
+    def _check_schema(self, meta: Mapping[str, Any]) -> None:
+        version = meta.get("schema_version")
+        if version != SCHEMA_VERSION:
+            raise StoreError(f"{store_path(self.folder)}: schema version {version!r}, this arena reads {SCHEMA_VERSION}")
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> ResultStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- reading ----------------------------------------------------------------------
+
+    def meta(self) -> dict[str, Any]:
+        try:
+            rows = self._conn.execute("SELECT key, value FROM meta").fetchall()
+        except sqlite3.OperationalError:
+            return {}
+        return {key: json.loads(value) for key, value in rows}
+
+    @property
+    def fingerprint(self) -> str:
+        return self.meta()["fingerprint"]
+
+    @property
+    def config(self) -> dict[str, Any]:
+        return self.meta()["config"]
+
+    def completed_ids(self) -> set[str]:
+        return {row[0] for row in self._conn.execute("SELECT id FROM matches")}
+
+    def count(self) -> int:
+        return self._conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
+
+    def results(self) -> list[MatchRow]:
+        cursor = self._conn.execute(
+            "SELECT id, idx, pairing, deal, rotation, seed, sides, seats, winner, scores, reason,"
+            " terminations, escobas, hands, duration FROM matches ORDER BY idx"
+        )
+        return [_row(r) for r in cursor]
+
+    def record(self, match_id: str) -> dict[str, Any]:
+        found = self._conn.execute("SELECT record FROM matches WHERE id = ?", (match_id,)).fetchone()
+        if found is None:
+            raise StoreError(f"{self.folder}: no match {match_id!r}")
+        return json.loads(found[0])
+
+    # -- writing ----------------------------------------------------------------------
+
+    def add(self, row: MatchRow, record: Mapping[str, Any]) -> None:
+        """Write one finished match durably, in one transaction; refuse a second copy."""
+        try:
+            with self._conn:
+                self._conn.execute(
+                    "INSERT INTO matches(id, idx, pairing, deal, rotation, seed, sides, seats, winner,"
+                    " scores, reason, terminations, escobas, hands, duration, record)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        row.id,
+                        row.index,
+                        row.pairing,
+                        row.deal,
+                        row.rotation,
+                        row.seed,
+                        json.dumps(list(row.sides)),
+                        json.dumps(list(row.seats)),
+                        row.winner,
+                        json.dumps(list(row.scores)),
+                        row.reason,
+                        json.dumps(list(row.terminations)),
+                        json.dumps(list(row.escobas)),
+                        row.hands,
+                        row.duration,
+                        json.dumps(record, separators=(",", ":")),
+                    ),
+                )
+        except sqlite3.IntegrityError:
+            raise DuplicateMatchError(f"match {row.id!r} is already in {store_path(self.folder)}") from None
+
+
+def _connect(path: str, readonly: bool = False) -> sqlite3.Connection:
+    if readonly:
+        # Read-only but still able to see a live run's WAL.
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30.0)
+    else:
+        conn = sqlite3.connect(path, timeout=30.0)
+        conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=FULL")
+    return conn
+
+
+def _row(r: tuple[Any, ...]) -> MatchRow:
+    return MatchRow(
+        id=r[0],
+        index=r[1],
+        pairing=r[2],
+        deal=r[3],
+        rotation=r[4],
+        seed=int(r[5]),
+        sides=tuple(json.loads(r[6])),
+        seats=tuple(json.loads(r[7])),
+        winner=r[8],
+        scores=tuple(json.loads(r[9])),
+        reason=r[10],
+        terminations=tuple(json.loads(r[11])),
+        escobas=tuple(json.loads(r[12])),
+        hands=r[13],
+        duration=r[14],
+    )
