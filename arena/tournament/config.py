@@ -21,6 +21,7 @@ import yaml
 from yaml.constructor import ConstructorError, SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from arena.botproc import BotSpecError, split_command
 from arena.errors import ArenaError, OptionError, SeatingError
 from arena.rules import RULE_OPTIONS, Rules, Seating
 
@@ -79,7 +80,7 @@ class ConfigError(ArenaError, ValueError):
 @dataclass(frozen=True)
 class BotConfig:
     name: str
-    cmd: tuple[str, ...]  # as written, with $PYTHON unexpanded (what the fingerprint sees)
+    cmd: str | tuple[str, ...]  # as written, with $PYTHON unexpanded (what the fingerprint sees)
     cwd: str  # as written (relative to the tournament file's folder)
     env: tuple[tuple[str, str], ...] = ()
     # Time limits in milliseconds (docs/PROTOCOL.md); None: the harness's default.
@@ -92,13 +93,13 @@ class BotConfig:
     def resolved_cwd(self) -> str:
         return os.path.normpath(os.path.join(self.base_dir, self.cwd))
 
-    def resolved_cmd(self, python: str) -> tuple[str, ...]:
-        return tuple(part.replace(PYTHON_PLACEHOLDER, python) for part in self.cmd)
+    def resolved_cmd(self, python: str) -> str | tuple[str, ...]:
+        return expand_python(self.cmd, python)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
-            "cmd": list(self.cmd),
+            "cmd": self.cmd if isinstance(self.cmd, str) else list(self.cmd),
             "cwd": self.cwd,
             "env": dict(self.env),
             "startup_ms": self.startup_ms,
@@ -520,28 +521,40 @@ def _parse_bots(doc: _Doc, node: Node, base_dir: str) -> tuple[BotConfig, ...]:
     return tuple(bots)
 
 
-def _parse_cmd(doc: _Doc, node: Node, key: str) -> tuple[str, ...]:
+def _parse_cmd(doc: _Doc, node: Node, key: str) -> str | tuple[str, ...]:
+    """A command string (run as the harness runs it: split, or through /bin/sh if it uses
+    shell syntax) or an argv list; kept as written so the fingerprint is machine-independent."""
     allowed = "a command line (a string) or a non-empty list of strings"
+    cmd: str | tuple[str, ...]
     if isinstance(node, ScalarNode):
         text = doc.value(node, key)
         if not isinstance(text, str) or not text.strip():
             raise doc.error(node, key, f"expected {allowed}, got {_describe(node, text)}")
-        try:
-            parts = shlex.split(text)
-        except ValueError as exc:
-            raise doc.error(node, key, f"cannot split the command line ({exc})") from None
-        return tuple(parts)
-    if isinstance(node, SequenceNode) and node.value:
+        cmd = text
+    elif isinstance(node, SequenceNode) and node.value:
         parts = []
         for j, part in enumerate(node.value):
             value = doc.value(part, f"{key}[{j}]") if isinstance(part, ScalarNode) else None
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 value = part.value
             if not isinstance(value, str) or not value:
-                raise doc.error(part, f"{key}[{j}]", f"expected a string, got {_describe(part, value)}")
+                raise doc.error(part, f"{key}[{j}]", f"expected a non-empty string, got {_describe(part, value)}")
             parts.append(value)
-        return tuple(parts)
-    raise doc.error(node, key, f"expected {allowed}, got {_describe(node)}")
+        cmd = tuple(parts)
+    else:
+        raise doc.error(node, key, f"expected {allowed}, got {_describe(node)}")
+    try:
+        split_command(expand_python(cmd, "python3"))
+    except BotSpecError as exc:
+        raise doc.error(node, key, str(exc)) from None
+    return cmd
+
+
+def expand_python(cmd: str | tuple[str, ...], python: str) -> str | tuple[str, ...]:
+    """Replace $PYTHON by the interpreter running the arena (quoted for a command string)."""
+    if isinstance(cmd, str):
+        return cmd.replace(PYTHON_PLACEHOLDER, shlex.quote(python))
+    return tuple(part.replace(PYTHON_PLACEHOLDER, python) for part in cmd)
 
 
 def _parse_env(doc: _Doc, node: Node, key: str) -> tuple[tuple[str, str], ...]:

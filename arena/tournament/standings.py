@@ -6,8 +6,6 @@ also pure (returns strings; the CLI prints them).
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 from collections import Counter, defaultdict
@@ -17,7 +15,8 @@ from typing import Any
 
 from arena.ratings import PairResult, fit_ratings
 from arena.rules import Seating
-from arena.tournament.store import MatchRow
+from arena.tables_format import TableFormat, render_json, render_table
+from arena.tournament.store import MatchRow, ResultStore, StoreError
 
 FORMATS = ("plain", "github", "csv", "json")
 OK = "ok"
@@ -242,6 +241,25 @@ def compute_standings(
     return Standings(tuple(standings), crosstable, len(rows), tuple(table.notes))
 
 
+def seating_of(game: dict[str, Any]) -> Seating:
+    """The table shape recorded in a store's config snapshot."""
+    if game.get("mode") == "pairs":
+        return Seating.pairs(players=int(game["players"]), team_size=int(game["team_size"]))
+    return Seating.alone(int(game["players"]))
+
+
+def standings_from_store(store: ResultStore) -> Standings:
+    game = store.meta().get("game")
+    if not isinstance(game, dict):
+        raise StoreError(f"{store.folder}: the store has no tournament description")
+    return compute_standings(
+        store.results(),
+        seating_of(game),
+        [bot["name"] for bot in game["bots"]],
+        by_bot_crosstable=game.get("teams") == "rotating",
+    )
+
+
 def _order_labels(labels: list[str], cross: dict[tuple[str, str], list[float]]) -> list[str]:
     """Side labels by score fraction, best first (teams have no rating of their own)."""
 
@@ -284,9 +302,9 @@ def standings_rows(standings: Standings) -> list[list[Any]]:
             [
                 s.rank,
                 s.name,
-                _fmt(s.elo, "{:+.0f}"),
+                _fmt_elo(s),
                 _fmt(s.ci95, "±{:.0f}"),
-                _fmt(None if s.los_next is None else 100 * s.los_next, "{:.0f}%"),
+                _fmt_los(s.los_next),
                 s.matches,
                 f"{s.wins}-{s.draws}-{s.losses}",
                 s.points_for,
@@ -321,7 +339,7 @@ def crosstable_rows(standings: Standings) -> tuple[list[str], list[list[str]]]:
 
 def format_standings(standings: Standings, fmt: str) -> str:
     if fmt == "json":
-        return json.dumps([s.to_dict() for s in standings.bots], indent=2)
+        return render_json([s.to_dict() for s in standings.bots])
     notes = [*standings.notes, *(f"{s.name}: {s.note}" for s in standings.bots if s.note)]
     return _format_table(list(STANDINGS_HEADERS), standings_rows(standings), fmt, notes=notes)
 
@@ -339,18 +357,30 @@ def format_crosstable(standings: Standings, fmt: str) -> str:
 
 
 def _format_table(headers: list[str], rows: list[list[Any]], fmt: str, notes: Sequence[str] = ()) -> str:
-    if fmt == "csv":
-        buf = io.StringIO()
-        writer = csv.writer(buf, lineterminator="\n")
-        writer.writerow(headers)
-        writer.writerows(rows)
-        return buf.getvalue().rstrip("\n")
-    from tabulate import tabulate
-
-    text = tabulate(rows, headers=headers, tablefmt="github" if fmt == "github" else "simple", disable_numparse=True)
-    if notes:
-        text += "\n" + "\n".join(f"note: {n}" for n in notes)
+    text = render_table(headers, rows, TableFormat(fmt))
+    if notes and fmt != "csv":
+        text += "\n\n" + "\n".join(f"Note: {n}" for n in notes)
     return text
+
+
+def _fmt_elo(s: BotStanding) -> str:
+    if s.status == "unbounded_above":
+        return "+inf"
+    if s.status == "unbounded_below":
+        return "-inf"
+    if s.status == "separated":
+        return "unbounded"
+    return _fmt(s.elo, "{:+.0f}")
+
+
+def _fmt_los(los: float | None) -> str:
+    if los is None:
+        return "-"
+    if los > 0.999:
+        return ">99.9%"
+    if los < 0.001:
+        return "<0.1%"
+    return f"{100 * los:.1f}%"
 
 
 def _fmt(value: float | None, pattern: str) -> str:

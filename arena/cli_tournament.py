@@ -1,0 +1,306 @@
+"""``arena validate``, ``arena run`` and ``arena table``: tournaments from a YAML file."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from arena.errors import ArenaError
+from arena.tables_format import TableFormat, render_table
+from arena.tournament.config import ConfigError, TournamentConfig, load_config
+from arena.tournament.schedule import MatchSpec, build_schedule
+from arena.tournament.store import MatchRow, ResumeMismatchError, ResultStore, StoreError
+
+STANDINGS_FILES = ("plain", "csv", "json")
+_EXT = {"plain": "txt", "github": "md", "csv": "csv", "json": "json"}
+
+
+def _fail(message: str, code: int) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code)
+
+
+def _load(file: Path, *, concurrency: int | None = None, output: Path | None = None) -> TournamentConfig:
+    try:
+        config = load_config(file)
+    except ConfigError as exc:
+        raise _fail(str(exc), 2) from None
+    changes = {}
+    if concurrency is not None:
+        changes["concurrency"] = concurrency
+    if output is not None:
+        changes["output"] = os.path.abspath(output)
+    if changes:
+        from dataclasses import replace
+
+        config = replace(config, **changes)
+    return config
+
+
+def _summary(config: TournamentConfig, schedule: tuple[MatchSpec, ...]) -> str:
+    shape = f"{config.players} players alone" if config.mode == "single" else (
+        f"pairs: {config.players} players in teams of {config.team_size} ({config.team_mode})"
+    )
+    fmt = config.format + (f" (challenger {config.challenger})" if config.challenger else "")
+    deals = len({s.deal for s in schedule})
+    return (
+        f"{config.name}: {len(config.bots)} bots, {shape}, {fmt}, "
+        f"{config.matches_per_pairing} matches per pairing{' (duplicate deals)' if config.duplicate else ''}; "
+        f"{len(schedule)} matches on {deals} deals; seed {config.seed}; "
+        f"failures: {config.failures.policy}"
+        + (f" ({config.failures.strikes} strikes)" if config.failures.policy == "substitute" else "")
+        + f"; concurrency {config.concurrency}; output {_rel(config.output)}"
+    )
+
+
+def _rel(path: str) -> str:
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return rel if not rel.startswith("..") else path
+
+
+def _schedule_table(config: TournamentConfig, schedule: tuple[MatchSpec, ...], done: set[str]) -> str:
+    headers = ["match", "deal seed", *(f"seat {i}" for i in range(config.players))]
+    if config.mode == "pairs":
+        headers.append("sides")
+    if done:
+        headers.append("status")
+    rows = []
+    for spec in schedule:
+        row: list[object] = [spec.id, spec.seed, *spec.seats]
+        if config.mode == "pairs":
+            row.append(" vs ".join(spec.sides))
+        if done:
+            row.append("done" if spec.id in done else "to play")
+        rows.append(row)
+    return render_table(headers, rows, TableFormat.PLAIN)
+
+
+def validate(
+    file: Annotated[Path, typer.Argument(help="Tournament YAML file (see docs/TOURNAMENTS.md).")],
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the summary line, not the schedule.")] = False,
+) -> None:
+    """Check a tournament file and print its schedule. Exit code 2 if the file is invalid."""
+    config = _load(file)
+    schedule = build_schedule(config)
+    typer.echo(f"{file}: ok")
+    typer.echo(_summary(config, schedule))
+    if not quiet:
+        typer.echo(_schedule_table(config, schedule, set()))
+
+
+def _resume_command(file: Path, concurrency: int | None, output: Path | None) -> str:
+    parts = ["arena", "run", str(file)]
+    if output is not None:
+        parts += ["--output", str(output)]
+    if concurrency is not None:
+        parts += ["--concurrency", str(concurrency)]
+    return " ".join(shlex.quote(p) for p in parts)
+
+
+def run(
+    file: Annotated[Path, typer.Argument(help="Tournament YAML file (see docs/TOURNAMENTS.md).")],
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Check the file and print the schedule; play nothing, write nothing.")] = False,
+    concurrency: Annotated[
+        Optional[int], typer.Option("--concurrency", "-j", min=1, help="Worker processes (default: the file's concurrency, else the number of cores).")
+    ] = None,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Results folder (default: the file's output, else results/<name>).")] = None,
+    progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show the progress bar (on stderr).")] = True,
+) -> None:
+    """Play a tournament, or resume it: matches already in the results folder are not played again."""
+    config = _load(file, concurrency=concurrency, output=output)
+    schedule = build_schedule(config)
+    if dry_run:
+        done: set[str] = set()
+        if os.path.isfile(os.path.join(config.output, "results.sqlite")):
+            try:
+                with ResultStore.open_existing(config.output) as store:
+                    if store.fingerprint != config.fingerprint:
+                        raise _fail(str(ResumeMismatchError(config.output, _changed(store, config))), 2)
+                    done = store.completed_ids()
+            except StoreError as exc:
+                raise _fail(str(exc), 1) from None
+        typer.echo(_summary(config, schedule))
+        typer.echo(f"{len(done)} of {len(schedule)} matches already in {_rel(config.output)}" if done else "nothing played yet")
+        typer.echo(_schedule_table(config, schedule, done))
+        return
+
+    from arena.tournament import runner
+
+    resume = _resume_command(file, concurrency, output)
+    try:
+        store = runner.open_store(config)
+    except ResumeMismatchError as exc:
+        raise _fail(str(exc), 2) from None
+    except (StoreError, OSError) as exc:
+        raise _fail(f"cannot open the results in {config.output}: {exc}", 1) from None
+    interrupted = False
+    with store:
+        try:
+            plan = runner.plan_run(config, store)
+        except StoreError as exc:
+            raise _fail(str(exc), 1) from None
+        typer.echo(_summary(config, schedule), err=True)
+        if plan.done:
+            typer.echo(f"resuming: {plan.done} of {plan.total} matches already played", err=True)
+        try:
+            if plan.pending:
+                executor = runner.make_executor(config, config.concurrency)
+                _play_with_progress(store, plan, executor, config, show=progress)
+        except KeyboardInterrupt:
+            interrupted = True
+        except ArenaError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            typer.echo(f"the results so far are safe in {_rel(config.output)}; resume with: {resume}", err=True)
+            raise typer.Exit(1) from None
+        if interrupted:
+            count = store.count()
+            typer.echo(
+                f"interrupted: {count} of {plan.total} matches are safely stored in {_rel(config.output)}.\n"
+                f"resume with: {resume}",
+                err=True,
+            )
+            raise typer.Exit(130)
+        _finish(store, config)
+
+
+def _changed(store: ResultStore, config: TournamentConfig) -> list[str]:
+    from arena.tournament.config import diff_game_dicts
+
+    return diff_game_dicts(store.meta().get("game") or {}, config.game_dict())
+
+
+class _Leader:
+    """Running score fractions, for the progress bar's 'leader' (the full fit runs at the end)."""
+
+    def __init__(self, config: TournamentConfig) -> None:
+        self._seating = config.seating
+        self.points: dict[str, float] = defaultdict(float)
+        self.games: dict[str, int] = defaultdict(int)
+
+    def add(self, row: MatchRow) -> None:
+        from arena.tournament.standings import pair_results
+
+        for pair in pair_results(row, self._seating):
+            for name in pair.side_a:
+                self.points[name] += pair.score_a
+                self.games[name] += 1
+            for name in pair.side_b:
+                self.points[name] += 1.0 - pair.score_a
+                self.games[name] += 1
+
+    def text(self) -> str:
+        if not self.games:
+            return "-"
+        name = max(self.games, key=lambda n: (self.points[n] / self.games[n], self.games[n], n))
+        return f"{name} ({100 * self.points[name] / self.games[name]:.0f}%)"
+
+
+def _play_with_progress(store: ResultStore, plan, executor, config: TournamentConfig, *, show: bool) -> None:  # noqa: ANN001
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    from arena.tournament import runner
+
+    leader = _Leader(config)
+    for row in store.results():
+        leader.add(row)
+    console = Console(stderr=True)
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TextColumn("elapsed"),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+        TextColumn("leader: {task.fields[leader]}"),
+    )
+    start = time.monotonic()
+    with Progress(*columns, console=console, disable=not show, transient=False) as bar:
+        task = bar.add_task(config.name, total=plan.total, completed=plan.done, rate="-", leader=leader.text())
+        played = 0
+
+        def on_match(row: MatchRow, done: int) -> None:
+            nonlocal played
+            played += 1
+            leader.add(row)
+            elapsed = max(time.monotonic() - start, 1e-9)
+            bar.update(task, completed=done, rate=f"{60 * played / elapsed:.1f}/min", leader=leader.text())
+
+        runner.play(store, plan, executor, on_match)
+
+
+def write_tables(store: ResultStore) -> tuple[object, list[str]]:
+    """Write standings and crosstable files beside the results; returns the standings and the paths."""
+    from arena.tournament.standings import format_crosstable, format_standings, standings_from_store
+
+    standings = standings_from_store(store)
+    paths = []
+    for fmt in STANDINGS_FILES:
+        for what, render in (("standings", format_standings), ("crosstable", format_crosstable)):
+            path = os.path.join(store.folder, f"{what}.{_EXT[fmt]}")
+            tmp = path + ".tmp"
+            with open(tmp, "w", encoding="utf-8") as fh:
+                fh.write(render(standings, fmt) + "\n")
+            os.replace(tmp, path)
+            paths.append(path)
+    return standings, paths
+
+
+def _finish(store: ResultStore, config: TournamentConfig) -> None:
+    from arena.tournament.standings import format_crosstable, format_standings
+
+    try:
+        standings, paths = write_tables(store)
+    except ArenaError as exc:
+        raise _fail(f"cannot derive the standings: {exc}", 1) from None
+    typer.echo(format_standings(standings, "plain"))
+    typer.echo("")
+    typer.echo(format_crosstable(standings, "plain"))
+    typer.echo("")
+    typer.echo(f"results: {_rel(config.output)} ({store.count()} matches); tables: {', '.join(os.path.basename(p) for p in paths)}")
+
+
+def table(
+    results_dir: Annotated[Path, typer.Argument(help="A tournament's results folder (results/<name>).")],
+    fmt: Annotated[TableFormat, typer.Option("--format", help="Output format: plain, github (markdown), csv or json.")] = TableFormat.PLAIN,
+    crosstable: Annotated[bool, typer.Option("--crosstable", help="Print only the crosstable.")] = False,
+) -> None:
+    """Print the ranked standings and the crosstable of a tournament (derived from its results store)."""
+    from arena.tournament.standings import format_crosstable, format_standings, standings_from_store
+
+    try:
+        with ResultStore.open_existing(str(results_dir)) as store:
+            standings = standings_from_store(store)
+    except StoreError as exc:
+        raise _fail(str(exc), 2) from None
+    except ArenaError as exc:
+        raise _fail(f"{results_dir}: {exc}", 1) from None
+    if crosstable:
+        typer.echo(format_crosstable(standings, fmt.value))
+    elif fmt is TableFormat.JSON:
+        # A bare list of objects: the machine-readable form scripts rely on.
+        typer.echo(format_standings(standings, "json"))
+    else:
+        typer.echo(format_standings(standings, fmt.value))
+        typer.echo("")
+        typer.echo(format_crosstable(standings, fmt.value))
+
+
+def register(app: typer.Typer) -> None:
+    app.command("validate")(validate)
+    app.command("run")(run)
+    app.command("table")(table)
+
+
+__all__ = ["register", "write_tables"]
