@@ -1,0 +1,313 @@
+"""The referee: one complete match between bots, through the rules core, to a GameRecord.
+
+It sends each seat the public events and its own private ones, asks the seat to move, checks
+every reply against the legal moves, and applies the failure policy. A bot's failure is
+recorded as a value; nothing a bot does makes an exception escape ``play_match``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol, Sequence
+
+from arena.errors import ArenaError, MoveParseError
+from arena.game import MatchState
+from arena.moves import Move
+from arena.protocol import (
+    BotFailure, Ready, Termination, event_line, match_over_line, match_start, timeout_line,
+)
+from arena.record import GameRecord, Result, SeatOutcome
+from arena.rules import Rules, Seating
+from arena.seeding import Rng, derive_seed
+
+POLICIES = ("loss", "substitute")
+
+
+class RefereeError(ArenaError, ValueError):
+    """A match cannot be set up as asked (wrong number of bots, bad policy...)."""
+
+
+@dataclass(frozen=True)
+class FailurePolicy:
+    """``loss``: a failing bot's side loses the match at once. ``substitute``: a random legal
+    move is played instead, for the first ``strikes`` failures of a seat; the next one loses."""
+
+    policy: str = "loss"
+    strikes: int = 3
+
+    def __post_init__(self) -> None:
+        if self.policy not in POLICIES:
+            raise RefereeError(f"failure policy {self.policy!r}: expected one of {', '.join(POLICIES)}")
+        if not isinstance(self.strikes, int) or self.strikes < 0:
+            raise RefereeError(f"strikes: expected an integer >= 0, got {self.strikes!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"policy": self.policy, "strikes": self.strikes}
+
+
+class Player(Protocol):
+    """What the referee needs from a seat's bot (``BotProcess``, or ``LocalBot`` in-process)."""
+
+    seat: int | None
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def limits(self) -> Any: ...
+    @property
+    def last_request_id(self) -> int: ...
+    def send_hello(self, hello: dict[str, Any]) -> None: ...
+    def await_ready(self) -> Ready: ...
+    def queue(self, line: bytes) -> None: ...
+    def decide(self, view: Any, legal: Sequence[str], move_ms: int, bank_ms: int) -> tuple[int, str, float]: ...
+    def flush(self) -> None: ...
+    def kill(self) -> None: ...
+
+
+Observer = Callable[[str, dict[str, Any]], None]
+"""Called as ``observer(kind, item)`` with kind ``event``, ``move`` or ``failure``."""
+
+
+class LocalBot:
+    """An in-process bot that plays a seeded random legal move (or always the first one).
+
+    For opponents in ``arena check-bot`` and for tests: it never fails and costs no process.
+    """
+
+    def __init__(self, name: str = "local-random", seed: int = 0, first: bool = False, limits: Any = None) -> None:
+        from arena.botproc import Limits
+
+        self.seat: int | None = None
+        self._name = name
+        self._rng = Rng(seed)
+        self._first = first
+        self._limits = limits if limits is not None else Limits()
+        self.last_request_id = 0
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def limits(self) -> Any:
+        return self._limits
+
+    def send_hello(self, hello: dict[str, Any]) -> None:
+        pass
+
+    def await_ready(self) -> Ready:
+        return Ready(self._name, 1)
+
+    def queue(self, line: bytes) -> None:
+        pass
+
+    def decide(self, view: Any, legal: Sequence[str], move_ms: int, bank_ms: int) -> tuple[int, str, float]:
+        self.last_request_id += 1
+        move = legal[0] if self._first else legal[self._rng.below(len(legal))]
+        return self.last_request_id, move, 0.0
+
+    def flush(self) -> None:
+        pass
+
+    def kill(self) -> None:
+        pass
+
+
+def _view(state: MatchState, seat: int, side: int) -> dict[str, Any]:
+    # Built from the hand directly: MatchState.view() filters the whole match's event log,
+    # which a bot does not need here (it was sent the events as they happened).
+    hand = state.hand
+    return {
+        "seat": seat, "side": side, "hand_number": hand.number, "round": hand.round,
+        "dealer": hand.dealer, "hand": [str(c) for c in hand.hands[seat]],
+        "table": [str(c) for c in hand.table], "stock": hand.stock_count,
+        "hand_sizes": [len(h) for h in hand.hands], "scores": list(state.scores),
+    }
+
+
+def play_match(
+    bots: Sequence[Player],
+    rules: Rules,
+    seating: Seating,
+    seed: int,
+    policy: FailurePolicy = FailurePolicy(),
+    observer: Observer | None = None,
+) -> GameRecord:
+    """Play one match; ``bots[i]`` sits at seat ``i``. Bots are started (or restarted) as
+    needed and left running for their next match, except those whose failure ended this one,
+    which are killed. Returns the complete record."""
+    players = seating.players
+    if len(bots) != players:
+        raise RefereeError(f"{players} seats but {len(bots)} bots")
+    t0 = time.monotonic()
+    state = MatchState.new(rules, seating, seed)
+    rng = Rng(derive_seed(seed, "substitute"))
+    side_of = [seating.side_of(s) for s in range(players)]
+    names = [bot.name for bot in bots]
+    moves: list[dict[str, Any]] = []
+    events: list[dict[str, Any]] = []
+    failures: list[dict[str, Any]] = []
+    strikes = [0] * players
+    fatal: dict[int, BotFailure] = {}  # seat -> the failure that made it lose
+    banks = [bot.limits.bank_ms for bot in bots]
+    sent = 0
+
+    def dispatch() -> None:
+        nonlocal sent
+        log = state.events
+        if sent == len(log):
+            return
+        t_ms = round((time.monotonic() - t0) * 1000, 3)
+        for event in log[sent:]:
+            data = event.to_dict()
+            line = event_line(data)
+            audience = event.audience
+            if audience is None:
+                for bot in bots:
+                    bot.queue(line)
+            else:
+                bots[audience].queue(line)
+            data["t_ms"] = t_ms
+            events.append(data)
+            if observer is not None:
+                observer("event", data)
+        sent = len(log)
+
+    def fail(seat: int, failure: BotFailure, action: str, substitute: str | None = None) -> None:
+        item = {"seat": seat, "termination": failure.termination.value, "detail": failure.detail,
+                "move_index": len(moves), "action": action}
+        if substitute is not None:
+            item["substitute"] = substitute
+        failures.append(item)
+        if observer is not None:
+            observer("failure", item)
+
+    # Handshakes: every bot is started and greeted first, then each answer is awaited, so the
+    # start-up times overlap instead of adding up.
+    teams = seating.teams
+    rules_dict = rules.to_dict()
+    greeted = []
+    for seat, bot in enumerate(bots):
+        bot.seat = seat
+        hello = match_start(first=True, match=0, seat=seat, side=side_of[seat], players=players,
+                            teams=teams, rules=rules_dict, time=bot.limits.time,
+                            max_line_bytes=bot.limits.max_line_bytes)
+        try:
+            bot.send_hello(hello)
+            greeted.append(seat)
+        except BotFailure as exc:
+            fatal[seat] = exc
+            fail(seat, exc, "forfeit")
+    for seat in greeted:
+        try:
+            bots[seat].await_ready()
+        except BotFailure as exc:
+            fatal[seat] = exc
+            fail(seat, exc, "forfeit")
+
+    dispatch()
+    substitute_ok = policy.policy == "substitute"
+    max_strikes = policy.strikes
+    while not fatal and not state.is_over:
+        seat = state.current_seat
+        legal = state.legal_moves()
+        texts = [str(m) for m in legal]
+        bot = bots[seat]  # type: ignore[index]
+        limits = bot.limits
+        move_ms = limits.move_ms
+        by = "bot"
+        elapsed = 0.0
+        try:
+            _, text, elapsed = bot.decide(_view(state, seat, side_of[seat]), texts, move_ms, banks[seat])
+            try:
+                chosen = legal[texts.index(text)]
+            except ValueError:
+                chosen = _match_move(state, legal, text)
+            over = elapsed * 1000 - move_ms
+            if over > 0:
+                banks[seat] = max(0, int(banks[seat] - over))
+        except BotFailure as exc:
+            strikes[seat] += 1
+            if not substitute_ok or strikes[seat] > max_strikes:
+                fatal[seat] = exc
+                fail(seat, exc, "forfeit")
+                break
+            chosen = legal[rng.below(len(legal))]
+            by = "substitute"
+            fail(seat, exc, "substitute", str(chosen))
+            if exc.termination is Termination.TIMEOUT:
+                bot.queue(timeout_line(bot.last_request_id, str(chosen)))
+        entry = {"seat": seat, "move": str(chosen), "by": by,
+                 "ms": round(elapsed * 1000, 3), "t_ms": round((time.monotonic() - t0) * 1000, 3)}
+        moves.append(entry)
+        if observer is not None:
+            observer("move", entry)
+        state.apply(chosen)
+        dispatch()
+
+    result = _result(state, seating, fatal)
+    outcomes = []
+    for seat, bot in enumerate(bots):
+        failure = fatal.get(seat)
+        if failure is not None:
+            outcomes.append(SeatOutcome(seat, names[seat], failure.termination, failure.detail, strikes[seat]))
+        else:
+            outcomes.append(SeatOutcome(seat, names[seat], Termination.OK, "", strikes[seat]))
+    for seat, bot in enumerate(bots):
+        if seat in fatal:
+            # Whatever state it is in (hung, flooding, half-way through a line), it starts
+            # afresh for its next match.
+            bot.kill()
+            continue
+        bot.queue(match_over_line(result.winner, result.scores, result.reason, outcomes[seat].termination))
+        bot.flush()
+    return GameRecord(
+        seed=int(seed),
+        rules=rules_dict,
+        seating=seating.to_dict(),
+        seats=tuple(names),
+        moves=tuple(moves),
+        events=tuple(events),
+        outcomes=tuple(outcomes),
+        result=result,
+        failures=tuple(failures),
+        limits=tuple(bot.limits.to_dict() for bot in bots),
+        policy=policy.to_dict(),
+        duration_ms=round((time.monotonic() - t0) * 1000, 3),
+    )
+
+
+def _match_move(state: MatchState, legal: list[Move], text: str) -> Move:
+    """The legal move a reply names, however its taken cards are ordered; else ILLEGAL_MOVE."""
+    shown = text if len(text) <= 60 else text[:60] + "..."
+    try:
+        move = Move.parse(text)
+    except MoveParseError as exc:
+        raise BotFailure(Termination.ILLEGAL_MOVE, str(exc)) from None
+    if move in legal:
+        return move
+    try:
+        state.copy().apply(move)
+        why = f"illegal move {shown!r}: not among the legal moves"
+    except ValueError as exc:
+        why = str(exc)
+    raise BotFailure(Termination.ILLEGAL_MOVE, why)
+
+
+def _result(state: MatchState, seating: Seating, fatal: dict[int, BotFailure]) -> Result:
+    scores = tuple(state.scores)
+    if not fatal:
+        r = state.result
+        if r is None:  # pragma: no cover - the loop only ends on a result or a failure
+            raise RefereeError("match ended without a result")
+        return Result(r.winner, r.scores, r.reason, r.hands)
+    losers = tuple(sorted({seating.side_of(seat) for seat in fatal}))
+    others = [side for side in range(seating.sides) if side not in losers]
+    winner = None
+    if others:
+        best = max(scores[s] for s in others)
+        leaders = [s for s in others if scores[s] == best]
+        if len(leaders) == 1:
+            winner = leaders[0]
+    return Result(winner, scores, "forfeit", state.hand_number + 1, losers)
