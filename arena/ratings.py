@@ -32,6 +32,7 @@ from enum import Enum
 from typing import NamedTuple
 
 import numpy as np
+from scipy import sparse
 from scipy.optimize import linprog
 
 ELO_PER_NAT = 400.0 / math.log(10.0)
@@ -45,6 +46,8 @@ _MAX_NEWTON_STEPS = 200
 # Eigenvalues of the information matrix below this fraction of the largest one are
 # treated as zero: those directions are not determined by the data.
 _NULL_TOL = 1e-9
+# A margin the separation LP pushes above this (in a unit box) counts as separated.
+_SEPARATION_TOL = 1e-7
 
 
 # --------------------------------------------------------------------------- errors
@@ -310,40 +313,72 @@ def _design(pairings: Sequence[_Pairing], index: Mapping[str, int]) -> np.ndarra
     return x
 
 
+def _design_sparse(pairings: Sequence[_Pairing], index: Mapping[str, int]) -> sparse.csr_matrix:
+    rows, cols, vals = [], [], []
+    for k, p in enumerate(pairings):
+        for side, val in ((p.side_a, 1.0), (p.side_b, -1.0)):
+            for name in side:
+                rows.append(k)
+                cols.append(index[name])
+                vals.append(val)
+    return sparse.csr_matrix((vals, (rows, cols)), shape=(len(pairings), len(index)))
+
+
 def _separated(pairings: Sequence[_Pairing], bots: Sequence[str]) -> tuple[set[int], dict[str, float]]:
     """Find the pairings whose outcome the MLE can make certain (an infinite margin).
 
-    A direction ``v`` in rating space along which the likelihood never decreases must keep
-    every unanimous pairing's margin non-decreasing and every mixed pairing's margin fixed.
-    The linear programme finds the largest set of unanimous pairings whose margin can grow
-    at once; those are the separated results. Returns their indices and the direction
-    (used only to order the separated parts of the field).
+    A direction ``v`` in rating space along which the likelihood never decreases keeps every
+    unanimous pairing's margin ``z_k . v`` non-negative (``z_k`` is the design row signed
+    by the winner) and every mixed pairing's margin at zero. The linear programme looks for
+    such a ``v`` (in a box) that maximises the total margin; the pairings it pushes apart
+    are separated. Dropping them and asking again until nothing more moves yields all
+    separated pairings (a large multiple of the first direction plus the next one keeps
+    the earlier margins positive). Returns their indices and the combined direction, used
+    only to order the separated parts of the field.
     """
     index = {name: i for i, name in enumerate(bots)}
-    x = _design(pairings, index)
+    n = len(bots)
+    x = _design_sparse(pairings, index)
     unanimous = [k for k, p in enumerate(pairings) if p.points_a in (0.0, float(p.games))]
+    mixed = np.array([k for k, p in enumerate(pairings) if p.points_a not in (0.0, float(p.games))], dtype=int)
+    separated: set[int] = set()
+    combined = np.zeros(n)
     if not unanimous:
-        return set(), {name: 0.0 for name in bots}
-    mixed = [k for k in range(len(pairings)) if k not in set(unanimous)]
-    n, m = len(bots), len(unanimous)
-    sign = np.array([1.0 if pairings[k].points_a > 0 else -1.0 for k in unanimous])
-    z = x[unanimous] * sign[:, None]
-    a_ub = np.hstack([-z, np.eye(m)])  # t_k <= z_k . v
-    a_eq = np.hstack([x[mixed], np.zeros((len(mixed), m))]) if mixed else None
-    res = linprog(
-        c=np.concatenate([np.zeros(n), -np.ones(m)]),
-        A_ub=a_ub,
-        b_ub=np.zeros(m),
-        A_eq=a_eq,
-        b_eq=np.zeros(len(mixed)) if mixed else None,
-        bounds=[(-1e6, 1e6)] * n + [(0.0, 1.0)] * m,
-        method="highs",
-    )
-    if res.status != 0:
-        raise ConvergenceError(f"separation check failed: {res.message}")
-    t = res.x[n:]
-    direction = {name: float(res.x[i]) for name, i in index.items()}
-    return {unanimous[j] for j in range(m) if t[j] > 0.5}, direction
+        return separated, {name: 0.0 for name in bots}
+    sign = np.array([1.0 if pairings[k].points_a > 0 else -1.0 for k in range(len(pairings))])
+    z = sparse.diags(sign) @ x
+    a_eq = x[mixed] if len(mixed) else None
+    b_eq = np.zeros(len(mixed)) if len(mixed) else None
+    open_rows = np.array(unanimous, dtype=int)
+    while len(open_rows):
+        zo = z[open_rows]
+        res = linprog(
+            c=-np.asarray(zo.sum(axis=0)).ravel(),
+            A_ub=-zo,
+            b_ub=np.zeros(len(open_rows)),
+            A_eq=a_eq,
+            b_eq=b_eq,
+            bounds=[(-1.0, 1.0)] * n,
+            method="highs",
+        )
+        if res.status != 0:
+            raise ConvergenceError(f"separation check failed: {res.message}")
+        v = res.x
+        margins = zo @ v
+        moved = margins > _SEPARATION_TOL
+        if not moved.any():
+            break
+        if separated:
+            # Keep the earlier separated margins positive in the combined direction.
+            old = np.array(sorted(separated), dtype=int)
+            old_m, new_m = z[old] @ combined, z[old] @ v
+            scale = 1.0 + float(np.max(np.maximum(-new_m, 0.0) / old_m))
+            combined = scale * combined + v
+        else:
+            combined = v
+        separated.update(int(k) for k in open_rows[moved])
+        open_rows = open_rows[~moved]
+    return separated, {name: float(combined[i]) for name, i in index.items()}
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,7 @@ import csv
 import io
 import json
 
-import click
 import pytest
-import typer
 from typer.testing import CliRunner
 
 from arena.cli import _register_all, app
@@ -23,10 +21,7 @@ runner = CliRunner()
 
 
 def _invoke(*args: str):
-    # While "rate" is the only command typer runs it as the whole app, without the
-    # subcommand name; once there are several it is a group.
-    is_group = isinstance(typer.main.get_command(app), click.Group)
-    return runner.invoke(app, (["rate"] if is_group else []) + list(args))
+    return runner.invoke(app, ["rate", *args])
 
 
 GOOD = """side_a,side_b,score_a
