@@ -1,0 +1,685 @@
+"""The state of a hand and of a match: legal moves, applying moves, per-seat views.
+
+Pure: no I/O, no clock, no global random. The deal comes from a seed through ``arena.seeding``.
+A ``HandState`` is one deal from shuffle to score; a ``MatchState`` chains hands until a side
+wins. Both mutate in place when a move is applied and offer ``copy()`` for simulation; there is
+no undo.
+"""
+
+from __future__ import annotations
+
+from bisect import insort
+from dataclasses import dataclass
+from operator import attrgetter
+from typing import Any, Sequence
+
+from arena.cards import DECK, Card
+from arena.errors import IllegalMoveError, MoveParseError
+from arena.events import (Cards, Claim, Deal, Escoba, EscobaEnMano, Event, HandScore,
+                          InitialCapture, MatchEnd, Play, Sweep)
+from arena.moves import PASS, Move, MoveKind
+from arena.rules import Rules, Seating
+from arena.scoring import score_hand
+from arena.seeding import Rng, derive_seed
+
+PLAY, CLAIM, TAKE, OVER = "play", "claim", "take", "over"
+
+_PLAY = MoveKind.PLAY
+# The hot path builds moves and events with tuple.__new__, skipping NamedTuple.__new__'s
+# Python-level wrapper, and sorts by a C-level key instead of Card.__lt__.
+_new = tuple.__new__
+_order = attrgetter("order")
+_value = attrgetter("value")
+
+
+_TRAILS: tuple[Move, ...] = tuple(Move(_PLAY, card, ()) for card in DECK)
+
+
+def _sorted(cards: Sequence[Card]) -> list[Card]:
+    return sorted(cards, key=_order)
+
+
+# --- capture enumeration -------------------------------------------------------------------
+# Captures depend only on the capture values of the table, so subsets are enumerated once per
+# multiset of values (the table is kept sorted by value) and cached. The cache holds index
+# tuples into the sorted table, grouped by their sum.
+
+_COMBOS: dict[tuple[int, ...], dict[int, list[tuple[int, ...]]]] = {(): {}}
+_COMBOS_LIMIT = 200_000
+
+
+def _enumerate_sums(values: tuple[int, ...], limit: int) -> dict[int, list[tuple[int, ...]]]:
+    """Index tuples of the subsets of ``values`` (ascending) by their sum, up to ``limit``."""
+    found: dict[int, list[tuple[int, ...]]] = {}
+    n = len(values)
+
+    def walk(start: int, total: int, chosen: tuple[int, ...]) -> None:
+        for i in range(start, n):
+            t = total + values[i]
+            if t > limit:
+                break  # values are ascending: every later one overshoots too
+            c = chosen + (i,)
+            found.setdefault(t, []).append(c)
+            walk(i + 1, t, c)
+
+    walk(0, 0, ())
+    return found
+
+
+def _combos(values: tuple[int, ...]) -> dict[int, list[tuple[int, ...]]]:
+    """Capture sets keyed by the value of the card that would play them (15 minus their sum).
+
+    Built from the cached entry of the table without its highest card, so a miss costs one
+    pass over that entry rather than a full enumeration. The order within a list is a pure
+    function of the values, hence the same on every run.
+    """
+    cached = _COMBOS.get(values)
+    if cached is not None:
+        return cached
+    if len(_COMBOS) >= _COMBOS_LIMIT:
+        _COMBOS.clear()
+        _COMBOS[()] = {}
+    last = len(values) - 1
+    top = values[last]
+    prefix = _combos(values[:last])
+    # Subsets without the new card keep their lists (it sorts last, so indexes do not move);
+    # only the lists that gain subsets with it are copied.
+    cached = dict(prefix)
+    grown: dict[int, list[tuple[int, ...]]] = {15 - top: [(last,)]}
+    for need, combos in prefix.items():
+        if need - top >= 1:
+            grown.setdefault(need - top, []).extend(c + (last,) for c in combos)
+    for need, extra in grown.items():
+        cached[need] = cached.get(need, []) + extra
+    _COMBOS[values] = cached
+    return cached
+
+
+def _prefer_single(combos: list) -> list:
+    """Option single_capture_priority: a one-card capture, where one exists, excludes sets."""
+    singles = [c for c in combos if len(c) == 1]
+    return singles or combos
+
+
+def captures_for(card: Card, table: Sequence[Card]) -> list[tuple[Card, ...]]:
+    """Every set of table cards that adds to 15 with ``card`` (table sorted by value)."""
+    table = sorted(table, key=_order)
+    idx = _combos(tuple(map(_value, table))).get(card.value, ())
+    return [tuple(map(table.__getitem__, combo)) for combo in idx]
+
+
+# --- a hand ----------------------------------------------------------------------------------
+
+
+class HandState:
+    """One deal, from the shuffle to the score. Seats are numbered in play order."""
+
+    __slots__ = ("rules", "seating", "dealer", "number", "deck", "stock_pos", "hands", "table",
+                 "piles", "escobas", "last_capturer", "turn", "phase", "pending", "round",
+                 "events", "breakdown", "_legal", "_options")
+
+    rules: Rules
+    seating: Seating
+    dealer: int
+    number: int
+    deck: tuple[Card, ...]
+    stock_pos: int
+    hands: list[list[Card]]
+    table: list[Card]
+    piles: list[list[Card]]
+    escobas: list[int]
+    last_capturer: int | None
+    turn: int
+    phase: str
+    pending: tuple[Card, tuple[tuple[Card, ...], ...]] | None
+    round: int
+    events: list[Event]
+    breakdown: tuple[dict[str, int], ...] | None
+    _legal: list[Move] | None
+    _options: list[tuple[Card, ...]] | None
+
+    @classmethod
+    def deal(cls, rules: Rules, seating: Seating, dealer: int, deck: Sequence[Card],
+             number: int = 0, events: list[Event] | None = None) -> "HandState":
+        """Start a hand from an already shuffled deck (40 cards, dealt from the front)."""
+        if sorted(c.index for c in deck) != list(range(40)):
+            raise ValueError("a deck must hold each of the 40 cards exactly once")
+        self = cls.__new__(cls)
+        self.rules, self.seating, self.dealer, self.number = rules, seating, dealer, number
+        self.deck = tuple(deck)
+        self.stock_pos = 0
+        n = seating.players
+        self.hands = [[] for _ in range(n)]
+        self.table = []
+        self.piles = [[] for _ in range(seating.sides)]
+        self.escobas = [0] * seating.sides
+        self.last_capturer = None
+        self.turn = (dealer + 1) % n
+        self.phase = PLAY
+        self.pending = None
+        self.round = -1
+        self.events = [] if events is None else events
+        self.breakdown = None
+        self._legal = None
+        self._options = None
+        self._deal_round()
+        return self
+
+    @classmethod
+    def shuffled(cls, rules: Rules, seating: Seating, dealer: int, seed: int, number: int = 0,
+                 events: list[Event] | None = None) -> "HandState":
+        deck = list(DECK)
+        Rng(seed).shuffle(deck)
+        return cls.deal(rules, seating, dealer, deck, number, events)
+
+    # -- queries --
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == OVER
+
+    @property
+    def current_seat(self) -> int | None:
+        return None if self.phase == OVER else self.turn
+
+    @property
+    def stock_count(self) -> int:
+        return 40 - self.stock_pos
+
+    @property
+    def stock(self) -> tuple[Card, ...]:
+        return self.deck[self.stock_pos:]
+
+    def copy(self) -> "HandState":
+        other = HandState.__new__(HandState)
+        other.rules, other.seating, other.dealer, other.number = self.rules, self.seating, self.dealer, self.number
+        other.deck, other.stock_pos = self.deck, self.stock_pos
+        other.hands = [h[:] for h in self.hands]
+        other.table = self.table[:]
+        other.piles = [p[:] for p in self.piles]
+        other.escobas = self.escobas[:]
+        other.last_capturer, other.turn, other.phase = self.last_capturer, self.turn, self.phase
+        other.pending, other.round = self.pending, self.round
+        other.events = self.events[:]
+        other.breakdown = self.breakdown
+        other._legal = self._legal
+        other._options = self._options
+        return other
+
+    def legal_moves(self) -> list[Move]:
+        """Every legal move for the seat to play, in a stable order.
+
+        For each card in hand (in value order): its captures, then its trail.
+        """
+        legal = self._legal
+        if legal is not None:
+            return legal
+        if self.phase != PLAY:
+            return self._special_moves()
+        # The hot path of every simulation: kept flat on purpose.
+        table = self.table
+        key = tuple(map(_value, table))
+        by_card = _COMBOS.get(key) or _combos(key)
+        rules = self.rules
+        single = rules.single_capture_priority
+        forced = rules.forced_capture
+        get = table.__getitem__
+        legal = self._legal = []
+        append = legal.append
+        for card in self.hands[self.turn]:
+            idx = by_card.get(card.value)
+            if idx:
+                if single:
+                    idx = _prefer_single(idx)
+                for combo in idx:
+                    append(_new(Move, (_PLAY, card, tuple(map(get, combo)))))
+                if forced:
+                    continue
+            append(_TRAILS[card.index])
+        return legal
+
+    def _special_moves(self) -> list[Move]:
+        phase = self.phase
+        if phase == CLAIM:
+            card, options = self.pending  # type: ignore[misc]
+            legal = [Move(MoveKind.CLAIM, card, take) for take in options]
+            legal.append(PASS)
+        elif phase == TAKE:
+            legal = [Move(MoveKind.TAKE, None, take) for take in self._options or ()]
+        else:
+            legal = []
+        self._legal = legal
+        return legal
+
+    # -- applying moves --
+
+    def apply(self, move: Move | str) -> None:
+        """Play ``move`` for the current seat and run every automatic step that follows.
+
+        Raises ``IllegalMoveError`` (saying why) for a move the rules do not allow now.
+        """
+        legal = self._legal
+        if legal is None:
+            legal = self.legal_moves()
+        if move not in legal:
+            if isinstance(move, str):
+                try:
+                    parsed = Move.parse(move)
+                except MoveParseError as exc:
+                    raise IllegalMoveError(move, str(exc)) from None
+                return self.apply(parsed)
+            raise IllegalMoveError(str(move), self._why_illegal(move))
+        self._legal = None
+        kind, card, take = move
+        if kind is not _PLAY:
+            if kind is MoveKind.TAKE:
+                self._take_initial(take)
+            else:
+                self._claim(move)
+            return
+        # A play from hand, inline: this is the other half of every simulation's hot path.
+        seat = self.turn
+        hands = self.hands
+        hands[seat].remove(card)
+        table = self.table
+        self.events.append(_new(Play, (seat, card, take)))
+        if take:
+            for c in take:
+                table.remove(c)
+            side = self.seating._side_of[seat]  # type: ignore[attr-defined]
+            pile = self.piles[side]
+            pile.append(card)
+            pile.extend(take)
+            self.last_capturer = side
+            if not table:
+                last = self.stock_pos == 40 and not any(hands)
+                if not last or self.rules.last_play_escoba:
+                    self.escobas[side] += 1
+                    self.events.append(Escoba(seat, side, "play"))
+        else:
+            if self.rules.renuncio:
+                self._note_renuncio(card)
+            insort(table, card, key=_order)
+        nxt = seat + 1
+        if nxt == len(hands):
+            nxt = 0
+        if hands[nxt] and self.pending is None:
+            self.turn = nxt  # the common case, without the general search
+        else:
+            self._next_turn(seat)
+
+    def _why_illegal(self, move: Move) -> str:
+        phase = self.phase
+        if phase == OVER:
+            return "the hand is over"
+        if phase == CLAIM and move.kind is _PLAY:
+            return "a renuncio claim is pending: answer with a 'renuncio ...' move or 'pass' first"
+        if phase == TAKE:
+            return "the dealer must choose which initial table cards to take ('mesa ...')"
+        if move.kind is not _PLAY:
+            return f"no {move.kind.value} is possible now"
+        card = move.card
+        if card not in self.hands[self.turn]:
+            return f"{card} is not in the hand of seat {self.turn}"
+        missing = [c for c in move.take if c not in self.table]
+        if missing:
+            return f"{' '.join(map(str, missing))} not on the table"
+        if move.take:
+            total = card.value + sum(c.value for c in move.take)  # type: ignore[union-attr]
+            if total != 15:
+                return f"the cards add up to {total}, not 15"
+            return "a single-card capture is available, so a multi-card set may not be taken (single_capture_priority)"
+        return f"{card} can capture, so it must capture (forced_capture)"
+
+    def _note_renuncio(self, card: Card) -> None:
+        """Option renuncio: remember the captures a trailed card could have made."""
+        options = captures_for(card, self.table)
+        if self.rules.single_capture_priority:
+            options = _prefer_single(options)
+        self.pending = (card, tuple(options)) if options else None
+
+    def _claim(self, move: Move) -> None:
+        seat = self.turn
+        self.pending = None
+        self.phase = PLAY
+        if move.kind is MoveKind.CLAIM:
+            card = move.card
+            take = move.take
+            table = self.table
+            table.remove(card)  # type: ignore[arg-type]
+            for c in take:
+                table.remove(c)
+            side = self.seating.side_of(seat)
+            self.piles[side].append(card)  # type: ignore[arg-type]
+            self.piles[side].extend(take)
+            self.last_capturer = side
+            self.events.append(Claim(seat, card, take))  # type: ignore[arg-type]
+            if not table:
+                self.escobas[side] += 1
+                self.events.append(Escoba(seat, side, "renuncio"))
+
+    def _take_initial(self, take: tuple[Card, ...]) -> None:
+        self.phase = PLAY
+        self._options = None
+        self._capture_initial(take, escobas=1 if len(take) == len(self.table) else 0)
+        self._after_deal()
+
+    def _capture_initial(self, take: tuple[Card, ...], escobas: int) -> None:
+        dealer = self.dealer
+        side = self.seating.side_of(dealer)
+        for c in take:
+            self.table.remove(c)
+        self.piles[side].extend(take)
+        self.escobas[side] += escobas
+        self.last_capturer = side
+        self.events.append(InitialCapture(dealer, take, escobas))
+        for _ in range(escobas):
+            self.events.append(Escoba(dealer, side, "initial_table"))
+
+    # -- automatic steps --
+
+    def _next_turn(self, seat: int) -> None:
+        hands = self.hands
+        n = len(hands)
+        for step in range(1, n + 1):
+            nxt = (seat + step) % n
+            if hands[nxt]:
+                self.turn = nxt
+                break
+        else:
+            if self.stock_pos < 40:
+                self._deal_round()
+                return
+            self._finish()
+            return
+        if self.pending is not None:
+            self.phase = CLAIM
+
+    def _deal_round(self) -> None:
+        """Deal 3 cards to each seat from the one after the dealer; round 0 also lays the table."""
+        self.round += 1
+        deck = self.deck
+        pos = self.stock_pos
+        hands = self.hands
+        order = self.seating.deal_order[self.dealer]
+        for seat in order:
+            hands[seat] = sorted(deck[pos:pos + 3], key=_order)
+            pos += 3
+        table: tuple[Card, ...] = ()
+        if self.round == 0:
+            table = tuple(sorted(deck[pos:pos + 4], key=_order))
+            pos += 4
+            self.table = list(table)
+        self.stock_pos = pos
+        events = self.events
+        events.append(_new(Deal, (self.number, self.round, self.dealer, table, 40 - pos)))
+        for seat in order:
+            events.append(_new(Cards, (seat, tuple(hands[seat]))))
+        if self.round == 0 and self._initial_table():
+            return  # the dealer must choose which table cards to take first (subset15)
+        self._after_deal()
+
+    def _after_deal(self) -> None:
+        """Escobas en mano, then the first seat after the dealer with cards plays."""
+        n = self.seating.players
+        if self.rules.escoba_en_mano:
+            for step in range(1, n + 1):
+                seat = (self.dealer + step) % n
+                hand = self.hands[seat]
+                if sum(c.value for c in hand) == 15:
+                    side = self.seating.side_of(seat)
+                    self.piles[side].extend(hand)
+                    self.escobas[side] += 1
+                    self.events.append(EscobaEnMano(seat, tuple(hand)))
+                    self.events.append(Escoba(seat, side, "en_mano"))
+                    self.hands[seat] = []
+        for step in range(1, n + 1):
+            seat = (self.dealer + step) % n
+            if self.hands[seat]:
+                self.turn = seat
+                self.phase = CLAIM if self.pending is not None else PLAY
+                return
+        # Every seat sat out this round (escoba en mano).
+        if self.stock_pos < 40:
+            self._deal_round()
+        else:
+            self._finish()
+
+    def _initial_table(self) -> bool:
+        """Apply option initial_table; True when the dealer has a choice to make first."""
+        mode = self.rules.initial_table
+        if mode == "none":
+            return False
+        table = self.table
+        total = sum(c.value for c in table)
+        if mode == "subset15":
+            options = [tuple(table[i] for i in combo)
+                       for combo in sorted(_enumerate_sums(tuple(c.value for c in table), 15).get(15, []))]
+            if len(options) == 1:
+                self._capture_initial(options[0], escobas=int(len(options[0]) == len(table)))
+            elif options:
+                self.phase = TAKE
+                self.turn = self.dealer
+                self._options = options
+                return True
+            return False
+        if total == 15 or (total == 30 and mode == "sum15_or_30"):
+            self._capture_initial(tuple(table), escobas=total // 15)
+        return False
+
+    def _finish(self) -> None:
+        rest = tuple(self.table)
+        side = self.last_capturer
+        if side is not None:
+            self.piles[side].extend(rest)
+            self.table = []
+        # With no capture in the whole hand the cards go to nobody: they stay on the table.
+        self.events.append(Sweep(side, rest))
+        self.pending = None
+        self.phase = OVER
+        self.breakdown = score_hand(self.piles, self.escobas, self.rules)
+
+    def points(self) -> tuple[int, ...]:
+        """Points per side for this hand (the hand must be over)."""
+        if self.breakdown is None:
+            raise IllegalMoveError("score", "the hand is not over")
+        return tuple(b["total"] for b in self.breakdown)
+
+    # -- simulation from a seat's view --
+
+    @classmethod
+    def determinize(cls, view: "SeatView", rng: Rng) -> "HandState":
+        """A full hand consistent with ``view``: the unseen cards dealt at random to the other
+        seats and the stock. For bots that search by sampling the hidden information."""
+        unseen = list(view.unseen)
+        rng.shuffle(unseen)
+        self = cls.__new__(cls)
+        self.rules, self.seating, self.dealer, self.number = view.rules, view.seating, view.dealer, view.hand_number
+        hands: list[list[Card]] = []
+        pos = 0
+        for seat, size in enumerate(view.hand_sizes):
+            if seat == view.seat:
+                hands.append(list(view.hand))
+            else:
+                hands.append(_sorted(unseen[pos:pos + size]))
+                pos += size
+        stock = unseen[pos:]
+        if len(stock) != view.stock_count:
+            raise ValueError("view is inconsistent: unseen cards do not match hand sizes and stock")
+        in_stock = set(stock)
+        known = [c for c in DECK if c not in in_stock]
+        self.deck = tuple(known + stock)
+        self.stock_pos = 40 - len(stock)
+        self.hands = hands
+        self.table = list(view.table)
+        self.piles = [list(p) for p in view.piles]
+        self.escobas = list(view.escobas)
+        self.last_capturer = view.last_capturer
+        self.turn = view.turn
+        self.phase = view.phase
+        self.pending = view.pending
+        self.round = view.round
+        self.events = []
+        self.breakdown = None
+        self._legal = None
+        self._options = list(view.options) if view.options else None
+        return self
+
+
+# --- a seat's view ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SeatView:
+    """Exactly what one seat may know: its own hand and everything public. Never another
+    seat's hand or the order of the stock."""
+
+    seat: int
+    side: int
+    rules: Rules
+    seating: Seating
+    hand_number: int
+    round: int
+    dealer: int
+    turn: int | None
+    phase: str
+    hand: tuple[Card, ...]
+    table: tuple[Card, ...]
+    stock_count: int
+    hand_sizes: tuple[int, ...]
+    piles: tuple[tuple[Card, ...], ...]
+    escobas: tuple[int, ...]
+    last_capturer: int | None
+    pending: tuple[Card, tuple[tuple[Card, ...], ...]] | None
+    options: tuple[tuple[Card, ...], ...]
+    scores: tuple[int, ...]
+    events: tuple[Event, ...]
+
+    @property
+    def unseen(self) -> tuple[Card, ...]:
+        """Cards this seat has not seen: the other hands and the stock, in deck order."""
+        seen = set(self.hand) | set(self.table)
+        for pile in self.piles:
+            seen.update(pile)
+        return tuple(c for c in DECK if c not in seen)
+
+    def to_dict(self, include_events: bool = False) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "seat": self.seat, "side": self.side, "hand_number": self.hand_number, "round": self.round,
+            "dealer": self.dealer, "turn": self.turn, "phase": self.phase,
+            "hand": [str(c) for c in self.hand], "table": [str(c) for c in self.table],
+            "stock": self.stock_count, "hand_sizes": list(self.hand_sizes),
+            "piles": [[str(c) for c in p] for p in self.piles], "escobas": list(self.escobas),
+            "last_capturer": self.last_capturer,
+            "pending_renuncio": None if self.pending is None else str(self.pending[0]),
+            "scores": list(self.scores),
+        }
+        if include_events:
+            data["events"] = [e.to_dict() for e in self.events]
+        return data
+
+
+def hand_view(hand: HandState, seat: int, scores: Sequence[int], events: Sequence[Event]) -> SeatView:
+    return SeatView(
+        seat=seat, side=hand.seating.side_of(seat), rules=hand.rules, seating=hand.seating,
+        hand_number=hand.number, round=hand.round, dealer=hand.dealer, turn=hand.current_seat,
+        phase=hand.phase, hand=tuple(hand.hands[seat]), table=tuple(hand.table),
+        stock_count=hand.stock_count, hand_sizes=tuple(len(h) for h in hand.hands),
+        piles=tuple(tuple(p) for p in hand.piles), escobas=tuple(hand.escobas),
+        last_capturer=hand.last_capturer, pending=hand.pending,
+        options=tuple(hand._options or ()), scores=tuple(scores),
+        events=tuple(e for e in events if e.audience is None or e.audience == seat),
+    )
+
+
+# --- a match ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    winner: int | None  # a side, or None for a draw
+    scores: tuple[int, ...]
+    reason: str  # "target" or "max_hands"
+    hands: int
+
+
+class MatchState:
+    """Hands until, at the end of one, a side has reached the target with the highest total."""
+
+    __slots__ = ("rules", "seating", "seed", "scores", "hand", "events", "result", "first_dealer")
+
+    def __init__(self, rules: Rules, seating: Seating, seed: int) -> None:
+        self.rules = rules
+        self.seating = seating
+        self.seed = int(seed)
+        self.scores = [0] * seating.sides
+        self.events: list[Event] = []
+        self.result: MatchResult | None = None
+        self.first_dealer = derive_seed(self.seed, "dealer") % seating.players
+        self.hand = self._new_hand(0)
+
+    @classmethod
+    def new(cls, rules: Rules, seating: Seating, seed: int) -> "MatchState":
+        return cls(rules, seating, seed)
+
+    def _new_hand(self, number: int) -> HandState:
+        dealer = (self.first_dealer + number) % self.seating.players
+        return HandState.shuffled(self.rules, self.seating, dealer, derive_seed(self.seed, "hand", number),
+                                  number, self.events)
+
+    @property
+    def hand_number(self) -> int:
+        return self.hand.number
+
+    @property
+    def is_over(self) -> bool:
+        return self.result is not None
+
+    @property
+    def current_seat(self) -> int | None:
+        return None if self.result is not None else self.hand.current_seat
+
+    def legal_moves(self) -> list[Move]:
+        return [] if self.result is not None else self.hand.legal_moves()
+
+    def apply(self, move: Move | str) -> None:
+        if self.result is not None:
+            raise IllegalMoveError(str(move), "the match is over")
+        hand = self.hand
+        hand.apply(move)
+        if hand.phase == OVER:
+            self._end_hand()
+
+    def _end_hand(self) -> None:
+        hand = self.hand
+        points = hand.points()
+        for side, p in enumerate(points):
+            self.scores[side] += p
+        totals = tuple(self.scores)
+        self.events.append(HandScore(hand.number, hand.breakdown, points, totals))  # type: ignore[arg-type]
+        played = hand.number + 1
+        best = max(totals)
+        leaders = [s for s, t in enumerate(totals) if t == best]
+        if best >= self.rules.target and len(leaders) == 1:
+            self._finish(MatchResult(leaders[0], totals, "target", played))
+        elif played >= self.rules.max_hands:
+            self._finish(MatchResult(None, totals, "max_hands", played))
+        else:
+            self.hand = self._new_hand(played)
+
+    def _finish(self, result: MatchResult) -> None:
+        self.result = result
+        self.events.append(MatchEnd(result.winner, result.scores, result.reason, result.hands))
+
+    def view(self, seat: int) -> SeatView:
+        return hand_view(self.hand, seat, self.scores, self.events)
+
+    def copy(self) -> "MatchState":
+        other = MatchState.__new__(MatchState)
+        other.rules, other.seating, other.seed = self.rules, self.seating, self.seed
+        other.scores = self.scores[:]
+        other.result = self.result
+        other.first_dealer = self.first_dealer
+        other.hand = self.hand.copy()
+        other.events = other.hand.events  # the hand appends to the match's log
+        return other
