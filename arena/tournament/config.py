@@ -226,11 +226,23 @@ class _Doc:
         except ConstructorError as exc:
             raise self.error(node, key, f"unreadable value ({exc.problem})") from None
 
-    def mapping(self, node: Node, key: str | None, allowed: tuple[str, ...]) -> dict[str, tuple[Node, Node]]:
+    def mapping(self, node: Node, key: str | None, allowed: tuple[str, ...] | None) -> dict[str, tuple[Node, Node]]:
+        """The mapping's entries by key; ``allowed=None`` lets the caller judge the keys."""
         if not isinstance(node, MappingNode):
-            raise self.error(node, key, f"expected a mapping of {', '.join(allowed)}, got {_describe(node)}")
+            what = ", ".join(allowed) if allowed else "keys to values"
+            raise self.error(node, key, f"expected a mapping of {what}, got {_describe(node)}")
+        own: set[str] = set()
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            name = self.value(key_node, key or "")
+            if name in own:
+                raise self.error(key_node, _join(key, str(name)), "given twice")
+            own.add(name)
         try:
-            self._constructor.flatten_mapping(node)  # YAML merge keys (<<: *defaults)
+            # YAML merge keys (<<: *defaults): merged entries come first, so the
+            # mapping's own keys, read later, override them as YAML says.
+            self._constructor.flatten_mapping(node)
         except ConstructorError as exc:
             raise self.error(node, key, f"bad merge ({exc.problem})") from None
         out: dict[str, tuple[Node, Node]] = {}
@@ -238,11 +250,9 @@ class _Doc:
             name = self.value(key_node, key or "")
             path = _join(key, str(name))
             if not isinstance(name, str):
-                raise self.error(key_node, path, f"keys must be text; allowed: {', '.join(allowed)}")
-            if name not in allowed:
+                raise self.error(key_node, path, f"keys must be text; allowed: {', '.join(allowed or ())}")
+            if allowed is not None and name not in allowed:
                 raise self.error(key_node, path, f"unknown key (allowed: {', '.join(allowed)})")
-            if name in out:
-                raise self.error(key_node, path, "given twice")
             out[name] = (key_node, value_node)
         return out
 
@@ -429,11 +439,8 @@ def _parse_rules(doc: _Doc, item: tuple[Node, Node] | None) -> Rules:
         return Rules()
     if not isinstance(node, MappingNode):
         raise doc.error(node, "rules", f"expected a mapping of rule options, got {_describe(node)}")
-    doc._constructor.flatten_mapping(node)
-    nodes: dict[str, tuple[Node, Node]] = {}
-    for key_node, value_node in node.value:
-        nodes[str(doc.value(key_node, "rules"))] = (key_node, value_node)
-    data = doc.value(node, "rules")
+    nodes = doc.mapping(node, "rules", None)
+    data = {name: doc.value(value_node, f"rules.{name}") for name, (_, value_node) in nodes.items()}
     try:
         return Rules.from_dict(data)
     except OptionError as exc:

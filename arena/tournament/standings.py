@@ -38,7 +38,7 @@ class BotStanding:
     points_against: int  # the other sides' points, summed
     hands: int
     escobas: int
-    failures: tuple[tuple[str, int], ...]  # reason -> count, sorted by reason
+    failures: tuple[tuple[str, int], ...]  # reason -> count (substituted failures too), sorted by reason
     status: str = "rated"
     note: str = ""
 
@@ -185,9 +185,8 @@ def compute_standings(
                 t.points_against += total - row.scores[side]
                 t.hands += row.hands
                 t.escobas += row.escobas[side]
-        for seat, name in enumerate(row.seats):
-            if row.terminations[seat] != OK:
-                tallies[name].failures[row.terminations[seat]] += 1
+        for seat, reason in row.failures:
+            tallies[row.seats[seat]].failures[reason] += 1
         # Crosstable: from each pairwise result, both directions.
         k = 0
         for i in range(seating.sides):

@@ -40,6 +40,7 @@ CREATE TABLE IF NOT EXISTS matches (
     terminations TEXT NOT NULL,
     escobas TEXT NOT NULL,
     hands INTEGER NOT NULL,
+    failures TEXT NOT NULL,
     duration REAL NOT NULL,
     record TEXT NOT NULL
 );
@@ -85,6 +86,7 @@ class MatchRow:
     terminations: tuple[str, ...]  # per seat: "ok" or the bot's failure reason
     escobas: tuple[int, ...]  # per side
     hands: int
+    failures: tuple[tuple[int, str], ...] = ()  # (seat, reason) for every bot failure, substituted or not
     duration: float = 0.0  # seconds; informative only, never compared
 
     def outcome(self) -> tuple[Any, ...]:
@@ -100,6 +102,7 @@ class MatchRow:
             self.terminations,
             self.escobas,
             self.hands,
+            self.failures,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -118,6 +121,7 @@ class MatchRow:
             "terminations": list(self.terminations),
             "escobas": list(self.escobas),
             "hands": self.hands,
+            "failures": [list(f) for f in self.failures],
             "duration": self.duration,
         }
 
@@ -229,7 +233,7 @@ class ResultStore:
     def results(self) -> list[MatchRow]:
         cursor = self._conn.execute(
             "SELECT id, idx, pairing, deal, rotation, seed, sides, seats, winner, scores, reason,"
-            " terminations, escobas, hands, duration FROM matches ORDER BY idx"
+            " terminations, escobas, hands, failures, duration FROM matches ORDER BY idx"
         )
         return [_row(r) for r in cursor]
 
@@ -247,8 +251,8 @@ class ResultStore:
             with self._conn:
                 self._conn.execute(
                     "INSERT INTO matches(id, idx, pairing, deal, rotation, seed, sides, seats, winner,"
-                    " scores, reason, terminations, escobas, hands, duration, record)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " scores, reason, terminations, escobas, hands, failures, duration, record)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         row.id,
                         row.index,
@@ -264,6 +268,7 @@ class ResultStore:
                         json.dumps(list(row.terminations)),
                         json.dumps(list(row.escobas)),
                         row.hands,
+                        json.dumps([list(f) for f in row.failures]),
                         row.duration,
                         json.dumps(record, separators=(",", ":")),
                     ),
@@ -299,5 +304,6 @@ def _row(r: tuple[Any, ...]) -> MatchRow:
         terminations=tuple(json.loads(r[11])),
         escobas=tuple(json.loads(r[12])),
         hands=r[13],
-        duration=r[14],
+        failures=tuple((int(seat), str(reason)) for seat, reason in json.loads(r[14])),
+        duration=r[15],
     )

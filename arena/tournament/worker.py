@@ -1,0 +1,131 @@
+"""What a worker process does: keep bot processes alive, play one match spec, return its record.
+
+Everything here is plain data or module-level functions, so it pickles by reference into
+spawned worker processes (and into a remote executor later).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.botproc import BotProcess, BotSpec, Limits
+from arena.referee import FailurePolicy, play_match
+from arena.rules import Rules, Seating
+from arena.tournament.config import TournamentConfig
+from arena.tournament.executors import WorkerPlan
+from arena.tournament.schedule import MatchSpec
+from arena.tournament.store import MatchRow
+
+
+@dataclass(frozen=True)
+class Job:
+    """Everything a worker needs to play any match of the tournament."""
+
+    rules: dict[str, Any]
+    seating: dict[str, Any]
+    bots: tuple[tuple[str, BotSpec], ...]
+    policy: dict[str, Any]
+    logs_dir: str | None
+
+    def bot(self, name: str) -> BotSpec:
+        for bot_name, spec in self.bots:
+            if bot_name == name:
+                return spec
+        raise KeyError(name)
+
+
+def bot_spec(bot: Any, python: str) -> BotSpec:
+    """The harness's BotSpec for a configured bot ($PYTHON expanded, cwd resolved)."""
+    limits = {k: v for k, v in (("startup_ms", bot.startup_ms), ("move_ms", bot.move_ms), ("bank_ms", bot.bank_ms)) if v is not None}
+    return BotSpec(name=bot.name, cmd=bot.resolved_cmd(python), cwd=bot.resolved_cwd, env=bot.env, limits=Limits(**limits))
+
+
+def make_job(config: TournamentConfig, *, python: str, logs_dir: str | None) -> Job:
+    return Job(
+        rules=config.rules.to_dict(),
+        seating=config.seating.to_dict(),
+        bots=tuple((bot.name, bot_spec(bot, python)) for bot in config.bots),
+        policy=config.failures.to_dict(),
+        logs_dir=logs_dir,
+    )
+
+
+def worker_plan(config: TournamentConfig, *, python: str, logs_dir: str | None) -> WorkerPlan:
+    return WorkerPlan(make_job(config, python=python, logs_dir=logs_dir), open_state, play, close_state)
+
+
+@dataclass
+class WorkerState:
+    """A worker's live bot processes: one per (bot, copy), copies for teams of clones."""
+
+    worker_id: str
+    procs: dict[tuple[str, int], BotProcess] = field(default_factory=dict)
+
+
+def open_state(job: Job, worker_id: str) -> WorkerState:
+    if job.logs_dir is not None:
+        os.makedirs(job.logs_dir, exist_ok=True)
+    return WorkerState(worker_id)
+
+
+def close_state(state: WorkerState) -> None:
+    for proc in state.procs.values():
+        proc.close()
+    state.procs.clear()
+
+
+def play(job: Job, spec: MatchSpec, state: WorkerState) -> dict[str, Any]:
+    """One match. Bots stay up for the next one; the referee restarts any that died."""
+    bots = []
+    copies: dict[str, int] = {}
+    for name in spec.seats:
+        copy = copies.get(name, 0)
+        copies[name] = copy + 1
+        proc = state.procs.get((name, copy))
+        if proc is None:
+            proc = BotProcess(job.bot(name), stderr_dir=job.logs_dir)
+            state.procs[name, copy] = proc
+        bots.append(proc)
+    record = play_match(
+        bots,
+        Rules.from_dict(job.rules),
+        Seating.from_dict(job.seating),
+        spec.seed,
+        FailurePolicy(**job.policy),
+    )
+    return record.to_dict()
+
+
+def row_from_record(spec: MatchSpec, record: dict[str, Any], duration: float) -> MatchRow:
+    """The match row derived from its record (the record itself is stored beside it)."""
+    result = record["result"]
+    seating = Seating.from_dict(record["seating"])
+    escobas = [0] * seating.sides
+    for event in record["events"]:
+        if event.get("type") == "escoba":
+            escobas[int(event["side"])] += 1
+    terminations = ["ok"] * seating.players
+    for outcome in record["outcomes"]:
+        terminations[int(outcome["seat"])] = outcome["termination"]
+    # Every failure, the substituted ones too (they did not end the match but count).
+    failures = tuple((int(f["seat"]), str(f["termination"])) for f in record.get("failures", ()))
+    return MatchRow(
+        id=spec.id,
+        index=spec.index,
+        pairing=spec.pairing,
+        deal=spec.deal,
+        rotation=spec.rotation,
+        seed=spec.seed,
+        sides=spec.sides,
+        seats=spec.seats,
+        winner=result["winner"],
+        scores=tuple(int(s) for s in result["scores"]),
+        reason=str(result["reason"]),
+        terminations=tuple(terminations),
+        escobas=tuple(escobas),
+        hands=int(result["hands"]),
+        failures=failures,
+        duration=float(duration),
+    )

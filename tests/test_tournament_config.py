@@ -1,0 +1,154 @@
+"""Tournament files: validation with file:line:key errors, defaults, and the resume fingerprint."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from arena.cli import _register_all, app
+from arena.rules import Rules
+from arena.tournament.config import ConfigError, diff_game_dicts, load_config, parse_config
+
+BAD = Path(__file__).parent / "data" / "bad_tournaments"
+BAD_FILES = sorted(BAD.glob("*.yaml"))
+
+_register_all()
+runner = CliRunner()
+
+GOOD = """\
+name: t
+seed: 5
+bots:
+  - {name: a, cmd: "python3 a.py"}
+  - {name: b, cmd: [python3, b.py]}
+  - {name: c, cmd: "$PYTHON c.py", cwd: sub, env: {LEVEL: 3}, move_ms: 500}
+"""
+
+
+def _expected(path: Path) -> str:
+    first = path.read_text(encoding="utf-8").splitlines()[0]
+    assert first.startswith("# expect: "), f"{path.name} lacks its '# expect:' line"
+    return first.removeprefix("# expect: ")
+
+
+def test_the_corpus_is_big_enough():
+    assert len(BAD_FILES) >= 20
+
+
+@pytest.mark.parametrize("path", BAD_FILES, ids=[p.stem for p in BAD_FILES])
+def test_each_malformed_file_gets_one_line_naming_the_problem_and_exit_2(path: Path):
+    result = runner.invoke(app, ["validate", str(path)])
+    assert result.exit_code == 2, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "Traceback" not in result.output
+    assert lines[0].startswith(f"error: {path}:"), lines[0]
+    assert _expected(path) in lines[0]
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize("path", BAD_FILES[:5], ids=[p.stem for p in BAD_FILES[:5]])
+def test_run_and_dry_run_refuse_the_same_files(path: Path):
+    for args in (["run", str(path), "--dry-run"], ["run", str(path)]):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 2
+        assert _expected(path) in result.stderr
+
+
+def test_error_carries_file_line_and_key():
+    with pytest.raises(ConfigError) as info:
+        parse_config("name: t\nseed: 1\nbots:\n  - {name: a, cmd: x}\n  - {name: b, cmd: 7}\n", file="f.yaml")
+    err = info.value
+    assert (err.file, err.line, err.key) == ("f.yaml", 5, "bots[1].cmd")
+    assert str(err).startswith("f.yaml:5: key 'bots[1].cmd': expected")
+
+
+def test_missing_file_is_a_config_error(tmp_path: Path):
+    with pytest.raises(ConfigError, match="no such file"):
+        load_config(tmp_path / "nope.yaml")
+    result = runner.invoke(app, ["validate", str(tmp_path / "nope.yaml")])
+    assert result.exit_code == 2 and "no such file" in result.stderr
+
+
+def test_defaults_and_resolution(tmp_path: Path):
+    (tmp_path / "sub").mkdir()
+    path = tmp_path / "t.yaml"
+    path.write_text(GOOD)
+    config = load_config(path, cpu_count=3, cwd=str(tmp_path / "here"))
+    assert config.rules == Rules()
+    assert (config.mode, config.players, config.team_size, config.sides) == ("single", 2, 1, 2)
+    assert config.format == "round_robin" and config.duplicate is True
+    assert config.matches_per_pairing == 2  # one deal, played from both seats
+    assert config.failures.policy == "loss"
+    assert config.concurrency == 3
+    assert config.output == str(tmp_path / "here" / "results" / "t")
+    a, b, c = config.bots
+    assert a.cmd == "python3 a.py" and b.cmd == ("python3", "b.py")
+    assert a.resolved_cwd == str(tmp_path)
+    assert c.resolved_cwd == str(tmp_path / "sub")
+    assert c.env == (("LEVEL", "3"),)
+    assert c.move_ms == 500 and c.startup_ms is None
+    assert c.resolved_cmd("/opt/py thon") == "'/opt/py thon' c.py"
+    assert b.resolved_cmd("/x") == ("python3", "b.py")
+
+
+def test_rules_and_yaml_merge_keys():
+    text = """\
+name: t
+seed: 1
+rules: {target: 15, sevens: primera}
+defaults: &d {cmd: x, move_ms: 100}
+bots:
+  - {<<: *d, name: a}
+  - {<<: *d, name: b}
+"""
+    # 'defaults' is not a key of the format: anchors must live in an allowed place.
+    with pytest.raises(ConfigError, match="key 'defaults': unknown key"):
+        parse_config(text)
+    text = text.replace("defaults: &d {cmd: x, move_ms: 100}\n", "").replace(
+        "  - {<<: *d, name: a}", "  - &d {name: a, cmd: x, move_ms: 100}"
+    )
+    config = parse_config(text)
+    assert config.rules.target == 15 and config.rules.sevens == "primera"
+    assert [b.move_ms for b in config.bots] == [100, 100]
+
+
+def test_pairs_modes():
+    four = "\n".join(f"  - {{name: {n}, cmd: x}}" for n in "abcd")
+    base = f"name: t\nseed: 1\nmode: pairs\nbots:\n{four}\n"
+    clones = parse_config(base)
+    assert (clones.players, clones.team_size, clones.team_mode) == (4, 2, "clones")
+    rotating = parse_config(base + "teams: rotating\n")
+    assert rotating.team_mode == "rotating"
+    fixed = parse_config(base + "teams:\n  - {name: red, members: [a, b]}\n  - {name: blue, members: [c, d]}\n")
+    assert fixed.team_mode == "fixed" and [t.members for t in fixed.teams] == [("a", "b"), ("c", "d")]
+    six = parse_config(base + "players: 6\nteam_size: 3\n")
+    assert (six.players, six.team_size, six.sides) == (6, 3, 2)
+
+
+def test_fingerprint_covers_the_games_not_the_machinery():
+    config = parse_config(GOOD.replace(", cwd: sub", ""), cpu_count=1)
+    same = parse_config(GOOD.replace(", cwd: sub", "") + "concurrency: 7\noutput: elsewhere\n", cpu_count=1)
+    assert same.fingerprint == config.fingerprint
+    for change in ("seed: 5", "rules: {target: 15}\nseed: 5", "seed: 5\nduplicate: false"):
+        other = parse_config(GOOD.replace(", cwd: sub", "").replace("seed: 5", change))
+        assert other.fingerprint != config.fingerprint or change == "seed: 5"
+    moved = parse_config(GOOD.replace(", cwd: sub", "").replace("b.py", "b2.py"))
+    assert moved.fingerprint != config.fingerprint
+    assert diff_game_dicts(config.game_dict(), moved.game_dict()) == ["bots"]
+    retarget = parse_config(GOOD.replace(", cwd: sub", "") + "rules: {target: 30}\n")
+    assert diff_game_dicts(config.game_dict(), retarget.game_dict()) == ["rules.target"]
+
+
+def test_the_example_tournaments_are_valid():
+    root = Path(__file__).parent.parent / "tournaments"
+    files = sorted(root.glob("*.yaml"))
+    assert files, "tournaments/ holds the example files"
+    for path in files:
+        result = runner.invoke(app, ["validate", "--quiet", str(path)])
+        assert result.exit_code == 0, (path, result.output)
+    assert os.path.isfile(root / "demo.yaml")
