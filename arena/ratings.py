@@ -406,6 +406,8 @@ def _newton(pairings: Sequence[_Pairing], bots: Sequence[str], precision: float)
     for _ in range(_MAX_NEWTON_STEPS):
         p = 1.0 / (1.0 + np.exp(-(x @ r)))
         grad = x.T @ (points - games * p) - precision * r
+        if np.max(np.abs(grad), initial=0.0) < 1e-12 * max(1.0, float(games.sum())):
+            break
         info = x.T @ ((games * p * (1.0 - p))[:, None] * x) + precision * np.eye(n)
         # Minimum-norm step: starting from 0 the iterates stay orthogonal to the directions
         # the data do not determine, so those (the common level, inseparable team-mates)
@@ -433,8 +435,8 @@ def _newton(pairings: Sequence[_Pairing], bots: Sequence[str], precision: float)
     return _Fit(r, cov, null @ null.T)
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}es" if word.endswith("ch") else f"{n} {word}s"
+def _all_matches(n: int) -> str:
+    return "its only match" if n == 1 else f"all {n} matches"
 
 
 # --------------------------------------------------------------------------- the fit
@@ -456,7 +458,6 @@ class _Row:
     ci95: float | None = None
     note: str = ""
     level: float = 0.0  # position along the separation direction, for ordering
-    group_key: int = 0
 
 
 def fit_ratings(
@@ -561,14 +562,14 @@ def _singleton_row(name: str, rec: _Record, level: float) -> _Row:
         return _Row(
             name,
             Status.UNBOUNDED_ABOVE,
-            note=f"won all {_plural(rec.matches, 'match')}: rating unbounded above; {hint}",
+            note=f"won {_all_matches(rec.matches)}: rating unbounded above; {hint}",
             level=level,
         )
     if rec.losses == rec.matches:
         return _Row(
             name,
             Status.UNBOUNDED_BELOW,
-            note=f"lost all {_plural(rec.matches, 'match')}: rating unbounded below; {hint}",
+            note=f"lost {_all_matches(rec.matches)}: rating unbounded below; {hint}",
             level=level,
         )
     return _Row(
