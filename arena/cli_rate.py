@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 
+from arena.errors import ArenaError
 from arena.ratings import (
     ConvergenceError,
     PairResult,
@@ -25,7 +26,7 @@ CSV_HEADER = ("side_a", "side_b", "score_a")
 _SCORES = {"1": 1.0, "1.0": 1.0, "0.5": 0.5, ".5": 0.5, "0": 0.0, "0.0": 0.0}
 
 
-class ResultsCsvError(ValueError):
+class ResultsCsvError(ArenaError, ValueError):
     """A results CSV does not follow the expected format."""
 
     def __init__(self, source: str, line: int, message: str) -> None:

@@ -35,6 +35,8 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import linprog
 
+from arena.errors import ArenaError
+
 ELO_PER_NAT = 400.0 / math.log(10.0)
 """Elo points per natural-log unit of strength (about 173.7)."""
 
@@ -53,7 +55,7 @@ _SEPARATION_TOL = 1e-7
 # --------------------------------------------------------------------------- errors
 
 
-class RatingError(ValueError):
+class RatingError(ArenaError, ValueError):
     """Bad input to the rating fit."""
 
 
