@@ -146,32 +146,37 @@ class ResultStore:
         conn = _connect(store_path(folder))
         store = cls(conn, folder)
         try:
-            with conn:
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        conn.execute(statement)
-                meta = store.meta()
-                if not meta:
-                    conn.executemany(
-                        "INSERT INTO meta(key, value) VALUES (?, ?)",
-                        [
-                            ("schema_version", json.dumps(SCHEMA_VERSION)),
-                            ("fingerprint", json.dumps(fingerprint)),
-                            ("game", json.dumps(dict(game_dict), sort_keys=True)),
-                            ("config", json.dumps(dict(config), sort_keys=True)),
-                        ],
-                    )
-                    return store
-            store._check_schema(meta)
-            if meta.get("fingerprint") != fingerprint:
-                from arena.tournament.config import diff_game_dicts
-
-                changed = diff_game_dicts(meta.get("game") or {}, game_dict)
-                raise ResumeMismatchError(folder, changed)
-            return store
+            return store._init_or_check(fingerprint, game_dict, config)
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise StoreError(f"{store_path(folder)}: unreadable results store ({exc})") from None
         except BaseException:
             conn.close()
             raise
+
+    def _init_or_check(self, fingerprint: str, game_dict: Mapping[str, Any], config: Mapping[str, Any]) -> ResultStore:
+        with self._conn:
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    self._conn.execute(statement)
+            meta = self.meta()
+            if not meta:
+                self._conn.executemany(
+                    "INSERT INTO meta(key, value) VALUES (?, ?)",
+                    [
+                        ("schema_version", json.dumps(SCHEMA_VERSION)),
+                        ("fingerprint", json.dumps(fingerprint)),
+                        ("game", json.dumps(dict(game_dict), sort_keys=True)),
+                        ("config", json.dumps(dict(config), sort_keys=True)),
+                    ],
+                )
+                return self
+        self._check_schema(meta)
+        if meta.get("fingerprint") != fingerprint:
+            from arena.tournament.config import diff_game_dicts
+
+            raise ResumeMismatchError(self.folder, diff_game_dicts(meta.get("game") or {}, game_dict))
+        return self
 
     @classmethod
     def open_existing(cls, folder: str) -> ResultStore:
@@ -278,6 +283,13 @@ class ResultStore:
 
 
 def _connect(path: str, readonly: bool = False) -> sqlite3.Connection:
+    try:
+        return _connect_raw(path, readonly)
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"{path}: unreadable results store ({exc})") from None
+
+
+def _connect_raw(path: str, readonly: bool) -> sqlite3.Connection:
     if readonly:
         # Read-only but still able to see a live run's WAL.
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30.0)

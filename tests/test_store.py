@@ -1,0 +1,140 @@
+"""The results store: one durable row per match, nothing twice, resume refused for a changed file."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from arena.tournament.config import parse_config
+from arena.tournament.schedule import build_schedule
+from arena.tournament.standings import compute_standings, format_crosstable, format_standings
+from arena.tournament.store import (
+    SCHEMA_VERSION,
+    DuplicateMatchError,
+    MatchRow,
+    ResultStore,
+    ResumeMismatchError,
+    StoreError,
+)
+
+TEXT = "name: t\nseed: 3\nbots:\n  - {name: a, cmd: x}\n  - {name: b, cmd: x}\n  - {name: c, cmd: x}\n"
+
+
+def row_for(spec, winner, failures=()):
+    scores = (21, 9) if winner == 0 else (9, 21) if winner == 1 else (15, 15)
+    return MatchRow(
+        id=spec.id, index=spec.index, pairing=spec.pairing, deal=spec.deal, rotation=spec.rotation,
+        seed=spec.seed, sides=spec.sides, seats=spec.seats, winner=winner, scores=scores,
+        reason="target" if winner is not None else "max_hands", terminations=("ok", "ok"),
+        escobas=(2, 1), hands=4, failures=failures, duration=0.25,
+    )
+
+
+def open_store(folder: Path, text: str = TEXT) -> ResultStore:
+    c = parse_config(text)
+    return ResultStore.open_for_run(str(folder), c.fingerprint, c.game_dict(), c.to_dict())
+
+
+def test_rows_round_trip_and_are_written_once(tmp_path: Path):
+    c = parse_config(TEXT)
+    spec = build_schedule(c)[0]
+    row = row_for(spec, 0, failures=((1, "timeout"),))
+    with open_store(tmp_path) as store:
+        assert store.completed_ids() == set()
+        store.add(row, {"moves": ["7o"], "seed": spec.seed})
+        with pytest.raises(DuplicateMatchError):
+            store.add(row, {"moves": []})
+        assert store.count() == 1
+    with ResultStore.open_existing(str(tmp_path)) as store:
+        assert store.results() == [row]
+        assert store.record(spec.id) == {"moves": ["7o"], "seed": spec.seed}
+        meta = store.meta()
+        assert meta["schema_version"] == SCHEMA_VERSION
+        assert meta["fingerprint"] == c.fingerprint
+        assert meta["game"] == c.game_dict()
+        with pytest.raises(StoreError, match="no match"):
+            store.record("nope")
+
+
+def test_the_database_is_wal_and_the_id_is_a_primary_key(tmp_path: Path):
+    with open_store(tmp_path):
+        pass
+    conn = sqlite3.connect(tmp_path / "results.sqlite")
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    info = conn.execute("PRAGMA table_info(matches)").fetchall()
+    assert [r[1] for r in info if r[5]] == ["id"]
+    conn.close()
+
+
+def test_reopening_the_same_tournament_resumes(tmp_path: Path):
+    c = parse_config(TEXT)
+    specs = build_schedule(c)
+    with open_store(tmp_path) as store:
+        store.add(row_for(specs[0], 1), {})
+    # Concurrency and output do not change the games: same store.
+    with open_store(tmp_path, TEXT + "concurrency: 5\n") as store:
+        assert store.completed_ids() == {specs[0].id}
+
+
+def test_a_changed_tournament_is_refused_with_what_changed(tmp_path: Path):
+    with open_store(tmp_path):
+        pass
+    with pytest.raises(ResumeMismatchError) as info:
+        open_store(tmp_path, TEXT.replace("seed: 3", "seed: 4") + "rules: {target: 15}\n")
+    assert info.value.changed == ["rules.target", "seed"]
+    assert "changed: rules.target, seed" in str(info.value)
+    assert "--output" in str(info.value)
+
+
+def test_open_existing_refuses_what_is_not_a_store(tmp_path: Path):
+    with pytest.raises(StoreError, match="no results here"):
+        ResultStore.open_existing(str(tmp_path))
+    (tmp_path / "results.sqlite").write_bytes(b"this is not sqlite at all, not even close" * 10)
+    with pytest.raises(StoreError):
+        ResultStore.open_existing(str(tmp_path))
+
+
+def test_standings_are_derived_from_the_rows(tmp_path: Path):
+    c = parse_config(TEXT.replace("seed: 3", "seed: 3\nmatches_per_pairing: 4"))
+    specs = build_schedule(c)
+    # a beats everyone in seat 0 and draws from seat 1; b beats c always.
+    rows = []
+    for spec in specs:
+        if "a" in spec.seats:
+            winner = spec.seats.index("a") if spec.rotation == 0 else None
+        else:
+            winner = spec.seats.index("b")
+        rows.append(row_for(spec, winner, failures=((0, "timeout"),) if spec.seats[0] == "c" else ()))
+    standings = compute_standings(rows, c.seating, ["a", "b", "c"])
+    names = [s.name for s in standings.bots]
+    assert names == ["a", "b", "c"]
+    a, b, cc = standings.bots
+    assert (a.matches, a.wins, a.draws, a.losses) == (8, 4, 4, 0)
+    assert (b.wins, b.draws, b.losses) == (4, 2, 2)
+    assert cc.failures == (("timeout", 4),)
+    assert a.points_per_hand == pytest.approx(a.points_for / a.hands)
+    assert a.escobas_per_hand is not None
+    assert standings.crosstable.cell("a", "b") == (3.0, 4)
+    assert standings.crosstable.cell("b", "a") == (1.0, 4)
+    text = format_standings(standings, "plain")
+    assert "a" in text and "4-4-0" in text
+    assert format_crosstable(standings, "csv").splitlines()[0] == ",a,b,c,score"
+    import json
+
+    data = json.loads(format_standings(standings, "json"))
+    assert {"name", "elo", "ci95", "matches", "wins", "losses"} <= set(data[0])
+
+
+def test_multi_side_matches_become_pairwise_results():
+    from arena.rules import Seating
+    from arena.tournament.standings import pair_results
+
+    row = MatchRow(id="0.0", index=0, pairing=0, deal=0, rotation=0, seed=1, sides=("a", "b", "c"),
+                   seats=("a", "b", "c"), winner=2, scores=(30, 10, 21), reason="forfeit",
+                   terminations=("timeout", "ok", "ok"), escobas=(0, 0, 0), hands=3)
+    pairs = pair_results(row, Seating.alone(3))
+    # c won; a forfeited, so it loses to b despite its points.
+    assert [(p.side_a, p.side_b, p.score_a) for p in pairs] == [
+        (("a",), ("b",), 0.0), (("a",), ("c",), 0.0), (("b",), ("c",), 0.0)]
