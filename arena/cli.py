@@ -19,11 +19,24 @@ app = typer.Typer(
 _COMMAND_MODULES: tuple[str, ...] = ("cli_rate", "cli_tournament")
 
 
+_registered = False
+
+
+@app.callback()
+def _root() -> None:
+    """Escoba Arena: referee Escoba bots written in any language, run tournaments, rate and replay them."""
+
+
 def _register_all() -> None:
+    """Add every command module's commands to ``app``; safe to call more than once."""
+    global _registered
+    if _registered:
+        return
     import importlib
 
     for name in _COMMAND_MODULES:
         importlib.import_module(f"arena.{name}").register(app)
+    _registered = True
 
 
 def main() -> None:
