@@ -1,0 +1,220 @@
+"""BotProcess: the subprocess side of the harness, driven line by line with scripted bots."""
+
+import json
+import sys
+import time
+
+import pytest
+
+from arena.botproc import BotProcess, BotSpec, BotSpecError, ConversationLog, Limits, split_command
+from arena.protocol import BotFailure, Termination, event_line
+from zoo.helpers import FAST, fake_spec, hello, pids_in, running, zoo_spec
+
+LEGAL = ["7o", "7o+3b+5c"]
+
+
+def decide(bot, legal=LEGAL, move_ms=None, bank_ms=0):
+    return bot.decide({"hand": ["7o"]}, legal, FAST.move_ms if move_ms is None else move_ms, bank_ms)
+
+
+def failure_of(fn):
+    with pytest.raises(BotFailure) as info:
+        fn()
+    return info.value
+
+
+def test_handshake_and_moves_with_the_first_legal_move(tmp_path):
+    transcript = tmp_path / "t.jsonl"
+    with BotProcess(fake_spec([], env={"ZOO_TRANSCRIPT": str(transcript)})) as bot:
+        assert bot.begin_match(hello(seat=1)).name == "fake"
+        bot.queue(event_line({"type": "play", "seat": 0, "card": "1c", "take": []}))
+        rid, move, elapsed = decide(bot)
+        assert (rid, move) == (1, "7o") and elapsed >= 0
+        assert decide(bot)[0] == 2
+        pid = bot.pid
+    assert not running(pid)
+    sent = [json.loads(x) for x in transcript.read_text().splitlines()]
+    assert [m["type"] for m in sent] == ["hello", "event", "request", "request", "goodbye"]
+    assert sent[0]["seat"] == 1 and sent[0]["protocol"] == 1 and sent[0]["match"] == 1
+    assert sent[2]["legal"] == LEGAL and sent[2]["time_ms"] == FAST.move_ms
+
+
+def test_second_match_is_new_match_on_the_same_process(tmp_path):
+    transcript = tmp_path / "t.jsonl"
+    with BotProcess(fake_spec([], env={"ZOO_TRANSCRIPT": str(transcript)})) as bot:
+        bot.begin_match(hello())
+        pid = bot.pid
+        bot.begin_match(hello())
+        assert bot.pid == pid and bot.starts == 1
+    kinds = [(m["type"], m.get("match")) for m in map(json.loads, transcript.read_text().splitlines())]
+    assert kinds == [("hello", 1), ("new_match", 2), ("goodbye", None)]
+
+
+def test_replies_split_across_writes_and_blank_lines_are_fine():
+    steps = [{"on": "request", "send": ['{"type":"mo', 've","id":{id},', '"move":"{legal0}"}', "\n"], "pause_ms": 30},
+             {"on": "request", "send": ["\n", "  \n", '{"type":"move","id":{id},"move":"7o+5c+3b"}\n']}]
+    with BotProcess(fake_spec(steps)) as bot:
+        bot.begin_match(hello())
+        assert decide(bot)[1] == "7o"
+        assert decide(bot)[1] == "7o+5c+3b"  # shape only: legality is the referee's business
+
+
+def test_timeout_then_the_late_reply_is_ignored():
+    steps = [{"on": "request", "sleep_ms": 700, "send": ['{"type":"move","id":{id},"move":"{legal0}"}\n']}]
+    with BotProcess(fake_spec(steps)) as bot:
+        bot.begin_match(hello())
+        failure = failure_of(lambda: decide(bot, move_ms=100))
+        assert failure.termination is Termination.TIMEOUT and "request 1" in failure.detail
+        # The late answer to request 1 arrives while request 2 is pending: skipped, not wrong_id.
+        rid, move, _ = decide(bot, move_ms=2000)
+        assert (rid, move) == (2, "7o")
+
+
+def test_time_bank_extends_the_deadline():
+    steps = [{"on": "request", "sleep_ms": 400, "send": ['{"type":"move","id":{id},"move":"{legal0}"}\n']}]
+    with BotProcess(fake_spec(steps)) as bot:
+        bot.begin_match(hello())
+        _, move, elapsed = decide(bot, move_ms=100, bank_ms=3000)
+        assert move == "7o" and elapsed >= 0.4
+
+
+def test_wrong_id_is_a_failure():
+    steps = [{"on": "request"}, {"on": "request", "send": ['{"type":"move","id":{prev},"move":"{legal0}"}\n']}]
+    with BotProcess(fake_spec(steps)) as bot:
+        bot.begin_match(hello())
+        # The first step sends nothing: that request times out and is abandoned.
+        assert failure_of(lambda: decide(bot, move_ms=50)).termination is Termination.TIMEOUT
+        # Replying with an abandoned id is tolerated (late), so the bot then times out again.
+        assert failure_of(lambda: decide(bot, move_ms=50)).termination is Termination.TIMEOUT
+    steps = [{"on": "request", "send": ['{"type":"move","id":{id},"move":"7o"}\n']},
+             {"on": "request", "send": ['{"type":"move","id":{prev},"move":"7o"}\n']}]
+    with BotProcess(fake_spec(steps)) as bot:
+        bot.begin_match(hello())
+        decide(bot)
+        failure = failure_of(lambda: decide(bot))
+        assert failure.termination is Termination.WRONG_ID and "expected 2" in failure.detail
+        assert bot.alive  # the stream is still in step: the referee decides what happens
+
+
+def test_malformed_replies():
+    for text in ("hello\n", '{"type":"move","id":"1","move":"7o"}\n', '["7o"]\n'):
+        with BotProcess(fake_spec([{"on": "request", "send": [text]}])) as bot:
+            bot.begin_match(hello())
+            assert failure_of(lambda: decide(bot)).termination is Termination.MALFORMED
+
+
+def test_oversized_line_is_refused_without_reading_it_all():
+    limits = Limits(startup_ms=5000, move_ms=2000, grace_ms=100, max_line_bytes=1000, kill_grace_ms=100)
+    with BotProcess(zoo_spec("huge_line", limits=limits)) as bot:
+        bot.begin_match(hello(limits=limits))
+        failure = failure_of(lambda: decide(bot))
+        assert failure.termination is Termination.OVERSIZED_LINE and "limit is 1000" in failure.detail
+        assert not bot.alive
+        # Whatever the referee asks next fails at once: the bot is gone.
+        assert failure_of(lambda: decide(bot)).termination is Termination.CRASH
+
+
+@pytest.mark.parametrize("steps,expected", [
+    ([{"on": "hello", "then": "hang"}], "no ready within"),
+    ([{"on": "hello", "exit": 4}], "exited with code 4"),
+    ([{"on": "hello", "send": ['{"type":"move","id":1,"move":"7o"}\n']}], "expected {\"type\":\"ready\"}"),
+    ([{"on": "hello", "send": ['{"type":"ready","protocol":7}\n']}], "protocol 7"),
+])
+def test_failed_handshakes(steps, expected):
+    limits = Limits(startup_ms=300, move_ms=100, grace_ms=50, kill_grace_ms=50)
+    bot = BotProcess(fake_spec(steps, limits=limits))
+    failure = failure_of(lambda: bot.begin_match(hello(limits=limits)))
+    assert failure.termination is Termination.NO_HANDSHAKE and expected in failure.detail
+    assert not bot.alive
+    bot.close()
+
+
+def test_a_command_that_cannot_start():
+    bot = BotProcess(BotSpec(name="nothing", cmd=("/nonexistent/bot",), limits=FAST))
+    failure = failure_of(lambda: bot.begin_match(hello()))
+    assert failure.termination is Termination.NO_HANDSHAKE and "cannot start" in failure.detail
+    bot.close()
+
+
+def test_a_dead_bot_is_restarted_with_a_fresh_hello():
+    bot = BotProcess(zoo_spec("crash_mid", n=1))
+    bot.begin_match(hello())
+    decide(bot)
+    failure = failure_of(lambda: decide(bot))
+    assert failure.termination is Termination.CRASH
+    assert "exited with code 3" in failure.detail and "crashing on purpose" in failure.detail
+    first_pid = bot.pid
+    bot.begin_match(hello())  # a fresh process, greeted with hello (its match 1)
+    assert bot.starts == 2 and bot.pid != first_pid and bot.matches == 1
+    assert decide(bot)[1] == "7o"
+    bot.close()
+
+
+def test_a_bot_that_stops_reading_cannot_block_the_arena():
+    with BotProcess(zoo_spec("hang_mid", n=0)) as bot:
+        bot.begin_match(hello())
+        big = event_line({"type": "note", "text": "x" * 60000})
+        for _ in range(40):  # 2.4 MB: far more than a pipe holds
+            bot.queue(big)
+        failure = failure_of(lambda: decide(bot, move_ms=200))
+        assert failure.termination is Termination.TIMEOUT
+
+
+def test_stderr_flood_is_capped_and_does_not_block(tmp_path):
+    limits = Limits(startup_ms=20000, move_ms=5000, grace_ms=100, stderr_bytes=100_000, kill_grace_ms=100)
+    bot = BotProcess(zoo_spec("flood_stderr", limits=limits, env={"ZOO_FLOOD_MB": "30"}), stderr_dir=tmp_path)
+    bot.begin_match(hello(limits=limits))
+    assert decide(bot)[1] == "7o"
+    bot.close()
+    log = bot.stderr_path.read_bytes()
+    assert 100_000 <= len(log) < 100_000 + 200
+    assert b"stderr cut at 100000 bytes" in log
+
+
+@pytest.mark.parametrize("mode", ["orphan", "orphan_setsid", "orphan_crash"])
+def test_no_descendant_survives(tmp_path, mode):
+    pidfile = tmp_path / "pids"
+    bot = BotProcess(zoo_spec(mode, n=1, env={"ZOO_PIDFILE": str(pidfile)}))
+    bot.begin_match(hello())
+    decide(bot)
+    pids = pids_in(pidfile)
+    assert len(set(pids)) >= 2
+    assert all(running(p) for p in pids)  # the stubborn child is there, and so is the bot
+    if mode == "orphan_crash":
+        # A crash ends the conversation: the harness kills the rest of the bot at once.
+        assert failure_of(lambda: decide(bot)).termination is Termination.CRASH
+        assert [p for p in pids if running(p)] == []
+    bot.close()
+    assert [p for p in pids if running(p)] == []
+
+
+def test_conversation_log_has_direction_seat_and_pid(tmp_path):
+    path = tmp_path / "conv.log"
+    with open(path, "w") as sink:
+        with BotProcess(fake_spec([]), log=ConversationLog(sink)) as bot:
+            bot.seat = 1
+            bot.begin_match(hello(seat=1))
+            decide(bot)
+            pid = bot.pid
+    lines = path.read_text().splitlines()
+    assert any(f"seat 1 pid {pid} >> " in x and '"type":"request"' in x for x in lines)
+    assert any(f"seat 1 pid {pid} << " in x and '"move"' in x for x in lines)
+
+
+def test_split_command_and_spec():
+    assert split_command("./bot --fast 'a b'") == ("./bot", "--fast", "a b")
+    assert split_command("cd x && ./bot") == ("/bin/sh", "-c", "cd x && ./bot")
+    assert split_command(["python3", "b.py"]) == ("python3", "b.py")
+    with pytest.raises(BotSpecError):
+        split_command("  ")
+    spec = BotSpec.from_command("python3 bots/random.py", env={"B": "2", "A": "1"})
+    assert spec.name == "random.py" and spec.env == (("A", "1"), ("B", "2"))
+    assert BotSpec.from_command("bots/c/firstmove.bin").name == "firstmove.bin"
+    assert hash(spec) == hash(BotSpec.from_command("python3 bots/random.py", env={"A": "1", "B": "2"}))
+
+
+def test_limits_validation():
+    assert Limits.from_dict({"move_ms": 100, "bank_ms": None}).move_ms == 100
+    for bad in ({"move_ms": -1}, {"move_ms": "fast"}, {"speed": 1}, {"max_line_bytes": 10}):
+        with pytest.raises(BotSpecError):
+            Limits.from_dict(bad)

@@ -1,0 +1,141 @@
+"""The referee: complete matches in every seating, records that replay, determinism."""
+
+import json
+
+import pytest
+
+from arena.botproc import BotProcess, BotSpec
+from arena.protocol import Termination
+from arena.record import GameRecord, RecordError, replay
+from arena.referee import FailurePolicy, LocalBot, RefereeError, play_match
+from arena.rules import Rules, Seating
+from zoo.helpers import FAST, firstmove_bin, running
+
+SEATINGS = {
+    "1v1": Seating.alone(2),
+    "3 players": Seating.alone(3),
+    "4 players": Seating.alone(4),
+    "pairs": Seating.pairs(4),
+    "6 in pairs": Seating.pairs(6, 2),
+    "6 in threes": Seating.pairs(6, 3),
+}
+
+
+def c_bots(n):
+    spec = BotSpec.from_command(str(firstmove_bin()), limits=FAST)
+    return [BotProcess(spec) for _ in range(n)]
+
+
+@pytest.mark.parametrize("name", list(SEATINGS))
+def test_complete_match_between_processes(name):
+    seating = SEATINGS[name]
+    bots = c_bots(seating.players)
+    try:
+        record = play_match(bots, Rules(target=15), seating, seed=11)
+        pids = [b.pid for b in bots]
+    finally:
+        for b in bots:
+            b.close()
+    assert not any(running(p) for p in pids)
+    assert record.result.reason == "target"
+    assert all(o.termination is Termination.OK for o in record.outcomes)
+    assert max(record.result.scores) >= 15 and record.result.winner == record.result.scores.index(max(record.result.scores))
+    assert record.seats == ("firstmove.bin",) * seating.players
+    assert record.seating == seating.to_dict() and record.rules["target"] == 15
+    assert all(m["by"] == "bot" and m["ms"] >= 0 for m in record.moves)
+    assert record.events[-1]["type"] == "match_end"
+    # Everything needed to replay is in the record, and it replays to the same events.
+    state = replay(GameRecord.from_dict(json.loads(json.dumps(record.to_dict()))))
+    assert state.result.scores == record.result.scores
+
+
+def test_each_seat_gets_public_events_and_only_its_own_cards(tmp_path):
+    from zoo.helpers import fake_spec
+
+    transcripts = [tmp_path / f"t{i}.jsonl" for i in range(3)]
+    bots = [BotProcess(fake_spec([], env={"ZOO_TRANSCRIPT": str(t)})) for t in transcripts]
+    try:
+        record = play_match(bots, Rules(target=5), Seating.alone(3), seed=5)
+    finally:
+        for b in bots:
+            b.close()
+    for seat, path in enumerate(transcripts):
+        msgs = [json.loads(x) for x in path.read_text().splitlines()]
+        assert msgs[0]["type"] == "hello" and msgs[0]["seat"] == seat and msgs[0]["teams"] == [[0], [1], [2]]
+        events = [m["event"] for m in msgs if m["type"] == "event"]
+        expected = [{k: v for k, v in e.items() if k != "t_ms"} for e in record.events
+                    if e["type"] != "cards" or e["seat"] == seat]
+        assert events == expected
+        requests = [m for m in msgs if m["type"] == "request"]
+        assert len(requests) == sum(1 for m in record.moves if m["seat"] == seat)
+        for r in requests:
+            assert r["view"]["seat"] == seat and r["legal"] and len(r["view"]["hand"]) >= 1
+        over = [m for m in msgs if m["type"] == "match_over"]
+        assert over == [{"type": "match_over", "winner": record.result.winner, "scores": list(record.result.scores),
+                         "reason": "target", "termination": "ok"}]
+        assert msgs[-1]["type"] == "goodbye"
+
+
+def test_same_seed_same_record_and_bots_are_reused_across_matches():
+    bots = c_bots(2)
+    try:
+        first = play_match(bots, Rules(), Seating.alone(2), seed=2024)
+        pids = [b.pid for b in bots]
+        second = play_match(bots, Rules(), Seating.alone(2), seed=2024)
+        assert [b.pid for b in bots] == pids and [b.matches for b in bots] == [2, 2]
+        other = play_match(bots, Rules(), Seating.alone(2), seed=2025)
+    finally:
+        for b in bots:
+            b.close()
+    a = json.dumps(first.to_dict(times=False), sort_keys=True)
+    assert a == json.dumps(second.to_dict(times=False), sort_keys=True)
+    assert a != json.dumps(other.to_dict(times=False), sort_keys=True)
+
+
+def test_same_seed_same_record_with_variant_rules_and_substitutes():
+    rules = Rules(renuncio=True, initial_table="subset15", escoba_en_mano=True, forced_capture=True, target=15)
+
+    def run():
+        players = [LocalBot("a", seed=1), LocalBot("b", seed=2), LocalBot("c", seed=3), LocalBot("d", seed=4)]
+        return play_match(players, rules, Seating.pairs(4), seed=99, policy=FailurePolicy("substitute", 2))
+
+    assert run().to_dict(times=False) == run().to_dict(times=False)
+    replay(run())
+
+
+def test_record_refuses_to_replay_a_tampered_move():
+    record = play_match([LocalBot(seed=1), LocalBot(seed=2)], Rules(target=5), Seating.alone(2), seed=3)
+    data = record.to_dict()
+    data["moves"][0]["move"] = "1o+1c"
+    with pytest.raises(RecordError):
+        replay(GameRecord.from_dict(data))
+    data["schema_version"] = 99
+    with pytest.raises(RecordError):
+        GameRecord.from_dict(data)
+
+
+def test_observer_sees_moves_and_events_in_order():
+    seen = []
+    record = play_match([LocalBot(seed=1), LocalBot(seed=2)], Rules(target=5), Seating.alone(2), seed=3,
+                        observer=lambda kind, item: seen.append(kind))
+    assert seen.count("move") == len(record.moves) and seen.count("event") == len(record.events)
+
+
+def test_bad_setup_is_a_typed_error():
+    with pytest.raises(RefereeError):
+        play_match([LocalBot()], Rules(), Seating.alone(2), seed=1)
+    with pytest.raises(RefereeError):
+        FailurePolicy("forgive")
+
+
+def test_a_move_with_its_taken_cards_in_another_order_is_accepted():
+    from zoo.helpers import fake_spec
+
+    class Reorder(LocalBot):
+        def decide(self, view, legal, move_ms, bank_ms):
+            rid, move, t = super().decide(view, legal, move_ms, bank_ms)
+            card, *take = move.split("+")
+            return rid, "+".join([card, *reversed(take)]), t
+
+    record = play_match([Reorder(seed=1), LocalBot(seed=2)], Rules(target=5), Seating.alone(2), seed=8)
+    assert not record.failures and record.result.reason == "target"

@@ -1,0 +1,57 @@
+"""Shared helpers for the harness tests: specs for the zoo and fake bots, the C bot build."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from arena.botproc import BotSpec, Limits
+from arena.protocol import match_start
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+ZOO = HERE / "zoobot.py"
+FAKE = HERE / "fakebot.py"
+
+# Short limits keep the suite fast; generous enough for a loaded 2-core machine.
+FAST = Limits(startup_ms=5000, move_ms=400, grace_ms=100, kill_grace_ms=100)
+
+
+def zoo_spec(mode: str, n: int = 1, limits: Limits = FAST, env: dict | None = None, name: str | None = None) -> BotSpec:
+    return BotSpec(name=name or f"zoo-{mode}", cmd=(sys.executable, str(ZOO), mode, str(n)), limits=limits,
+                   env=env or {})
+
+
+def fake_spec(steps: list, limits: Limits = FAST, env: dict | None = None) -> BotSpec:
+    return BotSpec(name="fake", cmd=(sys.executable, str(FAKE), json.dumps(steps)), limits=limits, env=env or {})
+
+
+def hello(seat: int = 0, limits: Limits = FAST) -> dict:
+    return match_start(first=True, match=0, seat=seat, side=seat, players=2, teams=((0,), (1,)),
+                       rules={"target": 21}, time=limits.time, max_line_bytes=limits.max_line_bytes)
+
+
+def running(pid: int) -> bool:
+    """True if the process exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            data = f.read()
+    except OSError:
+        return False
+    return data[data.rfind(b")") + 2:].split()[0] not in (b"Z", b"X")
+
+
+def pids_in(path: Path) -> list[int]:
+    return [int(x) for x in path.read_text().split()] if path.exists() else []
+
+
+def firstmove_bin() -> Path:
+    """bots/c/firstmove.bin, compiled on demand (it is gitignored)."""
+    src = ROOT / "bots" / "c" / "firstmove.c"
+    out = ROOT / "bots" / "c" / "firstmove.bin"
+    if not out.exists() or out.stat().st_mtime < src.stat().st_mtime:
+        tmp = out.with_suffix(f".tmp{os.getpid()}")
+        subprocess.run(["cc", "-O2", "-o", str(tmp), str(src)], check=True)
+        os.replace(tmp, out)
+    return out
