@@ -101,6 +101,13 @@ def _worker_main(plan: WorkerPlan, worker_id: str, tasks: Any, results: Any, par
     # happens then. SIGTERM from the parent must still run the finally below (bots closed).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _exit_on_signal)
+    # If the arena dies (kill -9), SIGTERM us too, so the finally below closes the bots.
+    _die_with_parent(signal.SIGTERM)
+    if os.getppid() != parent_pid:
+        return
+    # The parent reads every result before it lets a worker go; at any other exit nobody
+    # will read, and waiting to flush a record into a full pipe would hang the exit.
+    results.cancel_join_thread()
     state = None
     try:
         state = plan.open_state(plan.job, worker_id)
@@ -129,6 +136,16 @@ def _worker_main(plan: WorkerPlan, worker_id: str, tasks: Any, results: Any, par
 
 def _exit_on_signal(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
+
+
+def _die_with_parent(sig: int) -> None:
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(sig), 0, 0, 0)  # PR_SET_PDEATHSIG (Linux); elsewhere the ppid poll remains
+    except (OSError, AttributeError):
+        pass
 
 
 class LocalExecutor(Executor):
