@@ -39,7 +39,7 @@ from typing import IO, Any, Mapping, Sequence
 from arena.errors import ArenaError
 from arena.protocol import (
     DEFAULT_MAX_LINE_BYTES, GOODBYE_LINE, BotFailure, MoveReply, Ready, Termination, TimeLimits,
-    encode, parse_move, parse_ready, request_line,
+    encode, parse_move, parse_ready, request_line, timeout_line,
 )
 
 ENV_TAG = "ESCOBA_ARENA_BOT"
@@ -374,6 +374,7 @@ class BotProcess:
         self._abandoned: set[int] = set()
         self._hello_deadline = 0.0
         self._dead_reason: str | None = None
+        self.exited_on_goodbye = False
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -486,6 +487,7 @@ class BotProcess:
         """Say goodbye, give the bot its grace to exit, then make sure everything is gone."""
         if self._popen is None:
             return
+        self.exited_on_goodbye = False
         if self.alive:
             try:
                 self._write(b"".join(self._pending) + GOODBYE_LINE,
@@ -495,6 +497,7 @@ class BotProcess:
             self._pending = []
             try:
                 self._popen.wait(timeout=max(self.limits.grace_ms, 100) / 1000)
+                self.exited_on_goodbye = True
             except subprocess.TimeoutExpired:
                 pass
         self.kill()
@@ -709,6 +712,19 @@ class BotProcess:
             if exc.termination.kills_bot:
                 self.kill()
             raise
+
+    def abandon(self, view: Any, legal: Sequence[str], move: str) -> int:
+        """Send a request and give it up at once, telling the bot which move was played for it
+        (what the arena does after a timeout under the substitute policy). For conformance
+        checks: a correct bot carries on, and its reply to this id, if any, is ignored."""
+        request_id = self._next_id
+        self._next_id += 1
+        self.last_request_id = request_id
+        self._abandoned.add(request_id)
+        data = b"".join(self._pending) + request_line(request_id, 0, 0, view, legal) + timeout_line(request_id, move)
+        self._pending = []
+        self._write(data, time.monotonic() + (self.limits.move_ms + self.limits.grace_ms) / 1000)
+        return request_id
 
     def flush(self) -> None:
         """Send queued lines now (match_over); a bot that is gone or stuck just misses them."""

@@ -1,0 +1,94 @@
+"""``arena play`` and ``arena check-bot`` through typer's CliRunner."""
+
+import json
+import sys
+
+from typer.testing import CliRunner
+
+from arena.cli import _register_all, app
+from arena.record import GameRecord, replay
+from zoo.helpers import ZOO, firstmove_bin
+
+_register_all()
+runner = CliRunner()
+C = str(firstmove_bin())
+PY = sys.executable
+
+
+def zoo(mode, n=1):
+    return f"{PY} {ZOO} {mode} {n}"
+
+
+def run(*args):
+    return runner.invoke(app, list(args))
+
+
+def test_play_json_prints_one_object_with_winner_score_and_terminations():
+    result = run("play", C, C, "--seed", "3", "--target", "5", "--json")
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["reason"] == "target" and summary["seed"] == 3
+    assert summary["scores"][summary["winner"]] == max(summary["scores"]) >= 5
+    assert [s["termination"] for s in summary["seats"]] == ["ok", "ok"]
+    assert [s["bot"] for s in summary["seats"]] == ["firstmove.bin#1", "firstmove.bin#2"]
+    again = run("play", C, C, "--seed", "3", "--target", "5", "--json")
+    assert json.loads(again.stdout) == summary
+
+
+def test_play_shows_the_match_as_it_goes():
+    result = run("play", C, zoo("good"), C, "--seed", "8", "--target", "3")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("seed 8; seat 0: firstmove.bin#1, seat 1: zoobot.py, seat 2: firstmove.bin#2")
+    assert any(x.startswith("hand 0: dealer seat") for x in lines)
+    assert any("table:" in x for x in lines) and any(x.startswith("hand 0 points:") for x in lines)
+    assert lines[-1].startswith("result: ")
+
+
+def test_play_pairs_with_a_failing_bot_records_its_reason(tmp_path):
+    record_path = tmp_path / "game.json"
+    result = run("play", C, zoo("illegal", 2), C, C, "--pairs", "--seed", "4", "--json", "--record", str(record_path))
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["reason"] == "forfeit" and summary["winner"] == 0 and summary["winner_seats"] == [0, 2]
+    assert summary["seats"][1]["termination"] == "illegal_move"
+    record = GameRecord.from_dict(json.loads(record_path.read_text()))
+    replay(record)
+    assert record.rules["target"] == 21 and record.seating["teams"] == [[0, 2], [1, 3]]
+
+
+def test_play_with_rule_options_and_substitutes(tmp_path):
+    result = run("play", C, zoo("illegal", 2), "--seed", "4", "--json", "--rule", "renuncio=true",
+                 "--rule", "initial_table=subset15", "--target", "4", "--policy", "substitute", "--logs", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["reason"] == "target" and summary["seats"][1]["strikes"] == 1
+    conversation = (tmp_path / "conversation.log").read_text()
+    assert '"renuncio":true' in conversation and " << " in conversation and " >> " in conversation
+
+
+def test_play_refuses_bad_input_with_exit_code_2():
+    for args in (("play", C, C, C, C, C), ("play", C, C, "--pairs"), ("play", C, C, "--rule", "bogus=1"),
+                 ("play", C, C, "--rule", "target"), ("play", C, C, "--policy", "forgive"),
+                 ("play", C, C, "--move-ms", "-5")):
+        result = run(*args)
+        assert result.exit_code == 2, (args, result.output)
+        assert "Traceback" not in result.output
+
+
+def test_check_bot_passes_a_correct_bot():
+    result = run("check-bot", C)
+    assert result.exit_code == 0, result.output
+    assert "result: PASS" in result.stdout
+    for step in ("handshake", "new_match", "stale request", "forced choices", "variant rules"):
+        assert step in result.stdout
+
+
+def test_check_bot_reports_the_first_problem():
+    result = run("check-bot", zoo("stale_id", 5))
+    assert result.exit_code == 1
+    assert "[FAIL]" in result.stdout and "wrong_id" in result.stdout and "result: FAIL" in result.stdout
+    result = run("check-bot", zoo("exit_now"))
+    assert result.exit_code == 1 and "no_handshake" in result.stdout
+    result = run("check-bot", zoo("crash_mid", 3))
+    assert result.exit_code == 1 and "crash" in result.stdout and "crashing on purpose" in result.stdout
