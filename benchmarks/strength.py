@@ -1,0 +1,225 @@
+"""How much stronger is one bot than another? Duplicate deals, in-process, through the rules core.
+
+    python benchmarks/strength.py expert greedy --deals 1000 --jobs 2
+    python benchmarks/strength.py greedy random --deals 2000 --seed 7
+    python benchmarks/strength.py expert:ms=30 greedy --deals 200 --seating pairs --rule forced_capture=true
+
+Each deal (a shuffled deck and a dealer, both from the seed) is played twice as a single
+hand, the second time with the bots in each other's seats, so the luck of the cards cancels.
+Printed: the mean point difference per hand (A minus B) with its 95% interval over deals,
+the win rate of A over full matches (also played in seat-swapped pairs; a draw counts half)
+and each bot's mean and worst time per move.
+
+Bots: ``random``, ``greedy``, ``expert`` (its settings as ``expert:ms=60,playouts=240``),
+each played through the same kit code (bots/kit/escoba_kit.py) a real bot process runs.
+Times are measured in-process; with ``--jobs 2`` both cores are busy, as in a tournament.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # a script run from anywhere: the bots package sits at the root
+    sys.path.insert(0, str(ROOT))
+
+from arena.rules import Rules, Seating  # noqa: E402
+from arena.seeding import derive_seed  # noqa: E402
+from bots import expert_bot, greedy_bot, local, random_bot  # noqa: E402
+
+BOTS = ("random", "greedy", "expert")
+
+
+def make_policy(spec: str) -> Any:
+    """``random``, ``greedy`` or ``expert[:key=value,...]`` as a kit policy."""
+    name, _, params = spec.partition(":")
+    settings: dict[str, float] = {}
+    for item in filter(None, params.split(",")):
+        key, _, value = item.partition("=")
+        settings[key.strip()] = float(value)
+    if name == "random" and not settings:
+        return random_bot.choose
+    if name == "greedy" and not settings:
+        return greedy_bot.choose
+    if name == "expert":
+        allowed = {"ms", "playouts", "epsilon"}
+        unknown = set(settings) - allowed
+        if unknown:
+            raise ValueError(f"expert settings: unknown {', '.join(sorted(unknown))} (allowed: ms, playouts, epsilon)")
+        if "playouts" in settings:
+            settings["playouts"] = int(settings["playouts"])
+        return expert_bot.Expert(**settings)  # type: ignore[arg-type]
+    raise ValueError(f"unknown bot {spec!r}: expected one of {', '.join(BOTS)} (expert may take settings)")
+
+
+def seats_of(seating: Seating, first: bool) -> list[int]:
+    """Which bot (0 = A, 1 = B) sits in each seat: A on side 0 when ``first``, else on side 1."""
+    return [(seating.side_of(s) + (0 if first else 1)) % 2 for s in range(seating.players)]
+
+
+def _timings(outcome: local.Outcome, owner: list[int]) -> list[list[float]]:
+    """[count, total, worst] per bot."""
+    out = [[0, 0.0, 0.0], [0, 0.0, 0.0]]
+    for seat, t in enumerate(outcome.timings):
+        acc = out[owner[seat]]
+        acc[0] += t.count
+        acc[1] += t.total
+        acc[2] = max(acc[2], t.worst)
+    return out
+
+
+def _merge(into: list[list[float]], more: list[list[float]]) -> None:
+    for a, b in zip(into, more):
+        a[0] += b[0]
+        a[1] += b[1]
+        a[2] = max(a[2], b[2])
+
+
+def play_deals(job: tuple) -> dict[str, Any]:
+    """Worker: the duplicate deals ``indexes`` -> per-deal mean difference (A minus B) and times."""
+    spec_a, spec_b, rules_dict, seating_dict, seed, indexes = job
+    rules, seating = Rules.from_dict(rules_dict), Seating.from_dict(seating_dict)
+    policies = (make_policy(spec_a), make_policy(spec_b))
+    diffs = []
+    times = [[0, 0.0, 0.0], [0, 0.0, 0.0]]
+    for i in indexes:
+        hand_seed = derive_seed(seed, "deal", i)
+        dealer = derive_seed(seed, "dealer", i) % seating.players
+        total = 0.0
+        for first in (True, False):
+            owner = seats_of(seating, first)
+            outcome = local.play_hand([policies[o] for o in owner], rules, seating, dealer, hand_seed,
+                                      policy_seeds=[derive_seed(seed, "bot", i, s) for s in range(seating.players)])
+            points = outcome.state.points()
+            side_a = 0 if first else 1
+            total += points[side_a] - points[1 - side_a]
+            _merge(times, _timings(outcome, owner))
+        diffs.append(total / 2)
+    return {"diffs": diffs, "times": times}
+
+
+def play_matches(job: tuple) -> dict[str, Any]:
+    """Worker: full matches in seat-swapped pairs -> A's wins, draws, losses and times."""
+    spec_a, spec_b, rules_dict, seating_dict, seed, indexes = job
+    rules, seating = Rules.from_dict(rules_dict), Seating.from_dict(seating_dict)
+    policies = (make_policy(spec_a), make_policy(spec_b))
+    wins = draws = losses = 0
+    times = [[0, 0.0, 0.0], [0, 0.0, 0.0]]
+    for i in indexes:
+        match_seed = derive_seed(seed, "match", i)
+        for first in (True, False):
+            owner = seats_of(seating, first)
+            outcome = local.play_match([policies[o] for o in owner], rules, seating, match_seed,
+                                       policy_seeds=[derive_seed(seed, "mbot", i, s) for s in range(seating.players)])
+            winner = outcome.state.result.winner
+            side_a = 0 if first else 1
+            if winner is None:
+                draws += 1
+            elif winner == side_a:
+                wins += 1
+            else:
+                losses += 1
+            _merge(times, _timings(outcome, owner))
+    return {"wins": wins, "draws": draws, "losses": losses, "times": times}
+
+
+def mean_interval(values: list[float]) -> tuple[float, float, float]:
+    """Mean and its 95% interval (normal approximation; fine for hundreds of deals)."""
+    n = len(values)
+    mean = sum(values) / n
+    if n < 2:
+        return mean, mean, mean
+    var = sum((v - mean) ** 2 for v in values) / (n - 1)
+    half = 1.96 * math.sqrt(var / n)
+    return mean, mean - half, mean + half
+
+
+def _chunks(n: int, parts: int) -> list[list[int]]:
+    return [list(range(k, n, parts)) for k in range(parts) if k < n]
+
+
+def _run(worker: Any, jobs: list[tuple], processes: int) -> list[dict[str, Any]]:
+    if processes <= 1:
+        return [worker(job) for job in jobs]
+    with multiprocessing.get_context("fork").Pool(processes) as pool:
+        return pool.map(worker, jobs)
+
+
+def parse_rule(text: str) -> tuple[str, Any]:
+    key, sep, value = text.partition("=")
+    if not sep:
+        raise ValueError(f"--rule {text!r}: expected NAME=VALUE")
+    lowered = value.strip().lower()
+    parsed: Any = value.strip()
+    if lowered in ("true", "false"):
+        parsed = lowered == "true"
+    elif lowered.isdigit():
+        parsed = int(lowered)
+    return key.strip(), parsed
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("bot_a", help="random, greedy or expert[:ms=60,playouts=240]")
+    parser.add_argument("bot_b")
+    parser.add_argument("--deals", type=int, default=1000, help="duplicate deals (each played twice)")
+    parser.add_argument("--matches", type=int, default=None,
+                        help="seat-swapped pairs of full matches for the win rate (default: deals/10, at least 10)")
+    parser.add_argument("--seed", type=int, default=1, help="master seed of every deal and match")
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes")
+    parser.add_argument("--seating", choices=("2", "pairs"), default="2", help="1v1, or 4 players in pairs")
+    parser.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE", help="a rule option")
+    args = parser.parse_args(argv)
+    try:
+        rules = Rules.from_dict(dict(parse_rule(r) for r in args.rule))
+        for spec in (args.bot_a, args.bot_b):
+            make_policy(spec)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.deals < 1:
+        print("error: --deals must be at least 1", file=sys.stderr)
+        return 2
+    seating = Seating.alone(2) if args.seating == "2" else Seating.pairs(4)
+    matches = args.matches if args.matches is not None else max(10, args.deals // 10)
+    jobs = max(1, args.jobs)
+    base = (args.bot_a, args.bot_b, rules.to_dict(), seating.to_dict(), args.seed)
+
+    t0 = time.monotonic()
+    deal_parts = _run(play_deals, [base + (idx,) for idx in _chunks(args.deals, jobs * 4)], jobs)
+    t1 = time.monotonic()
+    match_parts = _run(play_matches, [base + (idx,) for idx in _chunks(matches, jobs * 4)], jobs) if matches else []
+    t2 = time.monotonic()
+
+    diffs = [d for part in deal_parts for d in part["diffs"]]
+    times = [[0, 0.0, 0.0], [0, 0.0, 0.0]]
+    for part in deal_parts + match_parts:
+        _merge(times, part["times"])
+    mean, low, high = mean_interval(diffs)
+    wins = sum(p["wins"] for p in match_parts)
+    draws = sum(p["draws"] for p in match_parts)
+    losses = sum(p["losses"] for p in match_parts)
+    played = wins + draws + losses
+    a, b = args.bot_a, args.bot_b
+    print(f"{a} vs {b}: seed {args.seed}, seating {args.seating}, rules {rules.to_dict()}")
+    print(f"points per hand ({a} minus {b}) over {len(diffs)} duplicate deals ({2 * len(diffs)} hands): "
+          f"{mean:+.3f}  95% interval [{low:+.3f}, {high:+.3f}]   ({t1 - t0:.0f} s)")
+    if played:
+        print(f"match win rate of {a}: {(wins + draws / 2) / played:.1%} over {played} matches "
+              f"({wins} won, {draws} drawn, {losses} lost; target {rules.target})   ({t2 - t1:.0f} s)")
+    for name, (count, total, worst) in zip((a, b), times):
+        if count:
+            print(f"time per move, {name}: mean {1000 * total / count:.2f} ms, worst {1000 * worst:.2f} ms "
+                  f"over {int(count)} moves")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,120 @@
+"""Play kit policies in-process through the rules core: no processes, no pipes.
+
+Each seat gets its own ``escoba_kit.Game`` fed with exactly the events and requests a real
+bot process would receive (public events, its own cards, the referee's view and legal
+moves), so a policy plays here as it would through ``arena play``, only faster. Used by
+``benchmarks/strength.py`` and the bot tests. Needs the ``arena`` package.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from arena.game import HandState, MatchState
+from arena.rules import Rules, Seating
+
+from .kit import escoba_kit as kit
+
+Policy = Callable[[kit.Game, kit.Request, random.Random], Any]
+
+
+@dataclass
+class Timing:
+    """Decision times of one seat, in seconds."""
+
+    count: int = 0
+    total: float = 0.0
+    worst: float = 0.0
+
+    def add(self, seconds: float) -> None:
+        self.count += 1
+        self.total += seconds
+        if seconds > self.worst:
+            self.worst = seconds
+
+
+@dataclass
+class Outcome:
+    """A finished hand or match: the core state it ended in and each seat's decision times."""
+
+    state: Any
+    timings: list[Timing] = field(default_factory=list)
+
+
+def hello(seating: Seating, rules: Rules, seat: int, match: int = 1, move_ms: int = 2000) -> dict[str, Any]:
+    return {"type": "hello", "protocol": 1, "match": match, "seat": seat, "side": seating.side_of(seat),
+            "players": seating.players, "teams": [list(t) for t in seating.teams], "rules": rules.to_dict(),
+            "time": {"startup_ms": 10000, "move_ms": move_ms, "bank_ms": 0, "grace_ms": 200},
+            "max_line_bytes": 65536}
+
+
+def _view(hand: HandState, seat: int, side: int, scores: Sequence[int]) -> dict[str, Any]:
+    # The same fields as the referee's request view.
+    return {"seat": seat, "side": side, "hand_number": hand.number, "round": hand.round, "dealer": hand.dealer,
+            "hand": [str(c) for c in hand.hands[seat]], "table": [str(c) for c in hand.table],
+            "stock": hand.stock_count, "hand_sizes": [len(h) for h in hand.hands], "scores": list(scores)}
+
+
+def _drive(state: Any, policies: Sequence[Policy], rngs: Sequence[random.Random], seating: Seating,
+           rules: Rules, move_ms: int, check: bool) -> list[Timing]:
+    players = seating.players
+    games = [kit.Game() for _ in range(players)]
+    for seat, game in enumerate(games):
+        game.start(hello(seating, rules, seat, move_ms=move_ms))
+    timings = [Timing() for _ in range(players)]
+    events = state.events
+    sent = 0
+    request_id = 0
+    is_match = isinstance(state, MatchState)
+    perf = time.perf_counter
+    while True:
+        for event in events[sent:]:
+            data = event.to_dict()
+            audience = event.audience
+            if audience is None:
+                for game in games:
+                    game.on_event(data)
+            else:
+                games[audience].on_event(data)
+        sent = len(events)
+        if state.is_over:
+            break
+        seat = state.current_seat
+        hand = state.hand if is_match else state
+        scores = state.scores if is_match else [0] * seating.sides
+        legal = state.legal_moves()
+        texts = [str(m) for m in legal]
+        request_id += 1
+        game = games[seat]
+        request = game.on_request({"type": "request", "id": request_id, "time_ms": move_ms, "bank_ms": 0,
+                                   "view": _view(hand, seat, seating.side_of(seat), scores), "legal": texts})
+        if check and game.warnings:
+            raise AssertionError(f"seat {seat}: kit state drifted from the core: {game.warnings}")
+        game.warnings.clear()
+        t0 = perf()
+        move = kit.decide(policies[seat], game, request, rngs[seat])
+        timings[seat].add(perf() - t0)
+        state.apply(legal[texts.index(move.text)])
+    return timings
+
+
+def play_hand(policies: Sequence[Policy], rules: Rules, seating: Seating, dealer: int, seed: int,
+              policy_seeds: Sequence[int] | None = None, move_ms: int = 2000, check: bool = False) -> Outcome:
+    """One hand from the deck shuffled by ``seed``; ``policies[i]`` plays seat ``i``.
+    ``check`` raises if a seat's tracked state ever disagrees with the view (for tests)."""
+    state = HandState.shuffled(rules, seating, dealer, seed, number=0, events=[])
+    seeds = policy_seeds or [seed + s for s in range(seating.players)]
+    rngs = [random.Random(f"{s}/{seat}") for seat, s in enumerate(seeds)]
+    return Outcome(state, _drive(state, policies, rngs, seating, rules, move_ms, check))
+
+
+def play_match(policies: Sequence[Policy], rules: Rules, seating: Seating, seed: int,
+               policy_seeds: Sequence[int] | None = None, move_ms: int = 2000, check: bool = False) -> Outcome:
+    """A whole match (``MatchState``) from ``seed``; ``outcome.state.result`` is its result."""
+    state = MatchState.new(rules, seating, seed)
+    seeds = policy_seeds or [seed + s for s in range(seating.players)]
+    rngs = [random.Random(f"{s}/{seat}") for seat, s in enumerate(seeds)]
+    return Outcome(state, _drive(state, policies, rngs, seating, rules, move_ms, check))
