@@ -16,7 +16,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-_COMMAND_MODULES: tuple[str, ...] = ("cli_rate", "cli_tournament", "cli_play")
+_COMMAND_MODULES: tuple[str, ...] = ("cli_rate", "cli_tournament", "cli_play", "cli_replay")
 
 
 _registered = False

@@ -1,0 +1,455 @@
+"""``arena replay``, ``arena verify`` and ``arena report``: watch, check and publish logged games.
+
+Every record is re-played through the rules core before it is shown; one that does not replay
+to what it says is refused with the first move that does not match.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import select
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Iterator, Optional
+
+import typer
+
+from arena.errors import ArenaError
+from arena.record import RecordError
+
+_STORE_FILE = "results.sqlite"
+_SUITS = ("spanish", "french")
+_KEYS_HELP = "keys: -> n space next | <- p back | up/down hand | g/G start/end | a auto | q quit"
+
+
+def _fail(message: str, code: int) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code)
+
+
+# --- finding records --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Source:
+    """One record to check or show: where it came from, and its JSON (or why it could not be read)."""
+
+    label: str
+    record: Any
+    summary: Any = None  # the store's row for it, when there is one
+    error: str | None = None
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except json.JSONDecodeError as exc:
+        raise _BadInput(f"{path}: not a JSON game record ({exc})") from None
+    except UnicodeDecodeError:
+        raise _BadInput(f"{path}: not a JSON game record (not UTF-8 text)") from None
+    except OSError as exc:
+        raise _BadInput(f"{path}: cannot read it ({exc.strerror or exc})") from None
+
+
+class _BadInput(Exception):
+    """A path, id or option the user gave that does not lead to a record (exit code 2)."""
+
+
+def _is_store(folder: Path) -> bool:
+    return (folder / _STORE_FILE).is_file()
+
+
+def load_game(game: Path, game_id: str | None) -> tuple[Any, str]:
+    """The record JSON named by the user: a file, or a results folder and a match id."""
+    if game.is_dir():
+        if game_id is None:
+            raise _BadInput(f"{game} is a folder: give the id of a match in it too (arena replay {game} ID)"
+                            + _some_ids(game))
+        if _is_store(game):
+            from arena.tournament.store import ResultStore, StoreError
+
+            try:
+                with ResultStore.open_existing(str(game)) as store:
+                    return store.record(game_id), f"{game} match {game_id}"
+            except StoreError as exc:
+                raise _BadInput(str(exc) + _some_ids(game)) from None
+        for candidate in (game / game_id, game / f"{game_id}.json"):
+            if candidate.is_file():
+                return _read_json(candidate), str(candidate)
+        raise _BadInput(f"{game}: no record {game_id!r} (looked for {game_id}.json)")
+    if not game.exists():
+        raise _BadInput(f"{game}: no such file or folder")
+    if game_id is not None:
+        raise _BadInput(f"{game} is a file: a match id is only needed with a results folder")
+    return _read_json(game), str(game)
+
+
+def _some_ids(folder: Path) -> str:
+    ids: list[str] = []
+    try:
+        if _is_store(folder):
+            from arena.tournament.store import ResultStore
+
+            with ResultStore.open_existing(str(folder)) as store:
+                ids = [row.id for row in store.results()]
+        else:
+            ids = sorted(p.stem for p in folder.glob("*.json"))
+    except (ArenaError, OSError):
+        return ""
+    if not ids:
+        return " (it holds no matches)"
+    shown = ", ".join(ids[:6]) + (", ..." if len(ids) > 6 else "")
+    return f" (its {len(ids)} match ids: {shown})"
+
+
+def iter_sources(path: Path) -> Iterator[Source]:
+    """Every record under ``path``: a tournament's results folder, a folder of record JSON
+    files, or one record file."""
+    if path.is_dir() and _is_store(path):
+        from arena.tournament.store import ResultStore, StoreError
+
+        try:
+            store = ResultStore.open_existing(str(path))
+        except StoreError as exc:
+            raise _BadInput(str(exc)) from None
+        with store:
+            for row in store.results():
+                try:
+                    record = store.record(row.id)
+                except (StoreError, ValueError) as exc:
+                    yield Source(row.id, None, row, f"unreadable record: {exc}")
+                    continue
+                yield Source(row.id, record, row)
+        return
+    if path.is_dir():
+        files = sorted(path.glob("*.json"))
+        if not files:
+            raise _BadInput(f"{path}: neither a results folder ({_STORE_FILE}) nor a folder of record .json files")
+        for file in files:
+            try:
+                yield Source(file.stem, _read_json(file))
+            except _BadInput as exc:
+                yield Source(file.stem, None, None, str(exc))
+        return
+    if not path.exists():
+        raise _BadInput(f"{path}: no such file or folder")
+    yield Source(path.name, _read_json(path))
+
+
+def check_source(source: Source) -> tuple[Any, str | None]:
+    """Replay one source; (the Replay or None, why it was refused or None)."""
+    from arena.replay import replay
+
+    if source.error is not None:
+        return None, source.error
+    try:
+        rep = replay(source.record)
+    except RecordError as exc:
+        return None, str(exc)
+    row = source.summary
+    if row is not None:
+        rec = rep.record
+        said = (row.seed, tuple(row.seats), row.winner, tuple(row.scores), row.reason, row.hands)
+        got = (rec.seed, tuple(rec.seats), rec.result.winner, tuple(rec.result.scores), rec.result.reason,
+               rec.result.hands)
+        if said != got:
+            names = ("seed", "seats", "winner", "scores", "reason", "hands")
+            diff = ", ".join(f"{n} {a!r} in the table, {b!r} in the record" for n, a, b in zip(names, said, got) if a != b)
+            return None, f"the store's summary row does not match its record: {diff}"
+    return rep, None
+
+
+# --- arena replay ------------------------------------------------------------------------------
+
+
+def _text_style(suits: str, ascii_only: bool, tty: bool) -> Any:
+    from arena.render_text import TextStyle
+
+    encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
+    unicode = not ascii_only and encoding in ("utf8", "utf8sig")
+    color = tty and not ascii_only and "NO_COLOR" not in os.environ
+    return TextStyle(suits=suits, color=color, unicode=unicode)
+
+
+def replay_cmd(
+    game: Annotated[Path, typer.Argument(help="A game record JSON file, or a tournament results folder (then give GAME_ID).")],
+    game_id: Annotated[Optional[str], typer.Argument(help="The match id, when GAME is a results folder.")] = None,
+    seat: Annotated[Optional[int], typer.Option("--seat", help="Show only this seat's hand (the others face down).")] = None,
+    auto: Annotated[bool, typer.Option("--auto", help="Step forward on its own, every --delay seconds (keys still work).")] = False,
+    delay: Annotated[float, typer.Option("--delay", min=0.0, help="Seconds per step with --auto.")] = 1.0,
+    suits: Annotated[str, typer.Option("--suits", help="Card faces: spanish (7o, 12c) or french (7♦, K♥; display only).")] = "spanish",
+    ascii_only: Annotated[bool, typer.Option("--ascii", help="Plain ASCII: no colours, no suit symbols.")] = False,
+    html: Annotated[Optional[Path], typer.Option("--html", help="Write a self-contained HTML replay page to this file instead.")] = None,
+) -> None:
+    """Replay a logged match, verified through the rules core: step with the arrow keys, or watch
+    it run with --auto. When the output is not a terminal, print the whole match as plain text."""
+    from arena.replay import replay
+
+    if suits not in _SUITS:
+        raise _fail(f"--suits: expected spanish or french, got {suits!r}", 2)
+    try:
+        data, label = load_game(game, game_id)
+    except _BadInput as exc:
+        raise _fail(str(exc), 2) from None
+    try:
+        rep = replay(data)
+    except RecordError as exc:
+        raise _fail(f"{label}: {exc}", 1) from None
+    if seat is not None and not 0 <= seat < rep.seating.players:
+        raise _fail(f"--seat {seat}: this match has seats 0 to {rep.seating.players - 1}", 2)
+    if html is not None:
+        from arena.render_html import render_replay_html
+
+        title = f"Escoba replay · {label}"
+        _write_text(html, render_replay_html(rep, title=title, suits=suits))
+        typer.echo(f"wrote {html} ({len(rep.frames)} frames, {rep.moves} moves; verified)")
+        return
+    tty_out = sys.stdout.isatty()
+    if not tty_out:
+        from arena.render_text import render_transcript
+
+        typer.echo(render_transcript(rep, _text_style(suits, ascii_only, False), seat), nl=False)
+        return
+    style = _text_style(suits, ascii_only, True)
+    if sys.stdin.isatty():
+        _interactive(rep, style, seat, auto, delay)
+    elif auto:
+        _run_unattended(rep, style, seat, delay)
+    else:
+        from arena.render_text import render_transcript
+
+        typer.echo(render_transcript(rep, style, seat), nl=False)
+
+
+def _write_text(path: Path, text: str) -> None:
+    try:
+        if path.parent and not path.parent.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise _fail(f"cannot write {path}: {exc.strerror or exc}", 1) from None
+
+
+_CLEAR = "\x1b[H\x1b[2J"
+
+
+def _run_unattended(rep: Any, style: Any, seat: int | None, delay: float) -> None:
+    from arena.render_text import render_screen
+
+    out = sys.stdout
+    for i in range(len(rep.frames)):
+        out.write(_CLEAR + render_screen(rep, i, style, seat) + "\n")
+        out.flush()
+        if i + 1 < len(rep.frames):
+            time.sleep(delay)
+
+
+def _interactive(rep: Any, style: Any, seat: int | None, auto: bool, delay: float) -> None:
+    import termios
+    import tty
+
+    from arena.render_text import render_screen
+
+    frames = rep.frames
+    last = len(frames) - 1
+    hand_starts = [i for i, f in enumerate(frames) if i == 0 or f.hand != frames[i - 1].hand]
+    fd = sys.stdin.fileno()
+    out = sys.stdout
+    saved = termios.tcgetattr(fd)
+    pos = 0
+    playing = auto
+    out.write("\x1b[?1049h\x1b[?25l")  # the alternate screen, cursor hidden
+    try:
+        tty.setcbreak(fd)
+        while True:
+            mode = "  [auto: a to stop]" if playing else ""
+            out.write(_CLEAR + render_screen(rep, pos, style, seat, help_line=_KEYS_HELP + mode) + "\n")
+            out.flush()
+            key = _read_key(fd, delay if playing else None)
+            if key is None:
+                if pos < last:
+                    pos += 1
+                else:
+                    playing = False
+                continue
+            if key in ("q", "Q", "esc"):
+                break
+            if key in ("right", "n", " ", "l", "enter"):
+                pos = min(last, pos + 1)
+            elif key in ("left", "p", "h", "backspace"):
+                pos = max(0, pos - 1)
+            elif key in ("down", "N", "pgdn"):
+                pos = next((s for s in hand_starts if s > pos), last)
+            elif key in ("up", "P", "pgup"):
+                pos = max((s for s in hand_starts if s < pos), default=0)
+            elif key in ("g", "home"):
+                pos = 0
+            elif key in ("G", "end"):
+                pos = last
+            elif key == "a":
+                playing = not playing
+                if playing and pos >= last:
+                    pos = 0
+    except KeyboardInterrupt:
+        pass
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+        out.write("\x1b[?25h\x1b[?1049l")
+        out.flush()
+    # Leave the final position on the ordinary screen, so what was watched stays visible.
+    out.write(render_screen(rep, pos, style, seat) + "\n")
+    out.flush()
+
+
+_SEQUENCES = {"[A": "up", "[B": "down", "[C": "right", "[D": "left", "[H": "home", "[F": "end",
+              "OA": "up", "OB": "down", "OC": "right", "OD": "left", "OH": "home", "OF": "end",
+              "[1~": "home", "[4~": "end", "[5~": "pgup", "[6~": "pgdn"}
+
+
+def _read_key(fd: int, timeout: float | None) -> str | None:
+    """One key press from a terminal in cbreak mode; None when ``timeout`` passes first."""
+    ready, _, _ = select.select([fd], [], [], timeout)
+    if not ready:
+        return None
+    ch = os.read(fd, 1)
+    if ch == b"\x1b":
+        seq = b""
+        while len(seq) < 4:
+            more, _, _ = select.select([fd], [], [], 0.03)
+            if not more:
+                break
+            seq += os.read(fd, 1)
+            if seq[-1:].isalpha() or seq[-1:] == b"~":
+                break
+        return _SEQUENCES.get(seq.decode("ascii", "replace"), "esc" if not seq else "unknown")
+    if ch in (b"\r", b"\n"):
+        return "enter"
+    if ch in (b"\x7f", b"\x08"):
+        return "backspace"
+    if ch == b"\x04" or not ch:  # Ctrl-D or end of input
+        return "q"
+    return ch.decode("utf-8", "replace")
+
+
+# --- arena verify ------------------------------------------------------------------------------
+
+
+def verify_cmd(
+    results: Annotated[Path, typer.Argument(help="A tournament results folder, a folder of record .json files, or one record file.")],
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Print a line for every record, not only the refused ones.")] = False,
+) -> None:
+    """Re-play every game record through the rules core and check it ends as recorded.
+    Exit code 1 if any record is refused (each refusal names the first move that does not match)."""
+    checked = refused = 0
+    try:
+        for source in iter_sources(results):
+            rep, why = check_source(source)
+            checked += 1
+            if why is not None:
+                refused += 1
+                typer.echo(f"refused {source.label}: {why}")
+            elif verbose:
+                r = rep.result
+                typer.echo(f"ok {source.label}: {rep.moves} moves, {'-'.join(map(str, r.scores))} ({r.reason})")
+    except _BadInput as exc:
+        raise _fail(str(exc), 2) from None
+    if refused:
+        typer.echo(f"{results}: {refused} of {checked} records refused", err=True)
+        raise typer.Exit(1)
+    typer.echo(f"{results}: all {checked} records replay to their recorded results")
+
+
+# --- arena report ------------------------------------------------------------------------------
+
+
+def _file_name(match_id: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]", "_", match_id) + ".html"
+
+
+def report_cmd(
+    results: Annotated[Path, typer.Argument(help="A tournament's results folder (results/<name>).")],
+    html: Annotated[Optional[Path], typer.Option("--html", help="The report page to write (default: RESULTS/report.html).")] = None,
+    suits: Annotated[str, typer.Option("--suits", help="Card faces in the replay pages: spanish or french.")] = "spanish",
+) -> None:
+    """Write a tournament report page (standings, crosstable, ratings plot) with a verified replay
+    page for every match beside it, in OUT_replays/. Exit code 1 if any record is refused."""
+    from arena.render_html import render_replay_html, render_report_html
+    from arena.tournament.standings import (STANDINGS_HEADERS, crosstable_rows, standings_from_store,
+                                            standings_rows)
+    from arena.tournament.store import ResultStore, StoreError
+
+    if suits not in _SUITS:
+        raise _fail(f"--suits: expected spanish or french, got {suits!r}", 2)
+    if not results.is_dir() or not _is_store(results):
+        raise _fail(f"{results}: not a tournament results folder (no {_STORE_FILE}; run a tournament first)", 2)
+    out = html if html is not None else results / "report.html"
+    replays_dir = out.parent / f"{out.stem}_replays"
+    try:
+        with ResultStore.open_existing(str(results)) as store:
+            meta = store.meta()
+            standings = standings_from_store(store)
+    except StoreError as exc:
+        raise _fail(str(exc), 2) from None
+    except ArenaError as exc:
+        raise _fail(f"{results}: {exc}", 1) from None
+    config = meta.get("config") or {}
+    name = str(config.get("name") or results.name)
+    matches: list[dict[str, Any]] = []
+    refusals: list[str] = []
+    try:
+        replays_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _fail(f"cannot create {replays_dir}: {exc.strerror or exc}", 1) from None
+    try:
+        sources = list(iter_sources(results))
+    except _BadInput as exc:
+        raise _fail(str(exc), 2) from None
+    for source in sources:
+        row = source.summary
+        rep, why = check_source(source)
+        href = None
+        if rep is not None:
+            file = _file_name(row.id)
+            _write_text(replays_dir / file, render_replay_html(rep, title=f"{name} · match {row.id}", suits=suits))
+            href = f"{replays_dir.name}/{file}"
+        else:
+            refusals.append(f"refused {row.id}: {why}")
+        matches.append({
+            "id": row.id, "sides": list(row.sides), "winner": row.winner,
+            "score": "-".join(map(str, row.scores)), "reason": row.reason, "hands": row.hands,
+            "failures": ", ".join(f"seat {s} {reason}" for s, reason in row.failures),
+            "href": href, "refused": why,
+        })
+    notes = [*standings.notes, *(f"{s.name}: {s.note}" for s in standings.bots if s.note)]
+    ratings = [(s.name, s.elo, s.ci95, s.note or s.status) for s in standings.bots]
+    cross_headers, cross_rows = crosstable_rows(standings)
+    summary = (f"{len(matches)} matches · seed {config.get('seed', '?')} · {config.get('format', '')} · "
+               f"{config.get('players', '?')} players" + (" in teams" if config.get("mode") == "pairs" else "")
+               + " · every match re-played through the rules core")
+    page = render_report_html(
+        f"{name}: tournament report", summary, STANDINGS_HEADERS, standings_rows(standings),
+        cross_headers, cross_rows, ratings, matches, notes,
+    )
+    _write_text(out, page)
+    for line in refusals:
+        typer.echo(line, err=True)
+    typer.echo(f"wrote {out} and {len(matches) - len(refusals)} replay pages in {replays_dir}")
+    if refusals:
+        typer.echo(f"{results}: {len(refusals)} of {len(matches)} records refused", err=True)
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("replay")(replay_cmd)
+    app.command("verify")(verify_cmd)
+    app.command("report")(report_cmd)
+
+
+__all__ = ["register", "load_game", "iter_sources", "check_source", "Source"]
