@@ -428,7 +428,7 @@ def report_cmd(
             "href": href, "refused": why,
         })
     notes = [*standings.notes, *(f"{s.name}: {s.note}" for s in standings.bots if s.note)]
-    ratings = [(s.name, s.elo, s.ci95, s.note or s.status) for s in standings.bots]
+    ratings = [(s.name, s.elo, s.ci95, s.status) for s in standings.bots]
     cross_headers, cross_rows = crosstable_rows(standings)
     summary = (f"{len(matches)} matches · seed {config.get('seed', '?')} · {config.get('format', '')} · "
                f"{config.get('players', '?')} players" + (" in teams" if config.get("mode") == "pairs" else "")

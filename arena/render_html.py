@@ -525,9 +525,9 @@ svg.plot text { font-family: system-ui, "DejaVu Sans", sans-serif; font-size:12p
 def ratings_plot_svg(entries: Sequence[tuple[str, float | None, float | None, str]], width: int = 720) -> str:
     """Elo with its 95% interval per bot as a dot-and-whisker plot (inline SVG).
 
-    ``entries``: (name, elo, ci95, note) best first; a bot without a finite rating is listed
-    with its note instead of a dot."""
-    row_h, left, right, top = 26, 170, 30, 28
+    ``entries``: (name, elo, ci95, status) best first; a bot without a finite rating is listed
+    with a word on why (its status) instead of a dot."""
+    row_h, left, right, top = 26, 170, 90, 28
     height = top + row_h * max(1, len(entries)) + 34
     finite = [(e, c or 0.0) for _, e, c, _ in entries if e is not None and math.isfinite(e)]
     if finite:
@@ -550,28 +550,37 @@ def ratings_plot_svg(entries: Sequence[tuple[str, float | None, float | None, st
     step = _nice_step((hi - lo) / 6)
     tick = math.ceil(lo / step) * step
     axis_y = height - 26
-    while tick <= hi:
+    while finite and tick <= hi:
         tx = x(tick)
         parts.append(f'<line x1="{tx:.1f}" y1="{top - 10}" x2="{tx:.1f}" y2="{axis_y}" stroke="#e3e7ec"/>')
         parts.append(f'<text x="{tx:.1f}" y="{axis_y + 16}" text-anchor="middle">{tick:+.0f}</text>')
         tick += step
-    if lo < 0 < hi:
+    if finite and lo < 0 < hi:
         parts.append(f'<line x1="{x(0):.1f}" y1="{top - 10}" x2="{x(0):.1f}" y2="{axis_y}" stroke="#9aa5b1" stroke-dasharray="4 3"/>')
     parts.append(f'<text x="{left}" y="14">Elo (0 = field average), with 95% intervals</text>')
     for i, (name, elo, ci, note) in enumerate(entries):
         y = top + i * row_h + row_h / 2
         parts.append(f'<text x="{left - 10}" y="{y + 4:.1f}" text-anchor="end">{_e(name)}</text>')
         if elo is None or not math.isfinite(elo):
-            parts.append(f'<text x="{left + 4}" y="{y + 4:.1f}" fill="#8a4b00">{_e(note or "no finite rating")}</text>')
+            label = _UNRATED.get(note, "no finite rating (see the notes)")
+            parts.append(f'<text x="{left + 4}" y="{y + 4:.1f}" fill="#8a4b00">{_e(label)}</text>')
             continue
         if ci:
             parts.append(f'<line x1="{x(elo - ci):.1f}" y1="{y:.1f}" x2="{x(elo + ci):.1f}" y2="{y:.1f}" stroke="#1d4ed8" stroke-width="3" stroke-linecap="round" opacity="0.55"/>')
             for end in (elo - ci, elo + ci):
                 parts.append(f'<line x1="{x(end):.1f}" y1="{y - 6:.1f}" x2="{x(end):.1f}" y2="{y + 6:.1f}" stroke="#1d4ed8" stroke-width="2"/>')
-        parts.append(f'<circle cx="{x(elo):.1f}" cy="{y:.1f}" r="6" fill="#1d4ed8"><title>{_e(name)}: {elo:+.0f}'
-                     f'{f" ± {ci:.0f}" if ci else ""}</title></circle>')
+        label = f"{elo:+.0f}" + (f" ± {ci:.0f}" if ci else "")
+        parts.append(f'<circle cx="{x(elo):.1f}" cy="{y:.1f}" r="6" fill="#1d4ed8"><title>{_e(name)}: {label}</title></circle>')
+        parts.append(f'<text x="{x(elo + (ci or 0)) + 8:.1f}" y="{y + 4:.1f}" fill="#1d4ed8">{_e(label)}</text>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+_UNRATED = {
+    "unbounded_above": "rating unbounded above: won every game (see the notes)",
+    "unbounded_below": "rating unbounded below: lost every game (see the notes)",
+    "separated": "rating unbounded: results perfectly ordered (see the notes)",
+}
 
 
 def _nice_step(raw: float) -> float:
