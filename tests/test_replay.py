@@ -1,0 +1,206 @@
+"""Replaying records through the rules core: frames, verification, and refusals that name the move."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from arena.game import MatchState
+from arena.record import GameRecord, RecordError
+from arena.referee import FailurePolicy
+from arena.replay import ReplayMismatch, replay, verify
+from arena.rules import Rules, Seating
+from replay_helpers import RULE_VARIANTS, SEATINGS, change_one_card, other_card, play, record_dict
+
+
+def _through_json(record: GameRecord) -> dict:
+    return json.loads(json.dumps(record.to_dict()))
+
+
+@pytest.mark.parametrize("shape", list(SEATINGS))
+@pytest.mark.parametrize("variant", list(RULE_VARIANTS))
+def test_random_records_replay_to_their_recorded_result(shape, variant):
+    seating = SEATINGS[shape]
+    for seed in (11, 12):
+        record = play(seating, RULE_VARIANTS[variant], seed)
+        rep = replay(_through_json(record))
+        result = record.result
+        assert verify(record.to_dict()) == result
+        last = rep.frames[-1]
+        assert last.kind == "match_end"
+        assert last.scores == result.scores
+        assert rep.frames[0].kind == "deal" and rep.frames[0].move_index is None
+        assert [f.step for f in rep.frames] == list(range(len(rep.frames)))
+        # Every recorded move appears on exactly one frame, in order.
+        moved = [(f.move_index, f.seat, f.move) for f in rep.frames if f.move is not None]
+        assert moved == [(i, m["seat"], m["move"]) for i, m in enumerate(record.moves)]
+        hand_scores = [f for f in rep.frames if f.kind == "hand_score"]
+        assert len(hand_scores) == result.hands
+        assert hand_scores[-1].scores == result.scores
+
+
+@pytest.mark.parametrize("shape", list(SEATINGS))
+def test_frames_show_the_same_table_as_the_core_after_every_move(shape):
+    seating = SEATINGS[shape]
+    record = play(seating, {"renuncio": True, "escoba_en_mano": True, "initial_table": "subset15", "target": 15}, 5)
+    rep = replay(record)
+    state = MatchState(Rules.from_dict(record.rules), seating, record.seed)
+    last_frame_of = {}
+    for f in rep.frames:
+        # 40 cards, always: hands, table, piles and stock (the table keeps a no-capture hand's cards).
+        held = sum(len(h) for h in f.hands) + len(f.table) + sum(len(p) for p in f.piles) + f.stock
+        assert held == 40, f
+        if f.move_index is not None:
+            last_frame_of[f.move_index] = f
+    for i, entry in enumerate(record.moves):
+        state.apply(entry["move"])
+        frame = last_frame_of[i]
+        if state.is_over:
+            break
+        hand = state.hand
+        assert frame.turn == state.current_seat
+        assert [list(h) for h in frame.hands] == [list(h) for h in hand.hands]
+        assert list(frame.table) == list(hand.table)
+        assert [sorted(p) for p in frame.piles] == [sorted(p) for p in hand.piles]
+        assert list(frame.escobas) == list(hand.escobas)
+        assert list(frame.scores) == list(state.scores)
+
+
+def test_a_forfeit_replays_to_the_recorded_forfeit():
+    record = play(Seating.alone(3), {}, 3, failing_seat=1, fail_on=9)
+    assert record.result.reason == "forfeit"
+    rep = replay(record.to_dict())
+    assert rep.frames[-1].kind == "forfeit"
+    assert rep.frames[-1].scores == record.result.scores
+    # The lie "nobody failed" is refused.
+    data = record_dict(record)
+    for outcome in data["outcomes"]:
+        outcome["termination"] = "ok"
+    with pytest.raises(ReplayMismatch, match="no bot failure"):
+        replay(data)
+
+
+def test_substituted_moves_replay_like_any_other():
+    record = play(Seating.pairs(4), {"target": 11}, 4, failing_seat=2, fail_on=4,
+                  policy=FailurePolicy("substitute", strikes=1000))
+    assert any(m["by"] == "substitute" for m in record.moves)
+    assert replay(record).frames[-1].scores == record.result.scores
+
+
+@pytest.mark.parametrize("capture", [True, False])
+def test_one_changed_card_in_a_move_is_refused_naming_that_move(capture):
+    record = play(Seating.alone(2), {}, 21)
+    data = record_dict(record)
+    index = change_one_card(data, capture=capture)
+    changed = data["moves"][index]
+    with pytest.raises(ReplayMismatch) as info:
+        replay(data)
+    err = info.value
+    assert err.move_index == index
+    assert err.move_number == index + 1
+    assert err.seat == changed["seat"]
+    assert err.move == changed["move"]
+    assert f"move {index + 1} of {len(data['moves'])} (seat {changed['seat']} plays {changed['move']!r})" in str(err)
+    with pytest.raises(RecordError):  # the family callers catch
+        verify(data)
+
+
+def test_one_changed_card_in_a_dealt_hand_is_refused_at_the_deal():
+    record = play(Seating.alone(2), {}, 22)
+    data = record_dict(record)
+    cards = next(e for e in data["events"] if e["type"] == "cards")
+    cards["cards"][0] = other_card(cards["cards"][0])
+    with pytest.raises(ReplayMismatch) as info:
+        replay(data)
+    assert info.value.move_index is None
+    assert "before the first move" in str(info.value)
+    assert "cards" in str(info.value) and "recorded" in str(info.value)
+
+
+def test_a_changed_card_in_a_later_deal_names_the_move_that_led_to_it():
+    record = play(Seating.alone(2), {}, 23)
+    data = record_dict(record)
+    deals = [i for i, e in enumerate(data["events"]) if e["type"] == "deal"]
+    target = deals[1]  # the second round's deal follows the 6th move (2 players x 3 cards)
+    data["events"][target + 1]["cards"][1] = other_card(data["events"][target + 1]["cards"][1])
+    with pytest.raises(ReplayMismatch) as info:
+        replay(data)
+    assert info.value.move_index == 5
+    assert info.value.move == data["moves"][5]["move"]
+
+
+def test_a_changed_captured_card_in_the_events_is_refused_naming_the_move():
+    record = play(Seating.alone(2), {}, 24)
+    data = record_dict(record)
+    plays = [e for e in data["events"] if e["type"] == "play"]
+    index, event = next((i, e) for i, e in enumerate(plays) if e["take"])
+    event["take"][0] = other_card(event["take"][0])
+    with pytest.raises(ReplayMismatch) as info:
+        replay(data)
+    assert info.value.move_index == index
+    assert "take" in str(info.value)
+
+
+def test_other_damage_is_refused_with_a_clear_reason():
+    record = play(Seating.alone(2), {}, 25)
+    base = record_dict(record)
+
+    data = json.loads(json.dumps(base))
+    data["result"]["scores"][0] += 1
+    with pytest.raises(ReplayMismatch, match="result") as info:
+        replay(data)
+    assert info.value.move_index == len(data["moves"]) - 1
+
+    data = json.loads(json.dumps(base))
+    data["moves"][3]["seat"] = 1 - data["moves"][3]["seat"]
+    with pytest.raises(ReplayMismatch, match="move 4 of .*turn") as info:
+        replay(data)
+    assert info.value.move_index == 3
+
+    data = json.loads(json.dumps(base))
+    del data["moves"][-5:]
+    with pytest.raises(ReplayMismatch, match=r"\d+ more events"):
+        replay(data)
+    # Cut cleanly (moves and their events): the match is simply not over.
+    state = MatchState(Rules(), Seating.alone(2), data["seed"])
+    for entry in data["moves"]:
+        state.apply(entry["move"])
+    del data["events"][len(state.events):]
+    with pytest.raises(ReplayMismatch, match="unfinished"):
+        replay(data)
+
+    data = json.loads(json.dumps(base))
+    data["moves"].append(dict(data["moves"][-1]))
+    with pytest.raises(ReplayMismatch, match="already over"):
+        replay(data)
+
+    data = json.loads(json.dumps(base))
+    data["events"].append(dict(data["events"][-1]))
+    with pytest.raises(ReplayMismatch, match="more events"):
+        replay(data)
+
+    data = json.loads(json.dumps(base))
+    data["moves"][2] = {"seat": 0}
+    with pytest.raises(ReplayMismatch, match="malformed move entry"):
+        replay(data)
+
+    data = json.loads(json.dumps(base))
+    data["rules"]["target"] = 5
+    with pytest.raises(ReplayMismatch):
+        replay(data)
+
+    data = json.loads(json.dumps(base))
+    data["seed"] += 1
+    with pytest.raises(ReplayMismatch, match="before the first move"):
+        replay(data)
+
+    data = json.loads(json.dumps(base))
+    data["rules"]["sevens"] = "sometimes"
+    with pytest.raises(ReplayMismatch, match="sevens"):
+        replay(data)
+
+    with pytest.raises(RecordError, match="malformed"):
+        replay({"schema_version": 1, "seed": 1})
+    with pytest.raises(RecordError, match="JSON object"):
+        replay([1, 2, 3])
