@@ -1,0 +1,132 @@
+"""Text rendering: card faces, plain output off a terminal, and the interactive player in a real pty."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import re
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.cards import Card
+from arena.render_text import (TextStyle, card_label, draw_back, draw_card, render_screen, render_transcript)
+from arena.replay import replay
+from arena.rules import Seating
+from replay_helpers import play
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+@pytest.fixture(scope="module")
+def rep():
+    return replay(play(Seating.alone(2), {"target": 11}, 31))
+
+
+def test_card_faces_in_every_style():
+    seven, king = Card.parse("7o"), Card.parse("12c")
+    assert draw_card(seven) == "[ 7o]" and draw_card(king) == "[12c]"
+    assert card_label(king, TextStyle("french", unicode=True)) == "K♥"
+    assert card_label(Card.parse("1e"), TextStyle("french", unicode=True)) == "A♠"
+    assert card_label(Card.parse("10b"), TextStyle("french")) == "Jc"  # ASCII fallback
+    assert card_label(Card.parse("11o"), TextStyle("french")) == "Qd"
+    assert draw_card(king, TextStyle("french")) == "[Kh]"
+    coloured = draw_card(seven, TextStyle(color=True))
+    assert coloured.startswith("[\x1b[") and ANSI.sub("", coloured) == "[ 7o]"
+    assert draw_back() == "[###]" and draw_back(TextStyle("french", unicode=True)) == "[░░]"
+    with pytest.raises(ValueError):
+        TextStyle("tarot")
+
+
+def test_plain_transcript_is_ascii_with_no_escape_codes(rep):
+    for suits in ("spanish", "french"):
+        text = render_transcript(rep, TextStyle(suits))
+        assert "\x1b" not in text
+        assert text.isascii()
+    text = render_transcript(rep)
+    result = rep.result
+    assert f"Result: {rep.side_names()[result.winner]} wins {'-'.join(map(str, result.scores))}" in text
+    assert text.count("scored:") == result.hands
+    # Every move is listed, numbered.
+    assert len(re.findall(r"^\s+\d+\. ", text, re.M)) == rep.moves
+
+
+def test_screen_hides_other_hands_for_a_seat_view(rep):
+    frame = next(i for i, f in enumerate(rep.frames) if f.kind == "play")
+    hands = rep.frames[frame].hands
+    full = render_screen(rep, frame)
+    seen = render_screen(rep, frame, seat=0)
+    for card in hands[1]:
+        assert draw_card(card) in full and draw_card(card) not in seen.split("table")[0]
+    assert draw_back() in seen
+    score = next(i for i, f in enumerate(rep.frames) if f.kind == "hand_score")
+    screen = render_screen(rep, score)
+    assert "hand total" in screen and "match score" in screen and "siete de oros" in screen
+
+
+def _run_in_pty(args: list[str], keys: list[tuple[str, bytes]], wait: float = 20.0) -> tuple[int, str]:
+    """Run ``arena`` with a pseudo-terminal as stdin and stdout; type each key once the output
+    so far shows its marker text."""
+    master, slave = pty.openpty()
+    env = dict(os.environ, COLUMNS="120", LINES="50", TERM="xterm")
+    env.pop("NO_COLOR", None)
+    proc = subprocess.Popen([sys.executable, "-c", "from arena.cli import main; main()", *args],
+                            stdin=slave, stdout=slave, stderr=slave, env=env, close_fds=True)
+    os.close(slave)
+    out = b""
+    deadline = time.monotonic() + wait
+    pending = list(keys)
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 0.1)
+            if ready:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                out += chunk
+            elif pending and pending[0][0].encode() in out:
+                os.write(master, pending.pop(0)[1])
+                out += b"\n<<sent>>\n"
+            if proc.poll() is not None and not ready:
+                break
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        os.close(master)
+    return proc.returncode, out.decode("utf-8", "replace")
+
+
+def test_interactive_player_steps_with_keys_in_a_terminal(tmp_path: Path, rep):
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(rep.record.to_dict()))
+    last = len(rep.frames)
+    keys = [("frame 1/", b"n"), ("frame 2/", b"n"), ("frame 3/", b"\x1b[C"), ("frame 4/", b"\x1b[D"),
+            ("<<sent>>", b"G"), (f"frame {last}/{last}", b"q")]
+    code, out = _run_in_pty(["replay", str(path)], keys)
+    assert code == 0, out
+    assert "\x1b[?1049h" in out  # drew on the alternate screen, in colour
+    assert ANSI.search(out) and "frame 1/" in out
+    assert out.index("frame 4/") < out.rindex("frame 3/")  # stepped back
+    assert f"frame {last}/{last}" in out
+    plain = ANSI.sub("", out.split("\x1b[?1049l")[-1])  # what stays on the screen after q
+    assert "Match over" in plain
+
+
+def test_auto_runs_on_its_own(tmp_path: Path, rep):
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(rep.record.to_dict()))
+    last = len(rep.frames)
+    code, out = _run_in_pty(["replay", str(path), "--auto", "--delay", "0", "--ascii"],
+                            [(f"frame {last}/{last}", b"q")], wait=30)
+    assert code == 0, out
+    assert "[auto: a to stop]" in out
+    assert "\x1b[1;3" not in out  # --ascii: no coloured cards
