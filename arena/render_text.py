@@ -248,9 +248,9 @@ def render_screen(replay: Replay, index: int, style: TextStyle = PLAIN, seat: in
     moves = replay.moves
     move_no = 0 if frame.move_index is None else frame.move_index + 1
     lines = [
-        style.bold(f"Escoba replay · seed {rec.seed} · {seating.players} players") + f" · {rules_text(replay)}",
-        (f"Hand {frame.hand + 1} · round {frame.round + 1} · dealer {seat_name(replay, frame.dealer)} · "
-         f"stock {frame.stock} · frame {index + 1}/{len(replay.frames)} · move {move_no}/{moves}"),
+        style.bold(f"Escoba replay | seed {rec.seed} | {seating.players} players") + f" | {rules_text(replay)}",
+        (f"Hand {frame.hand + 1} | round {frame.round + 1} | dealer {seat_name(replay, frame.dealer)} | "
+         f"stock {frame.stock} | frame {index + 1}/{len(replay.frames)} | move {move_no}/{moves}"),
         "Score: " + "  ".join(f"{names[s]} {style.bold(str(t))}" for s, t in enumerate(frame.scores))
         + f"   (to {replay.rules.target})",
         "",
@@ -298,9 +298,9 @@ def render_transcript(replay: Replay, style: TextStyle = PLAIN, seat: int | None
     names = _side_labels(replay)
     seating = replay.seating
     out = [
-        f"Escoba replay · seed {rec.seed} · {seating.players} players · {rules_text(replay)}",
+        f"Escoba replay | seed {rec.seed} | {seating.players} players | {rules_text(replay)}",
         "Seats: " + ", ".join(f"{s} {rec.seats[s]}" for s in range(seating.players))
-        + ("" if not seating.is_teams else " · sides: " + " vs ".join(names)),
+        + ("" if not seating.is_teams else " | sides: " + " vs ".join(names)),
         f"Result: {result_text(replay)}",
         f"Verified: the {replay.moves} recorded moves replay through the rules core to this result.",
     ]
@@ -313,7 +313,7 @@ def render_transcript(replay: Replay, style: TextStyle = PLAIN, seat: int | None
             deal = frame.events[0]
             if deal.round == 0:  # type: ignore[union-attr]
                 out.append("")
-                out.append(style.bold(f"== Hand {frame.hand + 1} · dealer {seat_name(replay, frame.dealer)} · "
+                out.append(style.bold(f"== Hand {frame.hand + 1} | dealer {seat_name(replay, frame.dealer)} | "
                                       f"score {'-'.join(map(str, frame.scores))} =="))
                 out.append(f"  table: {draw_cards(deal.table, style)}")  # type: ignore[union-attr]
             else:
