@@ -90,3 +90,32 @@ def change_one_card(data: dict[str, Any], *, capture: bool) -> int:
             entry["move"] = other_card(entry["move"])
             return i
     raise LookupError("no suitable move to change")
+
+
+def make_store(folder, *, bots=("ana", "luis", "marta"), extra: str = "", matches: int = 2,
+               rules: dict | None = None, seed: int = 5) -> str:
+    """A tournament results store filled in-process: the real schedule, store and rows, with
+    seeded random bots standing in for the bot processes. Returns the results folder."""
+    from pathlib import Path
+
+    from arena.tournament.config import load_config
+    from arena.tournament.runner import open_store
+    from arena.tournament.schedule import build_schedule
+    from arena.tournament.worker import row_from_record
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = [f"name: replaytest", f"seed: {seed}", f"output: {folder / 'out'}", f"matches_per_pairing: {matches}"]
+    if rules:
+        lines.append("rules:")
+        lines += [f"  {k}: {str(v).lower() if isinstance(v, bool) else v}" for k, v in rules.items()]
+    lines += [extra, "bots:"] + [f'  - {{name: {b}, cmd: "$PYTHON none.py"}}' for b in bots]
+    path = folder / "t.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    config = load_config(path)
+    with open_store(config) as store:
+        for spec in build_schedule(config):
+            players = [LocalBot(name, seed=spec.seed + i) for i, name in enumerate(spec.seats)]
+            record = play_match(players, config.rules, config.seating, spec.seed)
+            store.add(row_from_record(spec, record.to_dict(), 0.0), record.to_dict())
+    return config.output
