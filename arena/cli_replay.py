@@ -179,9 +179,10 @@ def _text_style(suits: str, ascii_only: bool, tty: bool) -> Any:
 def replay_cmd(
     game: Annotated[Path, typer.Argument(help="A game record JSON file, or a tournament results folder (then give GAME_ID).")],
     game_id: Annotated[Optional[str], typer.Argument(help="The match id, when GAME is a results folder.")] = None,
+    auto_delay: Annotated[Optional[str], typer.Argument(hidden=True, help="The delay after --auto.")] = None,
     seat: Annotated[Optional[int], typer.Option("--seat", help="Show only this seat's hand (the others face down).")] = None,
-    auto: Annotated[bool, typer.Option("--auto", help="Step forward on its own, every --delay seconds (keys still work).")] = False,
-    delay: Annotated[float, typer.Option("--delay", min=0.0, help="Seconds per step with --auto.")] = 1.0,
+    auto: Annotated[bool, typer.Option("--auto", help="Step forward on its own (keys still work): --auto [SECONDS], default 1 s a step.")] = False,
+    delay: Annotated[Optional[float], typer.Option("--delay", min=0.0, help="Seconds per step with --auto (the same as --auto SECONDS).")] = None,
     suits: Annotated[str, typer.Option("--suits", help="Card faces: spanish (7o, 12c) or french (7♦, K♥; display only).")] = "spanish",
     ascii_only: Annotated[bool, typer.Option("--ascii", help="Plain ASCII: no colours, no suit symbols.")] = False,
     html: Annotated[Optional[Path], typer.Option("--html", help="Write a self-contained HTML replay page to this file instead.")] = None,
@@ -192,6 +193,20 @@ def replay_cmd(
 
     if suits not in _SUITS:
         raise _fail(f"--suits: expected spanish or french, got {suits!r}", 2)
+    # ``--auto 0.5``: typer options cannot take an optional value, so the number arrives as the
+    # positional after GAME (or after GAME GAME_ID for a results folder).
+    if game.is_dir():
+        given = auto_delay
+    else:
+        given, game_id = (game_id, auto_delay) if auto_delay is None else (auto_delay, game_id)
+    if given is not None:
+        number = _seconds(given)
+        if not auto or number is None:
+            raise _fail(f"unexpected argument {given!r}" + (" (a delay goes after --auto)" if number is not None else ""), 2)
+        if delay is not None and delay != number:
+            raise _fail("give the delay once: --auto SECONDS or --delay SECONDS", 2)
+        delay = number
+    delay = 1.0 if delay is None else delay
     try:
         data, label = load_game(game, game_id)
     except _BadInput as exc:
@@ -224,6 +239,14 @@ def replay_cmd(
         from arena.render_text import render_transcript
 
         typer.echo(render_transcript(rep, style, seat), nl=False)
+
+
+def _seconds(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if value >= 0 and value == value and value != float("inf") else None
 
 
 def _write_text(path: Path, text: str) -> None:

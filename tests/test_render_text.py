@@ -125,7 +125,7 @@ def test_auto_runs_on_its_own(tmp_path: Path, rep):
     path = tmp_path / "game.json"
     path.write_text(json.dumps(rep.record.to_dict()))
     last = len(rep.frames)
-    code, out = _run_in_pty(["replay", str(path), "--auto", "--delay", "0", "--ascii"],
+    code, out = _run_in_pty(["replay", str(path), "--auto", "0", "--ascii"],
                             [(f"frame {last}/{last}", b"q")], wait=30)
     assert code == 0, out
     assert "[auto: a to stop]" in out

@@ -138,6 +138,14 @@ def test_replay_and_verify_record_files(tmp_path: Path):
     assert result.exit_code == 1 and result.stdout.startswith("refused bad:")
     assert cli.invoke(app, ["verify", str(good)]).exit_code == 0
     assert cli.invoke(app, ["replay", str(good), "some-id"]).exit_code == 2
+    # --auto takes an optional delay; off a terminal the whole match is printed at once.
+    auto = cli.invoke(app, ["replay", str(good), "--auto", "0.5"])
+    assert auto.exit_code == 0 and "Result:" in auto.stdout
+    assert cli.invoke(app, ["replay", str(good), "--auto"]).exit_code == 0
+    assert cli.invoke(app, ["replay", str(good), "--delay", "0.2", "--auto"]).exit_code == 0
+    stray = cli.invoke(app, ["replay", str(good), "0.5"])
+    assert stray.exit_code == 2 and "after --auto" in stray.stderr
+    assert cli.invoke(app, ["replay", str(good), "--auto", "1", "--delay", "2"]).exit_code == 2
     assert cli.invoke(app, ["replay", str(good), "--seat", "4"]).exit_code == 2
     assert cli.invoke(app, ["replay", str(good), "--suits", "tarot"]).exit_code == 2
     assert cli.invoke(app, ["replay", str(tmp_path / "absent.json")]).exit_code == 2
