@@ -161,6 +161,19 @@ def test_report_page_and_its_replays_work_offline(browser, tmp_path: Path):
         tab.close()
 
 
+def test_the_offline_harness_catches_a_page_that_reaches_out(browser, tmp_path: Path):
+    path = tmp_path / "leaky.html"
+    path.write_text('<!DOCTYPE html><img src="http://example.invalid/x.png"><script>nope()</script>')
+    tab = Offline(browser)
+    try:
+        tab.page.goto(path.as_uri())
+        tab.page.wait_for_timeout(200)
+        assert tab.blocked == ["http://example.invalid/x.png"]
+        assert any("nope" in e for e in tab.errors)
+    finally:
+        tab.close()
+
+
 def test_pages_reference_nothing_outside_themselves(tmp_path: Path):
     rep = replay(play(Seating.alone(2), {"target": 5}, 3))
     page = render_replay_html(rep)
