@@ -95,6 +95,34 @@ def _combos(values: tuple[int, ...]) -> dict[int, list[tuple[int, ...]]]:
     return cached
 
 
+# Tables longer than this (only when players keep trailing) are enumerated for the cards in hand
+# alone and not cached: their subsets number in the tens of thousands.
+_CACHED_TABLE_SIZE = 12
+
+
+def _subsets_summing(values: tuple[int, ...], target: int) -> list[tuple[int, ...]]:
+    """Index tuples of the subsets of ``values`` (ascending) that add to ``target``."""
+    found: list[tuple[int, ...]] = []
+    n = len(values)
+
+    def walk(start: int, left: int, chosen: tuple[int, ...]) -> None:
+        for i in range(start, n):
+            v = values[i]
+            if v > left:
+                break
+            if v == left:
+                found.append(chosen + (i,))
+            else:
+                walk(i + 1, left - v, chosen + (i,))
+
+    walk(0, target, ())
+    return found
+
+
+def _uncached(values: tuple[int, ...], hand: Sequence[Card]) -> dict[int, list[tuple[int, ...]]]:
+    return {v: _subsets_summing(values, 15 - v) for v in {c.value for c in hand}}
+
+
 def _prefer_single(combos: list) -> list:
     """Option single_capture_priority: a one-card capture, where one exists, excludes sets."""
     singles = [c for c in combos if len(c) == 1]
@@ -104,7 +132,7 @@ def _prefer_single(combos: list) -> list:
 def captures_for(card: Card, table: Sequence[Card]) -> list[tuple[Card, ...]]:
     """Every set of table cards that adds to 15 with ``card`` (table sorted by value)."""
     table = sorted(table, key=_order)
-    idx = _combos(tuple(map(_value, table))).get(card.value, ())
+    idx = _subsets_summing(tuple(map(_value, table)), 15 - card.value)
     return [tuple(map(table.__getitem__, combo)) for combo in idx]
 
 
@@ -219,7 +247,9 @@ class HandState:
         # The hot path of every simulation: kept flat on purpose.
         table = self.table
         key = tuple(map(_value, table))
-        by_card = _COMBOS.get(key) or _combos(key)
+        by_card = _COMBOS.get(key)
+        if by_card is None:
+            by_card = _combos(key) if len(key) <= _CACHED_TABLE_SIZE else _uncached(key, self.hands[self.turn])
         rules = self.rules
         single = rules.single_capture_priority
         forced = rules.forced_capture
@@ -488,34 +518,73 @@ class HandState:
     # -- simulation from a seat's view --
 
     @classmethod
+    def position(cls, rules: Rules, seating: Seating, *, hands: Sequence[Sequence[Card]],
+                 table: Sequence[Card], stock: Sequence[Card] = (), dealer: int = 0,
+                 turn: int | None = None, piles: Sequence[Sequence[Card]] | None = None,
+                 escobas: Sequence[int] | None = None, last_capturer: int | None = None,
+                 round: int = 0, number: int = 0) -> "HandState":
+        """A hand set up in any position (for analysis, tests and search). ``stock`` is dealt
+        from its front. The 40 cards must each be somewhere exactly once; with the piles left
+        out, every card not in the hands, the table or the stock is put in side 0's pile."""
+        placed = [c for h in hands for c in h] + list(table) + list(stock)
+        if piles is None:
+            rest = [c for c in DECK if c not in set(placed)]
+            piles = [rest] + [[] for _ in range(seating.sides - 1)]
+        placed += [c for p in piles for c in p]
+        if sorted(c.index for c in placed) != list(range(40)):
+            raise ValueError("a position must hold each of the 40 cards exactly once")
+        if len(hands) != seating.players or len(piles) != seating.sides:
+            raise ValueError("one hand per seat and one pile per side are needed")
+        self = cls.__new__(cls)
+        self.rules, self.seating, self.dealer, self.number = rules, seating, dealer, number
+        known = [c for c in DECK if c not in set(stock)]
+        self.deck = tuple(known + list(stock))
+        self.stock_pos = 40 - len(stock)
+        self.hands = [_sorted(h) for h in hands]
+        self.table = _sorted(table)
+        self.piles = [list(p) for p in piles]
+        self.escobas = list(escobas) if escobas is not None else [0] * seating.sides
+        self.last_capturer = last_capturer
+        self.turn = (dealer + 1) % seating.players if turn is None else turn
+        self.phase = PLAY
+        self.pending = None
+        self.round = round
+        self.events = []
+        self.breakdown = None
+        self._legal = None
+        self._options = None
+        if not self.hands[self.turn]:
+            raise ValueError(f"seat {self.turn} is to play but has no cards")
+        return self
+
+    @classmethod
     def determinize(cls, view: "SeatView", rng: Rng) -> "HandState":
         """A full hand consistent with ``view``: the unseen cards dealt at random to the other
         seats and the stock. For bots that search by sampling the hidden information."""
         unseen = list(view.unseen)
         rng.shuffle(unseen)
-        self = cls.__new__(cls)
-        self.rules, self.seating, self.dealer, self.number = view.rules, view.seating, view.dealer, view.hand_number
         hands: list[list[Card]] = []
         pos = 0
         for seat, size in enumerate(view.hand_sizes):
             if seat == view.seat:
                 hands.append(list(view.hand))
             else:
-                hands.append(_sorted(unseen[pos:pos + size]))
+                hands.append(unseen[pos:pos + size])
                 pos += size
         stock = unseen[pos:]
         if len(stock) != view.stock_count:
             raise ValueError("view is inconsistent: unseen cards do not match hand sizes and stock")
+        self = cls.__new__(cls)
+        self.rules, self.seating, self.dealer, self.number = view.rules, view.seating, view.dealer, view.hand_number
         in_stock = set(stock)
-        known = [c for c in DECK if c not in in_stock]
-        self.deck = tuple(known + stock)
+        self.deck = tuple([c for c in DECK if c not in in_stock] + stock)
         self.stock_pos = 40 - len(stock)
-        self.hands = hands
+        self.hands = [_sorted(h) for h in hands]
         self.table = list(view.table)
         self.piles = [list(p) for p in view.piles]
         self.escobas = list(view.escobas)
         self.last_capturer = view.last_capturer
-        self.turn = view.turn
+        self.turn = view.turn  # type: ignore[assignment]
         self.phase = view.phase
         self.pending = view.pending
         self.round = view.round

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Install everything the tests need on a fresh machine, then run them. CI (.ci/run) calls this.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python3 -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q -e '.[test,cluster]'
+# The HTML replay is tested in Debian's chromium (no browser download: none is allowed here).
+if ! command -v chromium >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ]; then
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    else
+        echo "chromium is missing: sudo apt-get install chromium" >&2
+    fi
+fi
+exec .venv/bin/python -m pytest "$@"

@@ -1,0 +1,150 @@
+"""Seeded random playouts over every table shape, checking the invariants of the rules core."""
+
+from collections import defaultdict
+from itertools import combinations
+
+import pytest
+
+from arena.cards import DECK
+from arena.game import HandState, MatchState
+from arena.moves import MoveKind
+from arena.rules import Rules, Seating
+from arena.seeding import Rng, derive_seed
+
+SHAPES = {
+    "2": Seating.alone(2),
+    "3": Seating.alone(3),
+    "4": Seating.alone(4),
+    "4-pairs": Seating.pairs(4),
+    "6-three-pairs": Seating.pairs(6, 2),
+    "6-two-trios": Seating.pairs(6, 3),
+}
+
+# Rule sets cycled over the seeds so that every option is exercised in every shape.
+RULE_SETS = [
+    Rules(),
+    Rules(forced_capture=True),
+    Rules(single_capture_priority=True),
+    Rules(renuncio=True),
+    Rules(escoba_en_mano=True, last_play_escoba=False),
+    Rules(initial_table="subset15", sevens="primera", all_sevens_bonus=True),
+    Rules(initial_table="sum15_or_30", sevens="most_tiebreak"),
+    Rules(initial_table="none", renuncio=True, single_capture_priority=True),
+]
+
+SEEDS = range(500)
+
+
+def brute_force_by_need(table):
+    """Every subset of the table, bucketed by the card value that would complete 15."""
+    by_need = defaultdict(set)
+    for k in range(1, len(table) + 1):
+        for subset in combinations(table, k):
+            total = sum(c.value for c in subset)
+            if total < 15:
+                by_need[15 - total].add(frozenset(subset))
+    return by_need
+
+
+def expected_play_moves(hand_state):
+    rules = hand_state.rules
+    by_need = brute_force_by_need(hand_state.table)
+    expected = set()
+    for card in hand_state.hands[hand_state.turn]:
+        sets = by_need.get(card.value, set())
+        if rules.single_capture_priority and any(len(s) == 1 for s in sets):
+            sets = {s for s in sets if len(s) == 1}
+        expected |= {(card, s) for s in sets}
+        if not (sets and rules.forced_capture):
+            expected.add((card, frozenset()))
+    return expected
+
+
+def check_position(h: HandState):
+    # All 40 cards accounted for, each exactly once.
+    where = [c for hand in h.hands for c in hand] + list(h.table) + [c for p in h.piles for c in p] + list(h.stock)
+    assert len(where) == 40 and set(where) == set(DECK)
+    moves = h.legal_moves()
+    if h.is_over:
+        assert moves == []
+        return
+    assert moves, "a player to move always has a move"
+    assert len(set(moves)) == len(moves)
+    for m in moves:
+        if m.kind is MoveKind.PLAY and m.take:
+            assert m.card.value + sum(c.value for c in m.take) == 15
+        if m.kind is MoveKind.CLAIM:
+            assert m.card.value + sum(c.value for c in m.take) == 15
+    if h.phase == "play":
+        got = {(m.card, frozenset(m.take)) for m in moves}
+        assert got == expected_play_moves(h), "the engine missed or invented a capture"
+    # Every seat sees its own hand and the public state, never another hand or the stock.
+    for seat in range(h.seating.players):
+        view = HandState_view(h, seat)
+        assert view.hand == tuple(h.hands[seat])
+        hidden = {c for s, hand in enumerate(h.hands) if s != seat for c in hand} | set(h.stock)
+        visible = set(view.hand) | set(view.table) | {c for p in view.piles for c in p}
+        assert not (visible & hidden)
+        assert set(view.unseen) == hidden
+        for e in view.events:
+            assert e.audience is None or e.audience == seat
+            if e.kind == "cards":
+                assert e.seat == seat
+
+
+def HandState_view(h, seat):
+    from arena.game import hand_view
+    return hand_view(h, seat, [0] * h.seating.sides, h.events)
+
+
+def random_hand(seating, rules, seed, check=True):
+    h = HandState.shuffled(rules, seating, seed % seating.players, derive_seed(seed, "deck"))
+    rng = Rng(seed)
+    while True:
+        if check:
+            check_position(h)
+        if h.is_over:
+            break
+        moves = h.legal_moves()
+        h.apply(moves[rng.below(len(moves))])
+    points = h.points()
+    assert all(b["total"] == sum(b[k] for k in ("escobas", "cards", "oros", "velo", "sevens", "all_sevens"))
+               for b in h.breakdown)
+    assert points == tuple(b["total"] for b in h.breakdown)
+    return h
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_random_hands_keep_every_invariant(shape):
+    seating = SHAPES[shape]
+    for seed in SEEDS:
+        rules = RULE_SETS[seed % len(RULE_SETS)]
+        h = random_hand(seating, rules, seed)
+        # Same seed, same game.
+        again = random_hand(seating, rules, seed, check=False)
+        assert [e.to_dict() for e in again.events] == [e.to_dict() for e in h.events]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_random_matches_end_and_repeat(shape):
+    seating = SHAPES[shape]
+    for seed in range(0, len(SEEDS), 5):
+        rules = RULE_SETS[seed % len(RULE_SETS)]
+        results = []
+        for _ in range(2):
+            match = MatchState(rules, seating, seed)
+            rng = Rng(seed)
+            while not match.is_over:
+                moves = match.legal_moves()
+                match.apply(moves[rng.below(len(moves))])
+            results.append((match.result, [e.to_dict() for e in match.events]))
+        result, events = results[0]
+        assert results[1] == results[0]
+        assert result.reason in ("target", "max_hands")
+        if result.winner is not None:
+            assert result.scores[result.winner] >= rules.target
+            assert sorted(result.scores)[-1] > sorted(result.scores)[-2]
+        assert events[-1]["type"] == "match_end"
+        hand_scores = [e for e in events if e["type"] == "hand_score"]
+        assert len(hand_scores) == result.hands
+        assert [sum(e["points"][s] for e in hand_scores) for s in range(seating.sides)] == list(result.scores)

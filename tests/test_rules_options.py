@@ -1,0 +1,80 @@
+import pytest
+
+from arena.errors import OptionError, SeatingError
+from arena.rules import RULE_OPTIONS, Rules, Seating
+
+
+def test_defaults_match_rules_md():
+    assert Rules().to_dict() == {
+        "initial_table": "sum15", "forced_capture": False, "single_capture_priority": False,
+        "renuncio": False, "last_play_escoba": True, "escoba_en_mano": False, "sevens": "most",
+        "all_sevens_bonus": False, "target": 21, "max_hands": 100,
+    }
+    assert set(RULE_OPTIONS) == set(Rules().to_dict())
+
+
+def test_from_dict_round_trip_and_none():
+    rules = Rules.from_dict({"target": 15, "sevens": "primera", "renuncio": True})
+    assert Rules.from_dict(rules.to_dict()) == rules
+    assert Rules.from_dict(None) == Rules() == Rules.from_dict({})
+
+
+@pytest.mark.parametrize("data, key, hint", [
+    ({"targt": 15}, "targt", "allowed:"),
+    ({"target": "21"}, "target", "integer"),
+    ({"target": 0}, "target", "integer"),
+    ({"target": True}, "target", "integer"),
+    ({"max_hands": -1}, "max_hands", "integer"),
+    ({"sevens": "all"}, "sevens", "most, most_tiebreak, primera"),
+    ({"initial_table": "sum30"}, "initial_table", "sum15, sum15_or_30, subset15, none"),
+    ({"forced_capture": "yes"}, "forced_capture", "true or false"),
+    ({"renuncio": 1}, "renuncio", "true or false"),
+])
+def test_bad_options_name_the_key_and_what_is_allowed(data, key, hint):
+    with pytest.raises(OptionError) as info:
+        Rules.from_dict(data)
+    assert info.value.key == key
+    assert hint in str(info.value)
+
+
+def test_rules_must_be_a_mapping():
+    with pytest.raises(OptionError):
+        Rules.from_dict(["target", 21])  # type: ignore[arg-type]
+
+
+def test_table_shapes():
+    assert Seating.alone(2).teams == ((0,), (1,))
+    assert Seating.alone(3).sides == 3
+    assert Seating.pairs(4).teams == ((0, 2), (1, 3))
+    assert Seating.pairs(6, 2).teams == ((0, 3), (1, 4), (2, 5))
+    assert Seating.pairs(6, 3).teams == ((0, 2, 4), (1, 3, 5))
+    assert [Seating.alone(n).rounds_per_hand for n in (2, 3, 4)] == [6, 4, 3]
+    assert Seating.pairs(6, 2).rounds_per_hand == 2
+    assert Seating.pairs(4).side_of(2) == 0 and Seating.pairs(4).side_of(3) == 1
+
+
+def test_five_players_is_refused_with_the_reason():
+    with pytest.raises(SeatingError, match="5 players is not playable"):
+        Seating.alone(5)
+
+
+@pytest.mark.parametrize("players, teams", [
+    (4, ((0, 1), (2, 3))),        # partners side by side
+    (4, ((0, 2), (1,))),          # seat 3 missing
+    (6, ((0, 3), (1, 4, 2, 5))),  # unequal teams
+    (1, ((0,),)),
+    (7, tuple((s,) for s in range(7))),
+])
+def test_bad_team_layouts_are_refused(players, teams):
+    with pytest.raises(SeatingError):
+        Seating(players, teams)
+
+
+def test_six_alone_is_refused():
+    with pytest.raises(SeatingError):
+        Seating.alone(6)
+
+
+def test_seating_dict_round_trip():
+    for s in (Seating.alone(3), Seating.pairs(4), Seating.pairs(6, 3)):
+        assert Seating.from_dict(s.to_dict()) == s
