@@ -172,6 +172,11 @@ class HandState:
         """Start a hand from an already shuffled deck (40 cards, dealt from the front)."""
         if sorted(c.index for c in deck) != list(range(40)):
             raise ValueError("a deck must hold each of the 40 cards exactly once")
+        return cls._start(rules, seating, dealer, deck, number, events)
+
+    @classmethod
+    def _start(cls, rules: Rules, seating: Seating, dealer: int, deck: Sequence[Card],
+               number: int, events: list[Event] | None) -> "HandState":
         self = cls.__new__(cls)
         self.rules, self.seating, self.dealer, self.number = rules, seating, dealer, number
         self.deck = tuple(deck)
@@ -196,9 +201,10 @@ class HandState:
     @classmethod
     def shuffled(cls, rules: Rules, seating: Seating, dealer: int, seed: int, number: int = 0,
                  events: list[Event] | None = None) -> "HandState":
+        """Start a hand from the deck shuffled by ``seed`` (a permutation by construction)."""
         deck = list(DECK)
         Rng(seed).shuffle(deck)
-        return cls.deal(rules, seating, dealer, deck, number, events)
+        return cls._start(rules, seating, dealer, deck, number, events)
 
     # -- queries --
 
