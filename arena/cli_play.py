@@ -235,14 +235,15 @@ class _Probe:
         self.bot.seat = self.seat
         self.bot.send_hello(hello)
 
-    def decide(self, view: Any, legal: Sequence[str], move_ms: int, bank_ms: int) -> tuple[int, str, float]:
+    def decide(self, view: Any, legal: Sequence[str], move_ms: int, bank_ms: int,
+               idle: Callable[[], None] | None = None) -> tuple[int, str, float]:
         self.count += 1
         if len(legal) == 1:
             self.forced += 1
         if self.count == self.stale_at:
             move = legal[-1]
             return self.bot.abandon(view, legal, move), move, 0.0
-        return self.bot.decide(view, legal, move_ms, bank_ms)
+        return self.bot.decide(view, legal, move_ms, bank_ms, idle)
 
 
 class _Counter:

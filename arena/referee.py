@@ -15,7 +15,7 @@ from arena.errors import ArenaError, MoveParseError
 from arena.game import MatchState
 from arena.moves import Move
 from arena.protocol import (
-    BotFailure, Ready, Termination, event_line, match_over_line, match_start, timeout_line,
+    BotFailure, Ready, Termination, cards_json, core_event_line, match_over_line, match_start, timeout_line,
 )
 from arena.record import GameRecord, Result, SeatOutcome
 from arena.rules import Rules, Seating
@@ -60,7 +60,8 @@ class Player(Protocol):
     def send_hello(self, hello: dict[str, Any]) -> None: ...
     def await_ready(self) -> Ready: ...
     def queue(self, line: bytes) -> None: ...
-    def decide(self, view: Any, legal: Sequence[str], move_ms: int, bank_ms: int) -> tuple[int, str, float]: ...
+    def decide(self, view: Any, legal: Sequence[str], move_ms: int, bank_ms: int,
+               idle: Callable[[], None] | None = None) -> tuple[int, str, float]: ...
     def flush(self) -> None: ...
     def kill(self) -> None: ...
 
@@ -102,7 +103,10 @@ class LocalBot:
     def queue(self, line: bytes) -> None:
         pass
 
-    def decide(self, view: Any, legal: Sequence[str], move_ms: int, bank_ms: int) -> tuple[int, str, float]:
+    def decide(self, view: Any, legal: Sequence[str], move_ms: int, bank_ms: int,
+               idle: Callable[[], None] | None = None) -> tuple[int, str, float]:
+        if idle is not None:
+            idle()
         self.last_request_id += 1
         move = legal[0] if self._first else legal[self._rng.below(len(legal))]
         return self.last_request_id, move, 0.0
@@ -115,8 +119,7 @@ class LocalBot:
 
 
 def _view(state: MatchState, seat: int, side: int) -> dict[str, Any]:
-    # Built from the hand directly: MatchState.view() filters the whole match's event log,
-    # which a bot does not need here (it was sent the events as they happened).
+    """The ``view`` of a request (docs/PROTOCOL.md), as a dict."""
     hand = state.hand
     return {
         "seat": seat, "side": side, "hand_number": hand.number, "round": hand.round,
@@ -124,6 +127,19 @@ def _view(state: MatchState, seat: int, side: int) -> dict[str, Any]:
         "table": [str(c) for c in hand.table], "stock": hand.stock_count,
         "hand_sizes": [len(h) for h in hand.hands], "scores": list(state.scores),
     }
+
+
+_VIEW_JSON = ('{"seat":%d,"side":%d,"hand_number":%d,"round":%d,"dealer":%d,"hand":%s,"table":%s,'
+              '"stock":%d,"hand_sizes":[%s],"scores":[%s]}')
+
+
+def _view_json(state: MatchState, seat: int, side: int) -> str:
+    """``_view`` already encoded: built from the hand directly, because MatchState.view()
+    filters the whole match's event log, which the bot was sent as it happened."""
+    hand = state.hand
+    return _VIEW_JSON % (
+        seat, side, hand.number, hand.round, hand.dealer, cards_json(hand.hands[seat]), cards_json(hand.table),
+        hand.stock_count, ",".join([str(len(h)) for h in hand.hands]), ",".join(map(str, state.scores)))
 
 
 def play_match(
@@ -152,27 +168,35 @@ def play_match(
     fatal: dict[int, BotFailure] = {}  # seat -> the failure that made it lose
     banks = [bot.limits.bank_ms for bot in bots]
     sent = 0
+    unrecorded: list[tuple[float, Any]] = []  # (t_ms, event) not yet in ``events``
 
     def dispatch() -> None:
+        """Queue the new events for the seats that may see them (sent with their next write)."""
         nonlocal sent
         log = state.events
         if sent == len(log):
             return
         t_ms = round((time.monotonic() - t0) * 1000, 3)
         for event in log[sent:]:
-            data = event.to_dict()
-            line = event_line(data)
+            line = core_event_line(event)
             audience = event.audience
             if audience is None:
                 for bot in bots:
                     bot.queue(line)
             else:
                 bots[audience].queue(line)
+            unrecorded.append((t_ms, event))
+        sent = len(log)
+
+    def record_events() -> None:
+        """Bookkeeping that can wait: run while a bot thinks (the ``idle`` hook of decide)."""
+        for t_ms, event in unrecorded:
+            data = event.to_dict()
             data["t_ms"] = t_ms
             events.append(data)
             if observer is not None:
                 observer("event", data)
-        sent = len(log)
+        unrecorded.clear()
 
     def fail(seat: int, failure: BotFailure, action: str, substitute: str | None = None) -> None:
         item = {"seat": seat, "termination": failure.termination.value, "detail": failure.detail,
@@ -219,7 +243,8 @@ def play_match(
         by = "bot"
         elapsed = 0.0
         try:
-            _, text, elapsed = bot.decide(_view(state, seat, side_of[seat]), texts, move_ms, banks[seat])
+            _, text, elapsed = bot.decide(_view_json(state, seat, side_of[seat]), texts, move_ms, banks[seat],
+                                          record_events)
             try:
                 chosen = legal[texts.index(text)]
             except ValueError:
@@ -228,6 +253,7 @@ def play_match(
             if over > 0:
                 banks[seat] = max(0, int(banks[seat] - over))
         except BotFailure as exc:
+            record_events()
             strikes[seat] += 1
             if not substitute_ok or strikes[seat] > max_strikes:
                 fatal[seat] = exc
@@ -246,6 +272,7 @@ def play_match(
         state.apply(chosen)
         dispatch()
 
+    record_events()
     result = _result(state, seating, fatal)
     outcomes = []
     for seat, bot in enumerate(bots):

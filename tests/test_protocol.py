@@ -65,3 +65,35 @@ def test_termination_values_are_the_documented_names():
     assert names == {"ok", "no_handshake", "timeout", "crash", "malformed", "wrong_id", "illegal_move",
                      "oversized_line"}
     assert not Termination.OK.is_failure and Termination.TIMEOUT.is_failure
+
+
+def test_hand_built_lines_equal_the_json_encoder():
+    from arena.game import MatchState
+    from arena.protocol import core_event_line, request_line
+    from arena.referee import _view, _view_json
+    from arena.rules import Rules, Seating
+    from arena.seeding import Rng
+
+    rules = Rules(renuncio=True, initial_table="subset15", escoba_en_mano=True)
+    for seed in range(30):
+        seating = (Seating.alone(2), Seating.alone(3), Seating.pairs(4))[seed % 3]
+        state = MatchState.new(rules, seating, seed)
+        rng = Rng(seed)
+        while not state.is_over:
+            seat = state.current_seat
+            legal = [str(m) for m in state.legal_moves()]
+            side = seating.side_of(seat)
+            fast = request_line(seed, 2000, 7, _view_json(state, seat, side), legal)
+            assert fast == request_line(seed, 2000, 7, _view(state, seat, side), legal)
+            assert json.loads(fast)["view"] == _view(state, seat, side)
+            state.apply(legal[rng.below(len(legal))])
+        for event in state.events:
+            assert core_event_line(event) == event_line(event.to_dict())
+
+
+def test_canonical_and_other_move_replies_parse_alike():
+    variants = [b'{"type":"move","id":12,"move":"renuncio 5e+4b"}', b'{"type": "move", "id": 12, "move": "renuncio 5e+4b"}',
+                b'{"move":"renuncio 5e+4b","id":12,"type":"move"}', b' {"type":"move","id":12,"move":"renuncio 5e+4b"} \r']
+    assert {parse_move(v) for v in variants} == {(12, "renuncio 5e+4b")}
+    with pytest.raises(BotFailure):
+        parse_move(b'{"type":"move","id":12,"move":"7o"} x')

@@ -129,11 +129,9 @@ def test_bad_setup_is_a_typed_error():
 
 
 def test_a_move_with_its_taken_cards_in_another_order_is_accepted():
-    from zoo.helpers import fake_spec
-
     class Reorder(LocalBot):
-        def decide(self, view, legal, move_ms, bank_ms):
-            rid, move, t = super().decide(view, legal, move_ms, bank_ms)
+        def decide(self, view, legal, move_ms, bank_ms, idle=None):
+            rid, move, t = super().decide(view, legal, move_ms, bank_ms, idle)
             card, *take = move.split("+")
             return rid, "+".join([card, *reversed(take)]), t
 
