@@ -161,7 +161,7 @@ def describe(frame: Frame, replay: Replay, style: TextStyle = PLAIN, show: "Card
     if kind == "match_end":
         return "Match over: " + result_text(replay)
     if kind == "forfeit":
-        return "Match over by forfeit: " + result_text(replay)
+        return "Match over: " + result_text(replay)
     return kind
 
 
@@ -174,10 +174,10 @@ def result_text(replay: Replay) -> str:
         why = "; ".join(f"seat {o.seat} ({o.bot}) {o.termination.value}" + (f": {o.detail}" if o.detail else "")
                         for o in failed)
         head = f"{names[r.winner]} wins" if r.winner is not None else "no winner"
-        return f"{head} {score} after {r.hands} hands, by forfeit ({why})"
+        return f"{head} {score} after {_n(r.hands, 'hand')}, by forfeit ({why})"
     if r.winner is None:
-        return f"draw {score} after {r.hands} hands ({r.reason})"
-    return f"{names[r.winner]} wins {score} after {r.hands} hands"
+        return f"draw {score} after {_n(r.hands, 'hand')} ({r.reason})"
+    return f"{names[r.winner]} wins {score} after {_n(r.hands, 'hand')}"
 
 
 def rules_text(replay: Replay) -> str:
@@ -302,7 +302,7 @@ def render_transcript(replay: Replay, style: TextStyle = PLAIN, seat: int | None
         "Seats: " + ", ".join(f"{s} {rec.seats[s]}" for s in range(seating.players))
         + ("" if not seating.is_teams else " | sides: " + " vs ".join(names)),
         f"Result: {result_text(replay)}",
-        f"Verified: the {replay.moves} recorded moves replay through the rules core to this result.",
+        f"Verified: {_n(replay.moves, 'recorded move')} replayed through the rules core to this result.",
     ]
     if seat is not None:
         out.append(f"Seen by {seat_name(replay, seat)}: the other hands are hidden.")
