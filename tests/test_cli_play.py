@@ -7,7 +7,7 @@ from typer.testing import CliRunner
 
 from arena.cli import _register_all, app
 from arena.record import GameRecord, replay
-from zoo.helpers import ZOO, firstmove_bin
+from zoo.helpers import ROOT, ZOO, firstmove_bin
 
 _register_all()
 runner = CliRunner()
@@ -92,3 +92,24 @@ def test_check_bot_reports_the_first_problem():
     assert result.exit_code == 1 and "no_handshake" in result.stdout
     result = run("check-bot", zoo("crash_mid", 3))
     assert result.exit_code == 1 and "crash" in result.stdout and "crashing on purpose" in result.stdout
+
+
+
+
+def test_the_perl_bot_written_from_the_protocol_passes_check_bot():
+    result = runner.invoke(app, ["check-bot", f"perl {ROOT}/bots/perl/random.pl 7"])
+    assert result.exit_code == 0, result.output
+    assert "result: PASS" in result.stdout
+
+
+def test_perl_bots_play_every_table_shape_deterministically():
+    perl = f"perl {ROOT}/bots/perl/random.pl"
+    for args in ([f"{perl} 1", C], [f"{perl} 1", f"{perl} 2", f"{perl} 3"],
+                 [f"{perl} 1", f"{perl} 2", C, f"{perl} 4", "--pairs"]):
+        outputs = [run("play", *args, "--seed", "12", "--target", "9", "--json", "--rule", "renuncio=true")
+                   for _ in range(2)]
+        for out in outputs:
+            assert out.exit_code == 0, out.output
+            summary = json.loads(out.stdout)
+            assert summary["reason"] == "target" and all(s["termination"] == "ok" for s in summary["seats"])
+        assert outputs[0].stdout == outputs[1].stdout
