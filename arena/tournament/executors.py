@@ -92,7 +92,8 @@ class InlineExecutor(Executor):
 
 # --- local worker processes -------------------------------------------------------------
 
-_START, _DONE, _FAIL = "start", "done", "fail"
+_READY, _START, _DONE, _FAIL = "ready", "start", "done", "fail"
+_MAX_STARTUP_DEATHS = 3
 _POLL = 0.5
 
 
@@ -111,6 +112,7 @@ def _worker_main(plan: WorkerPlan, worker_id: str, tasks: Any, results: Any, par
     state = None
     try:
         state = plan.open_state(plan.job, worker_id)
+        results.put((_READY, worker_id, "", None, 0.0))
         while True:
             try:
                 item = tasks.get(timeout=_POLL)
@@ -163,6 +165,8 @@ class LocalExecutor(Executor):
         self._results: Any = None
         self._serial = 0
         self._finished = False
+        self._ready: set[str] = set()
+        self._startup_deaths = 0
 
     def __enter__(self) -> LocalExecutor:
         import multiprocess
@@ -203,7 +207,10 @@ class LocalExecutor(Executor):
             except queue.Empty:
                 self._replace_dead_workers(running, by_id)
                 continue
-            if kind == _START:
+            if kind == _READY:
+                self._ready.add(worker_id)
+                self._startup_deaths = 0
+            elif kind == _START:
                 running[worker_id] = match_id
             elif kind == _DONE:
                 running.pop(worker_id, None)
@@ -219,6 +226,13 @@ class LocalExecutor(Executor):
             if proc.is_alive():
                 continue
             del self._procs[worker_id]
+            if worker_id not in self._ready:
+                self._startup_deaths += 1
+                if self._startup_deaths >= _MAX_STARTUP_DEATHS:
+                    raise ExecutorError(
+                        f"worker processes die while starting (exit code {proc.exitcode}); "
+                        "if you call the runner from a script, guard it with if __name__ == '__main__'"
+                    )
             lost = running.pop(worker_id, None)
             if lost is not None:
                 # A worker that died mid-match (OOM-killed, say) loses nothing: the match
