@@ -130,3 +130,12 @@ def test_auto_runs_on_its_own(tmp_path: Path, rep):
     assert code == 0, out
     assert "[auto: a to stop]" in out
     assert "\x1b[1;3" not in out  # --ascii: no coloured cards
+
+
+def test_a_draw_and_a_forfeit_read_well():
+    draw = replay(play(Seating.alone(3), {"target": 1000, "max_hands": 1}, 2))
+    assert draw.result.winner is None
+    assert "Result: draw " in render_transcript(draw) and "after 1 hand (max_hands)" in render_transcript(draw)
+    forfeit = replay(play(Seating.alone(2), {}, 3, failing_seat=1, fail_on=2))
+    text = render_transcript(forfeit)
+    assert "Match over: bot0 wins" in text and "by forfeit (seat 1 (bot1) crash: exited with code 3)" in text

@@ -81,6 +81,12 @@ def test_a_forfeit_replays_to_the_recorded_forfeit():
         replay(data)
 
 
+def test_a_forfeit_before_any_move_replays():
+    record = play(Seating.alone(2), {}, 3, failing_seat=0, fail_on=1)
+    assert record.moves == () and record.result.reason == "forfeit"
+    assert [f.kind for f in replay(record).frames] == ["deal", "forfeit"]
+
+
 def test_substituted_moves_replay_like_any_other():
     record = play(Seating.pairs(4), {"target": 11}, 4, failing_seat=2, fail_on=4,
                   policy=FailurePolicy("substitute", strikes=1000))
