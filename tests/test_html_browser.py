@@ -133,6 +133,23 @@ def test_replay_page_works_offline_and_ends_on_the_recorded_score(browser, tmp_p
         tab.close()
 
 
+def test_a_forfeit_page_ends_on_the_forfeit(browser, tmp_path: Path):
+    record = play(Seating.pairs(4), {}, 9, failing_seat=3, fail_on=20)
+    assert record.result.reason == "forfeit"
+    path = tmp_path / "forfeit.html"
+    path.write_text(render_replay_html(replay(record)), encoding="utf-8")
+    tab = Offline(browser)
+    try:
+        tab.page.goto(path.as_uri())
+        tab.page.keyboard.press("End")
+        assert _scores(tab.page, 2) == list(record.result.scores)
+        assert "by forfeit (seat 3 (bot3) crash" in tab.page.inner_text("#final")
+        tab.page.screenshot(path=str(ARTIFACTS / "replay-forfeit-end.png"), full_page=True)
+        assert tab.errors == [] and tab.blocked == []
+    finally:
+        tab.close()
+
+
 def test_report_page_and_its_replays_work_offline(browser, tmp_path: Path):
     from replay_helpers import make_store
 
