@@ -155,13 +155,18 @@ class ResultStore:
             raise
 
     def _init_or_check(self, fingerprint: str, game_dict: Mapping[str, Any], config: Mapping[str, Any]) -> ResultStore:
-        with self._conn:
+        # One explicit transaction for the tables and the meta rows: killed half-way,
+        # the store is either empty or complete (Python's sqlite3 would autocommit DDL).
+        conn = self._conn
+        conn.isolation_level = None
+        conn.execute("BEGIN IMMEDIATE")
+        try:
             for statement in _SCHEMA.split(";"):
                 if statement.strip():
-                    self._conn.execute(statement)
+                    conn.execute(statement)
             meta = self.meta()
             if not meta:
-                self._conn.executemany(
+                conn.executemany(
                     "INSERT INTO meta(key, value) VALUES (?, ?)",
                     [
                         ("schema_version", json.dumps(SCHEMA_VERSION)),
@@ -170,7 +175,14 @@ class ResultStore:
                         ("config", json.dumps(dict(config), sort_keys=True)),
                     ],
                 )
-                return self
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        finally:
+            conn.isolation_level = ""
+        if not meta:
+            return self
         self._check_schema(meta)
         if meta.get("fingerprint") != fingerprint:
             from arena.tournament.config import diff_game_dicts
