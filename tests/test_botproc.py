@@ -218,3 +218,36 @@ def test_limits_validation():
     for bad in ({"move_ms": -1}, {"move_ms": "fast"}, {"speed": 1}, {"max_line_bytes": 10}):
         with pytest.raises(BotSpecError):
             Limits.from_dict(bad)
+
+
+def test_bots_die_when_the_arena_is_killed_with_sigkill(tmp_path):
+    """PR_SET_PDEATHSIG: a bot does not outlive an arena that had no chance to clean up."""
+    import os
+    import signal
+    import subprocess
+
+    pidfile = tmp_path / "pids"
+    code = (
+        "import sys, time\n"
+        "sys.path.insert(0, sys.argv[1])\n"
+        "from zoo.helpers import zoo_spec, hello\n"
+        "from arena.botproc import BotProcess\n"
+        f"bot = BotProcess(zoo_spec('hang_mid', n=0, env={{'ZOO_PIDFILE': {str(pidfile)!r}}}))\n"
+        "bot.begin_match(hello())\n"
+        "print(bot.pid, flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    tests_dir = os.path.dirname(os.path.abspath(__file__))
+    arena = subprocess.Popen([sys.executable, "-c", code, tests_dir], stdout=subprocess.PIPE, text=True)
+    bot_pid = int(arena.stdout.readline())
+    assert running(bot_pid)
+    arena.send_signal(signal.SIGKILL)
+    arena.wait()
+    deadline = time.monotonic() + 5
+    while running(bot_pid) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not running(bot_pid)
+    try:  # this test process may be its subreaper: collect it
+        os.waitpid(bot_pid, os.WNOHANG)
+    except ChildProcessError:
+        pass

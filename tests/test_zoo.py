@@ -25,12 +25,20 @@ def play_zoo(tmp_path, mode, n=1, policy=LOSS, limits=FAST, env=None, seat=0, se
     players = [LocalBot(f"local{i}", seed=i) for i in range(seating.players)]
     players[seat] = bot
     start = time.monotonic()
+    tracing = not tracemalloc.is_tracing()
+    if tracing:
+        tracemalloc.start()
     try:
         record = play_match(players, RULES, seating, seed=7, policy=policy)
+        peak = tracemalloc.get_traced_memory()[1]
     finally:
         bot.close()
+        if tracing:
+            tracemalloc.stop()
     took = time.monotonic() - start
     leftovers = [p for p in pids_in(pidfile) if running(p)]
+    # Whatever the bot did, the arena's own memory stays small (a whole record is ~1 MB).
+    assert peak < 16 * 2**20, f"arena memory peaked at {peak} bytes"
     return record, took, leftovers
 
 
@@ -76,7 +84,7 @@ def test_huge_line_never_sits_in_memory(tmp_path):
     finally:
         tracemalloc.stop()
     assert record.outcomes[0].termination is Termination.OVERSIZED_LINE
-    assert peak < 8 * 2**20  # the bot wrote 100 MB
+    assert peak < 4 * 2**20  # the bot wrote 100 MB, the arena read at most one chunk past 64 KB
     assert leftovers == []
 
 
