@@ -114,6 +114,7 @@ def run(
     ] = None,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Results folder (default: the file's output, else results/<name>).")] = None,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show the progress bar (on stderr).")] = True,
+    cluster: Annotated[Optional[str], typer.Option("--cluster", help="Play on the Dask cluster whose scheduler is at this address, e.g. tcp://HOST:8786 (default: the file's cluster, else local worker processes; docs/CLUSTER.md).")] = None,
 ) -> None:
     """Play a tournament, or resume it: matches already in the results folder are not played again."""
     config = _load(file, concurrency=concurrency, output=output)
@@ -135,7 +136,8 @@ def run(
 
     from arena.tournament import runner
 
-    resume = _resume_command(file, concurrency, output)
+    resume = _resume_command(file, concurrency, output) + (f" --cluster {shlex.quote(cluster)}" if cluster else "")
+    address = cluster or config.cluster
     try:
         store = runner.open_store(config)
     except ResumeMismatchError as exc:
@@ -153,7 +155,13 @@ def run(
             typer.echo(f"resuming: {plan.done} of {plan.total} matches already played", err=True)
         try:
             if plan.pending:
-                executor = runner.make_executor(config, config.concurrency)
+                if address:
+                    from arena.tournament.dask_executor import make_dask_executor
+
+                    typer.echo(f"cluster: {address}", err=True)
+                    executor = make_dask_executor(config, address)
+                else:
+                    executor = runner.make_executor(config, config.concurrency)
                 _play_with_progress(store, plan, executor, config, show=progress)
         except KeyboardInterrupt:
             interrupted = True

@@ -55,6 +55,7 @@ TOP_KEYS = (
     "failures",
     "concurrency",
     "output",
+    "cluster",
 )
 BOT_KEYS = ("name", "cmd", "cwd", "env", "startup_ms", "move_ms", "bank_ms")
 TEAM_KEYS = ("name", "members")
@@ -145,6 +146,7 @@ class TournamentConfig:
     concurrency: int
     output: str  # absolute
     source: str = field(default="", compare=False)  # the file it came from
+    cluster: str | None = None  # a Dask scheduler address (docs/CLUSTER.md); never changes the games
 
     @property
     def seating(self) -> Seating:
@@ -403,6 +405,7 @@ def parse_config(
     concurrency = doc.integer(top["concurrency"][1], "concurrency", 1, 1024) if "concurrency" in top else cores
     output_raw = doc.string(top["output"][1], "output", "a folder path") if "output" in top else os.path.join("results", name)
     output = os.path.abspath(os.path.join(cwd or os.getcwd(), os.path.expanduser(output_raw)))
+    cluster = doc.string(top["cluster"][1], "cluster", "a Dask scheduler address, e.g. tcp://HOST:8786") if "cluster" in top else None
 
     return TournamentConfig(
         name=name,
@@ -422,6 +425,7 @@ def parse_config(
         concurrency=concurrency,
         output=output,
         source=file,
+        cluster=cluster,
     )
 
 
