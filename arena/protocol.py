@@ -170,7 +170,7 @@ def parse_object(line: bytes, termination: Termination = Termination.MALFORMED) 
     """A reply line as a JSON object, or ``BotFailure(termination)`` saying what was wrong."""
     try:
         obj = _loads(line)
-    except (ValueError, UnicodeDecodeError) as exc:
+    except (ValueError, RecursionError) as exc:  # deep nesting is a bot's trick too
         raise BotFailure(termination, f"not JSON ({exc.__class__.__name__}: {exc}): {_show(line)}") from None
     if not isinstance(obj, dict):
         raise BotFailure(termination, f"expected a JSON object, got {_show(line)}")

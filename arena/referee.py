@@ -22,6 +22,7 @@ from arena.rules import Rules, Seating
 from arena.seeding import Rng, derive_seed
 
 POLICIES = ("loss", "substitute")
+_MAX_DETAIL = 500
 
 
 class RefereeError(ArenaError, ValueError):
@@ -199,7 +200,10 @@ def play_match(
         unrecorded.clear()
 
     def fail(seat: int, failure: BotFailure, action: str, substitute: str | None = None) -> None:
-        item = {"seat": seat, "termination": failure.termination.value, "detail": failure.detail,
+        detail = failure.detail
+        if len(detail) > _MAX_DETAIL:  # a bot's text may end up here: keep records small
+            failure.detail = detail = detail[:_MAX_DETAIL] + f"... [{len(detail)} chars]"
+        item = {"seat": seat, "termination": failure.termination.value, "detail": detail,
                 "move_index": len(moves), "action": action}
         if substitute is not None:
             item["substitute"] = substitute

@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 from arena.botproc import BotProcess, BotSpec, Limits  # noqa: E402
 from arena.game import MatchState  # noqa: E402
 from arena.protocol import request_line  # noqa: E402
-from arena.referee import _view, play_match  # noqa: E402
+from arena.referee import LocalBot, _view, play_match  # noqa: E402
 from arena.rules import Rules, Seating  # noqa: E402
 
 
@@ -95,6 +95,26 @@ def arena_per_decision(binary: Path, matches: int, batches: int = 5) -> tuple[fl
     return statistics.median(results), total
 
 
+def in_process_per_decision(matches: int) -> tuple[float, float]:
+    """For the breakdown: seconds per decision of the rules core alone (legal moves and
+    apply), and of the referee with in-process bots (no pipe, no process)."""
+    rules, seating = Rules(), Seating.alone(2)
+    start = time.perf_counter()
+    decisions = 0
+    for seed in range(matches):
+        state = MatchState.new(rules, seating, seed)
+        while not state.is_over:
+            state.apply(state.legal_moves()[0])
+            decisions += 1
+    core = (time.perf_counter() - start) / decisions
+    start = time.perf_counter()
+    decisions = 0
+    for seed in range(matches):
+        record = play_match([LocalBot(first=True), LocalBot(first=True)], rules, seating, seed)
+        decisions += len(record.moves)
+    return core, (time.perf_counter() - start) / decisions
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=20, help="matches per batch")
@@ -103,6 +123,9 @@ def main() -> None:
     binary = build_bot()
     raw = raw_round_trip(binary, args.roundtrips)
     arena, decisions = arena_per_decision(binary, args.matches)
+    core, local = in_process_per_decision(args.matches * 5)
+    print(f"breakdown: rules core alone {core * 1e6:.1f} us per decision; "
+          f"referee with in-process bots {local * 1e6:.1f} us per decision")
     print(f"raw round trip: {raw * 1e6:.1f} us per JSON line through a pipe to {binary.name}")
     print(f"arena: {arena * 1e6:.1f} us per decision ({decisions} decisions in full 1v1 matches)")
     print(f"overhead: {arena / raw:.2f}")

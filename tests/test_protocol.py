@@ -97,3 +97,11 @@ def test_canonical_and_other_move_replies_parse_alike():
     assert {parse_move(v) for v in variants} == {(12, "renuncio 5e+4b")}
     with pytest.raises(BotFailure):
         parse_move(b'{"type":"move","id":12,"move":"7o"} x')
+
+
+def test_hostile_json_is_malformed_not_a_crash():
+    for bad in (b"[" * 100000, b'{"type":"move","id":' + b"9" * 5000 + b',"move":"7o"}',
+                b'{"type":"move","id":1e400,"move":"7o"}', b"\xff\xfe\x00"):
+        with pytest.raises(BotFailure) as info:
+            parse_move(bad)
+        assert info.value.termination is Termination.MALFORMED

@@ -137,3 +137,14 @@ def test_a_move_with_its_taken_cards_in_another_order_is_accepted():
 
     record = play_match([Reorder(seed=1), LocalBot(seed=2)], Rules(target=5), Seating.alone(2), seed=8)
     assert not record.failures and record.result.reason == "target"
+
+
+def test_a_huge_illegal_move_text_is_recorded_briefly():
+    class Verbose(LocalBot):
+        def decide(self, view, legal, move_ms, bank_ms, idle=None):
+            rid, _, t = super().decide(view, legal, move_ms, bank_ms, idle)
+            return rid, "7o+" * 20000, t
+
+    record = play_match([Verbose(), LocalBot()], Rules(), Seating.alone(2), seed=1)
+    assert record.outcomes[0].termination is Termination.ILLEGAL_MOVE
+    assert len(record.outcomes[0].detail) < 600 and len(record.failures[0]["detail"]) < 600
