@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from enum import Enum
+from operator import attrgetter
 from typing import Any, Mapping, NamedTuple, Sequence
 
 from arena.errors import ArenaError
@@ -110,12 +111,23 @@ def event_line(event: Mapping[str, Any]) -> bytes:
     return encode({"type": "event", "event": event})
 
 
+# Card text without a Python-level __str__ call per card (hot path).
+_card_text = attrgetter("_text")
+
+
 def cards_json(cards: Sequence[Any]) -> str:
-    """A JSON list of card texts. Card and move texts never need escaping (letters, digits,
-    '+' and spaces), which is what makes the hand-built lines below safe."""
+    """A JSON list of cards. Card and move texts never need escaping (letters, digits, '+'
+    and spaces), which is what makes the hand-built lines below safe."""
     if not cards:
         return "[]"
-    return '["' + '","'.join(map(str, cards)) + '"]'
+    return '["' + '","'.join(map(_card_text, cards)) + '"]'
+
+
+def texts_json(texts: Sequence[str]) -> str:
+    """A JSON list of card or move texts (see ``cards_json``)."""
+    if not texts:
+        return "[]"
+    return '["' + '","'.join(texts) + '"]'
 
 
 # The events a match is mostly made of, encoded without the general JSON encoder: the
@@ -146,7 +158,7 @@ def request_line(request_id: int, time_ms: int, bank_ms: int, view: Mapping[str,
     """A request; ``view`` is a mapping, or its JSON text already built by the caller."""
     if not isinstance(view, str):
         view = _dumps(view)
-    return (_REQUEST_LINE % (request_id, time_ms, bank_ms, view, cards_json(legal))).encode("utf-8")
+    return (_REQUEST_LINE % (request_id, time_ms, bank_ms, view, texts_json(legal))).encode("utf-8")
 
 
 def timeout_line(request_id: int, move: str) -> bytes:

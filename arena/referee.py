@@ -177,7 +177,7 @@ def play_match(
         log = state.events
         if sent == len(log):
             return
-        t_ms = round((time.monotonic() - t0) * 1000, 3)
+        t_ms = int((time.monotonic() - t0) * 1e6) / 1000
         for event in log[sent:]:
             line = core_event_line(event)
             audience = event.audience
@@ -237,13 +237,14 @@ def play_match(
     dispatch()
     substitute_ok = policy.policy == "substitute"
     max_strikes = policy.strikes
+    move_ms_of = [bot.limits.move_ms for bot in bots]
+    monotonic = time.monotonic
     while not fatal and not state.is_over:
         seat = state.current_seat
         legal = state.legal_moves()
         texts = [str(m) for m in legal]
         bot = bots[seat]  # type: ignore[index]
-        limits = bot.limits
-        move_ms = limits.move_ms
+        move_ms = move_ms_of[seat]
         by = "bot"
         elapsed = 0.0
         try:
@@ -253,6 +254,7 @@ def play_match(
                 chosen = legal[texts.index(text)]
             except ValueError:
                 chosen = _match_move(state, legal, text)
+                text = str(chosen)
             over = elapsed * 1000 - move_ms
             if over > 0:
                 banks[seat] = max(0, int(banks[seat] - over))
@@ -264,12 +266,13 @@ def play_match(
                 fail(seat, exc, "forfeit")
                 break
             chosen = legal[rng.below(len(legal))]
+            text = str(chosen)
             by = "substitute"
             fail(seat, exc, "substitute", str(chosen))
             if exc.termination is Termination.TIMEOUT:
                 bot.queue(timeout_line(bot.last_request_id, str(chosen)))
-        entry = {"seat": seat, "move": str(chosen), "by": by,
-                 "ms": round(elapsed * 1000, 3), "t_ms": round((time.monotonic() - t0) * 1000, 3)}
+        entry = {"seat": seat, "move": text, "by": by,
+                 "ms": int(elapsed * 1e6) / 1000, "t_ms": int((monotonic() - t0) * 1e6) / 1000}
         moves.append(entry)
         if observer is not None:
             observer("move", entry)
