@@ -5,7 +5,7 @@
 A reference run plays the tournament without interruption. Each trial then plays it from
 scratch in a fresh folder, killing the arena with SIGKILL at random moments (up to
 --kills times, each at a uniform time within a normal run's duration) and running the
-same command again until it finishes. The trial passes when every scheduled match is in
+same command again until it finishes. Every trial has at least one kill. The trial passes when every scheduled match is in
 the store exactly once, the results equal the reference run's match for match, and no
 process the arena started is left. Prints one line per trial, then the trial count and
 the outcome. The bots are deterministic (bots/greedy_bot.py and the test policy bots).
@@ -103,26 +103,33 @@ def main() -> int:
         expected = outcomes(work / "reference")
         print(f"reference: {len(expected)} matches in {duration:.1f} s")
         passed = 0
-        for trial in range(1, args.trials + 1):
-            output = work / f"trial{trial}"
+        trial = 0
+        redone = 0
+        while trial < args.trials:
+            output = work / f"trial{trial + 1}-{redone}"
             tag = uuid.uuid4().hex
             env = dict(os.environ, ARENA_KILLRESUME_TAG=tag)
             kills, runs = 0, 0
+            wanted = rng.randint(1, args.kills)
             while True:
                 runs += 1
                 proc = subprocess.Popen(command(path, output), cwd=ROOT, env=env,
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                if kills < args.kills:
+                if kills < wanted:
                     try:
-                        proc.wait(timeout=rng.uniform(0.0, duration))
+                        proc.wait(timeout=rng.uniform(0.0, 0.9 * duration))
                     except subprocess.TimeoutExpired:
                         proc.send_signal(signal.SIGKILL)
                         kills += 1
                 proc.wait()
-                if proc.returncode == 0:
+                if proc.returncode == 0 or runs > wanted + 3:
                     break
-                if runs > args.kills + 3:
-                    break
+            if kills == 0:
+                # The run beat the chosen moment: not a trial of anything; draw again.
+                redone += 1
+                shutil.rmtree(output, ignore_errors=True)
+                continue
+            trial += 1
             problems = []
             if proc.returncode != 0:
                 problems.append(f"the last run exited {proc.returncode}")

@@ -232,7 +232,8 @@ def compute_standings(
             )
         )
     order = {s.name: i for i, s in enumerate(standings)}
-    if by_bot_crosstable:
+    if by_bot_crosstable or all(label in order for label in labels):
+        # Bots (alone or as clone teams) follow the standings' order.
         names = tuple(sorted(labels, key=lambda n: order.get(n, len(order))))
     else:
         names = tuple(_order_labels(labels, cross))
