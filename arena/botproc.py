@@ -30,7 +30,6 @@ import signal
 import subprocess
 import threading
 import time
-import weakref
 from collections import deque
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -172,8 +171,9 @@ class ConversationLog:
 
 _libc: Any = None
 _subreaper_set = False
-# Live bots, so that an arena exiting normally (even on an exception) leaves no process behind.
-_LIVE: "weakref.WeakSet[BotProcess]" = weakref.WeakSet()
+# Live bots, so that an arena exiting normally (even on an exception, or after dropping a
+# BotProcess without closing it) leaves no process behind. Strong references on purpose.
+_LIVE: "set[BotProcess]" = set()
 _TAGS = itertools.count(1)
 
 

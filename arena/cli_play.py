@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 import secrets
+import signal
+import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, Callable, Optional, Sequence
+from typing import Annotated, Any, Callable, Iterator, Optional, Sequence
 
 import typer
 
@@ -18,6 +21,21 @@ from arena.protocol import BotFailure, Ready, Termination
 from arena.record import GameRecord
 from arena.referee import FailurePolicy, LocalBot, play_match
 from arena.rules import Rules, Seating
+
+
+@contextmanager
+def _exit_on_sigterm() -> Iterator[None]:
+    """SIGTERM ends the command like Ctrl-C does: through ``finally`` blocks, so the bots'
+    process groups are killed rather than left behind. The previous handler comes back after."""
+    try:
+        previous = signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _fail(message: str, code: int) -> typer.Exit:
@@ -185,7 +203,8 @@ def play(
     log = ConversationLog(conv) if conv is not None else None
     bots = [BotProcess(spec, stderr_dir=logs, log=log) for spec in specs]
     try:
-        game = play_match(bots, rules, seating, seed, fail_policy, observer=_Printer(names, seating, echo))
+        with _exit_on_sigterm():
+            game = play_match(bots, rules, seating, seed, fail_policy, observer=_Printer(names, seating, echo))
     finally:
         for bot in bots:
             bot.close()
@@ -285,7 +304,8 @@ def check_bot(
     bot = BotProcess(spec, stderr_dir=logs, log=ConversationLog(conv) if conv is not None else None)
     typer.echo(f"check-bot: {command}")
     try:
-        problem = _conformance(bot, typer.echo)
+        with _exit_on_sigterm():
+            problem = _conformance(bot, typer.echo)
     finally:
         bot.close()
         if conv is not None:

@@ -113,3 +113,25 @@ def test_perl_bots_play_every_table_shape_deterministically():
             summary = json.loads(out.stdout)
             assert summary["reason"] == "target" and all(s["termination"] == "ok" for s in summary["seats"])
         assert outputs[0].stdout == outputs[1].stdout
+
+
+def test_sigterm_to_arena_play_leaves_no_bot_behind(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import time
+
+    from zoo.helpers import pids_in, running
+
+    pidfile = tmp_path / "pids"
+    env = dict(os.environ, ZOO_PIDFILE=str(pidfile))
+    arena = subprocess.Popen([sys.executable, "-m", "arena.cli", "play", zoo("orphan_setsid"), zoo("hang_mid", 0),
+                              "--move-ms", "30000"], env=env, stdout=subprocess.DEVNULL, cwd=str(ROOT))
+    deadline = time.monotonic() + 20
+    while len(set(pids_in(pidfile))) < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    pids = set(pids_in(pidfile))
+    assert len(pids) >= 3 and all(running(p) for p in pids)
+    arena.send_signal(signal.SIGTERM)
+    assert arena.wait(timeout=20) == 128 + signal.SIGTERM
+    assert [p for p in pids if running(p)] == []
