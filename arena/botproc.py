@@ -238,9 +238,12 @@ def _has_tag(pid: int, marker: bytes) -> bool:
         return False
 
 
-def find_bot_processes(root: int, marker: bytes | None) -> set[int]:
+def find_bot_processes(root: int, marker: bytes | None, root_alive: bool = True) -> set[int]:
     """Every live process that belongs to a bot: in its session or group, descended from its
-    first process, or carrying its environment marker (which survives setsid and re-parenting)."""
+    first process, or carrying its environment marker (which survives setsid and re-parenting).
+
+    ``root_alive`` False: the first process has been reaped, so its pid may belong to someone
+    else by now (a session or group id is never reused while a member lives, so those stay)."""
     try:
         entries = os.listdir("/proc")
     except OSError:
@@ -253,7 +256,7 @@ def find_bot_processes(root: int, marker: bytes | None) -> set[int]:
                 stats[int(entry)] = st
     me = os.getpid()
     found = {pid for pid, (_, _, pgid, sid) in stats.items() if sid == root or pgid == root}
-    if root in stats:
+    if root_alive and root in stats:
         found.add(root)
     children: dict[int, list[int]] = {}
     for pid, (_, ppid, _, _) in stats.items():
@@ -344,8 +347,8 @@ class _StderrPump(threading.Thread):
 class BotProcess:
     """One running bot, reusable across matches and restarted after it dies.
 
-    The referee drives it: ``begin_match`` (handshake), ``queue`` events, ``decide``, and
-    ``end_match``. Lines queued for the bot go out with the next write, so a decision costs one
+    The referee drives it: ``send_hello`` and ``await_ready`` (or ``begin_match``) for the
+    handshake, ``queue`` for events, ``decide`` for each move, ``flush`` at the end. Lines queued for the bot go out with the next write, so a decision costs one
     write and one read. Use it as a context manager, or call ``close()``; either way every
     process of the bot is gone afterwards.
     """
@@ -374,6 +377,7 @@ class BotProcess:
         self._abandoned: set[int] = set()
         self._hello_deadline = 0.0
         self._dead_reason: str | None = None
+        self._killed = False
         self.exited_on_goodbye = False
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -423,6 +427,7 @@ class BotProcess:
             self._popen = None
             raise BotFailure(Termination.NO_HANDSHAKE, f"cannot start {list(spec.cmd)!r}: {exc}") from None
         self._popen = popen
+        self._killed = False
         self.starts += 1
         self.matches = 0
         self._dead_reason = None
@@ -450,29 +455,35 @@ class BotProcess:
         """End the bot and every process it started: SIGTERM to all of them, a short grace,
         then SIGKILL until none is left. Idempotent; never raises for anything the bot did."""
         popen = self._popen
-        if popen is None:
+        if popen is None or self._killed:
             return
         if self._dead_reason is None:
             self._dead_reason = "killed"
         root = popen.pid
-        targets = find_bot_processes(root, self._marker)
+        marker = self._marker
+
+        def find() -> set[int]:
+            return find_bot_processes(root, marker, root_alive=popen.returncode is None)
+
+        targets = find()
         seen = set(targets)
         if targets:
-            _signal_all(root, targets, signal.SIGTERM)
+            _signal_all(root if popen.returncode is None else None, targets, signal.SIGTERM)
             deadline = time.monotonic() + self.limits.kill_grace_ms / 1000
             while time.monotonic() < deadline:
                 popen.poll()
-                targets = find_bot_processes(root, self._marker)
+                targets = find()
                 seen |= targets
                 if not targets:
                     break
                 time.sleep(0.005)
         for _ in range(200):  # bounded: a fork bomb must not keep the arena here forever
-            targets = find_bot_processes(root, self._marker)
+            popen.poll()
+            targets = find()
             if not targets:
                 break
             seen |= targets
-            _signal_all(root, targets, signal.SIGKILL)
+            _signal_all(root if popen.returncode is None else None, targets, signal.SIGKILL)
             time.sleep(0.002)
         try:
             popen.wait(timeout=1.0)
@@ -481,11 +492,12 @@ class BotProcess:
         seen.discard(root)
         _reap(seen)
         self._close_pipes()
+        self._killed = True  # from now on the pids are not ours: never signal them again
         _LIVE.discard(self)
 
     def close(self) -> None:
         """Say goodbye, give the bot its grace to exit, then make sure everything is gone."""
-        if self._popen is None:
+        if self._popen is None or self._killed:
             return
         self.exited_on_goodbye = False
         if self.alive:
@@ -758,11 +770,14 @@ def _prctl_ready() -> None:
             _libc = None
 
 
-def _signal_all(root: int, pids: set[int], sig: int) -> None:
-    try:
-        os.killpg(root, sig)
-    except OSError:
-        pass
+def _signal_all(root: int | None, pids: set[int], sig: int) -> None:
+    """Signal the group ``root`` (None: the group's leader is reaped, its id may be reused, so
+    only the listed pids) and every listed pid."""
+    if root is not None:
+        try:
+            os.killpg(root, sig)
+        except OSError:
+            pass
     for pid in pids:
         try:
             os.kill(pid, sig)
