@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol, Sequence
 
+from arena.botproc import Limits
 from arena.errors import ArenaError, MoveParseError
 from arena.game import MatchState
 from arena.moves import Move
@@ -77,9 +78,8 @@ class LocalBot:
     For opponents in ``arena check-bot`` and for tests: it never fails and costs no process.
     """
 
-    def __init__(self, name: str = "local-random", seed: int = 0, first: bool = False, limits: Any = None) -> None:
-        from arena.botproc import Limits
-
+    def __init__(self, name: str = "local-random", seed: int = 0, first: bool = False,
+                 limits: Limits | None = None) -> None:
         self.seat: int | None = None
         self._name = name
         self._rng = Rng(seed)
