@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import shlex
 import time
@@ -283,13 +284,23 @@ def table(
     results_dir: Annotated[Path, typer.Argument(help="A tournament's results folder (results/<name>).")],
     fmt: Annotated[TableFormat, typer.Option("--format", help="Output format: plain, github (markdown), csv or json.")] = TableFormat.PLAIN,
     crosstable: Annotated[bool, typer.Option("--crosstable", help="Print only the crosstable.")] = False,
+    prior: Annotated[
+        Optional[float],
+        typer.Option(
+            help="Weak Gaussian prior worth STRENGTH virtual draws per bot (e.g. 2); off by default. "
+            "Makes perfect records finite.",
+            metavar="STRENGTH",
+        ),
+    ] = None,
 ) -> None:
     """Print the ranked standings and the crosstable of a tournament (derived from its results store)."""
     from arena.tournament.standings import format_crosstable, format_standings, standings_from_store
 
+    if prior is not None and not (prior > 0 and math.isfinite(prior)):
+        raise _fail(f"--prior: expected a positive number of virtual draws, got {prior:g}", 2)
     try:
         with ResultStore.open_existing(str(results_dir)) as store:
-            standings = standings_from_store(store)
+            standings = standings_from_store(store, prior=prior)
     except StoreError as exc:
         raise _fail(str(exc), 2) from None
     except ArenaError as exc:

@@ -73,6 +73,9 @@ def test_a_tiny_tournament_end_to_end_through_the_cli(tmp_path: Path):
     assert json.loads((out / "standings.json").read_text()) == data
     for fmt in ("plain", "github", "csv"):
         assert cli.invoke(app, ["table", str(out), "--format", fmt]).exit_code == 0
+    with_prior = json.loads(cli.invoke(app, ["table", str(out), "--format", "json", "--prior", "2"]).stdout)
+    assert all(d["elo"] is not None for d in with_prior)
+    assert cli.invoke(app, ["table", str(tmp_path / "nowhere")]).exit_code == 2
     # Running it again plays nothing more.
     again = cli.invoke(app, ["run", str(path), "--no-progress"])
     assert again.exit_code == 0 and "resuming: 6 of 6" in again.stderr

@@ -248,7 +248,7 @@ def seating_of(game: dict[str, Any]) -> Seating:
     return Seating.alone(int(game["players"]))
 
 
-def standings_from_store(store: ResultStore) -> Standings:
+def standings_from_store(store: ResultStore, *, prior: float | None = None) -> Standings:
     game = store.meta().get("game")
     if not isinstance(game, dict):
         raise StoreError(f"{store.folder}: the store has no tournament description")
@@ -257,6 +257,7 @@ def standings_from_store(store: ResultStore) -> Standings:
         seating_of(game),
         [bot["name"] for bot in game["bots"]],
         by_bot_crosstable=game.get("teams") == "rotating",
+        prior=prior,
     )
 
 
