@@ -48,12 +48,16 @@ def make_policy(spec: str) -> Any:
     if name == "greedy" and not settings:
         return greedy_bot.choose
     if name == "expert":
-        allowed = {"ms", "playouts", "epsilon"}
+        allowed = {"ms", "playouts", "epsilon", "infer", "horizon"}
         unknown = set(settings) - allowed
         if unknown:
-            raise ValueError(f"expert settings: unknown {', '.join(sorted(unknown))} (allowed: ms, playouts, epsilon)")
+            raise ValueError(f"expert settings: unknown {', '.join(sorted(unknown))} (allowed: ms, playouts, epsilon, infer, horizon)")
         if "playouts" in settings:
             settings["playouts"] = int(settings["playouts"])
+        if "horizon" in settings:
+            settings["horizon"] = int(settings["horizon"])
+        if "infer" in settings:
+            settings["infer"] = bool(settings["infer"])
         return expert_bot.Expert(**settings)  # type: ignore[arg-type]
     raise ValueError(f"unknown bot {spec!r}: expected one of {', '.join(BOTS)} (expert may take settings)")
 

@@ -72,9 +72,10 @@ def seat_view(game: kit.Game, request: kit.Request, rules: Rules, seating: Seati
         scores=tuple(game.scores), events=())
 
 
-def playout(state: HandState, rng: Rng, epsilon: float = 0.0) -> None:
-    """Finish the hand with every seat playing a cheap greedy policy (weights above)."""
-    while state.phase != OVER:
+def playout(state: HandState, rng: Rng, epsilon: float = 0.0, last_round: int = 99) -> None:
+    """Play on with every seat following a cheap greedy policy (weights above), to the end of
+    the hand or until round ``last_round`` is over (the next deal)."""
+    while state.phase != OVER and state.round <= last_round:
         legal = state.legal_moves()
         if len(legal) == 1:
             state.apply(legal[0])
@@ -130,49 +131,162 @@ def margin(points: Sequence[int], side: int) -> float:
     return points[side] - sum(others) / len(others)
 
 
-def search(view: SeatView, candidates: List[Move], rng: Rng, budget_s: float, max_playouts: int,
-           epsilon: float = 0.0) -> Tuple[int, List[float], int]:
-    """(index of the best candidate, total margin per candidate, deals played).
+def _edge_table(size: int) -> List[List[float]]:
+    """EDGE[r][d + size]: P(ahead) - P(behind) at the end for a lead of ``d`` with ``r`` cards
+    still to share, each going to either side with even odds."""
+    table = []
+    for r in range(size + 1):
+        probs = [1.0]
+        for _ in range(r):
+            probs = [0.5 * ((probs[k] if k < len(probs) else 0) + (probs[k - 1] if k else 0))
+                     for k in range(len(probs) + 1)]
+        row = []
+        for d in range(-size, size + 1):
+            ahead = sum(p for x, p in enumerate(probs) if d + 2 * x - r > 0)
+            behind = sum(p for x, p in enumerate(probs) if d + 2 * x - r < 0)
+            row.append(ahead - behind)
+        table.append(row)
+    return table
 
-    Every deal is played out once per candidate. The search stops once ``max_playouts``
-    playouts are done or, at the end of a deal, the time budget is spent; a deal cut short
-    by the clock is not counted, so every candidate has seen the same deals."""
+
+_EDGE = _edge_table(40)
+_VELO = Card.parse("7o")
+
+
+def estimate(state: HandState, side: int) -> float:
+    """Expected point margin of ``side`` in an unfinished 2-side hand, from the piles so far:
+    escobas and the velo as they stand, each majority by the odds of keeping the lead when
+    the cards not yet captured are shared at random."""
+    mine, theirs = state.piles[side], state.piles[1 - side]
+    value = float(state.escobas[side] - state.escobas[1 - side])
+    if _VELO in mine:
+        value += 1
+    elif _VELO in theirs:
+        value -= 1
+    n_m, n_t = len(mine), len(theirs)
+    o_m = o_t = s_m = s_t = 0
+    for c in mine:
+        o_m += c.oro
+        s_m += c.seven
+    for c in theirs:
+        o_t += c.oro
+        s_t += c.seven
+    value += _EDGE[40 - n_m - n_t][n_m - n_t + 40]
+    value += _EDGE[10 - o_m - o_t][o_m - o_t + 40]
+    value += _EDGE[4 - s_m - s_t][s_m - s_t + 40]
+    return value
+
+
+def evaluate(state: HandState, side: int) -> float:
+    if state.phase == OVER:
+        return margin(state.points(), side)
+    return estimate(state, side)
+
+
+def capturing_values(table: Sequence[kit.Card]) -> set:
+    """The card values that could have captured something on ``table``."""
+    sums = {0}
+    for c in table:
+        sums |= {x + c.value for x in sums if x + c.value <= 14}
+    return {15 - x for x in sums if 5 <= x <= 14}
+
+
+def inferred_voids(game: kit.Game) -> Dict[int, set]:
+    """Per other seat: card values it cannot be holding, if players capture when they can.
+
+    A seat that trailed this round, when one of its cards could have captured, would have
+    taken instead (always so under forced_capture, and so for most bots), so every card still
+    in its hand, held since the deal, has none of the values that could have captured then."""
+    voids: Dict[int, set] = {}
+    for p in game.played:
+        if p.round == game.round and not p.take and p.seat != game.seat:
+            voids.setdefault(p.seat, set()).update(capturing_values(p.table))
+    return voids
+
+
+def constrain(world: HandState, voids: Dict[int, set], rng: Rng) -> None:
+    """Swap the cards a seat cannot hold (``voids``) for random stock cards it can hold.
+
+    Among the cards a seat may hold all are exchangeable, so its hand stays uniform over the
+    hands that fit. When the stock lacks enough such cards the deal is left as it is."""
+    for seat, values in voids.items():
+        hand = world.hands[seat]
+        bad = [i for i, c in enumerate(hand) if c.value in values]
+        if not bad:
+            continue
+        pos = world.stock_pos
+        stock = list(world.deck[pos:])
+        fits = [i for i, c in enumerate(stock) if c.value not in values]
+        if len(fits) < len(bad):
+            continue
+        for i in bad:
+            j = fits.pop(rng.below(len(fits)))
+            hand[i], stock[j] = stock[j], hand[i]
+        hand.sort(key=_order)
+        world.deck = world.deck[:pos] + tuple(stock)
+
+
+def search(view: SeatView, candidates: List[Move], rng: Rng, budget_s: float, max_playouts: int,
+           voids: Dict[int, set] | None = None, epsilon: float = 0.0,
+           horizon: int = 99) -> Tuple[int, List[float], List[int]]:
+    """(index of the best candidate, total margin per candidate, deals per candidate).
+
+    Sequential halving: the playout budget is split over rounds; in each round every
+    surviving candidate plays out the same fresh deals (so they are compared on equal luck),
+    then the worse half is dropped. The clock is checked after every playout; a deal cut
+    short is not counted, and the best survivor by its mean so far is chosen."""
     n = len(candidates)
     totals = [0.0] * n
+    deals = [0] * n
     if n == 1:
-        return 0, totals, 0
+        return 0, totals, deals
     perf = time.perf_counter
     deadline = perf() + budget_s
     side = view.side
-    deals = 0
-    max_deals = max(1, max_playouts // n)
+    alive = list(range(n))
+    rounds = max(1, (n - 1).bit_length())
     scratch = [0.0] * n
-    while deals < max_deals:
-        world = HandState.determinize(view, rng)
-        for i, move in enumerate(candidates):
-            state = world.copy()
-            state.apply(move)
-            playout(state, rng, epsilon)
-            scratch[i] = margin(state.points(), side)
-            if deals and perf() > deadline:
-                break
-        else:
-            for i in range(n):
-                totals[i] += scratch[i]
-            deals += 1
-            continue
-        break
-    best = max(range(n), key=totals.__getitem__)
+    out_of_time = False
+    # Playouts stop ``horizon`` rounds after this one and estimate the rest (2 sides only).
+    last_round = view.round + horizon if view.seating.sides == 2 else 99
+    for r in range(rounds):
+        per_round = max(1, (max_playouts // rounds) // len(alive))
+        for _ in range(per_round):
+            world = HandState.determinize(view, rng)
+            if voids:
+                constrain(world, voids, rng)
+            for i in alive:
+                state = world.copy()
+                state.apply(candidates[i])
+                playout(state, rng, epsilon, last_round)
+                scratch[i] = evaluate(state, side)
+                if perf() > deadline and deals[alive[0]]:
+                    out_of_time = True
+                    break
+            else:
+                for i in alive:
+                    totals[i] += scratch[i]
+                    deals[i] += 1
+                continue
+            break
+        if out_of_time or len(alive) <= 2 and r == rounds - 1:
+            break
+        alive.sort(key=lambda i: -totals[i] / max(1, deals[i]))
+        alive = alive[:max(1, (len(alive) + 1) // 2)]
+    best = max(alive, key=lambda i: totals[i] / max(1, deals[i]))
     return best, totals, deals
 
 
 class Expert:
     """The expert policy with its settings: ``Expert(ms=60, playouts=240)(game, request, rng)``."""
 
-    def __init__(self, ms: float = DEFAULT_MS, playouts: int = DEFAULT_PLAYOUTS, epsilon: float = 0.0) -> None:
+    def __init__(self, ms: float = DEFAULT_MS, playouts: int = DEFAULT_PLAYOUTS, epsilon: float = 0.0,
+                 infer: bool = True, horizon: int = 99) -> None:
         self.ms = ms
         self.playouts = playouts
         self.epsilon = epsilon
+        self.infer = infer
+        self.horizon = horizon
         self._cache: Dict[Any, Tuple[Rules, Seating]] = {}
 
     def _setup(self, game: kit.Game) -> Tuple[Rules, Seating]:
@@ -191,7 +305,9 @@ class Expert:
         view = seat_view(game, request, rules, seating)
         candidates = [Move.parse(m.text) for m in legal]
         budget = max(0.0, min(self.ms, request.time_ms * 0.5 if request.time_ms else self.ms)) / 1000
-        best, _, _ = search(view, candidates, Rng(rng.getrandbits(63)), budget, self.playouts, self.epsilon)
+        voids = inferred_voids(game) if self.infer else None
+        best, _, _ = search(view, candidates, Rng(rng.getrandbits(63)), budget, self.playouts, voids, self.epsilon,
+                            self.horizon)
         return legal[best]
 
 

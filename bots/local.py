@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from arena.game import HandState, MatchState
+from arena.game import HandState, MatchState, hand_view
 from arena.rules import Rules, Seating
 
 from .kit import escoba_kit as kit
@@ -38,10 +38,31 @@ class Timing:
 
 @dataclass
 class Outcome:
-    """A finished hand or match: the core state it ended in and each seat's decision times."""
+    """A finished hand or match: the core state it ended in, and per seat its decision times
+    and how many decisions of each phase (play, claim, take) it was asked for."""
 
     state: Any
     timings: list[Timing] = field(default_factory=list)
+    phases: list[dict[str, int]] = field(default_factory=list)
+
+
+class DriftError(AssertionError):
+    """In check mode: a seat's kit state differs from the core's, or a policy played an illegal move."""
+
+
+def _check_state(game: kit.Game, hand: HandState, seat: int, request: kit.Request) -> None:
+    """The kit's tracking against the truth: unseen cards, piles, escobas, last capturer."""
+    if game.warnings:
+        raise DriftError(f"seat {seat}: kit state drifted from the view: {game.warnings}")
+    truth = hand_view(hand, seat, [0] * hand.seating.sides, ())
+    checks = (("unseen", sorted(map(str, game.unseen())), sorted(map(str, truth.unseen))),
+              ("piles", [sorted(map(str, p)) for p in game.piles], [sorted(map(str, p)) for p in truth.piles]),
+              ("escobas", list(game.escobas), list(truth.escobas)),
+              ("last_capturer", game.last_capturer, truth.last_capturer),
+              ("round", game.round, truth.round))
+    for name, got, want in checks:
+        if got != want:
+            raise DriftError(f"seat {seat}: kit {name} {got!r}, core {want!r}")
 
 
 def hello(seating: Seating, rules: Rules, seat: int, match: int = 1, move_ms: int = 2000) -> dict[str, Any]:
@@ -59,7 +80,7 @@ def _view(hand: HandState, seat: int, side: int, scores: Sequence[int]) -> dict[
 
 
 def _drive(state: Any, policies: Sequence[Policy], rngs: Sequence[random.Random], seating: Seating,
-           rules: Rules, move_ms: int, check: bool) -> list[Timing]:
+           rules: Rules, move_ms: int, check: bool, phases: list[dict[str, int]]) -> list[Timing]:
     players = seating.players
     games = [kit.Game() for _ in range(players)]
     for seat, game in enumerate(games):
@@ -91,11 +112,18 @@ def _drive(state: Any, policies: Sequence[Policy], rngs: Sequence[random.Random]
         game = games[seat]
         request = game.on_request({"type": "request", "id": request_id, "time_ms": move_ms, "bank_ms": 0,
                                    "view": _view(hand, seat, seating.side_of(seat), scores), "legal": texts})
-        if check and game.warnings:
-            raise AssertionError(f"seat {seat}: kit state drifted from the core: {game.warnings}")
+        phases[seat][request.phase] = phases[seat].get(request.phase, 0) + 1
+        if check:
+            _check_state(game, hand, seat, request)
         game.warnings.clear()
         t0 = perf()
-        move = kit.decide(policies[seat], game, request, rngs[seat])
+        if check:
+            # The policy itself, without the kit's safety net, must return a legal move.
+            move = policies[seat](game, request, rngs[seat])
+            if move not in request.legal:
+                raise DriftError(f"seat {seat}: policy played {move!r}, not one of {[m.text for m in request.legal]}")
+        else:
+            move = kit.decide(policies[seat], game, request, rngs[seat])
         timings[seat].add(perf() - t0)
         state.apply(legal[texts.index(move.text)])
     return timings
@@ -104,11 +132,13 @@ def _drive(state: Any, policies: Sequence[Policy], rngs: Sequence[random.Random]
 def play_hand(policies: Sequence[Policy], rules: Rules, seating: Seating, dealer: int, seed: int,
               policy_seeds: Sequence[int] | None = None, move_ms: int = 2000, check: bool = False) -> Outcome:
     """One hand from the deck shuffled by ``seed``; ``policies[i]`` plays seat ``i``.
-    ``check`` raises if a seat's tracked state ever disagrees with the view (for tests)."""
+    ``check`` (for tests) raises ``DriftError`` if a seat's tracked state ever disagrees with
+    the core or a policy returns an illegal move (normally the kit would play a legal one)."""
     state = HandState.shuffled(rules, seating, dealer, seed, number=0, events=[])
     seeds = policy_seeds or [seed + s for s in range(seating.players)]
     rngs = [random.Random(f"{s}/{seat}") for seat, s in enumerate(seeds)]
-    return Outcome(state, _drive(state, policies, rngs, seating, rules, move_ms, check))
+    phases: list[dict[str, int]] = [{} for _ in range(seating.players)]
+    return Outcome(state, _drive(state, policies, rngs, seating, rules, move_ms, check, phases), phases)
 
 
 def play_match(policies: Sequence[Policy], rules: Rules, seating: Seating, seed: int,
@@ -117,4 +147,5 @@ def play_match(policies: Sequence[Policy], rules: Rules, seating: Seating, seed:
     state = MatchState.new(rules, seating, seed)
     seeds = policy_seeds or [seed + s for s in range(seating.players)]
     rngs = [random.Random(f"{s}/{seat}") for seat, s in enumerate(seeds)]
-    return Outcome(state, _drive(state, policies, rngs, seating, rules, move_ms, check))
+    phases: list[dict[str, int]] = [{} for _ in range(seating.players)]
+    return Outcome(state, _drive(state, policies, rngs, seating, rules, move_ms, check, phases), phases)

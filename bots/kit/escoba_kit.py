@@ -21,8 +21,8 @@ stderr and plays the first legal move instead, so a bug costs a move, not the ma
 
 What ``game`` tracks (from the events alone, checked against each request's view):
 the table, your hand, every seat's hand size, the stock, each side's captured cards
-(``game.piles``) and escobas, who captured last, the match scores, every card played
-(``game.played``), and the cards you have not seen yet (``game.unseen()``): the other hands
+(``game.piles``) and escobas, who captured last, the match scores, every card played with
+what it took and the table it met (``game.played``), and the cards you have not seen yet (``game.unseen()``): the other hands
 and the stock together.
 
 Nothing here is shared between games running side by side: all state lives in ``Game``.
@@ -186,6 +186,17 @@ def parse_move(text: str) -> Move:
 # --- the public state ------------------------------------------------------------------------
 
 
+class Played(NamedTuple):
+    """A card played from a hand: by ``seat`` in ``round``, taking ``take`` (empty: a trail),
+    onto ``table``, the table as it was just before."""
+
+    seat: int
+    card: Card
+    take: Tuple[Card, ...]
+    table: Tuple[Card, ...]
+    round: int
+
+
 class Request(NamedTuple):
     """One decision. ``legal`` is never empty; ``phase`` is ``play``, ``claim`` (answer a
     renuncio chance: the legal moves are claims and ``pass``) or ``take`` (the dealer's
@@ -208,8 +219,8 @@ class Game:
     ``scores`` (match totals per side), ``last_hand`` (the last ``hand_score`` event).
     Hand: ``hand_number``, ``round``, ``dealer``, ``hand`` (your cards), ``table``, ``stock``,
     ``hand_sizes`` (per seat), ``piles`` (cards captured, per side), ``escobas`` (per side),
-    ``last_capturer`` (a side or None), ``played`` (every (seat, card) played from hand this hand,
-    in order), ``events`` (this hand's events as dicts).
+    ``last_capturer`` (a side or None), ``played`` (every ``Played`` card of this hand, in
+    order: who, what it took, onto which table), ``events`` (this hand's events as dicts).
     """
 
     def __init__(self) -> None:
@@ -297,7 +308,7 @@ class Game:
         self.piles: List[List[Card]] = [[] for _ in self.teams]
         self.escobas: List[int] = [0] * len(self.teams)
         self.last_capturer: Optional[int] = None
-        self.played: List[Tuple[int, Card]] = []
+        self.played: List[Played] = []
         self.events: List[Dict[str, Any]] = []
         self._gone: List[Card] = []  # table cards swept to nobody at the end of a hand
 
@@ -326,11 +337,11 @@ class Game:
         elif kind == "play":
             seat = int(event["seat"])
             played = card(event["card"])
-            self.played.append((seat, played))
+            take = cards(event["take"])
+            self.played.append(Played(seat, played, tuple(sorted(take)), tuple(self.table), self.round))
             self.hand_sizes[seat] = max(0, self.hand_sizes[seat] - 1)
             if seat == self.seat and played in self.hand:
                 self.hand.remove(played)
-            take = cards(event["take"])
             if take:
                 self._capture(seat, take, played)
             else:
