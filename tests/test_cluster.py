@@ -1,0 +1,308 @@
+"""The Dask cluster executor against a real ``dask scheduler`` and real ``dask worker`` processes on loopback.
+
+What must hold: the same tournament file and seed give the same games on the cluster as
+locally; a worker killed with SIGKILL mid-match loses nothing and duplicates nothing, and
+its bots die with it; an interrupted run resumes on the cluster; the default install never
+imports dask.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from arena.cli import _register_all, app
+from arena.tournament import runner as tr
+from arena.tournament.config import ConfigError, load_config, parse_config
+from arena.tournament.dask_executor import MISSING_EXTRA, ClusterUnavailable, DaskExecutor, cluster_plan, make_dask_executor
+from arena.tournament.executors import Completed, Executor
+from arena.tournament.schedule import MatchSpec, build_schedule
+from arena.tournament.store import ResultStore
+
+distributed = pytest.importorskip("distributed", reason="the cluster extra is not installed")
+
+BOTS = Path(__file__).parent / "data" / "tournament_bots"
+DASK = str(Path(sys.executable).with_name("dask"))
+TAG = "ARENA_CLUSTER_TEST"
+_register_all()
+cli = CliRunner()
+
+
+# --- processes ------------------------------------------------------------------------------
+
+
+@dataclass
+class Cluster:
+    address: str
+    scheduler: subprocess.Popen
+    workers: dict[str, subprocess.Popen]  # name -> process (no nanny: the process is the worker)
+    tags: dict[str, str]  # name -> the value of TAG in that worker's (and its bots') environment
+
+
+def _start(args: list[str], log: Path, env: dict[str, str] | None = None) -> subprocess.Popen:
+    # Own session: teardown kills the whole group, whatever a failing test left running.
+    return subprocess.Popen(args, stdout=log.open("wb"), stderr=subprocess.STDOUT, env=env, start_new_session=True)
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    proc.wait(10)
+
+
+def _scheduler_address(path: Path, proc: subprocess.Popen, log: Path) -> str:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"dask scheduler exited ({proc.returncode}):\n{log.read_text()}")
+        try:
+            return json.loads(path.read_text())["address"]
+        except (OSError, ValueError, KeyError):
+            time.sleep(0.1)
+    raise RuntimeError(f"dask scheduler did not start:\n{log.read_text()}")
+
+
+@pytest.fixture
+def cluster(tmp_path: Path) -> Iterator[Cluster]:
+    """``dask scheduler`` on a free loopback port and two ``dask worker`` processes, one thread each."""
+    folder = tmp_path / "cluster"
+    folder.mkdir()
+    sched_file = folder / "scheduler.json"
+    sched_log = folder / "scheduler.log"
+    scheduler = _start([DASK, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                        "--scheduler-file", str(sched_file)], sched_log)
+    workers: dict[str, subprocess.Popen] = {}
+    try:
+        address = _scheduler_address(sched_file, scheduler, sched_log)
+        run_id = uuid.uuid4().hex
+        tags = {name: f"{run_id}-{name}" for name in ("w1", "w2")}
+        for name, tag in tags.items():
+            env = dict(os.environ, **{TAG: tag})
+            workers[name] = _start([DASK, "worker", address, "--name", name, "--nthreads", "1", "--no-nanny",
+                                    "--no-dashboard", "--host", "127.0.0.1"], folder / f"{name}.log", env)
+        with distributed.Client(address, set_as_default=False, timeout=30) as client:
+            client.wait_for_workers(2, timeout=60)
+        yield Cluster(address, scheduler, workers, tags)
+    finally:
+        for proc in workers.values():
+            _stop(proc)
+        _stop(scheduler)
+
+
+def _tagged(tag: str) -> list[int]:
+    found = []
+    needle = f"{TAG}={tag}".encode()
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                with open(f"/proc/{pid}/environ", "rb") as fh:
+                    if needle in fh.read().split(b"\0"):
+                        found.append(int(pid))
+            except OSError:
+                continue
+    return found
+
+
+def _wait_gone(tag: str, seconds: float = 10.0) -> list[int]:
+    deadline = time.monotonic() + seconds
+    while (left := _tagged(tag)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return left
+
+
+# --- the tournament ---------------------------------------------------------------------------
+
+
+def write_tournament(folder: Path, extra: str = "") -> Path:
+    # A few ms per move, so matches last long enough to kill a worker in the middle of one.
+    bots = "\n".join(
+        f'  - {{name: {p}, cmd: "$PYTHON policybot.py {p}", cwd: "{BOTS}", env: {{POLICYBOT_SLEEP_MS: 3}}}}'
+        for p in ("first", "greedy", "hash")
+    )
+    path = folder / "cl.yaml"
+    path.write_text(f"name: cl\nseed: 777\nmatches_per_pairing: 4\noutput: {folder / 'out'}\n{extra}\nbots:\n{bots}\n")
+    return path
+
+
+def outcomes(folder: str) -> list[tuple]:
+    with ResultStore.open_existing(folder) as store:
+        return [row.outcome() for row in store.results()]
+
+
+def records_without_times(folder: str) -> dict[str, dict]:
+    def strip(value):
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if k not in ("ms", "t_ms", "duration_ms")}
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        return value
+
+    with ResultStore.open_existing(folder) as store:
+        return {row.id: strip(store.record(row.id)) for row in store.results()}
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[tuple], dict[str, dict]]:
+    """The tournament file, and what a local run of it gives."""
+    folder = tmp_path_factory.mktemp("cluster-ref")
+    path = write_tournament(folder)
+    config = replace(load_config(path), output=str(folder / "local"))
+    summary = tr.run_tournament(config, executor=tr.make_executor(config, 1, inline=True))
+    assert summary["played"] == len(build_schedule(config)) == 12
+    return path, outcomes(config.output), records_without_times(config.output)
+
+
+class Recording(Executor):
+    """Passes everything through, remembering which worker played each match."""
+
+    def __init__(self, inner: Executor) -> None:
+        self.inner = inner
+        self.played_by: dict[str, list[str]] = {}
+
+    def __enter__(self) -> Recording:
+        self.inner.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.inner.__exit__(*exc)
+
+    def run(self, specs: Sequence[MatchSpec]) -> Iterator[Completed]:
+        for completed in self.inner.run(specs):
+            self.played_by.setdefault(completed.spec.id, []).append(completed.worker)
+            yield completed
+
+
+# --- the tests --------------------------------------------------------------------------------
+
+
+def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(tmp_path: Path, cluster: Cluster, reference):
+    path, expected, expected_records = reference
+    config = replace(load_config(path), output=str(tmp_path / "on-cluster"))
+    executor = Recording(make_dask_executor(config, cluster.address))
+    killed: dict[str, object] = {}
+
+    with distributed.Client(cluster.address, set_as_default=False) as inspect:
+        pids = inspect.run(os.getpid)  # worker address -> pid
+
+        def kill_one_busy_worker(row, done) -> None:
+            if killed or done < 3:
+                return
+            for address, keys in inspect.processing().items():
+                if keys:
+                    name = next(n for n, p in cluster.workers.items() if p.pid == pids[address])
+                    # Bots of that worker are running right now (a match is in flight).
+                    assert _tagged(cluster.tags[name]) != [cluster.workers[name].pid]
+                    os.kill(pids[address], signal.SIGKILL)
+                    killed.update(name=name, in_flight=[str(k) for k in keys])
+                    return
+
+        with tr.open_store(config) as store:
+            plan = tr.plan_run(config, store)
+            played = tr.play(store, plan, executor, kill_one_busy_worker)
+
+    assert killed, "no worker had a match in flight after 3 results"
+    assert played == plan.total == 12
+    # Every match exactly once (the store's key refuses a second copy), equal to the local run.
+    got = outcomes(config.output)
+    assert [o[0] for o in got] == [s.id for s in build_schedule(config)]
+    assert got == expected
+    assert records_without_times(config.output) == expected_records
+    assert all(len(workers) == 1 for workers in executor.played_by.values())
+    # The match the dead worker was playing was played again, by the survivor.
+    survivor = "w2" if killed["name"] == "w1" else "w1"
+    lost = [match_id for match_id in executor.played_by if any(f"-{match_id}-" in key for key in killed["in_flight"])]
+    assert lost and all(executor.played_by[m] == [survivor] for m in lost)
+    # The dead worker's bots died with it (PR_SET_PDEATHSIG), and the survivor closed its
+    # bots when the tournament ended, while staying up itself.
+    assert _wait_gone(cluster.tags[killed["name"]]) == []
+    assert cluster.workers[survivor].poll() is None
+    alone = [cluster.workers[survivor].pid]
+    deadline = time.monotonic() + 10
+    while _tagged(cluster.tags[survivor]) != alone and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _tagged(cluster.tags[survivor]) == alone
+
+
+def test_started_locally_interrupted_then_finished_on_the_cluster_from_the_yaml(tmp_path: Path, cluster: Cluster, reference):
+    path, expected, expected_records = reference
+    folder = tmp_path / "t"
+    folder.mkdir()
+    # Same games as the reference (same bots, seed and options); the cluster key never
+    # changes the fingerprint, so a run started without it resumes with it.
+    path = write_tournament(folder, extra=f"cluster: {cluster.address}")
+    config = load_config(path)
+    assert config.cluster == cluster.address
+    assert config.fingerprint == load_config(reference[0]).fingerprint
+    seen: list[str] = []
+
+    def stop_after_four(row, done):
+        seen.append(row.id)
+        if len(seen) == 4:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        tr.run_tournament(config, executor=tr.make_executor(config, 1, inline=True), on_match=stop_after_four)
+    assert len(outcomes(config.output)) == 4
+
+    result = cli.invoke(app, ["run", str(path), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert "resuming: 4 of 12" in result.stderr and f"cluster: {cluster.address}" in result.stderr
+    assert "greedy" in result.stdout
+    assert outcomes(config.output) == expected
+    assert records_without_times(config.output) == expected_records
+    # Nothing more to play: the second resume does not even need the cluster.
+    again = cli.invoke(app, ["run", str(path), "--no-progress", "--cluster", "tcp://127.0.0.1:9"])
+    assert again.exit_code == 0 and "resuming: 12 of 12" in again.stderr
+
+
+def test_an_unreachable_scheduler_is_one_clear_error(tmp_path: Path):
+    config = load_config(write_tournament(tmp_path))
+    with pytest.raises(ClusterUnavailable, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
+        with DaskExecutor(cluster_plan(config), "tcp://127.0.0.1:9", connect_timeout=1):
+            pass
+
+
+def test_without_dask_the_cli_says_which_extra_to_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    path = write_tournament(tmp_path)
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed -> ImportError
+    with pytest.raises(ClusterUnavailable) as info:
+        make_dask_executor(load_config(path), "tcp://127.0.0.1:8786")
+    assert str(info.value) == MISSING_EXTRA == "the cluster executor needs the cluster extra: pip install '.[cluster]'"
+    result = cli.invoke(app, ["run", str(path), "--no-progress", "--cluster", "tcp://127.0.0.1:8786"])
+    assert result.exit_code == 1
+    assert f"error: {MISSING_EXTRA}" in result.stderr and "Traceback" not in result.output
+
+
+def test_the_cluster_key_in_the_yaml():
+    base = "name: t\nseed: 1\nbots:\n  - {name: a, cmd: x}\n  - {name: b, cmd: y}\n"
+    plain = parse_config(base)
+    assert plain.cluster is None
+    with_cluster = parse_config(base + "cluster: tcp://10.0.0.5:8786\n")
+    assert with_cluster.cluster == "tcp://10.0.0.5:8786"
+    assert with_cluster.fingerprint == plain.fingerprint
+    with pytest.raises(ConfigError, match=r"<string>:6: key 'cluster': expected a Dask scheduler address"):
+        parse_config(base + "cluster: [a, b]\n")
+
+
+def test_the_default_install_never_imports_dask():
+    code = (
+        "import sys; from arena.cli import _register_all; _register_all();"
+        "import arena.tournament.runner, arena.tournament.dask_executor;"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
