@@ -482,7 +482,9 @@ public final class EscobaBot {
                     score = 0;
                     break;
                 case "mesa":
-                    score = 1 + captureGain(m.take, table.size() == m.take.size(), true);
+                    List<String> left = new ArrayList<>(table);
+                    left.removeAll(m.take);
+                    score = 1 + captureGain(m.take, left.isEmpty(), true) - exposure(left, null, view);
                     break;
                 case "renuncio":
                     // The claimed card lies on the table now; the claim takes it plus `take`.
