@@ -28,8 +28,7 @@ PY_BOT = ROOT / "bots" / "greedy_bot.py"
 LIMITS = ("--startup-ms", "60000", "--move-ms", "10000")
 
 
-@pytest.fixture(scope="module")
-def java_cmd() -> str:
+def java_command() -> str:
     java = shutil.which("java")
     if java is None:
         pytest.fail(
@@ -66,14 +65,16 @@ def assert_clean_finish(summary: dict, java_seats: list[int]) -> None:
     ]
 
 
-def test_java_bot_plays_a_full_two_player_match_in_either_seat(java_cmd):
+def test_java_bot_plays_a_full_two_player_match_in_either_seat():
+    java_cmd = java_command()
     first = play_json(java_cmd, py_cmd(), "--seed", "1")
     assert_clean_finish(first, [0])
     second = play_json(py_cmd(), java_cmd, "--seed", "2")
     assert_clean_finish(second, [1])
 
 
-def test_java_bot_plays_pairs_with_a_variant_rule_set(java_cmd, tmp_path):
+def test_java_bot_plays_pairs_with_a_variant_rule_set(tmp_path):
+    java_cmd = java_command()
     # Renuncio and subset15 bring the `renuncio ...`/`pass` and `mesa ...` requests; a
     # forfeit or an illegal claim would show as a termination other than ok.
     summary = play_json(
@@ -89,7 +90,8 @@ def test_java_bot_plays_pairs_with_a_variant_rule_set(java_cmd, tmp_path):
     assert any(special.search(line) for line in log.splitlines()), "no renuncio/mesa reply from Java"
 
 
-def test_java_bot_passes_check_bot(java_cmd):
+def test_java_bot_passes_check_bot():
+    java_cmd = java_command()
     result = arena("check-bot", java_cmd, *LIMITS)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "result: PASS" in result.stdout
