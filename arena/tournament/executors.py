@@ -12,11 +12,11 @@ spec, so the order and the worker it lands on never change its result.
 from __future__ import annotations
 
 import os
-import queue
 import signal
 import time
 import traceback
 from abc import ABC, abstractmethod
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -91,13 +91,19 @@ class InlineExecutor(Executor):
 
 
 # --- local worker processes -------------------------------------------------------------
+#
+# Each worker has its own duplex pipe to the parent and nothing shared with the others: a
+# shared multiprocessing.Queue holds a lock while a worker waits on it or writes to it, and
+# a worker killed at that moment (OOM killer, kill -9) would leave the lock taken and
+# every other worker stuck. The parent hands out one spec at a time and knows at every
+# moment which match each worker holds.
 
-_READY, _START, _DONE, _FAIL = "ready", "start", "done", "fail"
+_READY, _DONE, _FAIL = "ready", "done", "fail"
 _MAX_STARTUP_DEATHS = 3
 _POLL = 0.5
 
 
-def _worker_main(plan: WorkerPlan, worker_id: str, tasks: Any, results: Any, parent_pid: int) -> None:
+def _worker_main(plan: WorkerPlan, worker_id: str, conn: Any, parent_pid: int) -> None:
     # Ctrl-C reaches the whole foreground process group; only the parent decides what
     # happens then. SIGTERM from the parent must still run the finally below (bots closed).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -106,31 +112,28 @@ def _worker_main(plan: WorkerPlan, worker_id: str, tasks: Any, results: Any, par
     _die_with_parent(signal.SIGTERM)
     if os.getppid() != parent_pid:
         return
-    # The parent reads every result before it lets a worker go; at any other exit nobody
-    # will read, and waiting to flush a record into a full pipe would hang the exit.
-    results.cancel_join_thread()
     state = None
     try:
         state = plan.open_state(plan.job, worker_id)
-        results.put((_READY, worker_id, "", None, 0.0))
+        conn.send((_READY, "", None, 0.0))
         while True:
-            try:
-                item = tasks.get(timeout=_POLL)
-            except queue.Empty:
+            if not conn.poll(_POLL):
                 if os.getppid() != parent_pid:
-                    return  # the arena died (kill -9): don't outlive it
+                    return  # the arena died: don't outlive it
                 continue
+            item = conn.recv()
             if item is None:
                 return
             spec = MatchSpec.from_dict(item)
-            results.put((_START, worker_id, spec.id, None, 0.0))
             start = time.monotonic()
             try:
                 record = plan.play(plan.job, spec, state)
             except Exception:
-                results.put((_FAIL, worker_id, spec.id, traceback.format_exc(limit=20), 0.0))
+                conn.send((_FAIL, spec.id, traceback.format_exc(limit=20), 0.0))
                 return
-            results.put((_DONE, worker_id, spec.id, record, time.monotonic() - start))
+            conn.send((_DONE, spec.id, record, time.monotonic() - start))
+    except (EOFError, BrokenPipeError, ConnectionResetError):
+        return  # the parent is gone
     finally:
         if state is not None:
             plan.close_state(state)
@@ -150,8 +153,17 @@ def _die_with_parent(sig: int) -> None:
         pass
 
 
+@dataclass
+class _Worker:
+    id: str
+    proc: Any
+    conn: Any
+    ready: bool = False
+    holding: MatchSpec | None = None
+
+
 class LocalExecutor(Executor):
-    """``workers`` processes (the ``multiprocess`` package, spawn start), one shared queue of specs."""
+    """``workers`` processes (the ``multiprocess`` package, spawn start), fed one spec at a time."""
 
     def __init__(self, plan: WorkerPlan, workers: int, *, stop_grace: float = 3.0) -> None:
         if workers < 1:
@@ -159,13 +171,10 @@ class LocalExecutor(Executor):
         self._plan = plan
         self._n = workers
         self._grace = stop_grace
-        self._procs: dict[str, Any] = {}
+        self._workers: dict[str, _Worker] = {}
         self._ctx: Any = None
-        self._tasks: Any = None
-        self._results: Any = None
         self._serial = 0
         self._finished = False
-        self._ready: set[str] = set()
         self._startup_deaths = 0
 
     def __enter__(self) -> LocalExecutor:
@@ -174,95 +183,112 @@ class LocalExecutor(Executor):
         # spawn, not fork: the parent runs a progress-bar thread, and forking a threaded
         # process can deadlock the child.
         self._ctx = multiprocess.get_context("spawn")
-        self._tasks = self._ctx.Queue()
-        self._results = self._ctx.Queue()
         return self
 
-    def _spawn(self) -> str:
+    def _spawn(self) -> None:
         worker_id = f"w{self._serial}"
         self._serial += 1
+        parent_conn, child_conn = self._ctx.Pipe(duplex=True)
         proc = self._ctx.Process(
             target=_worker_main,
-            args=(self._plan, worker_id, self._tasks, self._results, os.getpid()),
+            args=(self._plan, worker_id, child_conn, os.getpid()),
             name=f"arena-{worker_id}",
             daemon=True,
         )
         proc.start()
-        self._procs[worker_id] = proc
-        return worker_id
+        child_conn.close()
+        self._workers[worker_id] = _Worker(worker_id, proc, parent_conn)
 
     def run(self, specs: Sequence[MatchSpec]) -> Iterator[Completed]:
-        if not specs:
-            return
-        by_id = {spec.id: spec for spec in specs}
-        for spec in specs:
-            self._tasks.put(spec.to_dict())
+        from multiprocess.connection import wait
+
+        pending = deque(specs)
+        remaining = {spec.id for spec in specs}
         for _ in range(min(self._n, len(specs))):
             self._spawn()
-        running: dict[str, str] = {}  # worker -> match id
-        remaining = set(by_id)
         while remaining:
-            try:
-                kind, worker_id, match_id, payload, duration = self._results.get(timeout=_POLL)
-            except queue.Empty:
-                self._replace_dead_workers(running, by_id)
-                continue
-            if kind == _READY:
-                self._ready.add(worker_id)
-                self._startup_deaths = 0
-            elif kind == _START:
-                running[worker_id] = match_id
-            elif kind == _DONE:
-                running.pop(worker_id, None)
-                if match_id in remaining:
-                    remaining.discard(match_id)
-                    yield Completed(by_id[match_id], payload, duration, worker_id)
-            else:
-                raise ExecutorError(f"match {match_id} failed inside the arena (worker {worker_id}):\n{payload}")
+            for worker in list(self._workers.values()):
+                if worker.ready and worker.holding is None and pending:
+                    spec = pending.popleft()
+                    worker.holding = spec
+                    try:
+                        worker.conn.send(spec.to_dict())
+                    except (BrokenPipeError, ConnectionResetError, EOFError, OSError):
+                        self._lost(worker, pending)
+            by_handle = {}
+            for worker in self._workers.values():
+                by_handle[worker.conn] = worker
+                by_handle[worker.proc.sentinel] = worker
+            for handle in wait(list(by_handle), timeout=_POLL):
+                worker = by_handle[handle]
+                if worker.id not in self._workers:
+                    continue  # already handled through its other handle
+                if handle is worker.conn:
+                    try:
+                        kind, match_id, payload, duration = worker.conn.recv()
+                    except (EOFError, OSError):
+                        self._lost(worker, pending)
+                        continue
+                    if kind == _READY:
+                        worker.ready = True
+                        self._startup_deaths = 0
+                    elif kind == _DONE:
+                        spec = worker.holding
+                        worker.holding = None
+                        if spec is not None and spec.id == match_id and match_id in remaining:
+                            remaining.discard(match_id)
+                            yield Completed(spec, payload, duration, worker.id)
+                    else:
+                        raise ExecutorError(f"match {match_id} failed inside the arena (worker {worker.id}):\n{payload}")
+                elif not worker.conn.poll():
+                    self._lost(worker, pending)
+            # Keep the pool full while there is work nobody holds.
+            holding = sum(1 for w in self._workers.values() if w.holding is not None)
+            while len(self._workers) < min(self._n, len(pending) + holding):
+                self._spawn()
         self._finished = True
 
-    def _replace_dead_workers(self, running: dict[str, str], by_id: dict[str, MatchSpec]) -> None:
-        for worker_id, proc in list(self._procs.items()):
-            if proc.is_alive():
-                continue
-            del self._procs[worker_id]
-            if worker_id not in self._ready:
-                self._startup_deaths += 1
-                if self._startup_deaths >= _MAX_STARTUP_DEATHS:
-                    raise ExecutorError(
-                        f"worker processes die while starting (exit code {proc.exitcode}); "
-                        "if you call the runner from a script, guard it with if __name__ == '__main__'"
-                    )
-            lost = running.pop(worker_id, None)
-            if lost is not None:
-                # A worker that died mid-match (OOM-killed, say) loses nothing: the match
-                # is played again from its seed by a fresh worker.
-                self._tasks.put(by_id[lost].to_dict())
-            if proc.exitcode not in (0, None) or lost is not None:
-                self._spawn()
-        # Never wait on a queue nobody serves.
-        if not self._procs and running == {}:
-            self._spawn()
+    def _lost(self, worker: _Worker, pending: deque[MatchSpec]) -> None:
+        """A worker died (OOM-killed, say): its match is played again from its seed, elsewhere."""
+        self._workers.pop(worker.id, None)
+        worker.proc.join(0.1)
+        try:
+            worker.conn.close()
+        except OSError:
+            pass
+        if worker.holding is not None:
+            pending.appendleft(worker.holding)
+        if not worker.ready:
+            self._startup_deaths += 1
+            if self._startup_deaths >= _MAX_STARTUP_DEATHS:
+                raise ExecutorError(
+                    f"worker processes die while starting (exit code {worker.proc.exitcode}); "
+                    "if you call the runner from a script, guard it with if __name__ == '__main__'"
+                )
 
     def __exit__(self, *exc: object) -> None:
-        procs = list(self._procs.values())
-        self._procs.clear()
-        if not procs:
+        workers = list(self._workers.values())
+        self._workers.clear()
+        if not workers:
             return
         if self._finished and exc[0] is None:
-            for _ in procs:
-                self._tasks.put(None)
+            for worker in workers:
+                try:
+                    worker.conn.send(None)
+                except (BrokenPipeError, ConnectionResetError, OSError):
+                    pass
         else:
-            for proc in procs:
-                if proc.is_alive():
-                    proc.terminate()  # SIGTERM: the worker closes its bots on the way out
+            for worker in workers:
+                if worker.proc.is_alive():
+                    worker.proc.terminate()  # SIGTERM: the worker closes its bots on the way out
         deadline = time.monotonic() + self._grace
-        for proc in procs:
-            proc.join(max(0.0, deadline - time.monotonic()))
-        for proc in procs:
-            if proc.is_alive():
-                proc.kill()
-                proc.join(1.0)
-        for q in (self._tasks, self._results):
-            q.cancel_join_thread()
-            q.close()
+        for worker in workers:
+            worker.proc.join(max(0.0, deadline - time.monotonic()))
+        for worker in workers:
+            if worker.proc.is_alive():
+                worker.proc.kill()
+                worker.proc.join(1.0)
+            try:
+                worker.conn.close()
+            except OSError:
+                pass
