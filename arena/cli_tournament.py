@@ -143,8 +143,10 @@ def run(
         store = runner.open_store(config)
     except ResumeMismatchError as exc:
         raise _fail(str(exc), 2) from None
-    except (StoreError, OSError) as exc:
-        raise _fail(f"cannot open the results in {config.output}: {exc}", 1) from None
+    except StoreError as exc:
+        raise _fail(str(exc), 1) from None
+    except OSError as exc:
+        raise _fail(f"cannot open the results in {config.output}: {exc.strerror or exc}", 1) from None
     interrupted = False
     with store:
         try:

@@ -268,3 +268,36 @@ def test_a_worker_killed_mid_run_is_replaced_and_nothing_is_lost(tmp_path: Path)
 
     reference = tr.run_tournament(replace(config, output=str(tmp_path / "ref")), concurrency=1)
     assert outcomes(config.output) == outcomes(reference["folder"])
+
+
+def test_ctrl_c_stops_cleanly_and_prints_the_resume_command(tmp_path: Path):
+    path = write_tournament(tmp_path, extra="concurrency: 2\nmatches_per_pairing: 4", env=", env: {POLICYBOT_SLEEP_MS: 3}")
+    config = load_config(path)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "run", str(path), "--no-progress"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+    )
+    store_file = Path(config.output) / "results.sqlite"
+    deadline = time.monotonic() + 60
+    stored = 0
+    while time.monotonic() < deadline and proc.poll() is None:
+        if store_file.exists():
+            try:
+                stored = len(outcomes(config.output))
+            except StoreError:
+                stored = 0
+            if stored >= 1:
+                break
+        time.sleep(0.05)
+    assert proc.poll() is None, "the run ended before it could be interrupted"
+    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C does: the whole foreground group
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    text = err.decode()
+    assert "Traceback" not in text
+    assert f"resume with: arena run {path}" in text
+    kept = len(outcomes(config.output))
+    assert 1 <= kept < 12 and f"interrupted: {kept} of 12 matches" in text
+    again = cli.invoke(app, ["run", str(path), "--no-progress"])
+    assert again.exit_code == 0 and f"resuming: {kept} of 12" in again.stderr
+    assert len(outcomes(config.output)) == 12

@@ -138,3 +138,14 @@ def test_multi_side_matches_become_pairwise_results():
     # c won; a forfeited, so it loses to b despite its points.
     assert [(p.side_a, p.side_b, p.score_a) for p in pairs] == [
         (("a",), ("b",), 0.0), (("a",), ("c",), 0.0), (("b",), ("c",), 0.0)]
+
+
+def test_one_writer_per_folder(tmp_path: Path):
+    with open_store(tmp_path):
+        with pytest.raises(StoreError, match="in use by another arena run"):
+            open_store(tmp_path)
+        # Readers are welcome while it runs.
+        with ResultStore.open_existing(str(tmp_path)) as reader:
+            assert reader.count() == 0
+    with open_store(tmp_path):
+        pass

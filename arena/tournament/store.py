@@ -126,6 +126,30 @@ class MatchRow:
         }
 
 
+LOCK_FILE = "run.lock"
+
+
+def _lock_folder(folder: str) -> int:
+    """One writer per results folder. The kernel drops the lock when the process dies,
+    however it dies, so a kill -9 never leaves a stale lock behind."""
+    import fcntl
+
+    path = os.path.join(folder, LOCK_FILE)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        try:
+            holder = os.read(fd, 32).decode(errors="replace").strip() or "?"
+        except OSError:
+            holder = "?"
+        os.close(fd)
+        raise StoreError(f"{folder} is in use by another arena run (pid {holder}); wait for it or stop it") from None
+    os.ftruncate(fd, 0)
+    os.write(fd, str(os.getpid()).encode())
+    return fd
+
+
 def store_path(folder: str) -> str:
     return os.path.join(folder, STORE_FILE)
 
@@ -133,9 +157,10 @@ def store_path(folder: str) -> str:
 class ResultStore:
     """Opened by the runner (read-write, one writer) or by the table command (read-only)."""
 
-    def __init__(self, conn: sqlite3.Connection, folder: str) -> None:
+    def __init__(self, conn: sqlite3.Connection, folder: str, lock: int | None = None) -> None:
         self._conn = conn
         self.folder = folder
+        self._lock = lock
 
     # -- opening ----------------------------------------------------------------------
 
@@ -143,15 +168,20 @@ class ResultStore:
     def open_for_run(cls, folder: str, fingerprint: str, game_dict: Mapping[str, Any], config: Mapping[str, Any]) -> ResultStore:
         """Create the store, or reopen it to resume; refuse one from a changed tournament."""
         os.makedirs(folder, exist_ok=True)
-        conn = _connect(store_path(folder))
-        store = cls(conn, folder)
+        lock = _lock_folder(folder)
+        try:
+            conn = _connect(store_path(folder))
+        except BaseException:
+            os.close(lock)
+            raise
+        store = cls(conn, folder, lock)
         try:
             return store._init_or_check(fingerprint, game_dict, config)
         except sqlite3.DatabaseError as exc:
-            conn.close()
+            store.close()
             raise StoreError(f"{store_path(folder)}: unreadable results store ({exc})") from None
         except BaseException:
-            conn.close()
+            store.close()
             raise
 
     def _init_or_check(self, fingerprint: str, game_dict: Mapping[str, Any], config: Mapping[str, Any]) -> ResultStore:
@@ -217,6 +247,9 @@ class ResultStore:
 
     def close(self) -> None:
         self._conn.close()
+        if self._lock is not None:
+            os.close(self._lock)  # releases the flock
+            self._lock = None
 
     def __enter__(self) -> ResultStore:
         return self
