@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import signal
 import subprocess
 import sys
@@ -25,7 +26,9 @@ from typer.testing import CliRunner
 from arena.cli import _register_all, app
 from arena.tournament import runner as tr
 from arena.tournament.config import ConfigError, load_config, parse_config
-from arena.tournament.dask_executor import MISSING_EXTRA, ClusterUnavailable, DaskExecutor, cluster_plan, make_dask_executor
+from arena.tournament.dask_executor import (
+    MISSING_EXTRA, ClusterUnavailable, DaskExecutor, close_lanes, cluster_plan, make_dask_executor, play_task,
+)
 from arena.tournament.executors import Completed, Executor
 from arena.tournament.schedule import MatchSpec, build_schedule
 from arena.tournament.store import ResultStore
@@ -127,10 +130,10 @@ def _wait_gone(tag: str, seconds: float = 10.0) -> list[int]:
 # --- the tournament ---------------------------------------------------------------------------
 
 
-def write_tournament(folder: Path, extra: str = "") -> Path:
+def write_tournament(folder: Path, extra: str = "", env: str = "") -> Path:
     # A few ms per move, so matches last long enough to kill a worker in the middle of one.
     bots = "\n".join(
-        f'  - {{name: {p}, cmd: "$PYTHON policybot.py {p}", cwd: "{BOTS}", env: {{POLICYBOT_SLEEP_MS: 3}}}}'
+        f'  - {{name: {p}, cmd: "$PYTHON policybot.py {p}", cwd: "{BOTS}", env: {{POLICYBOT_SLEEP_MS: 3{env}}}}}'
         for p in ("first", "greedy", "hash")
     )
     path = folder / "cl.yaml"
@@ -143,16 +146,17 @@ def outcomes(folder: str) -> list[tuple]:
         return [row.outcome() for row in store.results()]
 
 
-def records_without_times(folder: str) -> dict[str, dict]:
-    def strip(value):
-        if isinstance(value, dict):
-            return {k: strip(v) for k, v in value.items() if k not in ("ms", "t_ms", "duration_ms")}
-        if isinstance(value, list):
-            return [strip(v) for v in value]
-        return value
+def without_times(value):
+    if isinstance(value, dict):
+        return {k: without_times(v) for k, v in value.items() if k not in ("ms", "t_ms", "duration_ms")}
+    if isinstance(value, list):
+        return [without_times(v) for v in value]
+    return value
 
+
+def records_without_times(folder: str) -> dict[str, dict]:
     with ResultStore.open_existing(folder) as store:
-        return {row.id: strip(store.record(row.id)) for row in store.results()}
+        return {row.id: without_times(store.record(row.id)) for row in store.results()}
 
 
 @pytest.fixture(scope="module")
@@ -274,6 +278,36 @@ def test_an_unreachable_scheduler_is_one_clear_error(tmp_path: Path):
     with pytest.raises(ClusterUnavailable, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
         with DaskExecutor(cluster_plan(config), "tcp://127.0.0.1:9", connect_timeout=1):
             pass
+
+
+def test_a_malformed_address_is_refused_before_connecting(tmp_path: Path):
+    config = load_config(write_tournament(tmp_path))
+    for address in ("scheduler-host", "http://10.0.0.5:8786"):
+        with pytest.raises(ClusterUnavailable, match="is not a Dask scheduler address"):
+            make_dask_executor(config, address)
+
+
+def test_a_worker_lane_keeps_its_bots_across_matches_then_closes_them(tmp_path: Path, reference):
+    """The task itself, in this process: what a Dask worker runs for each match."""
+    _, _, expected_records = reference
+    tag = uuid.uuid4().hex
+    config = load_config(write_tournament(tmp_path, env=f", {TAG}: {tag}"))
+    blob = pickle.dumps(cluster_plan(config))
+    key = f"test-{tag}"
+    first, second = build_schedule(config)[:2]  # the same two bots, seats swapped
+    try:
+        record, _, _ = play_task(key, blob, first.to_dict())
+        bots = sorted(_tagged(tag))
+        assert len(bots) == 2
+        again, _, _ = play_task(key, blob, second.to_dict())
+        assert sorted(_tagged(tag)) == bots  # the same processes played again
+        assert without_times(record) == expected_records[first.id]
+        assert without_times(again) == expected_records[second.id]
+    finally:
+        closing = close_lanes(key)
+    assert closing == 1
+    assert _wait_gone(tag) == []
+    assert close_lanes(key) == 0
 
 
 def test_without_dask_the_cli_says_which_extra_to_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):

@@ -68,7 +68,12 @@ class DaskExecutor(Executor):
     """
 
     def __init__(self, plan: WorkerPlan, address: str, *, connect_timeout: float = 10.0, worker_timeout: float = 60.0) -> None:
-        _distributed()  # fail before anything starts, with the one-line hint
+        distributed = _distributed()  # fail before anything starts, with the one-line hint
+        try:
+            # A malformed address fails inside Client() in a way that stalls the exit by 20 s.
+            distributed.comm.get_address_host_port(address)
+        except ValueError as exc:
+            raise ClusterUnavailable(f"{address!r} is not a Dask scheduler address ({exc}); expected tcp://HOST:PORT, e.g. tcp://10.0.0.5:8786") from None
         self._plan_bytes = pickle.dumps(plan, protocol=pickle.HIGHEST_PROTOCOL)
         # The lanes of a worker are found by this key: same plan, same bots.
         self._key = hashlib.sha256(self._plan_bytes).hexdigest()[:20]
