@@ -251,7 +251,7 @@ def _worker_pids() -> list[int]:
 
 
 def test_a_worker_killed_mid_run_is_replaced_and_nothing_is_lost(tmp_path: Path):
-    path = write_tournament(tmp_path, extra="matches_per_pairing: 4", env=", env: {POLICYBOT_SLEEP_MS: 2}")
+    path = write_tournament(tmp_path, extra="matches_per_pairing: 4")
     config = load_config(path)
     killed: list[int] = []
 
@@ -266,12 +266,12 @@ def test_a_worker_killed_mid_run_is_replaced_and_nothing_is_lost(tmp_path: Path)
     assert killed and summary["played"] == 12
     from dataclasses import replace
 
-    reference = tr.run_tournament(replace(config, output=str(tmp_path / "ref")), concurrency=1)
+    reference = tr.run_tournament(replace(config, output=str(tmp_path / "ref")), concurrency=2)
     assert outcomes(config.output) == outcomes(reference["folder"])
 
 
 def test_ctrl_c_stops_cleanly_and_prints_the_resume_command(tmp_path: Path):
-    path = write_tournament(tmp_path, extra="concurrency: 2\nmatches_per_pairing: 4", env=", env: {POLICYBOT_SLEEP_MS: 3}")
+    path = write_tournament(tmp_path, extra="concurrency: 2\nmatches_per_pairing: 4", env=", env: {POLICYBOT_SLEEP_MS: 1}")
     config = load_config(path)
     proc = subprocess.Popen(
         [sys.executable, "-m", "arena.cli", "run", str(path), "--no-progress"],
