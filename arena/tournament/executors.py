@@ -23,6 +23,7 @@ from typing import Any
 
 from arena.errors import ArenaError
 from arena.tournament.schedule import MatchSpec
+from arena.tournament.store import MatchRow
 
 
 class ExecutorError(ArenaError):
@@ -31,16 +32,22 @@ class ExecutorError(ArenaError):
 
 @dataclass(frozen=True)
 class Completed:
-    """A finished match as it comes back from a worker: plain, picklable data."""
+    """A finished match as it comes back from a worker: plain, picklable data.
+
+    The row and the record's JSON are made where the match was played, so the parent,
+    the one writer of the store, only has to write them.
+    """
 
     spec: MatchSpec
-    record: dict[str, Any]  # GameRecord.to_dict()
+    row: MatchRow
+    record_json: str  # GameRecord.to_dict(), as JSON text
     duration: float  # wall seconds the worker spent on it
     worker: str
 
 
 # A match player: (job, spec, worker state) -> record dict. The worker state is created
-# once per worker by ``open_state(job, worker_id)`` and closed by ``close_state(state)``.
+# once per worker by ``open_state(job, worker_id)`` and closed by ``close_state(state)``;
+# ``summarize(spec, record, duration)`` turns the record into (row, record JSON).
 PlayFn = Callable[[Any, MatchSpec, Any], dict[str, Any]]
 
 
@@ -52,6 +59,14 @@ class WorkerPlan:
     open_state: Callable[[Any, str], Any]
     play: PlayFn
     close_state: Callable[[Any], None]
+    summarize: Callable[[MatchSpec, dict[str, Any], float], tuple[MatchRow, str]]
+
+    def complete(self, spec: MatchSpec, state: Any, worker_id: str) -> Completed:
+        start = time.monotonic()
+        record = self.play(self.job, spec, state)
+        duration = time.monotonic() - start
+        row, record_json = self.summarize(spec, record, duration)
+        return Completed(spec, row, record_json, duration, worker_id)
 
 
 class Executor(ABC):
@@ -85,9 +100,7 @@ class InlineExecutor(Executor):
 
     def run(self, specs: Sequence[MatchSpec]) -> Iterator[Completed]:
         for spec in specs:
-            start = time.monotonic()
-            record = self._plan.play(self._plan.job, spec, self._state)
-            yield Completed(spec, record, time.monotonic() - start, "w0")
+            yield self._plan.complete(spec, self._state, "w0")
 
 
 # --- local worker processes -------------------------------------------------------------
@@ -125,13 +138,12 @@ def _worker_main(plan: WorkerPlan, worker_id: str, conn: Any, parent_pid: int) -
             if item is None:
                 return
             spec = MatchSpec.from_dict(item)
-            start = time.monotonic()
             try:
-                record = plan.play(plan.job, spec, state)
+                completed = plan.complete(spec, state, worker_id)
             except Exception:
                 conn.send((_FAIL, spec.id, traceback.format_exc(limit=20), 0.0))
                 return
-            conn.send((_DONE, spec.id, record, time.monotonic() - start))
+            conn.send((_DONE, spec.id, completed, completed.duration))
     except (EOFError, BrokenPipeError, ConnectionResetError):
         return  # the parent is gone
     finally:
@@ -237,7 +249,7 @@ class LocalExecutor(Executor):
                         worker.holding = None
                         if spec is not None and spec.id == match_id and match_id in remaining:
                             remaining.discard(match_id)
-                            yield Completed(spec, payload, duration, worker.id)
+                            yield payload
                     else:
                         raise ExecutorError(f"match {match_id} failed inside the arena (worker {worker.id}):\n{payload}")
                 elif not worker.conn.poll():

@@ -75,14 +75,12 @@ def play(
 
     ``on_match(row, done)`` is called after each row is durably stored.
     """
-    from arena.tournament.worker import row_from_record
-
     done = plan.done
     played = 0
     with executor:
         for completed in executor.run(plan.pending):
-            row = row_from_record(completed.spec, completed.record, completed.duration)
-            store.add(row, completed.record)
+            row = completed.row
+            store.add(row, completed.record_json)
             done += 1
             played += 1
             if on_match is not None:

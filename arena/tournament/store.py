@@ -295,8 +295,10 @@ class ResultStore:
 
     # -- writing ----------------------------------------------------------------------
 
-    def add(self, row: MatchRow, record: Mapping[str, Any]) -> None:
-        """Write one finished match durably, in one transaction; refuse a second copy."""
+    def add(self, row: MatchRow, record: Mapping[str, Any] | str) -> None:
+        """Write one finished match durably, in one transaction; refuse a second copy.
+
+        ``record`` is the game record, as a dict or already as JSON text."""
         try:
             with self._conn:
                 self._conn.execute(
@@ -320,7 +322,7 @@ class ResultStore:
                         row.hands,
                         json.dumps([list(f) for f in row.failures]),
                         row.duration,
-                        json.dumps(record, separators=(",", ":")),
+                        record if isinstance(record, str) else json.dumps(record, separators=(",", ":")),
                     ),
                 )
         except sqlite3.IntegrityError:

@@ -6,6 +6,7 @@ spawned worker processes (and into a remote executor later).
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -53,7 +54,11 @@ def make_job(config: TournamentConfig, *, python: str, logs_dir: str | None) -> 
 
 
 def worker_plan(config: TournamentConfig, *, python: str, logs_dir: str | None) -> WorkerPlan:
-    return WorkerPlan(make_job(config, python=python, logs_dir=logs_dir), open_state, play, close_state)
+    return WorkerPlan(make_job(config, python=python, logs_dir=logs_dir), open_state, play, close_state, summarize)
+
+
+def summarize(spec: MatchSpec, record: dict[str, Any], duration: float) -> tuple[MatchRow, str]:
+    return row_from_record(spec, record, duration), json.dumps(record, separators=(",", ":"))
 
 
 @dataclass
