@@ -12,7 +12,8 @@ and each bot's mean and worst time per move.
 
 Bots: ``random``, ``greedy``, ``expert`` (its settings as ``expert:ms=60,playouts=240``),
 each played through the same kit code (bots/kit/escoba_kit.py) a real bot process runs.
-Times are measured in-process; with ``--jobs 2`` both cores are busy, as in a tournament.
+Times are measured in-process, on the wall clock and as CPU time: on a busy machine the wall
+clock also counts the time the process waited for a core, the CPU time does not.
 """
 
 from __future__ import annotations
@@ -48,16 +49,17 @@ def make_policy(spec: str) -> Any:
     if name == "greedy" and not settings:
         return greedy_bot.choose
     if name == "expert":
-        allowed = {"ms", "playouts", "epsilon", "infer", "horizon"}
+        allowed = {"ms", "playouts", "epsilon", "infer", "horizon", "mimic"}
         unknown = set(settings) - allowed
         if unknown:
-            raise ValueError(f"expert settings: unknown {', '.join(sorted(unknown))} (allowed: ms, playouts, epsilon, infer, horizon)")
+            raise ValueError(f"expert settings: unknown {', '.join(sorted(unknown))} (allowed: ms, playouts, epsilon, infer, horizon, mimic)")
         if "playouts" in settings:
             settings["playouts"] = int(settings["playouts"])
         if "horizon" in settings:
             settings["horizon"] = int(settings["horizon"])
-        if "infer" in settings:
-            settings["infer"] = bool(settings["infer"])
+        for flag in ("infer", "mimic"):
+            if flag in settings:
+                settings[flag] = bool(settings[flag])
         return expert_bot.Expert(**settings)  # type: ignore[arg-type]
     raise ValueError(f"unknown bot {spec!r}: expected one of {', '.join(BOTS)} (expert may take settings)")
 
@@ -67,14 +69,15 @@ def seats_of(seating: Seating, first: bool) -> list[int]:
     return [(seating.side_of(s) + (0 if first else 1)) % 2 for s in range(seating.players)]
 
 
+def _no_times() -> list[list[float]]:
+    return [[0, 0.0, 0.0, 0.0, 0.0], [0, 0.0, 0.0, 0.0, 0.0]]
+
+
 def _timings(outcome: local.Outcome, owner: list[int]) -> list[list[float]]:
-    """[count, total, worst] per bot."""
-    out = [[0, 0.0, 0.0], [0, 0.0, 0.0]]
+    """[count, wall total, wall worst, cpu total, cpu worst] per bot."""
+    out = _no_times()
     for seat, t in enumerate(outcome.timings):
-        acc = out[owner[seat]]
-        acc[0] += t.count
-        acc[1] += t.total
-        acc[2] = max(acc[2], t.worst)
+        _merge([out[owner[seat]]], [[t.count, t.total, t.worst, t.cpu_total, t.cpu_worst]])
     return out
 
 
@@ -83,6 +86,8 @@ def _merge(into: list[list[float]], more: list[list[float]]) -> None:
         a[0] += b[0]
         a[1] += b[1]
         a[2] = max(a[2], b[2])
+        a[3] += b[3]
+        a[4] = max(a[4], b[4])
 
 
 def play_deals(job: tuple) -> dict[str, Any]:
@@ -91,7 +96,7 @@ def play_deals(job: tuple) -> dict[str, Any]:
     rules, seating = Rules.from_dict(rules_dict), Seating.from_dict(seating_dict)
     policies = (make_policy(spec_a), make_policy(spec_b))
     diffs = []
-    times = [[0, 0.0, 0.0], [0, 0.0, 0.0]]
+    times = _no_times()
     for i in indexes:
         hand_seed = derive_seed(seed, "deal", i)
         dealer = derive_seed(seed, "dealer", i) % seating.players
@@ -114,7 +119,7 @@ def play_matches(job: tuple) -> dict[str, Any]:
     rules, seating = Rules.from_dict(rules_dict), Seating.from_dict(seating_dict)
     policies = (make_policy(spec_a), make_policy(spec_b))
     wins = draws = losses = 0
-    times = [[0, 0.0, 0.0], [0, 0.0, 0.0]]
+    times = _no_times()
     for i in indexes:
         match_seed = derive_seed(seed, "match", i)
         for first in (True, False):
@@ -203,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     t2 = time.monotonic()
 
     diffs = [d for part in deal_parts for d in part["diffs"]]
-    times = [[0, 0.0, 0.0], [0, 0.0, 0.0]]
+    times = _no_times()
     for part in deal_parts + match_parts:
         _merge(times, part["times"])
     mean, low, high = mean_interval(diffs)
@@ -218,9 +223,10 @@ def main(argv: list[str] | None = None) -> int:
     if played:
         print(f"match win rate of {a}: {(wins + draws / 2) / played:.1%} over {played} matches "
               f"({wins} won, {draws} drawn, {losses} lost; target {rules.target})   ({t2 - t1:.0f} s)")
-    for name, (count, total, worst) in zip((a, b), times):
+    for name, (count, total, worst, cpu_total, cpu_worst) in zip((a, b), times):
         if count:
             print(f"time per move, {name}: mean {1000 * total / count:.2f} ms, worst {1000 * worst:.2f} ms "
+                  f"(CPU: mean {1000 * cpu_total / count:.2f} ms, worst {1000 * cpu_worst:.2f} ms) "
                   f"over {int(count)} moves")
     return 0
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import random
 import sys
 import time
+from dataclasses import dataclass
 from typing import Any, Dict, List, Sequence, Tuple
 
 from arena.cards import Card
@@ -54,6 +55,22 @@ def _order(c: Card) -> int:
     return c.order
 
 
+@dataclass(frozen=True)
+class _View(SeatView):
+    """A SeatView whose unseen cards are worked out once, not at every determinization."""
+
+    unseen_cards: Tuple[Card, ...] = ()
+
+    @property
+    def unseen(self) -> Tuple[Card, ...]:
+        return self.unseen_cards
+
+
+def fast_view(view: SeatView) -> SeatView:
+    fields = {f: getattr(view, f) for f in view.__dataclass_fields__ if f != "unseen_cards"}
+    return _View(**fields, unseen_cards=tuple(view.unseen))
+
+
 def seat_view(game: kit.Game, request: kit.Request, rules: Rules, seating: Seating) -> SeatView:
     """The rules core's view of this seat, rebuilt from the kit's tracked state."""
     pending = None
@@ -74,8 +91,14 @@ def seat_view(game: kit.Game, request: kit.Request, rules: Rules, seating: Seati
 
 def playout(state: HandState, rng: Rng, epsilon: float = 0.0, last_round: int = 99) -> None:
     """Play on with every seat following a cheap greedy policy (weights above), to the end of
-    the hand or until round ``last_round`` is over (the next deal)."""
-    while state.phase != OVER and state.round <= last_round:
+    the hand, or through round ``last_round`` and the first move of the next one (which shows
+    whether the table left at the end of the round is swept at once)."""
+    extra = 1
+    while state.phase != OVER:
+        if state.round > last_round:
+            if not extra:
+                return
+            extra -= 1
         legal = state.legal_moves()
         if len(legal) == 1:
             state.apply(legal[0])
@@ -122,6 +145,86 @@ def playout(state: HandState, rng: Rng, epsilon: float = 0.0, last_round: int = 
             if score > best_score:
                 best_score = score
                 best = move
+        state.apply(best)
+
+
+def playout_greedy(state: HandState, rng: Rng, epsilon: float = 0.0, last_round: int = 99) -> None:
+    """Like ``playout``, but every seat plays exactly as bots/greedy_bot.py ranks moves: the
+    best capture by (escoba, velo, sevens, oros, cards, then the least sweep risk left), else
+    the trail with the least sweep risk, counting the cards the mover has not seen."""
+    public = [0] * 11  # per capture value: cards on the table or in a pile
+    for c in state.table:
+        public[c.value] += 1
+    for pile in state.piles:
+        for c in pile:
+            public[c.value] += 1
+    extra = 1
+    while state.phase != OVER:
+        if state.round > last_round:
+            if not extra:
+                return
+            extra -= 1
+        legal = state.legal_moves()
+        best = legal[0]
+        if len(legal) > 1:
+            if epsilon and rng.random() < epsilon:
+                best = legal[rng.below(len(legal))]
+            else:
+                hand = state.hands[state.turn]
+                table = state.table
+                ntable = len(table)
+                total = 0
+                for c in table:
+                    total += c.value
+                best_score = -10 ** 9
+                for move in legal:
+                    kind, card, take = move
+                    if take:
+                        if kind is _PLAY:
+                            left = total
+                            velo = card.seven and card.oro
+                            sevens, oros, n = card.seven, card.oro, 1 + len(take)
+                            swept = len(take) == ntable
+                        elif card is not None:  # a renuncio claim
+                            velo, sevens, oros, n = card.seven and card.oro, card.seven, card.oro, 1 + len(take)
+                            left = total - card.value
+                            swept = len(take) + 1 == ntable
+                        else:  # the dealer's initial-table capture
+                            velo, sevens, oros, n = 0, 0, 0, len(take)
+                            swept = len(take) == ntable
+                            left = total
+                        for c in take:
+                            left -= c.value
+                            sevens += c.seven
+                            oros += c.oro
+                            if c.seven and c.oro:
+                                velo = 1
+                        risk = 0
+                        need = 15 - left
+                        if not swept and 1 <= need <= 10:
+                            risk = 4 - public[need] - (card is not None and card.value == need)
+                            for h in hand:
+                                if h.value == need and h is not card:
+                                    risk -= 1
+                        score = swept * 1_000_000 + velo * 100_000 + sevens * 10_000 + oros * 1_000 + n * 10 - risk
+                    elif kind is _PLAY:
+                        need = 15 - total - card.value
+                        risk = 0
+                        if 1 <= need <= 10:
+                            risk = 4 - public[need] - (card.value == need)
+                            for h in hand:
+                                if h.value == need and h is not card:
+                                    risk -= 1
+                        score = -10_000_000 - (risk * 100_000 + (card.seven and card.oro) * 10_000
+                                               + card.seven * 1_000 + card.oro * 100 + card.value)
+                    else:
+                        score = -10 ** 8  # pass
+                    if score > best_score:
+                        best_score = score
+                        best = move
+        kind, card, take = best
+        if kind is _PLAY:
+            public[card.value] += 1
         state.apply(best)
 
 
@@ -228,7 +331,7 @@ def constrain(world: HandState, voids: Dict[int, set], rng: Rng) -> None:
 
 def search(view: SeatView, candidates: List[Move], rng: Rng, budget_s: float, max_playouts: int,
            voids: Dict[int, set] | None = None, epsilon: float = 0.0,
-           horizon: int = 99) -> Tuple[int, List[float], List[int]]:
+           horizon: int = 99, mimic: bool = False) -> Tuple[int, List[float], List[int]]:
     """(index of the best candidate, total margin per candidate, deals per candidate).
 
     Sequential halving: the playout budget is split over rounds; in each round every
@@ -243,6 +346,8 @@ def search(view: SeatView, candidates: List[Move], rng: Rng, budget_s: float, ma
     perf = time.perf_counter
     deadline = perf() + budget_s
     side = view.side
+    view = fast_view(view)
+    run_out = playout_greedy if mimic else playout
     alive = list(range(n))
     rounds = max(1, (n - 1).bit_length())
     scratch = [0.0] * n
@@ -258,7 +363,7 @@ def search(view: SeatView, candidates: List[Move], rng: Rng, budget_s: float, ma
             for i in alive:
                 state = world.copy()
                 state.apply(candidates[i])
-                playout(state, rng, epsilon, last_round)
+                run_out(state, rng, epsilon, last_round)
                 scratch[i] = evaluate(state, side)
                 if perf() > deadline and deals[alive[0]]:
                     out_of_time = True
@@ -277,16 +382,39 @@ def search(view: SeatView, candidates: List[Move], rng: Rng, budget_s: float, ma
     return best, totals, deals
 
 
+def _kind(c: kit.Card) -> Tuple[int, int, int]:
+    return (c.value, c.oro, c.seven)
+
+
+def distinct_moves(legal: List[kit.Move], rules: Rules) -> List[kit.Move]:
+    """The legal moves, keeping one of each set that differ only by copas/espadas/bastos.
+
+    Those three suits score alike (unless sevens are counted by primera, which looks at
+    every suit), so such moves lead to games that differ only by names: searching one of
+    them is enough, and the budget goes to moves that really differ."""
+    if rules.sevens == "primera":
+        return list(legal)
+    seen = set()
+    out = []
+    for m in legal:
+        key = (m.kind, None if m.card is None else _kind(m.card), tuple(sorted(map(_kind, m.take))))
+        if key not in seen:
+            seen.add(key)
+            out.append(m)
+    return out
+
+
 class Expert:
     """The expert policy with its settings: ``Expert(ms=60, playouts=240)(game, request, rng)``."""
 
     def __init__(self, ms: float = DEFAULT_MS, playouts: int = DEFAULT_PLAYOUTS, epsilon: float = 0.0,
-                 infer: bool = True, horizon: int = 99) -> None:
+                 infer: bool = True, horizon: int = 99, mimic: bool = False) -> None:
         self.ms = ms
         self.playouts = playouts
         self.epsilon = epsilon
         self.infer = infer
         self.horizon = horizon
+        self.mimic = mimic
         self._cache: Dict[Any, Tuple[Rules, Seating]] = {}
 
     def _setup(self, game: kit.Game) -> Tuple[Rules, Seating]:
@@ -303,12 +431,15 @@ class Expert:
             return legal[0]
         rules, seating = self._setup(game)
         view = seat_view(game, request, rules, seating)
-        candidates = [Move.parse(m.text) for m in legal]
+        distinct = distinct_moves(legal, rules)
+        if len(distinct) == 1:
+            return distinct[0]
+        candidates = [Move.parse(m.text) for m in distinct]
         budget = max(0.0, min(self.ms, request.time_ms * 0.5 if request.time_ms else self.ms)) / 1000
         voids = inferred_voids(game) if self.infer else None
         best, _, _ = search(view, candidates, Rng(rng.getrandbits(63)), budget, self.playouts, voids, self.epsilon,
-                            self.horizon)
-        return legal[best]
+                            self.horizon, self.mimic)
+        return distinct[best]
 
 
 choose = Expert()

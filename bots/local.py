@@ -23,17 +23,23 @@ Policy = Callable[[kit.Game, kit.Request, random.Random], Any]
 
 @dataclass
 class Timing:
-    """Decision times of one seat, in seconds."""
+    """Decision times of one seat, in seconds: wall clock, and the CPU time of this process
+    (which a busy machine does not inflate)."""
 
     count: int = 0
     total: float = 0.0
     worst: float = 0.0
+    cpu_total: float = 0.0
+    cpu_worst: float = 0.0
 
-    def add(self, seconds: float) -> None:
+    def add(self, seconds: float, cpu: float) -> None:
         self.count += 1
         self.total += seconds
+        self.cpu_total += cpu
         if seconds > self.worst:
             self.worst = seconds
+        if cpu > self.cpu_worst:
+            self.cpu_worst = cpu
 
 
 @dataclass
@@ -91,6 +97,7 @@ def _drive(state: Any, policies: Sequence[Policy], rngs: Sequence[random.Random]
     request_id = 0
     is_match = isinstance(state, MatchState)
     perf = time.perf_counter
+    cpu = time.process_time
     while True:
         for event in events[sent:]:
             data = event.to_dict()
@@ -117,6 +124,7 @@ def _drive(state: Any, policies: Sequence[Policy], rngs: Sequence[random.Random]
             _check_state(game, hand, seat, request)
         game.warnings.clear()
         t0 = perf()
+        c0 = cpu()
         if check:
             # The policy itself, without the kit's safety net, must return a legal move.
             move = policies[seat](game, request, rngs[seat])
@@ -124,7 +132,7 @@ def _drive(state: Any, policies: Sequence[Policy], rngs: Sequence[random.Random]
                 raise DriftError(f"seat {seat}: policy played {move!r}, not one of {[m.text for m in request.legal]}")
         else:
             move = kit.decide(policies[seat], game, request, rngs[seat])
-        timings[seat].add(perf() - t0)
+        timings[seat].add(perf() - t0, cpu() - c0)
         state.apply(legal[texts.index(move.text)])
     return timings
 

@@ -327,3 +327,21 @@ def test_capturing_values_and_constrained_deals():
 def test_expert_estimate_is_a_margin():
     state = HandState.shuffled(Rules(), Seating.alone(2), 0, 9, events=[])
     assert expert_bot.estimate(state, 0) == -expert_bot.estimate(state, 1)
+
+
+def test_greedy_playout_plays_exactly_like_the_greedy_bot():
+    # The expert's model of a greedy player, on the core's objects, against the real thing
+    # through the kit: the same games move for move.
+    for rules in (Rules(), Rules(renuncio=True, initial_table="subset15", forced_capture=True)):
+        for seed in range(25):
+            state = HandState.shuffled(rules, Seating.alone(2), seed % 2, seed, events=[])
+            expert_bot.playout_greedy(state, Rng(0))
+            real = local.play_hand([greedy_bot.choose] * 2, rules, Seating.alone(2), seed % 2, seed)
+            assert [e.to_dict() for e in state.events] == [e.to_dict() for e in real.state.events]
+
+
+def test_distinct_moves_merge_suits_that_score_alike():
+    legal = [kit.parse_move(t) for t in ["4c", "4e", "4o", "5c+10e", "5c+10b", "5c+10o", "7e", "7b"]]
+    texts = [m.text for m in expert_bot.distinct_moves(legal, Rules())]
+    assert texts == ["4c", "4o", "5c+10e", "5c+10o", "7e"]
+    assert len(expert_bot.distinct_moves(legal, Rules(sevens="primera"))) == len(legal)
