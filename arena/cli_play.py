@@ -4,6 +4,7 @@ conformance run of one bot with a pass/fail report."""
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import signal
 import sys
@@ -176,6 +177,7 @@ def play(
     strikes: Annotated[int, typer.Option(help="With --policy substitute: failures substituted before the loss.")] = 3,
     record: Annotated[Optional[Path], typer.Option(help="Write the full game record (JSON) to this file.")] = None,
     logs: Annotated[Optional[Path], typer.Option(help="Folder for each bot's stderr log and the conversation log.")] = None,
+    cpu: Annotated[Optional[int], typer.Option(help="Pin the arena and every bot to this CPU (faster hand-overs; bots share it).")] = None,
 ) -> None:
     """Play one match between bot commands and show it as it goes."""
     try:
@@ -187,6 +189,10 @@ def play(
         limits = Limits(startup_ms=startup_ms, move_ms=move_ms, bank_ms=bank_ms, grace_ms=grace_ms)
         fail_policy = FailurePolicy(policy, strikes)
         specs = _unique_names([BotSpec.from_command(c, limits=limits) for c in commands])
+        allowed = os.sched_getaffinity(0)
+        if cpu is not None and cpu not in allowed:
+            raise typer.BadParameter(f"--cpu {cpu}: not one of the CPUs this process may use "
+                                     f"({', '.join(map(str, sorted(allowed)))})")
     except typer.BadParameter as exc:
         raise _fail(str(exc), 2) from None
     except ArenaError as exc:
@@ -201,11 +207,14 @@ def play(
         logs.mkdir(parents=True, exist_ok=True)
         conv = open(logs / "conversation.log", "w", encoding="utf-8")
     log = ConversationLog(conv) if conv is not None else None
-    bots = [BotProcess(spec, stderr_dir=logs, log=log) for spec in specs]
+    bots = [BotProcess(spec, stderr_dir=logs, log=log, cpus=None if cpu is None else [cpu]) for spec in specs]
     try:
+        if cpu is not None:
+            os.sched_setaffinity(0, {cpu})
         with _exit_on_sigterm():
             game = play_match(bots, rules, seating, seed, fail_policy, observer=_Printer(names, seating, echo))
     finally:
+        os.sched_setaffinity(0, allowed)
         for bot in bots:
             bot.close()
         if conv is not None:

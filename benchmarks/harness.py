@@ -7,7 +7,9 @@
 2. Arena: full 1v1 matches between two such bots through ``play_match`` (events, views,
    legal moves, checks, the record); wall time divided by the number of decisions.
 
-The last line is ``overhead: X.XX`` = arena time per decision / raw round trip.
+The last line is ``overhead: X.XX`` = arena time per decision / raw round trip, both with
+the default scheduling (no CPU pinning); a line before gives the same two figures with the
+arena and the bots pinned to one CPU (``arena play --cpu``).
 """
 
 from __future__ import annotations
@@ -48,9 +50,10 @@ def typical_request() -> bytes:
     return request_line(1, 2000, 0, _view(state, seat, seat), legal)
 
 
-def raw_round_trip(binary: Path, count: int, batches: int = 5) -> float:
+def raw_round_trip(binary: Path, count: int, batches: int = 5, cpu: int | None = None) -> float:
     """Seconds per request/reply on the bare pipe (median of ``batches``)."""
-    proc = subprocess.Popen([str(binary)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+    pin = (lambda: os.sched_setaffinity(0, {cpu})) if cpu is not None else None
+    proc = subprocess.Popen([str(binary)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, preexec_fn=pin)
     fin, fout = proc.stdin.fileno(), proc.stdout.fileno()
     line = typical_request()
     write, read = os.write, os.read
@@ -72,10 +75,11 @@ def raw_round_trip(binary: Path, count: int, batches: int = 5) -> float:
     return statistics.median(results)
 
 
-def arena_per_decision(binary: Path, matches: int, batches: int = 5) -> tuple[float, int]:
+def arena_per_decision(binary: Path, matches: int, batches: int = 5, cpu: int | None = None) -> tuple[float, int]:
     """Seconds of arena wall time per decision in full matches (median of ``batches``)."""
     spec = BotSpec(name="firstmove", cmd=(str(binary),), limits=Limits())
-    bots = [BotProcess(spec), BotProcess(spec)]
+    cpus = None if cpu is None else [cpu]
+    bots = [BotProcess(spec, cpus=cpus), BotProcess(spec, cpus=cpus)]
     rules, seating = Rules(), Seating.alone(2)
     results = []
     total = 0
@@ -121,11 +125,23 @@ def main() -> None:
     parser.add_argument("--roundtrips", type=int, default=5000, help="raw round trips per batch")
     args = parser.parse_args()
     binary = build_bot()
-    raw = raw_round_trip(binary, args.roundtrips)
-    arena, decisions = arena_per_decision(binary, args.matches)
     core, local = in_process_per_decision(args.matches * 5)
     print(f"breakdown: rules core alone {core * 1e6:.1f} us per decision; "
           f"referee with in-process bots {local * 1e6:.1f} us per decision")
+    # Everything on one CPU (arena --cpu): hand-overs are local context switches.
+    allowed = os.sched_getaffinity(0)
+    cpu = min(allowed)
+    os.sched_setaffinity(0, {cpu})
+    try:
+        raw_pinned = raw_round_trip(binary, args.roundtrips, cpu=cpu)
+        arena_pinned, _ = arena_per_decision(binary, args.matches, cpu=cpu)
+    finally:
+        os.sched_setaffinity(0, allowed)
+    print(f"pinned to CPU {cpu} (arena and bots): raw round trip {raw_pinned * 1e6:.1f} us, "
+          f"arena {arena_pinned * 1e6:.1f} us per decision, ratio {arena_pinned / raw_pinned:.2f}")
+    # The default: no pinning. This is the figure the last line reports.
+    raw = raw_round_trip(binary, args.roundtrips)
+    arena, decisions = arena_per_decision(binary, args.matches)
     print(f"raw round trip: {raw * 1e6:.1f} us per JSON line through a pipe to {binary.name}")
     print(f"arena: {arena * 1e6:.1f} us per decision ({decisions} decisions in full 1v1 matches)")
     print(f"overhead: {arena / raw:.2f}")

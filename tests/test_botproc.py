@@ -251,3 +251,13 @@ def test_bots_die_when_the_arena_is_killed_with_sigkill(tmp_path):
         os.waitpid(bot_pid, os.WNOHANG)
     except ChildProcessError:
         pass
+
+
+def test_a_bot_can_be_pinned_to_cpus():
+    import os
+
+    cpu = min(os.sched_getaffinity(0))
+    with BotProcess(fake_spec([]), cpus=[cpu]) as bot:
+        bot.begin_match(hello())
+        assert os.sched_getaffinity(bot.pid) == {cpu}
+        assert decide(bot)[1] == "7o"

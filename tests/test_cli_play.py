@@ -135,3 +135,18 @@ def test_sigterm_to_arena_play_leaves_no_bot_behind(tmp_path):
     arena.send_signal(signal.SIGTERM)
     assert arena.wait(timeout=20) == 128 + signal.SIGTERM
     assert [p for p in pids if running(p)] == []
+
+
+def test_play_pinned_to_one_cpu(tmp_path):
+    import os
+
+    before = os.sched_getaffinity(0)
+    cpu = min(before)
+    record_path = tmp_path / "r.json"
+    result = run("play", C, C, "--seed", "3", "--target", "5", "--json", "--cpu", str(cpu), "--record", str(record_path))
+    assert result.exit_code == 0, result.output
+    assert os.sched_getaffinity(0) == before  # the command gives the CPUs back
+    pinned = json.loads(result.stdout)
+    assert pinned == json.loads(run("play", C, C, "--seed", "3", "--target", "5", "--json").stdout)
+    result = run("play", C, C, "--cpu", "100000")
+    assert result.exit_code == 2 and "not one of the CPUs" in result.output
