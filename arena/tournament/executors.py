@@ -220,13 +220,7 @@ class LocalExecutor(Executor):
             self._spawn()
         while remaining:
             for worker in list(self._workers.values()):
-                if worker.ready and worker.holding is None and pending:
-                    spec = pending.popleft()
-                    worker.holding = spec
-                    try:
-                        worker.conn.send(spec.to_dict())
-                    except (BrokenPipeError, ConnectionResetError, EOFError, OSError):
-                        self._lost(worker, pending)
+                self._dispatch(worker, pending)
             by_handle = {}
             for worker in self._workers.values():
                 by_handle[worker.conn] = worker
@@ -247,6 +241,8 @@ class LocalExecutor(Executor):
                     elif kind == _DONE:
                         spec = worker.holding
                         worker.holding = None
+                        # Next match first: the worker plays while the result is stored.
+                        self._dispatch(worker, pending)
                         if spec is not None and spec.id == match_id and match_id in remaining:
                             remaining.discard(match_id)
                             yield payload
@@ -259,6 +255,16 @@ class LocalExecutor(Executor):
             while len(self._workers) < min(self._n, len(pending) + holding):
                 self._spawn()
         self._finished = True
+
+    def _dispatch(self, worker: _Worker, pending: deque[MatchSpec]) -> None:
+        if not (worker.ready and worker.holding is None and pending and worker.id in self._workers):
+            return
+        spec = pending.popleft()
+        worker.holding = spec
+        try:
+            worker.conn.send(spec.to_dict())
+        except (BrokenPipeError, ConnectionResetError, EOFError, OSError):
+            self._lost(worker, pending)
 
     def _lost(self, worker: _Worker, pending: deque[MatchSpec]) -> None:
         """A worker died (OOM-killed, say): its match is played again from its seed, elsewhere."""
