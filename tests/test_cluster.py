@@ -296,18 +296,45 @@ def test_a_worker_lane_keeps_its_bots_across_matches_then_closes_them(tmp_path: 
     key = f"test-{tag}"
     first, second = build_schedule(config)[:2]  # the same two bots, seats swapped
     try:
-        record, _, _ = play_task(key, blob, first.to_dict())
+        one = play_task(key, blob, first.to_dict())
         bots = sorted(_tagged(tag))
         assert len(bots) == 2
-        again, _, _ = play_task(key, blob, second.to_dict())
+        two = play_task(key, blob, second.to_dict())
         assert sorted(_tagged(tag)) == bots  # the same processes played again
-        assert without_times(record) == expected_records[first.id]
-        assert without_times(again) == expected_records[second.id]
+        assert (one.spec, two.spec) == (first, second) and one.row.id == first.id
+        assert without_times(json.loads(one.record_json)) == expected_records[first.id]
+        assert without_times(json.loads(two.record_json)) == expected_records[second.id]
     finally:
         closing = close_lanes(key)
     assert closing == 1
     assert _wait_gone(tag) == []
     assert close_lanes(key) == 0
+
+
+def _open_nothing(job, worker_id):
+    return None
+
+
+def _play_broken(job, spec, state):
+    raise RuntimeError(f"an arena bug on match {spec.id}")
+
+
+def _close_nothing(state):
+    return None
+
+
+def test_an_arena_fault_on_a_worker_stops_the_run_naming_the_match(tmp_path: Path):
+    from arena.tournament.executors import ExecutorError, WorkerPlan
+    from arena.tournament.worker import summarize
+
+    config = load_config(write_tournament(tmp_path))
+    plan = WorkerPlan(job=None, open_state=_open_nothing, play=_play_broken, close_state=_close_nothing, summarize=summarize)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as local:
+        with tr.open_store(config) as store:
+            pending = tr.plan_run(config, store)
+            with pytest.raises(ExecutorError, match=r"match 0000\d\.\d failed on the cluster: RuntimeError: an arena bug on match"):
+                tr.play(store, pending, DaskExecutor(plan, local.scheduler_address))
+            assert store.count() == 0
 
 
 def test_without_dask_the_cli_says_which_extra_to_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):

@@ -71,7 +71,8 @@ class DaskExecutor(Executor):
         distributed = _distributed()  # fail before anything starts, with the one-line hint
         try:
             # A malformed address fails inside Client() in a way that stalls the exit by 20 s.
-            distributed.comm.get_address_host_port(address)
+            if distributed.comm.parse_address(address)[0] != "inproc":  # in-process clusters (tests)
+                distributed.comm.get_address_host_port(address)
         except ValueError as exc:
             raise ClusterUnavailable(f"{address!r} is not a Dask scheduler address ({exc}); expected tcp://HOST:PORT, e.g. tcp://10.0.0.5:8786") from None
         self._plan_bytes = pickle.dumps(plan, protocol=pickle.HIGHEST_PROTOCOL)
@@ -139,28 +140,26 @@ class DaskExecutor(Executor):
         for future in pending:
             match_id = _match_id_of(future.key, self._token)
             self._futures.pop(match_id, None)
-            if future.status != "finished":
-                self._raise_failed(future, match_id, distributed)
-            record, duration, worker = future.result()
+            if future.status == "cancelled":
+                raise ExecutorError(f"match {match_id} was cancelled by the cluster (was the scheduler restarted?)")
+            try:
+                completed = future.result()
+            except distributed.KilledWorker:
+                raise ExecutorError(
+                    f"match {match_id}: more workers died while playing it than the scheduler allows "
+                    "(distributed.scheduler.allowed-failures, default 3); are the workers short of memory?"
+                ) from None
+            except Exception as exc:  # noqa: BLE001 - an arena fault on a worker, or the cluster's
+                raise ExecutorError(f"match {match_id} failed on the cluster: {exc.__class__.__name__}: {exc}") from None
             future.release()
-            # One future per match, so the scheduler's reruns (a worker died after the
-            # match, before its result got out) surface once; this guards the store anyway.
+            # Dask resolves a future once even when the scheduler ran its task twice (a worker
+            # died after the match, before the result was fetched). A match seen twice would be
+            # a bug here; it is skipped, so the store never gets a second copy.
             if match_id in done:
                 continue
             done.add(match_id)
             submit_more()
-            yield Completed(by_id[match_id], record, duration, worker)
-
-    def _raise_failed(self, future: Any, match_id: str, distributed: Any) -> None:
-        if future.status == "cancelled":
-            raise ExecutorError(f"match {match_id} was cancelled by the cluster (was the scheduler restarted?)")
-        exc = future.exception()
-        if isinstance(exc, distributed.KilledWorker):
-            raise ExecutorError(
-                f"match {match_id} was running on a worker that died, too many times in a row "
-                "(the scheduler's allowed-failures); are the workers short of memory?"
-            )
-        raise ExecutorError(f"match {match_id} failed inside the arena on the cluster: {exc.__class__.__name__}: {exc}")
+            yield completed
 
     def __exit__(self, *exc: object) -> None:
         if self._client is None:
@@ -214,9 +213,16 @@ class ClusterState:
 
 
 def cluster_plan(config: TournamentConfig) -> WorkerPlan:
+    from arena.tournament import worker
     from arena.tournament.runner import LOGS_DIR
 
-    return WorkerPlan(ClusterJob(config, os.path.join(config.output, LOGS_DIR)), open_cluster_state, play_cluster, close_cluster_state)
+    return WorkerPlan(
+        job=ClusterJob(config, os.path.join(config.output, LOGS_DIR)),
+        open_state=open_cluster_state,
+        play=play_cluster,
+        close_state=close_cluster_state,
+        summarize=worker.summarize,
+    )
 
 
 def make_dask_executor(config: TournamentConfig, address: str, **options: Any) -> DaskExecutor:
@@ -272,8 +278,8 @@ class _Lane:
     def call(self, fn: Any, *args: Any) -> Any:
         return self._thread.submit(fn, *args).result()
 
-    def play(self, spec: MatchSpec) -> dict[str, Any]:
-        return self.call(self._plan.play, self._plan.job, spec, self.state)
+    def play(self, spec: MatchSpec, worker_id: str) -> Completed:
+        return self.call(self._plan.complete, spec, self.state, worker_id)
 
     def close(self) -> None:
         try:
@@ -313,21 +319,21 @@ def _worker_name() -> str:
         return f"pid{os.getpid()}"
 
 
-def play_task(key: str, plan_bytes: bytes, spec_dict: dict[str, Any]) -> tuple[dict[str, Any], float, str]:
+def play_task(key: str, plan_bytes: bytes, spec_dict: dict[str, Any]) -> Completed:
     """The Dask task: one match on this worker's lane for the tournament ``key``. Pure: the
-    record depends only on the plan and the spec (bots restarted or reused alike)."""
+    record depends only on the plan and the spec (bots restarted or reused alike); the row
+    and the record's JSON are made here, so the submitting process only writes them."""
     spec = MatchSpec.from_dict(spec_dict)
     name = _worker_name()
     lane, pool = _acquire(key, plan_bytes, name)
-    start = time.monotonic()
     try:
-        record = lane.play(spec)
+        completed = lane.play(spec, name)
     except BaseException:
         # Bots in an unknown state must not play the next match.
         _discard(pool, lane)
         raise
     _release(pool, lane)
-    return record, time.monotonic() - start, name
+    return completed
 
 
 def _acquire(key: str, plan_bytes: bytes, name: str) -> tuple[_Lane, _LanePool]:
