@@ -36,8 +36,9 @@ PLAYERS_PAIRS = (4, 6)
 # works the same inside any virtualenv.
 PYTHON_PLACEHOLDER = "$PYTHON"
 
-_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
-_NAME_ALLOWED = "1-64 letters, digits, '_', '.', '+' or '-', starting with a letter or digit"
+# No '+': it joins team members in side labels ("a+b") and in results CSVs.
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_NAME_ALLOWED = "1-64 letters, digits, '_', '.' or '-', starting with a letter or digit"
 
 TOP_KEYS = (
     "name",

@@ -54,8 +54,8 @@ class BotStanding:
         return {
             "rank": self.rank,
             "name": self.name,
-            "elo": _round(self.elo, 1),
-            "ci95": _round(self.ci95, 1),
+            "elo": _round(self.elo, 2),
+            "ci95": _round(self.ci95, 2),
             "los_next": _round(self.los_next, 4),
             "matches": self.matches,
             "wins": self.wins,
