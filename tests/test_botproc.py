@@ -114,14 +114,14 @@ def test_oversized_line_is_refused_without_reading_it_all():
         assert failure_of(lambda: decide(bot)).termination is Termination.CRASH
 
 
-@pytest.mark.parametrize("steps,expected", [
-    ([{"on": "hello", "then": "hang"}], "no ready within"),
-    ([{"on": "hello", "exit": 4}], "exited with code 4"),
-    ([{"on": "hello", "send": ['{"type":"move","id":1,"move":"7o"}\n']}], "expected {\"type\":\"ready\"}"),
-    ([{"on": "hello", "send": ['{"type":"ready","protocol":7}\n']}], "protocol 7"),
+@pytest.mark.parametrize("steps,startup_ms,expected", [
+    ([{"on": "hello", "then": "hang"}], 300, "no ready within 300 ms"),
+    ([{"on": "hello", "exit": 4}], 10000, "exited with code 4"),
+    ([{"on": "hello", "send": ['{"type":"move","id":1,"move":"7o"}\n']}], 10000, "expected {\"type\":\"ready\"}"),
+    ([{"on": "hello", "send": ['{"type":"ready","protocol":7}\n']}], 10000, "protocol 7"),
 ])
-def test_failed_handshakes(steps, expected):
-    limits = Limits(startup_ms=300, move_ms=100, grace_ms=50, kill_grace_ms=50)
+def test_failed_handshakes(steps, startup_ms, expected):
+    limits = Limits(startup_ms=startup_ms, move_ms=100, grace_ms=50, kill_grace_ms=50)
     bot = BotProcess(fake_spec(steps, limits=limits))
     failure = failure_of(lambda: bot.begin_match(hello(limits=limits)))
     assert failure.termination is Termination.NO_HANDSHAKE and expected in failure.detail

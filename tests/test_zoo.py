@@ -112,13 +112,13 @@ def test_orphan_that_ignores_sigterm_does_not_survive_a_good_match(tmp_path):
 
 
 def test_slow_once_loses_under_the_loss_policy(tmp_path):
-    record, _, leftovers = play_zoo(tmp_path, "slow_once", n=2, env={"ZOO_SLOW_MS": "900"})
+    record, _, leftovers = play_zoo(tmp_path, "slow_once", n=2, env={"ZOO_SLOW_MS": "1800"})
     assert record.outcomes[0].termination is Termination.TIMEOUT
     assert leftovers == []
 
 
 def test_slow_once_is_covered_by_a_time_bank(tmp_path):
-    limits = Limits(startup_ms=5000, move_ms=300, bank_ms=3000, grace_ms=100, kill_grace_ms=100)
+    limits = Limits(startup_ms=10000, move_ms=300, bank_ms=5000, grace_ms=200, kill_grace_ms=100)
     record, _, leftovers = play_zoo(tmp_path, "slow_once", n=2, limits=limits, env={"ZOO_SLOW_MS": "900"})
     assert record.outcomes[0].termination is Termination.OK and not record.failures
     slow = [m for m in record.moves if m["seat"] == 0][1]
@@ -127,7 +127,7 @@ def test_slow_once_is_covered_by_a_time_bank(tmp_path):
 
 
 def test_slow_once_is_substituted_and_its_late_reply_ignored(tmp_path):
-    record, _, leftovers = play_zoo(tmp_path, "slow_once", n=2, policy=SUBST, env={"ZOO_SLOW_MS": "900"})
+    record, _, leftovers = play_zoo(tmp_path, "slow_once", n=2, policy=SUBST, env={"ZOO_SLOW_MS": "1800"})
     outcome = record.outcomes[0]
     assert outcome.termination is Termination.OK and outcome.strikes == 1
     assert [f["termination"] for f in record.failures] == ["timeout"]

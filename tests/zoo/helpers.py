@@ -14,8 +14,9 @@ ROOT = HERE.parent.parent
 ZOO = HERE / "zoobot.py"
 FAKE = HERE / "fakebot.py"
 
-# Short limits keep the suite fast; generous enough for a loaded 2-core machine.
-FAST = Limits(startup_ms=5000, move_ms=400, grace_ms=100, kill_grace_ms=100)
+# Limits for bots expected to behave: generous, so that a loaded 2-core machine never turns a
+# good move into a timeout. Tests that wait for a timeout pass shorter limits explicitly.
+FAST = Limits(startup_ms=10000, move_ms=1000, grace_ms=200, kill_grace_ms=100)
 
 
 def zoo_spec(mode: str, n: int = 1, limits: Limits = FAST, env: dict | None = None, name: str | None = None) -> BotSpec:
