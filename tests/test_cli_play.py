@@ -150,3 +150,12 @@ def test_play_pinned_to_one_cpu(tmp_path):
     assert pinned == json.loads(run("play", C, C, "--seed", "3", "--target", "5", "--json").stdout)
     result = run("play", C, C, "--cpu", "100000")
     assert result.exit_code == 2 and "not one of the CPUs" in result.output
+
+
+def test_the_python_bot_in_protocol_md_passes_check_bot(tmp_path):
+    text = (ROOT / "docs" / "PROTOCOL.md").read_text()
+    code = text.split("```python\n", 1)[1].split("```", 1)[0]
+    bot = tmp_path / "random.py"
+    bot.write_text(code)
+    result = run("check-bot", f"{PY} {bot}")
+    assert result.exit_code == 0, result.output
