@@ -155,7 +155,7 @@ def test_play_pinned_to_one_cpu(tmp_path):
 def test_the_python_bot_in_protocol_md_passes_check_bot(tmp_path):
     text = (ROOT / "docs" / "PROTOCOL.md").read_text()
     code = text.split("```python\n", 1)[1].split("```", 1)[0]
-    bot = tmp_path / "random.py"
+    bot = tmp_path / "randombot.py"  # not random.py: that would shadow the random module
     bot.write_text(code)
     result = run("check-bot", f"{PY} {bot}")
     assert result.exit_code == 0, result.output
