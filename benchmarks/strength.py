@@ -10,7 +10,7 @@ Printed: the mean point difference per hand (A minus B) with its 95% interval ov
 the win rate of A over full matches (also played in seat-swapped pairs; a draw counts half)
 and each bot's mean and worst time per move.
 
-Bots: ``random``, ``greedy``, ``expert`` (its settings as ``expert:ms=60,playouts=240``),
+Bots: ``random``, ``greedy``, ``expert`` (its settings as ``expert:ms=60,playouts=800,horizon=0,infer=1``),
 each played through the same kit code (bots/kit/escoba_kit.py) a real bot process runs.
 Times are measured in-process, on the wall clock and as CPU time: on a busy machine the wall
 clock also counts the time the process waited for a core, the CPU time does not.
@@ -49,17 +49,16 @@ def make_policy(spec: str) -> Any:
     if name == "greedy" and not settings:
         return greedy_bot.choose
     if name == "expert":
-        allowed = {"ms", "playouts", "epsilon", "infer", "horizon", "mimic"}
+        allowed = {"ms", "playouts", "infer", "horizon"}
         unknown = set(settings) - allowed
         if unknown:
-            raise ValueError(f"expert settings: unknown {', '.join(sorted(unknown))} (allowed: ms, playouts, epsilon, infer, horizon, mimic)")
+            raise ValueError(f"expert settings: unknown {', '.join(sorted(unknown))} (allowed: ms, playouts, infer, horizon)")
         if "playouts" in settings:
             settings["playouts"] = int(settings["playouts"])
         if "horizon" in settings:
             settings["horizon"] = int(settings["horizon"])
-        for flag in ("infer", "mimic"):
-            if flag in settings:
-                settings[flag] = bool(settings[flag])
+        if "infer" in settings:
+            settings["infer"] = bool(settings["infer"])
         return expert_bot.Expert(**settings)  # type: ignore[arg-type]
     raise ValueError(f"unknown bot {spec!r}: expected one of {', '.join(BOTS)} (expert may take settings)")
 
@@ -176,7 +175,7 @@ def parse_rule(text: str) -> tuple[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("bot_a", help="random, greedy or expert[:ms=60,playouts=240]")
+    parser.add_argument("bot_a", help="random, greedy or expert[:ms=60,playouts=800,horizon=0,infer=1]")
     parser.add_argument("bot_b")
     parser.add_argument("--deals", type=int, default=1000, help="duplicate deals (each played twice)")
     parser.add_argument("--matches", type=int, default=None,

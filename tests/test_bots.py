@@ -335,7 +335,7 @@ def test_greedy_playout_plays_exactly_like_the_greedy_bot():
     for rules in (Rules(), Rules(renuncio=True, initial_table="subset15", forced_capture=True)):
         for seed in range(25):
             state = HandState.shuffled(rules, Seating.alone(2), seed % 2, seed, events=[])
-            expert_bot.playout_greedy(state, Rng(0))
+            expert_bot.playout(state)
             real = local.play_hand([greedy_bot.choose] * 2, rules, Seating.alone(2), seed % 2, seed)
             assert [e.to_dict() for e in state.events] == [e.to_dict() for e in real.state.events]
 
