@@ -44,6 +44,17 @@ def _fail(message: str, code: int) -> typer.Exit:
     return typer.Exit(code)
 
 
+def _open_conversation(logs: Path | None) -> Any:
+    """The conversation log file in ``logs`` (created), or None without ``--logs``."""
+    if logs is None:
+        return None
+    try:
+        logs.mkdir(parents=True, exist_ok=True)
+        return open(logs / "conversation.log", "w", encoding="utf-8")
+    except OSError as exc:
+        raise _fail(f"cannot write logs to {logs}: {exc.strerror}", 1) from None
+
+
 def _parse_rule(text: str) -> tuple[str, Any]:
     key, sep, raw = text.partition("=")
     if not sep or not key.strip():
@@ -202,10 +213,7 @@ def play(
     echo = (lambda text: None) if as_json else typer.echo
     names = [s.name for s in specs]
     echo(f"seed {seed}; " + ", ".join(f"seat {i}: {n}" for i, n in enumerate(names)))
-    conv = None
-    if logs is not None:
-        logs.mkdir(parents=True, exist_ok=True)
-        conv = open(logs / "conversation.log", "w", encoding="utf-8")
+    conv = _open_conversation(logs)
     log = ConversationLog(conv) if conv is not None else None
     bots = [BotProcess(spec, stderr_dir=logs, log=log, cpus=None if cpu is None else [cpu]) for spec in specs]
     try:
@@ -306,10 +314,7 @@ def check_bot(
         spec = BotSpec.from_command(command, limits=limits)
     except ArenaError as exc:
         raise _fail(str(exc), 2) from None
-    conv = None
-    if logs is not None:
-        logs.mkdir(parents=True, exist_ok=True)
-        conv = open(logs / "conversation.log", "w", encoding="utf-8")
+    conv = _open_conversation(logs)
     bot = BotProcess(spec, stderr_dir=logs, log=ConversationLog(conv) if conv is not None else None)
     typer.echo(f"check-bot: {command}")
     try:
