@@ -123,13 +123,17 @@ def measure(path: Path, folder: Path, workers: int, tag: str) -> tuple[float, in
             start = time.perf_counter()
             played = runner.play(store, plan, make_dask_executor(config, cluster.address))
             elapsed = time.perf_counter() - start
+            failures = sum(len(row.failures) for row in store.results())
+    if failures:
+        # Forfeits are quick: a bot that fails makes any rate meaningless.
+        raise SystemExit(f"{failures} bot failures with {workers} worker(s); see the bots' logs in {config.output}/logs (use --keep)")
     return played / elapsed, played, elapsed
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches-per-pairing", type=int, default=8, help="even; 3 pairings (default 8: 24 matches)")
-    parser.add_argument("--playouts", type=int, default=48, help="the expert bot's deal cap per decision (default 48)")
+    parser.add_argument("--playouts", type=int, default=150, help="the expert bot's playout cap per decision (default 150)")
     parser.add_argument("--rounds", type=int, default=1, help="alternate the two measurements this many times; compare the best of each")
     parser.add_argument("--keep", action="store_true", help="keep the results folders and logs")
     args = parser.parse_args()
