@@ -28,6 +28,7 @@ import select
 import shlex
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections import deque
@@ -192,6 +193,56 @@ def _become_subreaper() -> None:
             _prctl(_PR_SET_CHILD_SUBREAPER, 1)
         except (OSError, AttributeError):  # not Linux: the group kill and /proc scan remain
             pass
+
+
+# The keeper: a tiny process started once per arena process, holding the read end of a pipe
+# that only the arena writes to. When the arena dies in any way (even SIGKILL, when nothing in
+# it can run), the keeper reads EOF and kills every process still carrying this arena's
+# environment marker: the bots' descendants, which PR_SET_PDEATHSIG does not cover.
+_KEEPER_CODE = r"""
+import os, signal, sys, time
+prefix = ("%s=" % sys.argv[1] + sys.argv[2] + ".").encode()
+me = os.getpid()
+while sys.stdin.buffer.read(65536):
+    pass
+for sweep in range(20):
+    found = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == me:
+            continue
+        try:
+            with open("/proc/%s/environ" % entry, "rb") as f:
+                env = f.read().split(b"\0")
+        except OSError:
+            continue
+        if any(item.startswith(prefix) for item in env):
+            found += 1
+            try:
+                os.kill(int(entry), signal.SIGKILL)
+            except OSError:
+                pass
+    if not found:
+        break
+    time.sleep(0.05)
+"""
+_keeper: subprocess.Popen[bytes] | None = None
+_keeper_owner = 0
+
+
+def _ensure_keeper() -> None:
+    """Start this process's keeper (again in a forked child: the parent's is not ours)."""
+    global _keeper, _keeper_owner
+    if _keeper is not None and _keeper_owner == os.getpid() and _keeper.poll() is None:
+        return
+    try:
+        _keeper = subprocess.Popen(
+            [sys.executable, "-S", "-c", _KEEPER_CODE, ENV_TAG, str(os.getpid())],
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True, close_fds=True,
+        )
+        _keeper_owner = os.getpid()
+    except OSError:  # without a keeper the other safety nets remain
+        _keeper = None
 
 
 def _child_setup_for(parent: int, cpus: frozenset[int] | None = None):
@@ -416,6 +467,7 @@ class BotProcess:
         if self._popen is not None:
             self.kill()
         _become_subreaper()
+        _ensure_keeper()
         spec = self.spec
         env = dict(os.environ) if spec.inherit_env else {}
         env.update(spec.env)

@@ -220,8 +220,8 @@ def test_limits_validation():
             Limits.from_dict(bad)
 
 
-def test_bots_die_when_the_arena_is_killed_with_sigkill(tmp_path):
-    """PR_SET_PDEATHSIG: a bot does not outlive an arena that had no chance to clean up."""
+def test_nothing_survives_an_arena_killed_with_sigkill(tmp_path):
+    """PR_SET_PDEATHSIG ends the bots; the keeper ends what they started, even the escaped."""
     import os
     import signal
     import subprocess
@@ -232,25 +232,30 @@ def test_bots_die_when_the_arena_is_killed_with_sigkill(tmp_path):
         "sys.path.insert(0, sys.argv[1])\n"
         "from zoo.helpers import zoo_spec, hello\n"
         "from arena.botproc import BotProcess\n"
-        f"bot = BotProcess(zoo_spec('hang_mid', n=0, env={{'ZOO_PIDFILE': {str(pidfile)!r}}}))\n"
-        "bot.begin_match(hello())\n"
-        "print(bot.pid, flush=True)\n"
+        "bots = []\n"
+        "for mode in ('orphan', 'orphan_setsid', 'hang_mid'):\n"
+        f"    bot = BotProcess(zoo_spec(mode, n=0, env={{'ZOO_PIDFILE': {str(pidfile)!r}}}))\n"
+        "    bot.begin_match(hello())\n"
+        "    bots.append(bot)\n"
+        "print('ready', flush=True)\n"
         "time.sleep(60)\n"
     )
     tests_dir = os.path.dirname(os.path.abspath(__file__))
     arena = subprocess.Popen([sys.executable, "-c", code, tests_dir], stdout=subprocess.PIPE, text=True)
-    bot_pid = int(arena.stdout.readline())
-    assert running(bot_pid)
+    assert arena.stdout.readline().strip() == "ready"
+    pids = set(pids_in(pidfile))
+    assert len(pids) >= 5 and all(running(p) for p in pids)  # 3 bots, 2 stubborn children
     arena.send_signal(signal.SIGKILL)
     arena.wait()
     deadline = time.monotonic() + 5
-    while running(bot_pid) and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert not running(bot_pid)
-    try:  # this test process may be its subreaper: collect it
-        os.waitpid(bot_pid, os.WNOHANG)
-    except ChildProcessError:
-        pass
+    while any(running(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert [p for p in pids if running(p)] == []
+    for pid in pids:  # this test process may be their subreaper: collect them
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            pass
 
 
 def test_a_bot_can_be_pinned_to_cpus():
