@@ -4,7 +4,8 @@ A bot is untrusted. Everything here is built so that no bot can hang, flood or o
 arena:
 
 - each bot runs in its own session and process group, marked by a unique environment
-  variable, with ``PR_SET_PDEATHSIG`` so it dies if the arena is killed with -9;
+  variable, with ``PR_SET_PDEATHSIG`` so it dies if the arena is killed with -9; a keeper
+  process (one per arena) then kills whatever the bots started, found by that marker;
 - the arena makes itself a child subreaper, so descendants that escape the group (``setsid``,
   double fork) are re-parented to it rather than to init and can be found and reaped;
 - stdout is read non-blocking with ``poll`` on the raw fd, a line at most ``max_line_bytes``
