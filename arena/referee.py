@@ -239,7 +239,7 @@ def play_match(
     max_strikes = policy.strikes
     move_ms_of = [bot.limits.move_ms for bot in bots]
     monotonic = time.monotonic
-    while not fatal and not state.is_over:
+    while not fatal and state.result is None:
         seat = state.current_seat
         legal = state.legal_moves()
         texts = [str(m) for m in legal]
