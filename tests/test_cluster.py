@@ -120,6 +120,23 @@ def _tagged(tag: str) -> list[int]:
     return found
 
 
+def _bots(tag: str) -> list[int]:
+    """The bot processes among the tagged ones (a worker also has the harness's keeper)."""
+    return [pid for pid in _tagged(tag) if "policybot.py" in _describe([pid])]
+
+
+def _describe(pids: list[int]) -> str:
+    out = []
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                cmdline = fh.read().replace(b"\0", b" ").decode(errors="replace")
+            out.append(f"{pid}: {cmdline}")
+        except OSError:
+            out.append(f"{pid}: gone")
+    return "; ".join(out)
+
+
 def _wait_gone(tag: str, seconds: float = 10.0) -> list[int]:
     deadline = time.monotonic() + seconds
     while (left := _tagged(tag)) and time.monotonic() < deadline:
@@ -209,7 +226,7 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(tmp_path: Path, cl
                 if keys:
                     name = next(n for n, p in cluster.workers.items() if p.pid == pids[address])
                     # Bots of that worker are running right now (a match is in flight).
-                    assert _tagged(cluster.tags[name]) != [cluster.workers[name].pid]
+                    assert _bots(cluster.tags[name])
                     os.kill(pids[address], signal.SIGKILL)
                     killed.update(name=name, in_flight=[str(k) for k in keys])
                     return
@@ -230,15 +247,15 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(tmp_path: Path, cl
     survivor = "w2" if killed["name"] == "w1" else "w1"
     lost = [match_id for match_id in executor.played_by if any(f"-{match_id}-" in key for key in killed["in_flight"])]
     assert lost and all(executor.played_by[m] == [survivor] for m in lost)
-    # The dead worker's bots died with it (PR_SET_PDEATHSIG), and the survivor closed its
-    # bots when the tournament ended, while staying up itself.
+    # Nothing of the dead worker is left (its bots got PR_SET_PDEATHSIG), and the survivor
+    # closed its bots when the tournament ended, while staying up itself.
     assert _wait_gone(cluster.tags[killed["name"]]) == []
     assert cluster.workers[survivor].poll() is None
-    alone = [cluster.workers[survivor].pid]
     deadline = time.monotonic() + 10
-    while _tagged(cluster.tags[survivor]) != alone and time.monotonic() < deadline:
+    while _bots(cluster.tags[survivor]) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert _tagged(cluster.tags[survivor]) == alone
+    assert _bots(cluster.tags[survivor]) == [], _describe(_bots(cluster.tags[survivor]))
+    assert cluster.workers[survivor].pid in _tagged(cluster.tags[survivor])
 
 
 def test_started_locally_interrupted_then_finished_on_the_cluster_from_the_yaml(tmp_path: Path, cluster: Cluster, reference):
