@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import atexit
 import ctypes
-import errno
 import itertools
 import os
 import select
