@@ -28,6 +28,7 @@ from arena.tournament import runner as tr
 from arena.tournament.config import ConfigError, load_config, parse_config
 from arena.tournament.dask_executor import (
     MISSING_EXTRA, ClusterUnavailable, DaskExecutor, close_lanes, cluster_plan, make_dask_executor, play_task,
+    reap_idle_lanes,
 )
 from arena.tournament.executors import Completed, Executor
 from arena.tournament.schedule import MatchSpec, build_schedule
@@ -352,6 +353,25 @@ def test_an_arena_fault_on_a_worker_stops_the_run_naming_the_match(tmp_path: Pat
             with pytest.raises(ExecutorError, match=r"match 0000\d\.\d failed on the cluster: RuntimeError: an arena bug on match"):
                 tr.play(store, pending, DaskExecutor(plan, local.scheduler_address))
             assert store.count() == 0
+
+
+def test_a_worker_closes_the_bots_of_a_tournament_idle_for_long(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Its arena died without saying so (kill -9): the bots go after IDLE_CLOSE_SECONDS."""
+    from arena.tournament import dask_executor
+
+    tag = uuid.uuid4().hex
+    config = load_config(write_tournament(tmp_path, env=f", {TAG}: {tag}"))
+    key = f"test-{tag}"
+    try:
+        play_task(key, pickle.dumps(cluster_plan(config)), build_schedule(config)[0].to_dict())
+        assert len(_tagged(tag)) == 2
+        assert reap_idle_lanes() == 0  # not idle for long yet
+        assert len(_tagged(tag)) == 2
+        monkeypatch.setattr(dask_executor, "IDLE_CLOSE_SECONDS", 0.0)
+        assert reap_idle_lanes() == 1
+        assert _wait_gone(tag) == []
+    finally:
+        close_lanes(key)
 
 
 def test_without_dask_the_cli_says_which_extra_to_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):

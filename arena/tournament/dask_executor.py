@@ -43,6 +43,7 @@ MIN_WINDOW = 256
 # A worker closes the bots of a tournament nobody has played a match of for this long
 # (its arena was killed before it could say so), and only then.
 IDLE_CLOSE_SECONDS = 300.0
+_REAP_EVERY_SECONDS = 30.0
 
 
 class ClusterUnavailable(ExecutorError):
@@ -308,6 +309,7 @@ class _LanePool:
 
 _POOLS: dict[str, _LanePool] = {}
 _POOLS_LOCK = threading.Lock()
+_reaper: threading.Thread | None = None
 
 
 def _worker_name() -> str:
@@ -337,7 +339,7 @@ def play_task(key: str, plan_bytes: bytes, spec_dict: dict[str, Any]) -> Complet
 
 
 def _acquire(key: str, plan_bytes: bytes, name: str) -> tuple[_Lane, _LanePool]:
-    stale: list[_Lane] = []
+    _ensure_reaper()
     with _POOLS_LOCK:
         pool = _POOLS.get(key)
         if pool is None or pool.closed:
@@ -346,9 +348,6 @@ def _acquire(key: str, plan_bytes: bytes, name: str) -> tuple[_Lane, _LanePool]:
         pool.busy += 1
         pool.last_used = time.monotonic()
         lane = pool.free.pop() if pool.free else None
-        stale = _take_idle_lanes(exclude=key)
-    for old in stale:
-        _close_quietly(old)
     if lane is None:
         try:
             lane = pool.new_lane()
@@ -375,17 +374,34 @@ def _discard(pool: _LanePool, lane: _Lane) -> None:
     _close_quietly(lane)
 
 
-def _take_idle_lanes(exclude: str) -> list[_Lane]:
-    """Under the lock: unhook the pools idle for too long (an arena that died without closing)."""
+def _ensure_reaper() -> None:
+    global _reaper
+    with _POOLS_LOCK:
+        if _reaper is None or not _reaper.is_alive():
+            _reaper = threading.Thread(target=_reap_forever, name="arena-lane-reaper", daemon=True)
+            _reaper.start()
+
+
+def _reap_forever() -> None:
+    while True:
+        time.sleep(_REAP_EVERY_SECONDS)
+        reap_idle_lanes()
+
+
+def reap_idle_lanes() -> int:
+    """Close the bots of tournaments that played nothing here for IDLE_CLOSE_SECONDS: their
+    arena died without saying so (kill -9, a lost machine). Returns how many lanes closed."""
     now = time.monotonic()
     lanes: list[_Lane] = []
-    for key, pool in list(_POOLS.items()):
-        if key != exclude and pool.busy == 0 and now - pool.last_used > IDLE_CLOSE_SECONDS:
-            pool.closed = True
-            lanes.extend(pool.free)
-            pool.free.clear()
-            del _POOLS[key]
-    return lanes
+    with _POOLS_LOCK:
+        for key, pool in list(_POOLS.items()):
+            if pool.busy == 0 and now - pool.last_used > IDLE_CLOSE_SECONDS:
+                pool.closed = True
+                lanes.extend(pool.free)
+                pool.free.clear()
+                del _POOLS[key]
+    _close_all(lanes)
+    return len(lanes)
 
 
 def close_lanes(key: str) -> int:
@@ -427,4 +443,5 @@ __all__ = [
     "cluster_plan",
     "make_dask_executor",
     "play_task",
+    "reap_idle_lanes",
 ]
