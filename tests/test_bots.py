@@ -345,3 +345,19 @@ def test_distinct_moves_merge_suits_that_score_alike():
     texts = [m.text for m in expert_bot.distinct_moves(legal, Rules())]
     assert texts == ["4c", "4o", "5c+10e", "5c+10o", "7e"]
     assert len(expert_bot.distinct_moves(legal, Rules(sevens="primera"))) == len(legal)
+
+
+def test_strength_script_reports_points_win_rate_and_times(capsys):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("strength", ROOT / "benchmarks" / "strength.py")
+    strength = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(strength)
+    assert strength.main(["greedy", "random", "--deals", "6", "--matches", "1", "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "points per hand (greedy minus random) over 6 duplicate deals (12 hands)" in out
+    assert "match win rate of greedy" in out and "over 2 matches" in out
+    assert "time per move, greedy" in out and "time per move, random" in out
+    assert strength.main(["greedy", "nobody", "--deals", "1"]) == 2
+    mean, low, high = strength.mean_interval([1.0, 2.0, 3.0, 4.0])
+    assert mean == 2.5 and low < 2.5 < high and abs((high - low) / 2 - 1.96 * (5 / 3 / 4) ** 0.5) < 1e-9
