@@ -136,6 +136,10 @@ def run(
         return
 
     from arena.tournament import runner
+    # Imported before any match is played: a Ctrl-C that lands inside an import surfaces as a
+    # RuntimeError from deep in Python, not as the KeyboardInterrupt handled below.
+    import arena.tournament.standings  # noqa: F401
+    import rich.progress  # noqa: F401
 
     resume = _resume_command(file, concurrency, output) + (f" --cluster {shlex.quote(cluster)}" if cluster else "")
     address = cluster or config.cluster
