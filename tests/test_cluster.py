@@ -34,7 +34,11 @@ from arena.tournament.executors import Completed, Executor
 from arena.tournament.schedule import MatchSpec, build_schedule
 from arena.tournament.store import ResultStore
 
-distributed = pytest.importorskip("distributed", reason="the cluster extra is not installed")
+try:
+    import distributed
+except ImportError:  # the extra is optional: what needs no Dask still runs without it
+    distributed = None
+needs_dask = pytest.mark.skipif(distributed is None, reason="the cluster extra is not installed: pip install '.[cluster]'")
 
 BOTS = Path(__file__).parent / "data" / "tournament_bots"
 DASK = str(Path(sys.executable).with_name("dask"))
@@ -211,6 +215,7 @@ class Recording(Executor):
 # --- the tests --------------------------------------------------------------------------------
 
 
+@needs_dask
 def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(tmp_path: Path, cluster: Cluster, reference):
     path, expected, expected_records = reference
     config = replace(load_config(path), output=str(tmp_path / "on-cluster"))
@@ -259,6 +264,7 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(tmp_path: Path, cl
     assert cluster.workers[survivor].pid in _tagged(cluster.tags[survivor])
 
 
+@needs_dask
 def test_started_locally_interrupted_then_finished_on_the_cluster_from_the_yaml(tmp_path: Path, cluster: Cluster, reference):
     path, expected, expected_records = reference
     folder = tmp_path / "t"
@@ -291,6 +297,7 @@ def test_started_locally_interrupted_then_finished_on_the_cluster_from_the_yaml(
     assert again.exit_code == 0 and "resuming: 12 of 12" in again.stderr
 
 
+@needs_dask
 def test_an_unreachable_scheduler_is_one_clear_error(tmp_path: Path):
     config = load_config(write_tournament(tmp_path))
     with pytest.raises(ClusterUnavailable, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
@@ -298,6 +305,7 @@ def test_an_unreachable_scheduler_is_one_clear_error(tmp_path: Path):
             pass
 
 
+@needs_dask
 def test_a_malformed_address_is_refused_before_connecting(tmp_path: Path):
     config = load_config(write_tournament(tmp_path))
     for address in ("scheduler-host", "http://10.0.0.5:8786"):
@@ -341,6 +349,7 @@ def _close_nothing(state):
     return None
 
 
+@needs_dask
 def test_an_arena_fault_on_a_worker_stops_the_run_naming_the_match(tmp_path: Path):
     from arena.tournament.executors import ExecutorError, WorkerPlan
     from arena.tournament.worker import summarize
