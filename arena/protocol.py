@@ -91,8 +91,13 @@ def match_start(
     rules: Mapping[str, Any],
     time: TimeLimits,
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    seed: int | None = None,
 ) -> dict[str, Any]:
-    """``hello`` (the first match of a process) or ``new_match``; the bot answers ``ready``."""
+    """``hello`` (the first match of a process) or ``new_match``; the bot answers ``ready``.
+
+    ``seed`` seeds the bot's own random choices, so that a random bot replays the same
+    match the same way whichever process, worker or resume plays it.
+    """
     return {
         "type": "hello" if first else "new_match",
         "protocol": PROTOCOL_VERSION,
@@ -104,6 +109,7 @@ def match_start(
         "rules": dict(rules),
         "time": time.to_dict(),
         "max_line_bytes": max_line_bytes,
+        "seed": seed,
     }
 
 

@@ -220,7 +220,9 @@ def play_match(
         bot.seat = seat
         hello = match_start(first=True, match=0, seat=seat, side=side_of[seat], players=players,
                             teams=teams, rules=rules_dict, time=bot.limits.time,
-                            max_line_bytes=bot.limits.max_line_bytes)
+                            max_line_bytes=bot.limits.max_line_bytes,
+                            # One-way from the match seed: it tells nothing about the deal.
+                            seed=derive_seed(seed, "bot", seat))
         try:
             bot.send_hello(hello)
             greeted.append(seat)
