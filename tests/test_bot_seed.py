@@ -1,0 +1,26 @@
+"""The seed a bot is given for its own random choices: per seat, stable, and one-way."""
+
+from arena.referee import LocalBot, play_match
+from arena.rules import Rules, Seating
+from arena.seeding import derive_seed
+
+
+class HelloRecorder(LocalBot):
+    def __init__(self) -> None:
+        super().__init__(first=True)
+        self.hellos = []
+
+    def send_hello(self, hello):
+        self.hellos.append(hello)
+
+
+def test_each_seat_gets_its_own_stable_seed_that_is_not_a_deal_seed():
+    seen = []
+    for _ in range(2):
+        bots = [HelloRecorder(), HelloRecorder()]
+        play_match(bots, Rules(target=3), Seating.alone(2), 99)
+        seen.append([b.hellos[0]["seed"] for b in bots])
+    assert seen[0] == seen[1] == [derive_seed(99, "bot", 0), derive_seed(99, "bot", 1)]
+    assert seen[0][0] != seen[0][1]
+    deal_seeds = {derive_seed(99, "hand", n) for n in range(100)} | {99, derive_seed(99, "dealer")}
+    assert not deal_seeds & set(seen[0])
