@@ -251,13 +251,23 @@ def test_kit_loop_answers_hello_and_requests_and_stops_at_goodbye():
     lines = [HELLO, {"type": "event", "event": {"type": "deal", "hand": 0, "round": 0, "dealer": 1,
                                                  "table": ["2o", "3b", "5c", "10e"], "stock": 30}},
              {"type": "event", "event": {"type": "cards", "seat": 1, "cards": ["4b", "7o", "12c"]}},
-             {"type": "some_future_message"}, REQUEST, {"type": "timeout", "id": 7, "move": "4b"},
+             {"type": "some_future_message"}, REQUEST,
+             {"type": "match_over", "winner": 0, "scores": [21, 3], "reason": "target", "termination": "ok"},
              {"type": "goodbye"}, REQUEST]
     replies, err = converse(lines, greedy_bot.choose)
     assert replies[0] == {"type": "ready", "name": "t", "protocol": 1}
     assert replies[1] == {"type": "move", "id": 7, "move": "7o+3b+5c"}
     assert len(replies) == 2  # nothing after goodbye
     assert err == ""
+
+
+def test_kit_game_records_the_result_and_logs_timeouts():
+    game = kit.Game()
+    game.start(HELLO)
+    game.on_match_over({"type": "match_over", "winner": 1, "scores": [9, 21], "reason": "target"})
+    assert game.over and game.result["winner"] == 1 and game.scores == [9, 21]
+    _, err = converse([HELLO, {"type": "timeout", "id": 3, "move": "4b"}], greedy_bot.choose)
+    assert "timed out" in err and "'4b'" in err
 
 
 def test_kit_loop_survives_a_broken_policy():

@@ -216,7 +216,8 @@ class Game:
 
     Match: ``seat``, ``side``, ``players``, ``teams`` (list of lists of seats), ``rules`` (dict
     of every rule option), ``time`` (dict), ``match`` (its number on this process),
-    ``scores`` (match totals per side), ``last_hand`` (the last ``hand_score`` event).
+    ``scores`` (match totals per side), ``last_hand`` (the last ``hand_score`` event),
+    ``over`` and ``result`` (the ``match_over`` message, once it came).
     Hand: ``hand_number``, ``round``, ``dealer``, ``hand`` (your cards), ``table``, ``stock``,
     ``hand_sizes`` (per seat), ``piles`` (cards captured, per side), ``escobas`` (per side),
     ``last_capturer`` (a side or None), ``played`` (every ``Played`` card of this hand, in
@@ -234,6 +235,7 @@ class Game:
         self.scores: List[int] = [0, 0]
         self.last_hand: Optional[Dict[str, Any]] = None
         self.over = False
+        self.result: Optional[Dict[str, Any]] = None
         self._side_of: List[int] = [0, 1]
         self._new_hand(0, 0, [], 0)
         self.warnings: List[str] = []
@@ -294,6 +296,7 @@ class Game:
         self.scores = [0] * len(self.teams)
         self.last_hand = None
         self.over = False
+        self.result = None
         self.warnings = []
         self._new_hand(0, 0, [], 0)
 
@@ -369,6 +372,13 @@ class Game:
             self.scores = [int(t) for t in event["scores"]]
             self.over = True
         self.events.append(event)
+
+    def on_match_over(self, msg: Dict[str, Any]) -> None:
+        """The match is over: ``result`` keeps the message (winner, scores, reason, termination)."""
+        self.over = True
+        self.result = dict(msg)
+        if isinstance(msg.get("scores"), list):
+            self.scores = [int(x) for x in msg["scores"]]
 
     def _capture(self, seat: int, take: List[Card], played: Optional[Card]) -> None:
         side = self.side_of(seat)
@@ -483,6 +493,10 @@ def run(policy: Policy, name: str = "kit-bot", seed: int = 0, stdin: Any = None,
             game.warnings.clear()
             move = decide(policy, game, request, rng, log)
             send({"type": "move", "id": request.id, "move": move.text})
+        elif kind == "match_over":
+            game.on_match_over(msg)
+        elif kind == "timeout":
+            log(f"request {msg.get('id')} timed out; the arena played {msg.get('move')!r}")
         elif kind == "goodbye":
             return
-        # timeout, match_over and unknown types need no answer.
+        # Unknown message types need no answer.
