@@ -371,3 +371,16 @@ def test_strength_script_reports_points_win_rate_and_times(capsys):
     assert strength.main(["greedy", "nobody", "--deals", "1"]) == 2
     mean, low, high = strength.mean_interval([1.0, 2.0, 3.0, 4.0])
     assert mean == 2.5 and low < 2.5 < high and abs((high - low) / 2 - 1.96 * (5 / 3 / 4) ** 0.5) < 1e-9
+
+
+def test_kit_rng_follows_the_seed_in_hello():
+    def draw(game, request, rng):
+        return request.legal[rng.randrange(len(request.legal))]
+
+    def moves(seed):
+        hello = dict(HELLO, seed=seed)
+        replies, _ = converse([hello] + [dict(REQUEST, id=i) for i in range(1, 30)], draw)
+        return [r["move"] for r in replies[1:]]
+
+    assert moves(11) == moves(11)
+    assert moves(11) != moves(12)

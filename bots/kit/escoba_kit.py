@@ -215,7 +215,8 @@ class Game:
     ``on_event`` and ``on_request`` (``run`` calls them for you).
 
     Match: ``seat``, ``side``, ``players``, ``teams`` (list of lists of seats), ``rules`` (dict
-    of every rule option), ``time`` (dict), ``match`` (its number on this process),
+    of every rule option), ``time`` (dict), ``match`` (its number on this process), ``seed``
+    (the arena's seed for this seat's own random choices, or None),
     ``scores`` (match totals per side), ``last_hand`` (the last ``hand_score`` event),
     ``over`` and ``result`` (the ``match_over`` message, once it came).
     Hand: ``hand_number``, ``round``, ``dealer``, ``hand`` (your cards), ``table``, ``stock``,
@@ -236,6 +237,7 @@ class Game:
         self.last_hand: Optional[Dict[str, Any]] = None
         self.over = False
         self.result: Optional[Dict[str, Any]] = None
+        self.seed: Optional[int] = None
         self._side_of: List[int] = [0, 1]
         self._new_hand(0, 0, [], 0)
         self.warnings: List[str] = []
@@ -289,6 +291,8 @@ class Game:
         self.rules = dict(hello.get("rules") or {})
         self.time = dict(hello.get("time") or {})
         self.match = int(hello.get("match", 0))
+        given = hello.get("seed")
+        self.seed = given if isinstance(given, int) and not isinstance(given, bool) else None
         self._side_of = [0] * self.players
         for side, team in enumerate(self.teams):
             for s in team:
@@ -445,9 +449,13 @@ def decide(policy: Policy, game: Game, request: Request, rng: random.Random,
     return request.legal[0]
 
 
-def match_rng(seed: int, match: int, seat: int) -> random.Random:
-    """The rng handed to the policy: the same seed, match number and seat give the same games."""
-    return random.Random(f"{seed}/{match}/{seat}")
+def match_rng(seed: int, game: Game) -> random.Random:
+    """The rng handed to the policy. From the seed the arena gives this seat in ``hello`` (so a
+    match replays the same on any machine), else from the match number and seat; ``seed``
+    (``run``'s own) is mixed in, so a bot can still vary its play on purpose."""
+    if game.seed is not None:
+        return random.Random(f"{seed}/{game.seed}")
+    return random.Random(f"{seed}/{game.match}/{game.seat}")
 
 
 def run(policy: Policy, name: str = "kit-bot", seed: int = 0, stdin: Any = None, stdout: Any = None,
@@ -466,7 +474,7 @@ def run(policy: Policy, name: str = "kit-bot", seed: int = 0, stdin: Any = None,
         stdout.flush()
 
     game = Game()
-    rng = match_rng(seed, 0, 0)
+    rng = match_rng(seed, game)
     for line in stdin:
         if not line.strip():
             continue
@@ -480,7 +488,7 @@ def run(policy: Policy, name: str = "kit-bot", seed: int = 0, stdin: Any = None,
         kind = msg.get("type")
         if kind in ("hello", "new_match"):
             game.start(msg)
-            rng = match_rng(seed, game.match, game.seat)
+            rng = match_rng(seed, game)
             send({"type": "ready", "name": name, "protocol": PROTOCOL})
         elif kind == "event":
             event = msg.get("event")
