@@ -3,6 +3,7 @@
     python benchmarks/strength.py expert greedy --deals 1000 --jobs 2
     python benchmarks/strength.py greedy random --deals 2000 --seed 7
     python benchmarks/strength.py expert:ms=30 greedy --deals 200 --seating pairs --rule forced_capture=true
+    python benchmarks/strength.py "cmd:node bots/js/bot.js" "cmd:python3 bots/greedy_bot.py" --deals 100
 
 Each deal (a shuffled deck and a dealer, both from the seed) is played twice as a single
 hand, the second time with the bots in each other's seats, so the luck of the cards cancels.
@@ -11,7 +12,9 @@ the win rate of A over full matches (also played in seat-swapped pairs; a draw c
 and each bot's mean and worst time per move.
 
 Bots: ``random``, ``greedy``, ``expert`` (its settings as ``expert:ms=60,playouts=800,horizon=0,infer=1``),
-each played through the same kit code (bots/kit/escoba_kit.py) a real bot process runs.
+each played in-process through the same kit code (bots/kit/escoba_kit.py) a real bot process
+runs: fast enough for thousands of deals. Or ``cmd:COMMAND`` for both: real bot processes
+through the referee (each deal is then a match of exactly one hand), for bots in any language.
 Times are measured in-process, on the wall clock and as CPU time: on a busy machine the wall
 clock also counts the time the process waited for a core, the CPU time does not.
 """
@@ -137,6 +140,94 @@ def play_matches(job: tuple) -> dict[str, Any]:
     return {"wins": wins, "draws": draws, "losses": losses, "times": times}
 
 
+# --- real bot processes through the referee ----------------------------------------------
+
+
+def _command(spec: str) -> str | None:
+    return spec[len("cmd:"):] if spec.startswith("cmd:") else None
+
+
+def _open_bots(job: tuple, seating: Seating) -> dict[int, list[Any]]:
+    """Per bot (0 = A, 1 = B), one process for each seat its side holds."""
+    from arena.botproc import BotProcess, BotSpec, Limits
+
+    spec_a, spec_b, move_ms = job[0], job[1], job[6]
+    per_side = seating.players // 2
+    limits = Limits(move_ms=move_ms)
+    return {o: [BotProcess(BotSpec.from_command(_command(spec), name=f"{'AB'[o]}{k}", limits=limits))
+                for k in range(per_side)]
+            for o, spec in enumerate((spec_a, spec_b))}
+
+
+def _referee_match(bots: dict[int, list[Any]], owner: list[int], rules: Rules, seating: Seating, seed: int,
+                   times: list[list[float]]) -> Any:
+    from arena.referee import play_match
+
+    used = [0, 0]
+    players = []
+    for o in owner:
+        players.append(bots[o][used[o]])
+        used[o] += 1
+    record = play_match(players, rules, seating, seed)
+    for m in record.moves:
+        if m["by"] == "bot":
+            seconds = m["ms"] / 1000
+            _merge([times[owner[m["seat"]]]], [[1, seconds, seconds, 0.0, 0.0]])
+    return record
+
+
+def play_deals_procs(job: tuple) -> dict[str, Any]:
+    """Like ``play_deals`` with bot processes: each deal is a match of exactly one hand."""
+    spec_a, spec_b, rules_dict, seating_dict, seed, indexes, move_ms = job
+    seating = Seating.from_dict(seating_dict)
+    rules = Rules.from_dict({**rules_dict, "target": 1000, "max_hands": 1})
+    bots = _open_bots(job, seating)
+    diffs, failures, times = [], [], _no_times()
+    try:
+        for i in indexes:
+            total = 0.0
+            for first in (True, False):
+                record = _referee_match(bots, seats_of(seating, first), rules, seating, derive_seed(seed, "deal", i),
+                                        times)
+                failures.extend(record.failures)
+                side_a = 0 if first else 1
+                total += record.result.scores[side_a] - record.result.scores[1 - side_a]
+            diffs.append(total / 2)
+    finally:
+        for group in bots.values():
+            for bot in group:
+                bot.close()
+    return {"diffs": diffs, "times": times, "failures": failures}
+
+
+def play_matches_procs(job: tuple) -> dict[str, Any]:
+    """Like ``play_matches`` with bot processes through the referee."""
+    spec_a, spec_b, rules_dict, seating_dict, seed, indexes, move_ms = job
+    seating, rules = Seating.from_dict(seating_dict), Rules.from_dict(rules_dict)
+    bots = _open_bots(job, seating)
+    wins = draws = losses = 0
+    failures, times = [], _no_times()
+    try:
+        for i in indexes:
+            for first in (True, False):
+                record = _referee_match(bots, seats_of(seating, first), rules, seating,
+                                        derive_seed(seed, "match", i), times)
+                failures.extend(record.failures)
+                side_a = 0 if first else 1
+                winner = record.result.winner
+                if winner is None:
+                    draws += 1
+                elif winner == side_a:
+                    wins += 1
+                else:
+                    losses += 1
+    finally:
+        for group in bots.values():
+            for bot in group:
+                bot.close()
+    return {"wins": wins, "draws": draws, "losses": losses, "times": times, "failures": failures}
+
+
 def mean_interval(values: list[float]) -> tuple[float, float, float]:
     """Mean and its 95% interval (normal approximation; fine for hundreds of deals)."""
     n = len(values)
@@ -175,8 +266,10 @@ def parse_rule(text: str) -> tuple[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("bot_a", help="random, greedy or expert[:ms=60,playouts=800,horizon=0,infer=1]")
+    parser.add_argument("bot_a", help="random, greedy or expert[:ms=60,playouts=800,horizon=0,infer=1], "
+                                      "or cmd:COMMAND for a bot process played through the referee")
     parser.add_argument("bot_b")
+    parser.add_argument("--move-ms", type=int, default=2000, help="time per decision for bot processes")
     parser.add_argument("--deals", type=int, default=1000, help="duplicate deals (each played twice)")
     parser.add_argument("--matches", type=int, default=None,
                         help="seat-swapped pairs of full matches for the win rate (default: deals/10, at least 10)")
@@ -185,10 +278,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seating", choices=("2", "pairs"), default="2", help="1v1, or 4 players in pairs")
     parser.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE", help="a rule option")
     args = parser.parse_args(argv)
+    procs = [_command(spec) is not None for spec in (args.bot_a, args.bot_b)]
     try:
         rules = Rules.from_dict(dict(parse_rule(r) for r in args.rule))
-        for spec in (args.bot_a, args.bot_b):
-            make_policy(spec)
+        if procs[0] != procs[1]:
+            raise ValueError("give both bots as cmd:COMMAND (processes through the referee) or neither")
+        for spec, is_proc in zip((args.bot_a, args.bot_b), procs):
+            if is_proc and not _command(spec).strip():
+                raise ValueError(f"{spec!r}: the command is empty")
+            if not is_proc:
+                make_policy(spec)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -199,11 +298,19 @@ def main(argv: list[str] | None = None) -> int:
     matches = args.matches if args.matches is not None else max(10, args.deals // 10)
     jobs = max(1, args.jobs)
     base = (args.bot_a, args.bot_b, rules.to_dict(), seating.to_dict(), args.seed)
+    if procs[0]:
+        # One chunk per job: each chunk starts its own bot processes.
+        deal_worker, match_worker, parts = play_deals_procs, play_matches_procs, jobs
+        extra: tuple = (args.move_ms,)
+    else:
+        deal_worker, match_worker, parts = play_deals, play_matches, jobs * 4
+        extra = ()
 
     t0 = time.monotonic()
-    deal_parts = _run(play_deals, [base + (idx,) for idx in _chunks(args.deals, jobs * 4)], jobs)
+    deal_parts = _run(deal_worker, [base + (idx,) + extra for idx in _chunks(args.deals, parts)], jobs)
     t1 = time.monotonic()
-    match_parts = _run(play_matches, [base + (idx,) for idx in _chunks(matches, jobs * 4)], jobs) if matches else []
+    match_parts = (_run(match_worker, [base + (idx,) + extra for idx in _chunks(matches, parts)], jobs)
+                   if matches else [])
     t2 = time.monotonic()
 
     diffs = [d for part in deal_parts for d in part["diffs"]]
@@ -224,10 +331,14 @@ def main(argv: list[str] | None = None) -> int:
               f"({wins} won, {draws} drawn, {losses} lost; target {rules.target})   ({t2 - t1:.0f} s)")
     for name, (count, total, worst, cpu_total, cpu_worst) in zip((a, b), times):
         if count:
+            cpu = ("as the referee measured it, with the pipe round trip" if procs[0] else
+                   f"CPU: mean {1000 * cpu_total / count:.2f} ms, worst {1000 * cpu_worst:.2f} ms")
             print(f"time per move, {name}: mean {1000 * total / count:.2f} ms, worst {1000 * worst:.2f} ms "
-                  f"(CPU: mean {1000 * cpu_total / count:.2f} ms, worst {1000 * cpu_worst:.2f} ms) "
-                  f"over {int(count)} moves")
-    return 0
+                  f"({cpu}) over {int(count)} moves")
+    failures = [f for part in deal_parts + match_parts for f in part.get("failures", ())]
+    if procs[0]:
+        print(f"bot failures: {len(failures)}" + "".join(f"\n  {f}" for f in failures[:10]))
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":

@@ -85,3 +85,16 @@ def test_three_players_with_forced_capture(commands):
     rules = Rules(target=11, forced_capture=True, escoba_en_mano=True)
     record = play(commands, ["greedy.c", "random.py", "greedy.js"], rules, Seating.alone(3), 9)
     assert record.result.reason == "target" and not record.failures, record.failures
+
+
+def test_strength_script_plays_bot_processes_through_the_referee(commands, capsys):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("strength", ROOT / "benchmarks" / "strength.py")
+    strength = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(strength)
+    code = strength.main([f"cmd:{commands['greedy.js']}", f"cmd:{commands['greedy.c']}", "--deals", "3",
+                          "--matches", "1", "--move-ms", "1000"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "over 3 duplicate deals (6 hands)" in out and "over 2 matches" in out and "bot failures: 0" in out
