@@ -144,7 +144,7 @@ class HandState:
 
     __slots__ = ("rules", "seating", "dealer", "number", "deck", "stock_pos", "hands", "table",
                  "piles", "escobas", "last_capturer", "turn", "phase", "pending", "round",
-                 "events", "breakdown", "_legal", "_options")
+                 "events", "breakdown", "_legal", "_options", "_trailer")
 
     rules: Rules
     seating: Seating
@@ -195,6 +195,7 @@ class HandState:
         self.breakdown = None
         self._legal = None
         self._options = None
+        self._trailer = 0
         self._deal_round()
         return self
 
@@ -234,6 +235,7 @@ class HandState:
         other.escobas = self.escobas[:]
         other.last_capturer, other.turn, other.phase = self.last_capturer, self.turn, self.phase
         other.pending, other.round = self.pending, self.round
+        other._trailer = self._trailer
         other.events = self.events[:]
         other.breakdown = self.breakdown
         other._legal = self._legal
@@ -367,12 +369,23 @@ class HandState:
             return "a single-card capture is available, so a multi-card set may not be taken (single_capture_priority)"
         return f"{card} can capture, so it must capture (forced_capture)"
 
+    def _claimable(self) -> bool:
+        """A renuncio goes to the next player only when that player is on another side (with
+        escobas en mano the next player to play can be the trailer's partner, or the trailer).
+        Otherwise the missed capture is simply dropped."""
+        seating = self.seating
+        if seating.side_of(self.turn) == seating.side_of(self._trailer):
+            self.pending = None
+            return False
+        return True
+
     def _note_renuncio(self, card: Card) -> None:
         """Option renuncio: remember the captures a trailed card could have made."""
         options = captures_for(card, self.table)
         if self.rules.single_capture_priority:
             options = _prefer_single(options)
         self.pending = (card, tuple(options)) if options else None
+        self._trailer = self.turn
 
     def _claim(self, move: Move) -> None:
         seat = self.turn
@@ -428,7 +441,7 @@ class HandState:
                 return
             self._finish()
             return
-        if self.pending is not None:
+        if self.pending is not None and self._claimable():
             self.phase = CLAIM
 
     def _deal_round(self) -> None:
@@ -473,7 +486,7 @@ class HandState:
             seat = (self.dealer + step) % n
             if self.hands[seat]:
                 self.turn = seat
-                self.phase = CLAIM if self.pending is not None else PLAY
+                self.phase = CLAIM if self.pending is not None and self._claimable() else PLAY
                 return
         # Every seat sat out this round (escoba en mano).
         if self.stock_pos < 40:
@@ -559,6 +572,7 @@ class HandState:
         self.breakdown = None
         self._legal = None
         self._options = None
+        self._trailer = 0
         if not self.hands[self.turn]:
             raise ValueError(f"seat {self.turn} is to play but has no cards")
         return self
@@ -598,6 +612,7 @@ class HandState:
         self.breakdown = None
         self._legal = None
         self._options = list(view.options) if view.options else None
+        self._trailer = 0  # a pending claim in a view is already the current seat's to make
         return self
 
 

@@ -237,3 +237,13 @@ def test_a_shared_top_score_plays_another_hand():
             assert match.result.scores[0] != match.result.scores[1]
             return
     raise AssertionError("no seed produced a tie at the target")
+
+
+def test_renuncio_is_never_offered_to_the_trailers_own_side():
+    # Seat 1 sat the round out (escoba en mano), so seat 0 plays on after its own trail.
+    from arena.game import HandState
+    hand = HandState.position(Rules(renuncio=True), Seating.alone(2), hands=[parse_cards("5e 11c 11b"), ()],
+                              table=parse_cards("4b 6o 1o 12o"), dealer=1)
+    hand.apply("5e")  # could have taken 4b+6o or 1o+... : a missed capture
+    assert hand.phase == "play" and hand.turn == 0 and hand.pending is None
+    assert all(m.kind is MoveKind.PLAY for m in hand.legal_moves())
