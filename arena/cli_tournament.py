@@ -27,9 +27,10 @@ def _fail(message: str, code: int) -> typer.Exit:
     return typer.Exit(code)
 
 
-def _load(file: Path, *, concurrency: int | None = None, output: Path | None = None) -> TournamentConfig:
+def _load(file: Path, *, concurrency: int | None = None, output: Path | None = None,
+          check_commands: bool = True) -> TournamentConfig:
     try:
-        config = load_config(file)
+        config = load_config(file, check_commands=check_commands)
     except ConfigError as exc:
         raise _fail(str(exc), 2) from None
     changes = {}
@@ -118,7 +119,8 @@ def run(
     cluster: Annotated[Optional[str], typer.Option("--cluster", help="Play on the Dask cluster whose scheduler is at this address, e.g. tcp://HOST:8786 (default: the file's cluster, else local worker processes; docs/CLUSTER.md).")] = None,
 ) -> None:
     """Play a tournament, or resume it: matches already in the results folder are not played again."""
-    config = _load(file, concurrency=concurrency, output=output)
+    # With --cluster the bots run on the workers: their programs need not exist here.
+    config = _load(file, concurrency=concurrency, output=output, check_commands=not cluster)
     schedule = build_schedule(config)
     if dry_run:
         done: set[str] = set()

@@ -76,6 +76,8 @@ def test_missing_file_is_a_config_error(tmp_path: Path):
 
 def test_defaults_and_resolution(tmp_path: Path):
     (tmp_path / "sub").mkdir()
+    for script in ("a.py", "b.py", "sub/c.py"):
+        (tmp_path / script).write_text("")
     path = tmp_path / "t.yaml"
     path.write_text(GOOD)
     config = load_config(path, cpu_count=3, cwd=str(tmp_path / "here"))
@@ -152,3 +154,21 @@ def test_the_example_tournaments_are_valid():
         result = runner.invoke(app, ["validate", "--quiet", str(path)])
         assert result.exit_code == 0, (path, result.output)
     assert os.path.isfile(root / "demo.yaml")
+
+
+@pytest.mark.parametrize("cmd, why", [
+    ("no-such-program --fast", "'no-such-program' is not on the PATH"),
+    ("./missing-bot", "missing-bot is not an executable file"),
+    ("python3 bots/missing.py", "bots/missing.py does not"),
+])
+def test_a_bot_command_that_cannot_start_is_refused_naming_the_key(tmp_path: Path, cmd, why):
+    path = tmp_path / "t.yaml"
+    (tmp_path / "ok.py").write_text("")
+    path.write_text(f"name: t\nseed: 1\nbots:\n  - {{name: a, cmd: python3 ok.py}}\n  - {{name: b, cmd: {cmd}}}\n")
+    result = runner.invoke(app, ["validate", str(path)])
+    assert result.exit_code == 2
+    line = result.stderr.strip()
+    assert line.startswith(f"error: {path}:5: key 'bots[1].cmd': expected") and why in line
+    # A cluster's workers run the bots: the check is theirs.
+    path.write_text(path.read_text() + "cluster: tcp://127.0.0.1:8786\n")
+    assert runner.invoke(app, ["validate", str(path)]).exit_code == 0

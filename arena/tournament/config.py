@@ -12,6 +12,8 @@ import json
 import os
 import re
 import shlex
+import shutil
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -218,6 +220,8 @@ class _Doc:
     def __init__(self, file: str) -> None:
         self.file = file
         self._constructor = SafeConstructor()
+        # (node, key, cmd, cwd, env) of every bot command, checked once the file is valid.
+        self.cmd_nodes: list[tuple[Node, str, str | tuple[str, ...], str, dict[str, str]]] = []
 
     def error(self, node: Node | None, key: str | None, message: str) -> ConfigError:
         line = node.start_mark.line + 1 if node is not None else None
@@ -311,7 +315,8 @@ def _describe(node: Node, value: Any = None) -> str:
 # --- loading ------------------------------------------------------------------------
 
 
-def load_config(path: str | os.PathLike[str], *, cpu_count: int | None = None, cwd: str | None = None) -> TournamentConfig:
+def load_config(path: str | os.PathLike[str], *, cpu_count: int | None = None, cwd: str | None = None,
+                check_commands: bool = True) -> TournamentConfig:
     """Read and validate a tournament file. Raises ConfigError.
 
     ``cwd`` is the folder a relative ``output`` is resolved against (default: the
@@ -325,7 +330,8 @@ def load_config(path: str | os.PathLike[str], *, cpu_count: int | None = None, c
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(file, None, None, f"cannot read the file ({exc.__class__.__name__})") from None
     base_dir = os.path.dirname(os.path.abspath(file))
-    return parse_config(text, file=file, base_dir=base_dir, cpu_count=cpu_count, cwd=cwd)
+    return parse_config(text, file=file, base_dir=base_dir, cpu_count=cpu_count, cwd=cwd,
+                        check_commands=check_commands)
 
 
 def parse_config(
@@ -335,7 +341,11 @@ def parse_config(
     base_dir: str = ".",
     cpu_count: int | None = None,
     cwd: str | None = None,
+    check_commands: bool = False,
 ) -> TournamentConfig:
+    """Validate a tournament document. ``check_commands``: also refuse a bot whose program
+    is not found on this machine (``load_config`` does; skipped when the file names a
+    cluster, whose workers run the bots)."""
     doc = _Doc(file)
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
@@ -407,6 +417,13 @@ def parse_config(
     output_raw = doc.string(top["output"][1], "output", "a folder path") if "output" in top else os.path.join("results", name)
     output = os.path.abspath(os.path.join(cwd or os.getcwd(), os.path.expanduser(output_raw)))
     cluster = doc.string(top["cluster"][1], "cluster", "a Dask scheduler address, e.g. tcp://HOST:8786") if "cluster" in top else None
+    # Checked last, so that a mistake in the file itself is reported first. On a cluster the
+    # bots run on the workers, which may hold programs this machine lacks.
+    if check_commands and cluster is None:
+        for cmd_node, key, cmd, bot_cwd, env in doc.cmd_nodes:
+            missing = missing_program(cmd, bot_cwd, env)
+            if missing:
+                raise doc.error(cmd_node, key, missing)
 
     return TournamentConfig(
         name=name,
@@ -522,6 +539,7 @@ def _parse_bots(doc: _Doc, node: Node, base_dir: str) -> tuple[BotConfig, ...]:
         if not os.path.isdir(resolved):
             raise doc.error(fields["cwd"][1] if "cwd" in fields else item, f"{key}.cwd", f"expected an existing folder, but {resolved} is not one")
         env = _parse_env(doc, fields["env"][1], f"{key}.env") if "env" in fields else ()
+        doc.cmd_nodes.append((fields["cmd"][1], f"{key}.cmd", cmd, resolved, dict(env)))
         limits: dict[str, int | None] = {}
         for limit, low in (("startup_ms", 1), ("move_ms", 1), ("bank_ms", 0)):
             limits[limit] = (
@@ -560,6 +578,33 @@ def _parse_cmd(doc: _Doc, node: Node, key: str) -> str | tuple[str, ...]:
     except BotSpecError as exc:
         raise doc.error(node, key, str(exc)) from None
     return cmd
+
+
+# Arguments with these endings name a program file for an interpreter (python3 bot.py, ...).
+_SOURCE_SUFFIXES = (".py", ".js", ".mjs", ".pl", ".rb", ".java", ".jar", ".lua", ".tcl", ".php", ".sh")
+
+
+def missing_program(cmd: str | tuple[str, ...], cwd: str, env: dict[str, str]) -> str | None:
+    """Why ``cmd`` cannot start from ``cwd`` (its program, or the script it names, is not
+    there), or None. A shell command line is left to the shell."""
+    argv = split_command(expand_python(cmd, sys.executable))
+    if argv[:2] == ("/bin/sh", "-c"):
+        return None
+    program = argv[0]
+    if os.sep in program:
+        path = os.path.join(cwd, os.path.expanduser(program))
+        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+            return f"expected a command that exists, but {path} is not an executable file"
+    else:
+        search = env.get("PATH", os.environ.get("PATH", os.defpath))
+        if shutil.which(program, path=search) is None:
+            return f"expected a command that exists, but {program!r} is not on the PATH"
+    for arg in argv[1:]:
+        if arg.endswith(_SOURCE_SUFFIXES) and not arg.startswith("-"):
+            path = os.path.join(cwd, os.path.expanduser(arg))
+            if not os.path.exists(path):
+                return f"expected the bot's program file to exist, but {path} does not"
+    return None
 
 
 def expand_python(cmd: str | tuple[str, ...], python: str) -> str | tuple[str, ...]:
