@@ -26,6 +26,7 @@ import itertools
 import os
 import select
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -107,6 +108,34 @@ def split_command(cmd: str | Sequence[str]) -> tuple[str, ...]:
     if not argv or not argv[0]:
         raise BotSpecError("empty bot command")
     return argv
+
+
+# Arguments with these endings name a program file for an interpreter (python3 bot.py, ...).
+_SOURCE_SUFFIXES = (".py", ".js", ".mjs", ".pl", ".rb", ".java", ".jar", ".lua", ".tcl", ".php", ".sh")
+
+
+def missing_program(cmd: str | tuple[str, ...], cwd: str, env: dict[str, str]) -> str | None:
+    """Why ``cmd`` cannot start from ``cwd`` (its program, or the script it names, is not
+    there), or None. A shell command line is left to the shell."""
+    argv = split_command(cmd)
+    if argv[:2] == ("/bin/sh", "-c"):
+        return None
+    program = argv[0]
+    if os.sep in program:
+        path = os.path.join(cwd, os.path.expanduser(program))
+        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+            return f"expected a command that exists, but {path} is not an executable file"
+    else:
+        search = env.get("PATH", os.environ.get("PATH", os.defpath))
+        if shutil.which(program, path=search) is None:
+            return f"expected a command that exists, but {program!r} is not on the PATH"
+    for arg in argv[1:]:
+        if arg.endswith(_SOURCE_SUFFIXES) and not arg.startswith("-"):
+            path = os.path.join(cwd, os.path.expanduser(arg))
+            if not os.path.exists(path):
+                return f"expected the bot's program file to exist, but {path} does not"
+    return None
+
 
 
 @dataclass(frozen=True)

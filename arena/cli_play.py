@@ -16,7 +16,7 @@ from typing import Annotated, Any, Callable, Iterator, Optional, Sequence
 import typer
 
 from arena.cards import Card
-from arena.botproc import BotProcess, BotSpec, ConversationLog, Limits
+from arena.botproc import BotProcess, BotSpec, ConversationLog, Limits, missing_program
 from arena.errors import ArenaError
 from arena.protocol import BotFailure, Ready, Termination
 from arena.record import GameRecord
@@ -200,6 +200,10 @@ def play(
         limits = Limits(startup_ms=startup_ms, move_ms=move_ms, bank_ms=bank_ms, grace_ms=grace_ms)
         fail_policy = FailurePolicy(policy, strikes)
         specs = _unique_names([BotSpec.from_command(c, limits=limits) for c in commands])
+        for spec in specs:
+            problem = missing_program(spec.cmd, spec.cwd or os.getcwd(), dict(spec.env or {}))
+            if problem:
+                raise typer.BadParameter(f"bot {spec.name!r}: {problem}")
         allowed = os.sched_getaffinity(0)
         if cpu is not None and cpu not in allowed:
             raise typer.BadParameter(f"--cpu {cpu}: not one of the CPUs this process may use "

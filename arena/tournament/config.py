@@ -12,7 +12,6 @@ import json
 import os
 import re
 import shlex
-import shutil
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -23,7 +22,7 @@ import yaml
 from yaml.constructor import ConstructorError, SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from arena.botproc import BotSpecError, split_command
+from arena.botproc import BotSpecError, missing_program, split_command
 from arena.errors import ArenaError, OptionError, SeatingError
 from arena.rules import RULE_OPTIONS, Rules, Seating
 
@@ -421,7 +420,7 @@ def parse_config(
     # bots run on the workers, which may hold programs this machine lacks.
     if check_commands and cluster is None:
         for cmd_node, key, cmd, bot_cwd, env in doc.cmd_nodes:
-            missing = missing_program(cmd, bot_cwd, env)
+            missing = missing_program(expand_python(cmd, sys.executable), bot_cwd, env)
             if missing:
                 raise doc.error(cmd_node, key, missing)
 
@@ -578,33 +577,6 @@ def _parse_cmd(doc: _Doc, node: Node, key: str) -> str | tuple[str, ...]:
     except BotSpecError as exc:
         raise doc.error(node, key, str(exc)) from None
     return cmd
-
-
-# Arguments with these endings name a program file for an interpreter (python3 bot.py, ...).
-_SOURCE_SUFFIXES = (".py", ".js", ".mjs", ".pl", ".rb", ".java", ".jar", ".lua", ".tcl", ".php", ".sh")
-
-
-def missing_program(cmd: str | tuple[str, ...], cwd: str, env: dict[str, str]) -> str | None:
-    """Why ``cmd`` cannot start from ``cwd`` (its program, or the script it names, is not
-    there), or None. A shell command line is left to the shell."""
-    argv = split_command(expand_python(cmd, sys.executable))
-    if argv[:2] == ("/bin/sh", "-c"):
-        return None
-    program = argv[0]
-    if os.sep in program:
-        path = os.path.join(cwd, os.path.expanduser(program))
-        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
-            return f"expected a command that exists, but {path} is not an executable file"
-    else:
-        search = env.get("PATH", os.environ.get("PATH", os.defpath))
-        if shutil.which(program, path=search) is None:
-            return f"expected a command that exists, but {program!r} is not on the PATH"
-    for arg in argv[1:]:
-        if arg.endswith(_SOURCE_SUFFIXES) and not arg.startswith("-"):
-            path = os.path.join(cwd, os.path.expanduser(arg))
-            if not os.path.exists(path):
-                return f"expected the bot's program file to exist, but {path} does not"
-    return None
 
 
 def expand_python(cmd: str | tuple[str, ...], python: str) -> str | tuple[str, ...]:
