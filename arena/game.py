@@ -547,17 +547,18 @@ class HandState:
         out, every card not in the hands, the table or the stock is put in side 0's pile."""
         placed = [c for h in hands for c in h] + list(table) + list(stock)
         if piles is None:
-            rest = [c for c in DECK if c not in set(placed)]
+            seen = set(placed)
+            rest = [c for c in DECK if c not in seen]
             piles = [rest] + [[] for _ in range(seating.sides - 1)]
         placed += [c for p in piles for c in p]
-        if sorted(c.index for c in placed) != list(range(40)):
+        if len(placed) != 40 or len(set(placed)) != 40:  # 40 distinct cards: the whole deck
             raise ValueError("a position must hold each of the 40 cards exactly once")
         if len(hands) != seating.players or len(piles) != seating.sides:
             raise ValueError("one hand per seat and one pile per side are needed")
         self = cls.__new__(cls)
         self.rules, self.seating, self.dealer, self.number = rules, seating, dealer, number
-        known = [c for c in DECK if c not in set(stock)]
-        self.deck = tuple(known + list(stock))
+        in_stock = set(stock)
+        self.deck = tuple([c for c in DECK if c not in in_stock] + list(stock))
         self.stock_pos = 40 - len(stock)
         self.hands = [_sorted(h) for h in hands]
         self.table = _sorted(table)
@@ -583,36 +584,23 @@ class HandState:
         seats and the stock. For bots that search by sampling the hidden information."""
         unseen = list(view.unseen)
         rng.shuffle(unseen)
-        hands: list[list[Card]] = []
+        hands: list[Sequence[Card]] = []
         pos = 0
         for seat, size in enumerate(view.hand_sizes):
             if seat == view.seat:
-                hands.append(list(view.hand))
+                hands.append(view.hand)
             else:
                 hands.append(unseen[pos:pos + size])
                 pos += size
-        stock = unseen[pos:]
-        if len(stock) != view.stock_count:
+        if len(unseen) - pos != view.stock_count:
             raise ValueError("view is inconsistent: unseen cards do not match hand sizes and stock")
-        self = cls.__new__(cls)
-        self.rules, self.seating, self.dealer, self.number = view.rules, view.seating, view.dealer, view.hand_number
-        in_stock = set(stock)
-        self.deck = tuple([c for c in DECK if c not in in_stock] + stock)
-        self.stock_pos = 40 - len(stock)
-        self.hands = [_sorted(h) for h in hands]
-        self.table = list(view.table)
-        self.piles = [list(p) for p in view.piles]
-        self.escobas = list(view.escobas)
-        self.last_capturer = view.last_capturer
-        self.turn = view.turn  # type: ignore[assignment]
+        self = cls.position(view.rules, view.seating, hands=hands, table=view.table, stock=unseen[pos:],
+                            dealer=view.dealer, turn=view.turn, piles=view.piles, escobas=view.escobas,
+                            last_capturer=view.last_capturer, round=view.round, number=view.hand_number)
+        # A pending decision (a renuncio claim, the dealer's choice) is the current seat's to make.
         self.phase = view.phase
         self.pending = view.pending
-        self.round = view.round
-        self.events = []
-        self.breakdown = None
-        self._legal = None
         self._options = list(view.options) if view.options else None
-        self._trailer = 0  # a pending claim in a view is already the current seat's to make
         return self
 
 
