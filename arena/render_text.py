@@ -187,7 +187,9 @@ def rules_text(replay: Replay) -> str:
     base = Rules().to_dict()
     mine = replay.rules.to_dict()
     diff = [f"{k}={_value(v)}" for k, v in mine.items() if base[k] != v]
-    return "rules: " + (", ".join(diff) if diff else "defaults") + f" (target {replay.rules.target})"
+    # The target is always worth seeing; it is already listed when it is not the default.
+    target = "" if mine["target"] != base["target"] else f" (target {replay.rules.target})"
+    return "rules: " + (", ".join(diff) if diff else "defaults") + target
 
 
 def _value(v: object) -> str:
