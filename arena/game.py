@@ -42,7 +42,7 @@ def _sorted(cards: Sequence[Card]) -> list[Card]:
 # --- capture enumeration -------------------------------------------------------------------
 # Captures depend only on the capture values of the table, so subsets are enumerated once per
 # multiset of values (the table is kept sorted by value) and cached. The cache holds index
-# tuples into the sorted table, grouped by their sum.
+# tuples into the sorted table, keyed by the value of the card that completes them to 15.
 
 _COMBOS: dict[tuple[int, ...], dict[int, list[tuple[int, ...]]]] = {(): {}}
 _COMBOS_LIMIT = 200_000
