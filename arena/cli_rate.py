@@ -6,7 +6,7 @@ import csv
 import io
 import math
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
@@ -195,6 +195,26 @@ def _parse_anchor(value: str) -> tuple[str, float]:
     return name.strip(), elo
 
 
+# Options shared with `arena table`, which shows the same ratings.
+FormatOption = Annotated[
+    TableFormat, typer.Option("--format", help="Output format: plain, github (markdown), csv or json.")
+]
+PriorOption = Annotated[
+    Optional[float],
+    typer.Option(
+        help="Weak Gaussian prior worth STRENGTH virtual draws per bot (e.g. 2); off by default. "
+        "Makes perfect records finite.",
+        metavar="STRENGTH",
+    ),
+]
+
+
+def check_prior(prior: float | None) -> None:
+    """Refuse a prior that is not a positive, finite number of virtual draws (exit code 2)."""
+    if prior is not None and not (prior > 0 and math.isfinite(prior)):
+        raise _fail(f"--prior: expected a positive number of virtual draws, got {prior:g}", 2)
+
+
 def _fail(message: str, code: int) -> typer.Exit:
     typer.echo(f"error: {message}", err=True)
     return typer.Exit(code)
@@ -202,21 +222,12 @@ def _fail(message: str, code: int) -> typer.Exit:
 
 def rate(
     file: Annotated[Path, typer.Argument(help="CSV of results with header side_a,side_b,score_a (teams: a+b).")],
-    fmt: Annotated[
-        TableFormat, typer.Option("--format", help="Output format: plain, github (markdown), csv or json.")
-    ] = TableFormat.PLAIN,
+    fmt: FormatOption = TableFormat.PLAIN,
     anchor: Annotated[
         str | None,
         typer.Option(help="Pin bot NAME at ELO (NAME alone pins it at 0); otherwise each group has mean 0."),
     ] = None,
-    prior: Annotated[
-        float | None,
-        typer.Option(
-            help="Weak Gaussian prior worth STRENGTH virtual draws per bot (e.g. 2); off by default. "
-            "Makes perfect records finite.",
-            metavar="STRENGTH",
-        ),
-    ] = None,
+    prior: PriorOption = None,
 ) -> None:
     """Fit Bradley-Terry ratings (Elo scale) to all results jointly and print the ranked table."""
     source = str(file)
@@ -232,8 +243,7 @@ def rate(
             anchor_name, anchor_elo = _parse_anchor(anchor)
         except typer.BadParameter as exc:
             raise _fail(f"--anchor: {exc}", 2) from None
-    if prior is not None and not (prior > 0 and math.isfinite(prior)):
-        raise _fail(f"--prior: expected a positive number of virtual draws, got {prior:g}", 2)
+    check_prior(prior)
     try:
         results, lines = parse_results_csv(text, source)
         table = fit_ratings(results, anchor=anchor_name, anchor_elo=anchor_elo, prior=prior)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import os
 import shlex
 import time
@@ -12,6 +11,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from arena.cli_rate import FormatOption, PriorOption, check_prior
 from arena.errors import ArenaError
 from arena.tables_format import TableFormat, render_table
 from arena.tournament.config import ConfigError, TournamentConfig, load_config
@@ -290,22 +290,14 @@ def _finish(store: ResultStore, config: TournamentConfig) -> None:
 
 def table(
     results_dir: Annotated[Path, typer.Argument(help="A tournament's results folder (results/<name>).")],
-    fmt: Annotated[TableFormat, typer.Option("--format", help="Output format: plain, github (markdown), csv or json.")] = TableFormat.PLAIN,
+    fmt: FormatOption = TableFormat.PLAIN,
     crosstable: Annotated[bool, typer.Option("--crosstable", help="Print only the crosstable.")] = False,
-    prior: Annotated[
-        Optional[float],
-        typer.Option(
-            help="Weak Gaussian prior worth STRENGTH virtual draws per bot (e.g. 2); off by default. "
-            "Makes perfect records finite.",
-            metavar="STRENGTH",
-        ),
-    ] = None,
+    prior: PriorOption = None,
 ) -> None:
     """Print the ranked standings and the crosstable of a tournament (derived from its results store)."""
     from arena.tournament.standings import format_crosstable, format_standings, standings_from_store
 
-    if prior is not None and not (prior > 0 and math.isfinite(prior)):
-        raise _fail(f"--prior: expected a positive number of virtual draws, got {prior:g}", 2)
+    check_prior(prior)
     try:
         with ResultStore.open_existing(str(results_dir)) as store:
             standings = standings_from_store(store, prior=prior)

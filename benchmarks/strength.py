@@ -115,12 +115,19 @@ def play_deals(job: tuple) -> dict[str, Any]:
     return {"diffs": diffs, "times": times}
 
 
+def _outcome_for_a(winner: int | None, a_first: bool) -> str:
+    """A's side is 0 when A sat first, else 1: its result as a tally key."""
+    if winner is None:
+        return "draws"
+    return "wins" if winner == (0 if a_first else 1) else "losses"
+
+
 def play_matches(job: tuple) -> dict[str, Any]:
     """Worker: full matches in seat-swapped pairs -> A's wins, draws, losses and times."""
     spec_a, spec_b, rules_dict, seating_dict, seed, indexes = job
     rules, seating = Rules.from_dict(rules_dict), Seating.from_dict(seating_dict)
     policies = (make_policy(spec_a), make_policy(spec_b))
-    wins = draws = losses = 0
+    tally = {"wins": 0, "draws": 0, "losses": 0}
     times = _no_times()
     for i in indexes:
         match_seed = derive_seed(seed, "match", i)
@@ -128,16 +135,9 @@ def play_matches(job: tuple) -> dict[str, Any]:
             owner = seats_of(seating, first)
             outcome = local.play_match([policies[o] for o in owner], rules, seating, match_seed,
                                        policy_seeds=[derive_seed(seed, "mbot", i, s) for s in range(seating.players)])
-            winner = outcome.state.result.winner
-            side_a = 0 if first else 1
-            if winner is None:
-                draws += 1
-            elif winner == side_a:
-                wins += 1
-            else:
-                losses += 1
+            tally[_outcome_for_a(outcome.state.result.winner, first)] += 1
             _merge(times, _timings(outcome, owner))
-    return {"wins": wins, "draws": draws, "losses": losses, "times": times}
+    return {**tally, "times": times}
 
 
 # --- real bot processes through the referee ----------------------------------------------
@@ -205,7 +205,7 @@ def play_matches_procs(job: tuple) -> dict[str, Any]:
     spec_a, spec_b, rules_dict, seating_dict, seed, indexes, move_ms = job
     seating, rules = Seating.from_dict(seating_dict), Rules.from_dict(rules_dict)
     bots = _open_bots(job, seating)
-    wins = draws = losses = 0
+    tally = {"wins": 0, "draws": 0, "losses": 0}
     failures, times = [], _no_times()
     try:
         for i in indexes:
@@ -213,19 +213,12 @@ def play_matches_procs(job: tuple) -> dict[str, Any]:
                 record = _referee_match(bots, seats_of(seating, first), rules, seating,
                                         derive_seed(seed, "match", i), times)
                 failures.extend(record.failures)
-                side_a = 0 if first else 1
-                winner = record.result.winner
-                if winner is None:
-                    draws += 1
-                elif winner == side_a:
-                    wins += 1
-                else:
-                    losses += 1
+                tally[_outcome_for_a(record.result.winner, first)] += 1
     finally:
         for group in bots.values():
             for bot in group:
                 bot.close()
-    return {"wins": wins, "draws": draws, "losses": losses, "times": times, "failures": failures}
+    return {**tally, "times": times, "failures": failures}
 
 
 def mean_interval(values: list[float]) -> tuple[float, float, float]:

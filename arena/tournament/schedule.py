@@ -7,7 +7,7 @@ concurrency, so a match id names the same game on every run (what resume relies 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from itertools import combinations
 from typing import Any
 
@@ -23,6 +23,15 @@ class Side:
     members: tuple[str, ...]
 
 
+def _plain(value: Any) -> Any:
+    return [_plain(v) for v in value] if isinstance(value, tuple) else value
+
+
+def plain_fields(obj: Any) -> dict[str, Any]:
+    """A dataclass of plain values as a JSON-ready dict (tuples become lists), in field order."""
+    return {f.name: _plain(getattr(obj, f.name)) for f in fields(obj)}
+
+
 @dataclass(frozen=True)
 class MatchSpec:
     id: str  # stable: "<deal>.<rotation>", e.g. "00012.1"
@@ -35,16 +44,7 @@ class MatchSpec:
     seats: tuple[str, ...]  # bot name per seat
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "index": self.index,
-            "pairing": self.pairing,
-            "deal": self.deal,
-            "rotation": self.rotation,
-            "seed": self.seed,
-            "sides": list(self.sides),
-            "seats": list(self.seats),
-        }
+        return plain_fields(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> MatchSpec:

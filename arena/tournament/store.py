@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.tournament.schedule import plain_fields
 
 SCHEMA_VERSION = 1
 STORE_FILE = "results.sqlite"
@@ -106,24 +107,7 @@ class MatchRow:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "index": self.index,
-            "pairing": self.pairing,
-            "deal": self.deal,
-            "rotation": self.rotation,
-            "seed": self.seed,
-            "sides": list(self.sides),
-            "seats": list(self.seats),
-            "winner": self.winner,
-            "scores": list(self.scores),
-            "reason": self.reason,
-            "terminations": list(self.terminations),
-            "escobas": list(self.escobas),
-            "hands": self.hands,
-            "failures": [list(f) for f in self.failures],
-            "duration": self.duration,
-        }
+        return plain_fields(self)
 
 
 LOCK_FILE = "run.lock"
