@@ -33,14 +33,25 @@ import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import IO, Any, Callable, Mapping, Sequence
+from typing import IO, Any
 
 from arena.errors import ArenaError
 from arena.protocol import (
-    DEFAULT_MAX_LINE_BYTES, GOODBYE_LINE, BotFailure, MoveReply, Ready, Termination, TimeLimits,
-    encode, parse_move, parse_ready, request_line, timeout_line,
+    DEFAULT_MAX_LINE_BYTES,
+    GOODBYE_LINE,
+    BotFailure,
+    MoveReply,
+    Ready,
+    Termination,
+    TimeLimits,
+    encode,
+    parse_move,
+    parse_ready,
+    request_line,
+    timeout_line,
 )
 
 ENV_TAG = "ESCOBA_ARENA_BOT"
@@ -82,7 +93,7 @@ class Limits:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None) -> "Limits":
+    def from_dict(cls, data: Mapping[str, Any] | None) -> Limits:
         data = dict(data or {})
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
@@ -161,7 +172,7 @@ class BotSpec:
             raise BotSpecError("a bot needs a name")
 
     @classmethod
-    def from_command(cls, cmd: str | Sequence[str], name: str | None = None, **kwargs: Any) -> "BotSpec":
+    def from_command(cls, cmd: str | Sequence[str], name: str | None = None, **kwargs: Any) -> BotSpec:
         argv = split_command(cmd)
         if name is None:
             word = argv[-1].split()[0] if argv[:2] == ("/bin/sh", "-c") else argv[0]
@@ -203,7 +214,7 @@ _libc: Any = None
 _subreaper_set = False
 # Live bots, so that an arena exiting normally (even on an exception, or after dropping a
 # BotProcess without closing it) leaves no process behind. Strong references on purpose.
-_LIVE: "set[BotProcess]" = set()
+_LIVE: set[BotProcess] = set()
 _TAGS = itertools.count(1)
 
 
@@ -430,13 +441,20 @@ class BotProcess:
     """One running bot, reusable across matches and restarted after it dies.
 
     The referee drives it: ``send_hello`` and ``await_ready`` (or ``begin_match``) for the
-    handshake, ``queue`` for events, ``decide`` for each move, ``flush`` at the end. Lines queued for the bot go out with the next write, so a decision costs one
+    handshake, ``queue`` for events, ``decide`` for each move, ``flush`` at the end. Lines queued
+    for the bot go out with the next write, so a decision costs one
     write and one read. Use it as a context manager, or call ``close()``; either way every
     process of the bot is gone afterwards.
     """
 
-    def __init__(self, spec: BotSpec, *, stderr_dir: str | Path | None = None,
-                 log: ConversationLog | None = None, cpus: Sequence[int] | None = None) -> None:
+    def __init__(
+        self,
+        spec: BotSpec,
+        *,
+        stderr_dir: str | Path | None = None,
+        log: ConversationLog | None = None,
+        cpus: Sequence[int] | None = None,
+    ) -> None:
         """``cpus``: pin the bot (and what it starts) to these CPUs. Pinning the arena and the
         bots of a match to one CPU makes each hand-over a local context switch instead of a
         cross-CPU wake-up, about twice as fast per decision on small VMs; but a bot then
@@ -507,8 +525,15 @@ class BotProcess:
         _prctl_ready()
         try:
             popen = subprocess.Popen(
-                spec.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                cwd=spec.cwd, env=env, start_new_session=True, close_fds=True, bufsize=0,
+                spec.cmd,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=spec.cwd,
+                env=env,
+                start_new_session=True,
+                close_fds=True,
+                bufsize=0,
                 preexec_fn=_child_setup_for(os.getpid(), self.cpus),
             )
         except (OSError, subprocess.SubprocessError) as exc:
@@ -590,8 +615,7 @@ class BotProcess:
         self.exited_on_goodbye = False
         if self.alive:
             try:
-                self._write(b"".join(self._pending) + GOODBYE_LINE,
-                            time.monotonic() + self.limits.grace_ms / 1000)
+                self._write(b"".join(self._pending) + GOODBYE_LINE, time.monotonic() + self.limits.grace_ms / 1000)
             except BotFailure:
                 pass
             self._pending = []
@@ -602,7 +626,7 @@ class BotProcess:
                 pass
         self.kill()
 
-    def __enter__(self) -> "BotProcess":
+    def __enter__(self) -> BotProcess:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -717,8 +741,7 @@ class BotProcess:
         self._lines.clear()
         self._dead_reason = "oversized line"
         more = "+ (unfinished)" if partial else ""
-        raise BotFailure(Termination.OVERSIZED_LINE,
-                         f"line of {size}{more} bytes, the limit is {self.limits.max_line_bytes}")
+        raise BotFailure(Termination.OVERSIZED_LINE, f"line of {size}{more} bytes, the limit is {self.limits.max_line_bytes}")
 
     def _next_reply(self, deadline: float) -> bytes:
         while True:
@@ -777,8 +800,9 @@ class BotProcess:
         self.send_hello(hello)
         return self.await_ready()
 
-    def decide(self, view: Any, legal: Sequence[str], move_ms: int, bank_ms: int,
-               idle: Callable[[], None] | None = None) -> tuple[int, str, float]:
+    def decide(
+        self, view: Any, legal: Sequence[str], move_ms: int, bank_ms: int, idle: Callable[[], None] | None = None
+    ) -> tuple[int, str, float]:
         """Send a request (after any queued lines) and wait for its reply; ``view`` is a dict
         or its JSON text. ``idle`` is called once the request is written, before waiting: the
         caller's bookkeeping then overlaps the bot's thinking.
@@ -807,14 +831,13 @@ class BotProcess:
                     return request_id, reply.move, time.monotonic() - start
                 if reply.id in self._abandoned:
                     continue  # the late answer to a request that timed out: harmless
-                raise BotFailure(Termination.WRONG_ID,
-                                 f"reply id {reply.id}, expected {request_id} (move {reply.move!r})")
+                raise BotFailure(Termination.WRONG_ID, f"reply id {reply.id}, expected {request_id} (move {reply.move!r})")
         except BotFailure as exc:
             if exc.termination is Termination.TIMEOUT:
                 self._abandoned.add(request_id)
-                raise BotFailure(Termination.TIMEOUT,
-                                 f"request {request_id}: no reply within {time_ms} ms "
-                                 f"(+{self.limits.grace_ms} ms grace)") from None
+                raise BotFailure(
+                    Termination.TIMEOUT, f"request {request_id}: no reply within {time_ms} ms (+{self.limits.grace_ms} ms grace)"
+                ) from None
             if exc.termination.kills_bot:
                 self.kill()
             raise

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import Enum
-from typing import Iterable
 
 from arena.errors import CardParseError
 
@@ -69,7 +69,7 @@ class Card:
     def __repr__(self) -> str:
         return f"Card.parse({self._text!r})"
 
-    def __lt__(self, other: "Card") -> bool:
+    def __lt__(self, other: Card) -> bool:
         return self.order < other.order
 
     def __hash__(self) -> int:
@@ -88,7 +88,7 @@ class Card:
         return self.rank == 7 and self.suit is Suit.OROS
 
     @staticmethod
-    def parse(text: str) -> "Card":
+    def parse(text: str) -> Card:
         try:
             return _BY_TEXT[text.strip().lower()]
         except (KeyError, AttributeError):

@@ -9,14 +9,15 @@ import secrets
 import signal
 import sys
 import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, Callable, Iterator, Optional, Sequence
+from typing import Annotated, Any
 
 import typer
 
-from arena.cards import Card
 from arena.botproc import BotProcess, BotSpec, ConversationLog, Limits, missing_program
+from arena.cards import Card
 from arena.errors import ArenaError
 from arena.protocol import BotFailure, Ready, Termination
 from arena.record import GameRecord
@@ -176,9 +177,9 @@ def _summary(record: GameRecord, seating: Seating) -> dict[str, Any]:
 def play(
     commands: Annotated[list[str], typer.Argument(help="Bot commands, one per seat in play order (quote each).")],
     pairs: Annotated[bool, typer.Option("--pairs", help="Play in teams: seats 0+2 vs 1+3 (or 3 teams of 2 with 6).")] = False,
-    seed: Annotated[Optional[int], typer.Option(help="Match seed (default: random, printed).")] = None,
-    target: Annotated[Optional[int], typer.Option(help="Points to win (rule option target, default 21).")] = None,
-    rule: Annotated[Optional[list[str]], typer.Option(help="A rule option KEY=VALUE, e.g. renuncio=true; repeatable.")] = None,
+    seed: Annotated[int | None, typer.Option(help="Match seed (default: random, printed).")] = None,
+    target: Annotated[int | None, typer.Option(help="Points to win (rule option target, default 21).")] = None,
+    rule: Annotated[list[str] | None, typer.Option(help="A rule option KEY=VALUE, e.g. renuncio=true; repeatable.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print only one JSON object with the result at the end.")] = False,
     move_ms: Annotated[int, typer.Option(help="Time per decision, ms.")] = Limits.move_ms,
     bank_ms: Annotated[int, typer.Option(help="Extra time bank per bot per match, ms.")] = Limits.bank_ms,
@@ -186,9 +187,11 @@ def play(
     grace_ms: Annotated[int, typer.Option(help="Tolerance added to every deadline, ms.")] = Limits.grace_ms,
     policy: Annotated[str, typer.Option(help="On a bot failure: loss (its side loses) or substitute (random move).")] = "loss",
     strikes: Annotated[int, typer.Option(help="With --policy substitute: failures substituted before the loss.")] = 3,
-    record: Annotated[Optional[Path], typer.Option(help="Write the full game record (JSON) to this file.")] = None,
-    logs: Annotated[Optional[Path], typer.Option(help="Folder for each bot's stderr log and the conversation log.")] = None,
-    cpu: Annotated[Optional[int], typer.Option(help="Pin the arena and every bot to this CPU (faster hand-overs; bots share it).")] = None,
+    record: Annotated[Path | None, typer.Option(help="Write the full game record (JSON) to this file.")] = None,
+    logs: Annotated[Path | None, typer.Option(help="Folder for each bot's stderr log and the conversation log.")] = None,
+    cpu: Annotated[
+        int | None, typer.Option(help="Pin the arena and every bot to this CPU (faster hand-overs; bots share it).")
+    ] = None,
 ) -> None:
     """Play one match between bot commands and show it as it goes."""
     try:
@@ -206,8 +209,9 @@ def play(
                 raise typer.BadParameter(f"bot {spec.name!r}: {problem}")
         allowed = os.sched_getaffinity(0)
         if cpu is not None and cpu not in allowed:
-            raise typer.BadParameter(f"--cpu {cpu}: not one of the CPUs this process may use "
-                                     f"({', '.join(map(str, sorted(allowed)))})")
+            raise typer.BadParameter(
+                f"--cpu {cpu}: not one of the CPUs this process may use ({', '.join(map(str, sorted(allowed)))})"
+            )
     except typer.BadParameter as exc:
         raise _fail(str(exc), 2) from None
     except ArenaError as exc:
@@ -245,12 +249,15 @@ def play(
     if result.winner is None:
         typer.echo(f"result: draw {scores} ({result.reason}, {result.hands} hands)")
     else:
-        typer.echo(f"result: {_Printer(names, seating, echo).side_name(result.winner)} wins {scores} "
-                   f"({result.reason}, {result.hands} hands)")
+        typer.echo(
+            f"result: {_Printer(names, seating, echo).side_name(result.winner)} wins {scores} "
+            f"({result.reason}, {result.hands} hands)"
+        )
     for outcome in game.outcomes:
         if outcome.termination is not Termination.OK or outcome.strikes:
-            typer.echo(f"  seat {outcome.seat} {outcome.bot}: {outcome.termination.value} "
-                       f"{outcome.detail} (strikes: {outcome.strikes})")
+            typer.echo(
+                f"  seat {outcome.seat} {outcome.bot}: {outcome.termination.value} {outcome.detail} (strikes: {outcome.strikes})"
+            )
 
 
 # --- check-bot ---------------------------------------------------------------------------------
@@ -275,8 +282,9 @@ class _Probe:
         self.bot.seat = self.seat
         self.bot.send_hello(hello)
 
-    def decide(self, view: Any, legal: Sequence[str], move_ms: int, bank_ms: int,
-               idle: Callable[[], None] | None = None) -> tuple[int, str, float]:
+    def decide(
+        self, view: Any, legal: Sequence[str], move_ms: int, bank_ms: int, idle: Callable[[], None] | None = None
+    ) -> tuple[int, str, float]:
         self.count += 1
         if len(legal) == 1:
             self.forced += 1
@@ -310,7 +318,7 @@ def check_bot(
     command: Annotated[str, typer.Argument(help="The bot command to check (quote it).")],
     move_ms: Annotated[int, typer.Option(help="Time per decision, ms.")] = Limits.move_ms,
     startup_ms: Annotated[int, typer.Option(help="Time to answer the handshake, ms.")] = Limits.startup_ms,
-    logs: Annotated[Optional[Path], typer.Option(help="Folder for the bot's stderr log and the conversation log.")] = None,
+    logs: Annotated[Path | None, typer.Option(help="Folder for the bot's stderr log and the conversation log.")] = None,
 ) -> None:
     """Run a bot through a conformance script and report PASS/FAIL (exit 0 only on a pass)."""
     try:
@@ -357,8 +365,16 @@ def _conformance(bot: BotProcess, echo: Callable[[str], None]) -> str | None:
         return None
 
     def handshake() -> str:
-        hello = {"protocol": 1, "seat": 0, "side": 0, "players": 2, "teams": [[0], [1]],
-                 "rules": Rules().to_dict(), "time": limits.time.to_dict(), "max_line_bytes": limits.max_line_bytes}
+        hello = {
+            "protocol": 1,
+            "seat": 0,
+            "side": 0,
+            "players": 2,
+            "teams": [[0], [1]],
+            "rules": Rules().to_dict(),
+            "time": limits.time.to_dict(),
+            "max_line_bytes": limits.max_line_bytes,
+        }
         bot.seat = 0
         bot.send_hello(hello)
         ready: Ready = bot.await_ready()
@@ -379,8 +395,11 @@ def _conformance(bot: BotProcess, echo: Callable[[str], None]) -> str | None:
                 raise BotFailure(outcome.termination, outcome.detail)
             kinds = ", ".join(sorted(counter.kinds))
             hands = record.result.hands
-            return (f"{hands} hand{'s' if hands != 1 else ''}, {counter.decisions} decisions ({kinds}), "
-                    f"slowest {counter.slowest:.0f} ms")
+            return (
+                f"{hands} hand{'s' if hands != 1 else ''}, {counter.decisions} decisions ({kinds}), "
+                f"slowest {counter.slowest:.0f} ms"
+            )
+
         return run
 
     variants = Rules(renuncio=True, initial_table="subset15", escoba_en_mano=True, target=11)
@@ -388,11 +407,12 @@ def _conformance(bot: BotProcess, echo: Callable[[str], None]) -> str | None:
         (f"handshake: ready within {limits.startup_ms} ms", handshake),
         ("1v1 match as seat 0, several deals", match(0, Seating.alone(2), Rules(target=6), 1)),
         ("new_match: 1v1 as seat 1", match(1, Seating.alone(2), Rules(target=6), 2)),
-        ("3 players as seat 2, variant rules (renuncio, subset15, escoba en mano)",
-         match(2, Seating.alone(3), variants, 3)),
+        ("3 players as seat 2, variant rules (renuncio, subset15, escoba en mano)", match(2, Seating.alone(3), variants, 3)),
         ("pairs as seat 1 with forced captures", match(1, Seating.pairs(4), Rules(forced_capture=True, target=6), 4)),
-        ("stale request: one request abandoned at once, play goes on",
-         match(0, Seating.alone(2), Rules(target=4), 5, stale_at=3)),
+        (
+            "stale request: one request abandoned at once, play goes on",
+            match(0, Seating.alone(2), Rules(target=4), 5, stale_at=3),
+        ),
     ]
     # The handshake step greets the bot for "match 1"; the first match then re-greets it
     # (new_match), which is exactly what a tournament does.

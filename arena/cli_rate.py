@@ -6,7 +6,7 @@ import csv
 import io
 import math
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -61,7 +61,7 @@ def parse_results_csv(text: str, source: str = "<csv>") -> tuple[tuple[PairResul
                 source, line, f"expected 3 columns ({expected_header}), got {len(row)}: '{','.join(row)}'"
             )
         sides = []
-        for label, cell in zip(CSV_HEADER[:2], row[:2]):
+        for label, cell in zip(CSV_HEADER[:2], row[:2], strict=False):
             members = tuple(part.strip() for part in cell.split("+"))
             if not any(members):
                 raise ResultsCsvError(source, line, f"{label} is empty; expected a bot name or names joined by '+'")
@@ -200,7 +200,7 @@ FormatOption = Annotated[
     TableFormat, typer.Option("--format", help="Output format: plain, github (markdown), csv or json.")
 ]
 PriorOption = Annotated[
-    Optional[float],
+    float | None,
     typer.Option(
         help="Weak Gaussian prior worth STRENGTH virtual draws per bot (e.g. 2); off by default. "
         "Makes perfect records finite.",

@@ -12,9 +12,10 @@ import re
 import select
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Iterator, Optional
+from typing import Annotated, Any
 
 import typer
 
@@ -159,7 +160,9 @@ def check_source(source: Source) -> tuple[Any, str | None]:
                rec.result.hands)
         if said != got:
             names = ("seed", "seats", "winner", "scores", "reason", "hands")
-            diff = ", ".join(f"{n} {a!r} in the table, {b!r} in the record" for n, a, b in zip(names, said, got) if a != b)
+            diff = ", ".join(
+                f"{n} {a!r} in the table, {b!r} in the record" for n, a, b in zip(names, said, got, strict=False) if a != b
+            )
             return None, f"the store's summary row does not match its record: {diff}"
     return rep, None
 
@@ -178,14 +181,22 @@ def _text_style(suits: str, ascii_only: bool, tty: bool) -> Any:
 
 def replay_cmd(
     game: Annotated[Path, typer.Argument(help="A game record JSON file, or a tournament results folder (then give GAME_ID).")],
-    game_id: Annotated[Optional[str], typer.Argument(help="The match id, when GAME is a results folder.")] = None,
-    auto_delay: Annotated[Optional[str], typer.Argument(hidden=True, help="The delay after --auto.")] = None,
-    seat: Annotated[Optional[int], typer.Option("--seat", help="Show only this seat's hand (the others face down).")] = None,
-    auto: Annotated[bool, typer.Option("--auto", help="Step forward on its own (keys still work): --auto [SECONDS], default 1 s a step.")] = False,
-    delay: Annotated[Optional[float], typer.Option("--delay", min=0.0, help="Seconds per step with --auto (the same as --auto SECONDS).")] = None,
-    suits: Annotated[str, typer.Option("--suits", help="Card faces: spanish (7o, 12c) or french (7♦, K♥; display only).")] = "spanish",
+    game_id: Annotated[str | None, typer.Argument(help="The match id, when GAME is a results folder.")] = None,
+    auto_delay: Annotated[str | None, typer.Argument(hidden=True, help="The delay after --auto.")] = None,
+    seat: Annotated[int | None, typer.Option("--seat", help="Show only this seat's hand (the others face down).")] = None,
+    auto: Annotated[
+        bool, typer.Option("--auto", help="Step forward on its own (keys still work): --auto [SECONDS], default 1 s a step.")
+    ] = False,
+    delay: Annotated[
+        float | None, typer.Option("--delay", min=0.0, help="Seconds per step with --auto (the same as --auto SECONDS).")
+    ] = None,
+    suits: Annotated[
+        str, typer.Option("--suits", help="Card faces: spanish (7o, 12c) or french (7♦, K♥; display only).")
+    ] = "spanish",
     ascii_only: Annotated[bool, typer.Option("--ascii", help="Plain ASCII: no colours, no suit symbols.")] = False,
-    html: Annotated[Optional[Path], typer.Option("--html", help="Write a self-contained HTML replay page to this file instead.")] = None,
+    html: Annotated[
+        Path | None, typer.Option("--html", help="Write a self-contained HTML replay page to this file instead.")
+    ] = None,
 ) -> None:
     """Replay a logged match, verified through the rules core: step with the arrow keys, or watch
     it run with --auto. When the output is not a terminal, print the whole match as plain text."""
@@ -331,9 +342,24 @@ def _interactive(rep: Any, style: Any, seat: int | None, auto: bool, delay: floa
     out.flush()
 
 
-_SEQUENCES = {"[A": "up", "[B": "down", "[C": "right", "[D": "left", "[H": "home", "[F": "end",
-              "OA": "up", "OB": "down", "OC": "right", "OD": "left", "OH": "home", "OF": "end",
-              "[1~": "home", "[4~": "end", "[5~": "pgup", "[6~": "pgdn"}
+_SEQUENCES = {
+    "[A": "up",
+    "[B": "down",
+    "[C": "right",
+    "[D": "left",
+    "[H": "home",
+    "[F": "end",
+    "OA": "up",
+    "OB": "down",
+    "OC": "right",
+    "OD": "left",
+    "OH": "home",
+    "OF": "end",
+    "[1~": "home",
+    "[4~": "end",
+    "[5~": "pgup",
+    "[6~": "pgdn",
+}
 
 
 def _read_key(fd: int, timeout: float | None) -> str | None:
@@ -365,8 +391,12 @@ def _read_key(fd: int, timeout: float | None) -> str | None:
 
 
 def verify_cmd(
-    results: Annotated[Path, typer.Argument(help="A tournament results folder, a folder of record .json files, or one record file.")],
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Print a line for every record, not only the refused ones.")] = False,
+    results: Annotated[
+        Path, typer.Argument(help="A tournament results folder, a folder of record .json files, or one record file.")
+    ],
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Print a line for every record, not only the refused ones.")
+    ] = False,
 ) -> None:
     """Re-play every game record through the rules core and check it ends as recorded.
     Exit code 1 if any record is refused (each refusal names the first move that does not match)."""
@@ -398,14 +428,13 @@ def _file_name(match_id: str) -> str:
 
 def report_cmd(
     results: Annotated[Path, typer.Argument(help="A tournament's results folder (results/<name>).")],
-    html: Annotated[Optional[Path], typer.Option("--html", help="The report page to write (default: RESULTS/report.html).")] = None,
+    html: Annotated[Path | None, typer.Option("--html", help="The report page to write (default: RESULTS/report.html).")] = None,
     suits: Annotated[str, typer.Option("--suits", help="Card faces in the replay pages: spanish or french.")] = "spanish",
 ) -> None:
     """Write a tournament report page (standings, crosstable, ratings plot) with a verified replay
     page for every match beside it, in OUT_replays/. Exit code 1 if any record is refused."""
     from arena.render_html import render_replay_html, render_report_html
-    from arena.tournament.standings import (STANDINGS_HEADERS, crosstable_rows, standings_from_store,
-                                            standings_rows)
+    from arena.tournament.standings import STANDINGS_HEADERS, crosstable_rows, standings_from_store, standings_rows
     from arena.tournament.store import ResultStore, StoreError
 
     if suits not in _SUITS:
@@ -444,21 +473,38 @@ def report_cmd(
             href = f"{replays_dir.name}/{file}"
         else:
             refusals.append(f"refused {row.id}: {why}")
-        matches.append({
-            "id": row.id, "sides": list(row.sides), "winner": row.winner,
-            "score": "-".join(map(str, row.scores)), "reason": row.reason, "hands": row.hands,
-            "failures": ", ".join(f"seat {s} {reason}" for s, reason in row.failures),
-            "href": href, "refused": why,
-        })
+        matches.append(
+            {
+                "id": row.id,
+                "sides": list(row.sides),
+                "winner": row.winner,
+                "score": "-".join(map(str, row.scores)),
+                "reason": row.reason,
+                "hands": row.hands,
+                "failures": ", ".join(f"seat {s} {reason}" for s, reason in row.failures),
+                "href": href,
+                "refused": why,
+            }
+        )
     notes = [*standings.notes, *(f"{s.name}: {s.note}" for s in standings.bots if s.note)]
     ratings = [(s.name, s.elo, s.ci95, s.status) for s in standings.bots]
     cross_headers, cross_rows = crosstable_rows(standings)
-    summary = (f"{len(matches)} matches · seed {config.get('seed', '?')} · {config.get('format', '')} · "
-               f"{config.get('players', '?')} players" + (" in teams" if config.get("mode") == "pairs" else "")
-               + " · every match re-played through the rules core")
+    summary = (
+        f"{len(matches)} matches · seed {config.get('seed', '?')} · {config.get('format', '')} · "
+        f"{config.get('players', '?')} players"
+        + (" in teams" if config.get("mode") == "pairs" else "")
+        + " · every match re-played through the rules core"
+    )
     page = render_report_html(
-        f"{name}: tournament report", summary, STANDINGS_HEADERS, standings_rows(standings),
-        cross_headers, cross_rows, ratings, matches, notes,
+        f"{name}: tournament report",
+        summary,
+        STANDINGS_HEADERS,
+        standings_rows(standings),
+        cross_headers,
+        cross_rows,
+        ratings,
+        matches,
+        notes,
     )
     _write_text(out, page)
     for line in refusals:

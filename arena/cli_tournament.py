@@ -7,7 +7,7 @@ import shlex
 import time
 from collections import defaultdict
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -16,7 +16,7 @@ from arena.errors import ArenaError
 from arena.tables_format import TableFormat, render_table
 from arena.tournament.config import ConfigError, TournamentConfig, load_config
 from arena.tournament.schedule import MatchSpec, build_schedule
-from arena.tournament.store import MatchRow, ResumeMismatchError, ResultStore, StoreError
+from arena.tournament.store import MatchRow, ResultStore, ResumeMismatchError, StoreError
 
 STANDINGS_FILES = ("plain", "csv", "json")
 _EXT = {"plain": "txt", "github": "md", "csv": "csv", "json": "json"}
@@ -110,13 +110,27 @@ def _resume_command(file: Path, concurrency: int | None, output: Path | None) ->
 
 def run(
     file: Annotated[Path, typer.Argument(help="Tournament YAML file (see docs/TOURNAMENTS.md).")],
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Check the file and print the schedule; play nothing, write nothing.")] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Check the file and print the schedule; play nothing, write nothing.")
+    ] = False,
     concurrency: Annotated[
-        Optional[int], typer.Option("--concurrency", "-j", min=1, help="Worker processes (default: the file's concurrency, else the number of cores).")
+        int | None,
+        typer.Option(
+            "--concurrency", "-j", min=1, help="Worker processes (default: the file's concurrency, else the number of cores)."
+        ),
     ] = None,
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Results folder (default: the file's output, else results/<name>).")] = None,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Results folder (default: the file's output, else results/<name>).")
+    ] = None,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show the progress bar (on stderr).")] = True,
-    cluster: Annotated[Optional[str], typer.Option("--cluster", help="Play on the Dask cluster whose scheduler is at this address, e.g. tcp://HOST:8786 (default: the file's cluster, else local worker processes; docs/CLUSTER.md).")] = None,
+    cluster: Annotated[
+        str | None,
+        typer.Option(
+            "--cluster",
+            help="Play on the Dask cluster whose scheduler is at this address, e.g. tcp://HOST:8786 "
+            "(default: the file's cluster, else local worker processes; docs/CLUSTER.md).",
+        ),
+    ] = None,
 ) -> None:
     """Play a tournament, or resume it: matches already in the results folder are not played again."""
     # With --cluster the bots run on the workers: their programs need not exist here.
@@ -137,11 +151,12 @@ def run(
         typer.echo(_schedule_table(config, schedule, done))
         return
 
-    from arena.tournament import runner
+    import rich.progress  # noqa: F401
+
     # Imported before any match is played: a Ctrl-C that lands inside an import surfaces as a
     # RuntimeError from deep in Python, not as the KeyboardInterrupt handled below.
     import arena.tournament.standings  # noqa: F401
-    import rich.progress  # noqa: F401
+    from arena.tournament import runner
 
     resume = _resume_command(file, concurrency, output) + (f" --cluster {shlex.quote(cluster)}" if cluster else "")
     address = cluster or config.cluster
@@ -285,7 +300,9 @@ def _finish(store: ResultStore, config: TournamentConfig) -> None:
     typer.echo("")
     typer.echo(format_crosstable(standings, "plain"))
     typer.echo("")
-    typer.echo(f"results: {_rel(config.output)} ({store.count()} matches); tables: {', '.join(os.path.basename(p) for p in paths)}")
+    typer.echo(
+        f"results: {_rel(config.output)} ({store.count()} matches); tables: {', '.join(os.path.basename(p) for p in paths)}"
+    )
 
 
 def table(

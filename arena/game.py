@@ -9,14 +9,14 @@ no undo.
 from __future__ import annotations
 
 from bisect import insort
+from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import Any, Sequence
+from typing import Any
 
 from arena.cards import DECK, Card
 from arena.errors import IllegalMoveError, MoveParseError
-from arena.events import (Cards, Claim, Deal, Escoba, EscobaEnMano, Event, HandScore,
-                          InitialCapture, MatchEnd, Play, Sweep)
+from arena.events import Cards, Claim, Deal, Escoba, EscobaEnMano, Event, HandScore, InitialCapture, MatchEnd, Play, Sweep
 from arena.moves import PASS, Move, MoveKind
 from arena.rules import Rules, Seating
 from arena.scoring import score_hand
@@ -168,7 +168,7 @@ class HandState:
 
     @classmethod
     def deal(cls, rules: Rules, seating: Seating, dealer: int, deck: Sequence[Card],
-             number: int = 0, events: list[Event] | None = None) -> "HandState":
+             number: int = 0, events: list[Event] | None = None) -> HandState:
         """Start a hand from an already shuffled deck (40 cards, dealt from the front)."""
         if sorted(c.index for c in deck) != list(range(40)):
             raise ValueError("a deck must hold each of the 40 cards exactly once")
@@ -176,7 +176,7 @@ class HandState:
 
     @classmethod
     def _start(cls, rules: Rules, seating: Seating, dealer: int, deck: Sequence[Card],
-               number: int, events: list[Event] | None) -> "HandState":
+               number: int, events: list[Event] | None) -> HandState:
         self = cls.__new__(cls)
         self.rules, self.seating, self.dealer, self.number = rules, seating, dealer, number
         self.deck = tuple(deck)
@@ -201,7 +201,7 @@ class HandState:
 
     @classmethod
     def shuffled(cls, rules: Rules, seating: Seating, dealer: int, seed: int, number: int = 0,
-                 events: list[Event] | None = None) -> "HandState":
+                 events: list[Event] | None = None) -> HandState:
         """Start a hand from the deck shuffled by ``seed`` (a permutation by construction)."""
         deck = list(DECK)
         Rng(seed).shuffle(deck)
@@ -225,7 +225,7 @@ class HandState:
     def stock(self) -> tuple[Card, ...]:
         return self.deck[self.stock_pos:]
 
-    def copy(self) -> "HandState":
+    def copy(self) -> HandState:
         other = HandState.__new__(HandState)
         other.rules, other.seating, other.dealer, other.number = self.rules, self.seating, self.dealer, self.number
         other.deck, other.stock_pos = self.deck, self.stock_pos
@@ -541,7 +541,7 @@ class HandState:
                  table: Sequence[Card], stock: Sequence[Card] = (), dealer: int = 0,
                  turn: int | None = None, piles: Sequence[Sequence[Card]] | None = None,
                  escobas: Sequence[int] | None = None, last_capturer: int | None = None,
-                 round: int = 0, number: int = 0) -> "HandState":
+                 round: int = 0, number: int = 0) -> HandState:
         """A hand set up in any position (for analysis, tests and search). ``stock`` is dealt
         from its front. The 40 cards must each be somewhere exactly once; with the piles left
         out, every card not in the hands, the table or the stock is put in side 0's pile."""
@@ -579,7 +579,7 @@ class HandState:
         return self
 
     @classmethod
-    def determinize(cls, view: "SeatView", rng: Rng) -> "HandState":
+    def determinize(cls, view: SeatView, rng: Rng) -> HandState:
         """A full hand consistent with ``view``: the unseen cards dealt at random to the other
         seats and the stock. For bots that search by sampling the hidden information."""
         unseen = list(view.unseen)
@@ -697,7 +697,7 @@ class MatchState:
         self.hand = self._new_hand(0)
 
     @classmethod
-    def new(cls, rules: Rules, seating: Seating, seed: int) -> "MatchState":
+    def new(cls, rules: Rules, seating: Seating, seed: int) -> MatchState:
         return cls(rules, seating, seed)
 
     def _new_hand(self, number: int) -> HandState:
@@ -752,7 +752,7 @@ class MatchState:
     def view(self, seat: int) -> SeatView:
         return hand_view(self.hand, seat, self.scores, self.events)
 
-    def copy(self) -> "MatchState":
+    def copy(self) -> MatchState:
         other = MatchState.__new__(MatchState)
         other.rules, other.seating, other.seed = self.rules, self.seating, self.seed
         other.scores = self.scores[:]

@@ -50,11 +50,11 @@ class Move(NamedTuple):
         return bool(self.take) or self.kind is MoveKind.CLAIM
 
     @staticmethod
-    def play(card: Card, take: tuple[Card, ...] = ()) -> "Move":
+    def play(card: Card, take: tuple[Card, ...] = ()) -> Move:
         return Move(MoveKind.PLAY, card, tuple(sorted(take)))
 
     @staticmethod
-    def parse(text: str) -> "Move":
+    def parse(text: str) -> Move:
         if not isinstance(text, str):
             raise MoveParseError(f"invalid move {text!r}: expected a string such as '5e' or '5e+4b+6o'")
         raw = text.strip()

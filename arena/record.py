@@ -9,8 +9,9 @@ records.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from arena.errors import ArenaError
 from arena.game import MatchState
@@ -40,7 +41,7 @@ class SeatOutcome:
                 "detail": self.detail, "strikes": self.strikes}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "SeatOutcome":
+    def from_dict(cls, data: Mapping[str, Any]) -> SeatOutcome:
         return cls(int(data["seat"]), str(data["bot"]), Termination(data["termination"]),
                    str(data.get("detail", "")), int(data.get("strikes", 0)))
 
@@ -60,7 +61,7 @@ class Result:
                 "hands": self.hands, "forfeited": list(self.forfeited)}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Result":
+    def from_dict(cls, data: Mapping[str, Any]) -> Result:
         winner = data["winner"]
         return cls(None if winner is None else int(winner), tuple(int(s) for s in data["scores"]),
                    str(data["reason"]), int(data["hands"]), tuple(int(s) for s in data.get("forfeited", ())))
@@ -115,7 +116,7 @@ class GameRecord:
         return data
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "GameRecord":
+    def from_dict(cls, data: Mapping[str, Any]) -> GameRecord:
         try:
             version = data["schema_version"]
             if version != SCHEMA_VERSION:
@@ -157,6 +158,7 @@ def replay(record: GameRecord) -> MatchState:
     produced = [e.to_dict() for e in state.events]
     recorded = [{k: v for k, v in e.items() if k not in _TIME_KEYS} for e in record.events]
     if produced != recorded:
-        first = next((i for i, (a, b) in enumerate(zip(produced, recorded)) if a != b), min(len(produced), len(recorded)))
+        pairs = enumerate(zip(produced, recorded, strict=False))
+        first = next((i for i, (a, b) in pairs if a != b), min(len(produced), len(recorded)))
         raise RecordError(f"replayed events differ from the record at event {first}")
     return state

@@ -8,15 +8,23 @@ recorded as a value; nothing a bot does makes an exception escape ``play_match``
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Protocol
 
 from arena.botproc import Limits
 from arena.errors import ArenaError, MoveParseError
 from arena.game import MatchState
 from arena.moves import Move
 from arena.protocol import (
-    BotFailure, Ready, Termination, cards_json, core_event_line, match_over_line, match_start, timeout_line,
+    BotFailure,
+    Ready,
+    Termination,
+    cards_json,
+    core_event_line,
+    match_over_line,
+    match_start,
+    timeout_line,
 )
 from arena.record import GameRecord, Result, SeatOutcome
 from arena.rules import Rules, Seating
@@ -284,7 +292,7 @@ def play_match(
     record_events()
     result = _result(state, seating, fatal)
     outcomes = []
-    for seat, bot in enumerate(bots):
+    for seat in range(players):
         failure = fatal.get(seat)
         if failure is not None:
             outcomes.append(SeatOutcome(seat, names[seat], failure.termination, failure.detail, strikes[seat]))

@@ -10,11 +10,12 @@ from __future__ import annotations
 import html
 import json
 import math
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from arena.cards import Card
-from arena.replay import Frame, Replay
 from arena.render_text import PLAIN, TextStyle, describe, result_text, rules_text
+from arena.replay import Frame, Replay
 from arena.scoring import CATEGORIES
 
 SUIT_STYLES = ("spanish", "french")

@@ -8,8 +8,8 @@ French suits (display only: A 2-7 J Q K), with a plain ASCII fallback for both.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Iterable, Sequence
 
 from arena.cards import Card, Suit
 from arena.replay import Frame, Replay
@@ -107,7 +107,7 @@ def _side_labels(replay: Replay) -> tuple[str, ...]:
 CardsFormatter = Callable[[Iterable[Card], TextStyle], str]
 
 
-def describe(frame: Frame, replay: Replay, style: TextStyle = PLAIN, show: "CardsFormatter | None" = None) -> str:
+def describe(frame: Frame, replay: Replay, style: TextStyle = PLAIN, show: CardsFormatter | None = None) -> str:
     """One line saying what happened in this frame. ``show`` formats each group of
     cards named in it (the HTML page marks them up to draw them as cards)."""
     if show is None:

@@ -14,9 +14,10 @@ built from the verified events, so what is drawn is exactly what the core did.
 from __future__ import annotations
 
 from bisect import insort
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from arena.cards import Card
 from arena.events import Event, HandScore
@@ -170,7 +171,7 @@ def _setup(rec: GameRecord) -> tuple[Rules, Seating]:
     return rules, seating
 
 
-def _walk(rec: GameRecord, board: "_Board | None") -> Iterator[Frame]:
+def _walk(rec: GameRecord, board: _Board | None) -> Iterator[Frame]:
     rules, seating = _setup(rec)
     try:
         state = MatchState(rules, seating, rec.seed)

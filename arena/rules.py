@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Any, Mapping
+from typing import Any
 
 from arena.errors import OptionError, SeatingError
 
@@ -31,7 +32,7 @@ class Rules:
             _check(f.name, getattr(self, f.name))
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None) -> "Rules":
+    def from_dict(cls, data: Mapping[str, Any] | None) -> Rules:
         if data is None:
             return cls()
         if not isinstance(data, Mapping):
@@ -117,13 +118,13 @@ class Seating:
         return side_of
 
     @classmethod
-    def alone(cls, players: int) -> "Seating":
+    def alone(cls, players: int) -> Seating:
         if players == 6:
             raise SeatingError("6 players must play in teams (3 teams of 2 or 2 teams of 3)")
         return cls(players, tuple((s,) for s in range(players)))
 
     @classmethod
-    def pairs(cls, players: int = 4, team_size: int = 2) -> "Seating":
+    def pairs(cls, players: int = 4, team_size: int = 2) -> Seating:
         if players == 4 and team_size == 2:
             return cls(4, ((0, 2), (1, 3)))
         if players == 6 and team_size == 2:
@@ -157,7 +158,7 @@ class Seating:
         return {"players": self.players, "teams": [list(t) for t in self.teams]}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Seating":
+    def from_dict(cls, data: Mapping[str, Any]) -> Seating:
         try:
             players = int(data["players"])
             teams = data.get("teams")

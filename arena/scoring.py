@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
-
+from collections.abc import Sequence
 from operator import attrgetter
 
 from arena.cards import Card, Suit
@@ -47,7 +46,7 @@ def _sevens_winner(piles: Sequence[Sequence[Card]], mode: str) -> int | None:
     for ranks in _TIEBREAK_RANKS:
         held = [sum(1 for c in piles[i] if c.rank in ranks) for i in candidates]
         best = max(held)
-        candidates = [i for i, n in zip(candidates, held) if n == best]
+        candidates = [i for i, n in zip(candidates, held, strict=False) if n == best]
         if len(candidates) == 1:
             return candidates[0]
     return None

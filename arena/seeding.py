@@ -7,7 +7,8 @@ implementation detail; splitmix64 is tiny, fast and fully specified.
 from __future__ import annotations
 
 import hashlib
-from typing import MutableSequence, Sequence, TypeVar
+from collections.abc import MutableSequence, Sequence
+from typing import TypeVar
 
 T = TypeVar("T")
 _MASK64 = (1 << 64) - 1

@@ -126,7 +126,9 @@ def measure(path: Path, folder: Path, workers: int, tag: str) -> tuple[float, in
             failures = sum(len(row.failures) for row in store.results())
     if failures:
         # Forfeits are quick: a bot that fails makes any rate meaningless.
-        raise SystemExit(f"{failures} bot failures with {workers} worker(s); see the bots' logs in {config.output}/logs (use --keep)")
+        raise SystemExit(
+            f"{failures} bot failures with {workers} worker(s); see the bots' logs in {config.output}/logs (use --keep)"
+        )
     return played / elapsed, played, elapsed
 
 
@@ -134,22 +136,29 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches-per-pairing", type=int, default=8, help="even; 3 pairings (default 8: 24 matches)")
     parser.add_argument("--playouts", type=int, default=150, help="the expert bot's playout cap per decision (default 150)")
-    parser.add_argument("--rounds", type=int, default=1, help="alternate the two measurements this many times; compare the best of each")
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="alternate the two measurements this many times; compare the best of each"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the results folders and logs")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="arena-cluster-bench-"))
     best: dict[int, float] = {}
     try:
         path = write_tournament(folder, args.matches_per_pairing, args.playouts)
-        print(f"cores: {os.cpu_count()}; 3 bots (2 expert --playouts {args.playouts}, greedy), "
-              f"3 pairings x {args.matches_per_pairing} = {3 * args.matches_per_pairing} matches; loopback dask cluster")
+        print(
+            f"cores: {os.cpu_count()}; 3 bots (2 expert --playouts {args.playouts}, greedy), "
+            f"3 pairings x {args.matches_per_pairing} = {3 * args.matches_per_pairing} matches; loopback dask cluster"
+        )
         for r in range(args.rounds):
             for workers in (1, 2):
                 before = load()
                 rate, played, elapsed = measure(path, folder, workers, f"{workers}w-r{r}")
                 best[workers] = max(best.get(workers, 0.0), rate)
-                print(f"{workers} worker process{'es' if workers > 1 else ''}: {played} matches in {elapsed:.2f} s = "
-                      f"{rate:.3f} matches/s  (load before {before}, after {load()})", flush=True)
+                print(
+                    f"{workers} worker process{'es' if workers > 1 else ''}: {played} matches in {elapsed:.2f} s = "
+                    f"{rate:.3f} matches/s  (load before {before}, after {load()})",
+                    flush=True,
+                )
         if args.rounds > 1:
             print(f"best: 1 worker {best[1]:.3f} matches/s, 2 workers {best[2]:.3f} matches/s")
         print(f"ratio (2 workers / 1 worker): {best[2] / best[1]:.2f}")

@@ -140,7 +140,7 @@ def main() -> int:
             if sorted(o[0] for o in got) != schedule_ids:
                 problems.append(f"{len(got)} of {len(schedule_ids)} scheduled matches stored")
             if got != expected:
-                differing = sum(1 for a, b in zip(got, expected) if a != b)
+                differing = sum(1 for a, b in zip(got, expected, strict=False) if a != b)
                 problems.append(f"{differing} matches differ from the uninterrupted run")
             deadline = time.monotonic() + 5
             while leftovers(tag) and time.monotonic() < deadline:

@@ -84,7 +84,7 @@ def _timings(outcome: local.Outcome, owner: list[int]) -> list[list[float]]:
 
 
 def _merge(into: list[list[float]], more: list[list[float]]) -> None:
-    for a, b in zip(into, more):
+    for a, b in zip(into, more, strict=False):
         a[0] += b[0]
         a[1] += b[1]
         a[2] = max(a[2], b[2])
@@ -276,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
         rules = Rules.from_dict(dict(parse_rule(r) for r in args.rule))
         if procs[0] != procs[1]:
             raise ValueError("give both bots as cmd:COMMAND (processes through the referee) or neither")
-        for spec, is_proc in zip((args.bot_a, args.bot_b), procs):
+        for spec, is_proc in zip((args.bot_a, args.bot_b), procs, strict=False):
             if is_proc and not _command(spec).strip():
                 raise ValueError(f"{spec!r}: the command is empty")
             if not is_proc:
@@ -322,7 +322,7 @@ def main(argv: list[str] | None = None) -> int:
     if played:
         print(f"match win rate of {a}: {(wins + draws / 2) / played:.1%} over {played} matches "
               f"({wins} won, {draws} drawn, {losses} lost; target {rules.target})   ({t2 - t1:.0f} s)")
-    for name, (count, total, worst, cpu_total, cpu_worst) in zip((a, b), times):
+    for name, (count, total, worst, cpu_total, cpu_worst) in zip((a, b), times, strict=False):
         if count:
             cpu = ("as the referee measured it, with the pipe round trip" if procs[0] else
                    f"CPU: mean {1000 * cpu_total / count:.2f} ms, worst {1000 * cpu_worst:.2f} ms")

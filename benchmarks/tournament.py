@@ -43,7 +43,7 @@ def bundled_bots() -> list[tuple[str, str]]:
 
 
 def write_tournament(folder: Path, matches: int) -> Path:
-    lines = [f"name: bench6", "seed: 20260101", f"matches_per_pairing: {matches}", f"output: {folder / 'unused'}", "bots:"]
+    lines = ["name: bench6", "seed: 20260101", f"matches_per_pairing: {matches}", f"output: {folder / 'unused'}", "bots:"]
     for name, cmd in bundled_bots():
         lines.append(f'  - {{name: {name}, cmd: "{cmd}", cwd: "{ROOT}"}}')
     path = folder / "bench6.yaml"
@@ -54,8 +54,21 @@ def write_tournament(folder: Path, matches: int) -> Path:
 def timed_run(path: Path, concurrency: int, output: Path) -> float:
     start = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-m", "arena.cli", "run", str(path), "--no-progress", "--concurrency", str(concurrency), "--output", str(output)],
-        cwd=ROOT, capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "arena.cli",
+            "run",
+            str(path),
+            "--no-progress",
+            "--concurrency",
+            str(concurrency),
+            "--output",
+            str(output),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
     )
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
@@ -66,14 +79,18 @@ def timed_run(path: Path, concurrency: int, output: Path) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches-per-pairing", type=int, default=30)
-    parser.add_argument("--repeat", type=int, default=3,
-                        help="runs at each concurrency, interleaved; the best of each is compared (default 3)")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="runs at each concurrency, interleaved; the best of each is compared (default 3)"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the results folders")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="arena-bench-"))
     try:
         path = write_tournament(folder, args.matches_per_pairing)
-        print(f"cores: {os.cpu_count()}; load average before: {os.getloadavg()[0]:.2f}; 6 bots, 15 pairings x {args.matches_per_pairing} = {15 * args.matches_per_pairing} matches")
+        print(
+            f"cores: {os.cpu_count()}; load average before: {os.getloadavg()[0]:.2f}; "
+            f"6 bots, 15 pairings x {args.matches_per_pairing} = {15 * args.matches_per_pairing} matches"
+        )
         # Interleaved and best-of-N, so a burst of unrelated load hurts neither level alone.
         times: dict[int, list[float]] = {1: [], 2: []}
         for run in range(args.repeat):

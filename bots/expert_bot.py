@@ -23,8 +23,9 @@ from __future__ import annotations
 import random
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any
 
 from arena.cards import Card
 from arena.game import CLAIM, OVER, PLAY, TAKE, HandState, SeatView
@@ -45,7 +46,7 @@ _CORE = {c.text: Card.parse(c.text) for c in kit.DECK}
 _PHASE = {kit.PLAY: PLAY, kit.CLAIM: CLAIM, kit.TAKE: TAKE}
 
 
-def _core(cards: Sequence[kit.Card]) -> Tuple[Card, ...]:
+def _core(cards: Sequence[kit.Card]) -> tuple[Card, ...]:
     return tuple(sorted((_CORE[c.text] for c in cards), key=_order))
 
 
@@ -57,10 +58,10 @@ def _order(c: Card) -> int:
 class _View(SeatView):
     """A SeatView whose unseen cards are worked out once, not at every determinization."""
 
-    unseen_cards: Tuple[Card, ...] = ()
+    unseen_cards: tuple[Card, ...] = ()
 
     @property
-    def unseen(self) -> Tuple[Card, ...]:
+    def unseen(self) -> tuple[Card, ...]:
         return self.unseen_cards
 
 
@@ -72,7 +73,7 @@ def fast_view(view: SeatView) -> SeatView:
 def seat_view(game: kit.Game, request: kit.Request, rules: Rules, seating: Seating) -> SeatView:
     """The rules core's view of this seat, rebuilt from the kit's tracked state."""
     pending = None
-    options: Tuple[Tuple[Card, ...], ...] = ()
+    options: tuple[tuple[Card, ...], ...] = ()
     if request.phase == kit.CLAIM:
         claims = [m for m in request.legal if m.kind == kit.CLAIM]
         pending = (_CORE[claims[0].card.text], tuple(_core(m.take) for m in claims))
@@ -172,7 +173,7 @@ def margin(points: Sequence[int], side: int) -> float:
     return points[side] - sum(others) / len(others)
 
 
-def _edge_table(size: int) -> List[List[float]]:
+def _edge_table(size: int) -> list[list[float]]:
     """EDGE[r][d + size]: P(ahead) - P(behind) at the end for a lead of ``d`` with ``r`` cards
     still to share, each going to either side with even odds."""
     table = []
@@ -232,20 +233,20 @@ def capturing_values(table: Sequence[kit.Card]) -> set:
     return {15 - x for x in sums if 5 <= x <= 14}
 
 
-def inferred_voids(game: kit.Game) -> Dict[int, set]:
+def inferred_voids(game: kit.Game) -> dict[int, set]:
     """Per other seat: card values it cannot be holding, if players capture when they can.
 
     A seat that trailed this round, when one of its cards could have captured, would have
     taken instead (always so under forced_capture, and so for most bots), so every card still
     in its hand, held since the deal, has none of the values that could have captured then."""
-    voids: Dict[int, set] = {}
+    voids: dict[int, set] = {}
     for p in game.played:
         if p.round == game.round and not p.take and p.seat != game.seat:
             voids.setdefault(p.seat, set()).update(capturing_values(p.table))
     return voids
 
 
-def constrain(world: HandState, voids: Dict[int, set], rng: Rng) -> None:
+def constrain(world: HandState, voids: dict[int, set], rng: Rng) -> None:
     """Swap the cards a seat cannot hold (``voids``) for random stock cards it can hold.
 
     Among the cards a seat may hold all are exchangeable, so its hand stays uniform over the
@@ -267,8 +268,8 @@ def constrain(world: HandState, voids: Dict[int, set], rng: Rng) -> None:
         world.deck = world.deck[:pos] + tuple(stock)
 
 
-def search(view: SeatView, candidates: List[Move], rng: Rng, budget_s: float, max_playouts: int,
-           voids: Dict[int, set] | None = None, horizon: int = 0) -> Tuple[int, List[float], List[int]]:
+def search(view: SeatView, candidates: list[Move], rng: Rng, budget_s: float, max_playouts: int,
+           voids: dict[int, set] | None = None, horizon: int = 0) -> tuple[int, list[float], list[int]]:
     """(index of the best candidate, total margin per candidate, deals per candidate).
 
     Sequential halving: the playout budget is split over rounds; in each round every
@@ -318,11 +319,11 @@ def search(view: SeatView, candidates: List[Move], rng: Rng, budget_s: float, ma
     return best, totals, deals
 
 
-def _kind(c: kit.Card) -> Tuple[int, int, int]:
+def _kind(c: kit.Card) -> tuple[int, int, int]:
     return (c.value, c.oro, c.seven)
 
 
-def distinct_moves(legal: List[kit.Move], rules: Rules) -> List[kit.Move]:
+def distinct_moves(legal: list[kit.Move], rules: Rules) -> list[kit.Move]:
     """The legal moves, keeping one of each set that differ only by copas/espadas/bastos.
 
     Those three suits score alike (unless sevens are counted by primera, which looks at
@@ -349,9 +350,9 @@ class Expert:
         self.playouts = playouts
         self.infer = infer
         self.horizon = horizon
-        self._cache: Dict[Any, Tuple[Rules, Seating]] = {}
+        self._cache: dict[Any, tuple[Rules, Seating]] = {}
 
-    def _setup(self, game: kit.Game) -> Tuple[Rules, Seating]:
+    def _setup(self, game: kit.Game) -> tuple[Rules, Seating]:
         key = (repr(sorted(game.rules.items())), repr(game.teams), game.players)
         got = self._cache.get(key)
         if got is None:

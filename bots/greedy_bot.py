@@ -12,7 +12,7 @@ Run: python3 bots/greedy_bot.py   (needs only Python 3.8+ and bots/kit/escoba_ki
 from __future__ import annotations
 
 import random
-from typing import List, Sequence
+from collections.abc import Sequence
 
 if __package__:
     from .kit import escoba_kit as kit
@@ -44,7 +44,7 @@ def trail_key(move: kit.Move, table_total: int, unseen_values: Sequence[int]) ->
     return (sweep_risk(table_total + c.value, unseen_values), int(c.is_velo), c.seven, c.oro, c.value)
 
 
-def best_move(legal: List[kit.Move], table: Sequence[kit.Card], unseen_values: Sequence[int]) -> kit.Move:
+def best_move(legal: list[kit.Move], table: Sequence[kit.Card], unseen_values: Sequence[int]) -> kit.Move:
     captures = [m for m in legal if m.is_capture]
     if captures:
         return max(captures, key=lambda m: capture_key(m, table, unseen_values))

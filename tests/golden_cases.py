@@ -7,8 +7,9 @@ nothing a test helper might change.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from arena.botproc import Limits
 from arena.cards import DECK

@@ -105,7 +105,7 @@ def make_store(folder, *, bots=("ana", "luis", "marta"), extra: str = "", matche
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    lines = [f"name: replaytest", f"seed: {seed}", f"output: {folder / 'out'}", f"matches_per_pairing: {matches}"]
+    lines = ["name: replaytest", f"seed: {seed}", f"output: {folder / 'out'}", f"matches_per_pairing: {matches}"]
     if rules:
         lines.append("rules:")
         lines += [f"  {k}: {str(v).lower() if isinstance(v, bool) else v}" for k, v in rules.items()]

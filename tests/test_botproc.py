@@ -5,10 +5,10 @@ import sys
 import time
 
 import pytest
+from zoo.helpers import FAST, fake_spec, hello, pids_in, running, zoo_spec
 
 from arena.botproc import BotProcess, BotSpec, BotSpecError, ConversationLog, Limits, split_command
 from arena.protocol import BotFailure, Termination, event_line
-from zoo.helpers import FAST, fake_spec, hello, pids_in, running, zoo_spec
 
 LEGAL = ["7o", "7o+3b+5c"]
 

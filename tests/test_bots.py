@@ -18,7 +18,6 @@ if str(ROOT) not in sys.path:  # the bots package lives at the repository root
     sys.path.insert(0, str(ROOT))
 
 from arena.game import HandState, hand_view  # noqa: E402
-from arena.moves import Move  # noqa: E402
 from arena.rules import Rules, Seating  # noqa: E402
 from arena.seeding import Rng  # noqa: E402
 from bots import expert_bot, greedy_bot, local, random_bot  # noqa: E402

@@ -4,10 +4,10 @@ import json
 import sys
 
 from typer.testing import CliRunner
+from zoo.helpers import ROOT, ZOO, firstmove_bin
 
 from arena.cli import _register_all, app
 from arena.record import GameRecord, replay
-from zoo.helpers import ROOT, ZOO, firstmove_bin
 
 _register_all()
 runner = CliRunner()

@@ -27,7 +27,13 @@ from arena.cli import _register_all, app
 from arena.tournament import runner as tr
 from arena.tournament.config import ConfigError, load_config, parse_config
 from arena.tournament.dask_executor import (
-    MISSING_EXTRA, ClusterUnavailable, DaskExecutor, close_lanes, cluster_plan, make_dask_executor, play_task,
+    MISSING_EXTRA,
+    ClusterUnavailable,
+    DaskExecutor,
+    close_lanes,
+    cluster_plan,
+    make_dask_executor,
+    play_task,
     reap_idle_lanes,
 )
 from arena.tournament.executors import Completed, Executor
@@ -359,7 +365,8 @@ def test_an_arena_fault_on_a_worker_stops_the_run_naming_the_match(tmp_path: Pat
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as local:
         with tr.open_store(config) as store:
             pending = tr.plan_run(config, store)
-            with pytest.raises(ExecutorError, match=r"match 0000\d\.\d failed on the cluster: RuntimeError: an arena bug on match"):
+            expected = r"match 0000\d\.\d failed on the cluster: RuntimeError: an arena bug on match"
+            with pytest.raises(ExecutorError, match=expected):
                 tr.play(store, pending, DaskExecutor(plan, local.scheduler_address))
             assert store.count() == 0
 

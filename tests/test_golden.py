@@ -16,10 +16,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from golden_cases import RECORD_CASES, play_case, rng_samples
 
 from arena.record import GameRecord
 from arena.replay import verify
-from golden_cases import RECORD_CASES, play_case, rng_samples
 
 GOLDEN = Path(__file__).parent / "golden"
 ROOT = Path(__file__).parent.parent

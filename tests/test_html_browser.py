@@ -13,13 +13,13 @@ import re
 from pathlib import Path
 
 import pytest
+from replay_helpers import play
 from typer.testing import CliRunner
 
 from arena.cli import _register_all, app
 from arena.render_html import render_replay_html
 from arena.replay import replay
 from arena.rules import Seating
-from replay_helpers import play
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"

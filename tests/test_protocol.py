@@ -5,8 +5,19 @@ import json
 import pytest
 
 from arena.protocol import (
-    GOODBYE_LINE, PROTOCOL_VERSION, BotFailure, Termination, TimeLimits, encode, event_line,
-    match_over_line, match_start, parse_move, parse_ready, request_line, timeout_line,
+    GOODBYE_LINE,
+    PROTOCOL_VERSION,
+    BotFailure,
+    Termination,
+    TimeLimits,
+    encode,
+    event_line,
+    match_over_line,
+    match_start,
+    parse_move,
+    parse_ready,
+    request_line,
+    timeout_line,
 )
 
 
@@ -25,7 +36,7 @@ def test_lines_are_compact_json_objects_ending_in_newline():
 
 
 def test_utf8_is_kept_not_escaped():
-    assert encode({"name": "niño"}) == '{"name":"niño"}\n'.encode("utf-8")
+    assert encode({"name": "niño"}) == '{"name":"niño"}\n'.encode()
 
 
 def test_match_start_carries_everything_the_bot_needs():

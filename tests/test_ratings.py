@@ -179,7 +179,7 @@ def test_los_uses_covariance_in_larger_field():
     results = _simulate_1v1(rng, np.array([0.6, 0.3, 0.0, -0.2, -0.7]), games=8, draw_rate=0.1)
     table = fit_ratings(results)
     rows = table.ratings
-    for this, nxt in zip(rows, rows[1:]):
+    for this, nxt in zip(rows, rows[1:], strict=False):
         cov = table.covariance
         sd = math.sqrt(cov[this.name, this.name] + cov[nxt.name, nxt.name] - 2 * cov[this.name, nxt.name])
         assert this.los_next == pytest.approx(_phi((this.elo - nxt.elo) / sd), rel=1e-12)
@@ -238,7 +238,7 @@ def test_anchor_pins_value_and_keeps_differences():
         sd = math.sqrt(cov[name, name] + cov["b1", "b1"] - 2 * cov[name, "b1"])
         assert pinned[name].ci95 == pytest.approx(Z95 * sd, rel=1e-9)
     assert [r.name for r in pinned.ratings] == [r.name for r in free.ratings]
-    for a, b in zip(free.ratings, pinned.ratings):
+    for a, b in zip(free.ratings, pinned.ratings, strict=False):
         assert a.los_next == pytest.approx(b.los_next) if a.los_next is not None else b.los_next is None
 
 
@@ -288,11 +288,11 @@ def test_perfect_record_is_unbounded_not_a_number():
     results = _core() + [(("w",), (x,), 1.0) for x in "abc" for _ in range(4)]
     results += [(("l",), ("a",), 0.0), (("b",), ("l",), 1.0)]
     table = fit_ratings(results)
-    w, l = table["w"], table["l"]
+    w, loser = table["w"], table["l"]
     assert (w.status, w.elo, w.ci95, w.rank) == (Status.UNBOUNDED_ABOVE, None, None, 1)
     assert w.note == "won all 12 matches: rating unbounded above; use --prior to get a finite estimate"
-    assert (l.status, l.elo, l.rank) == (Status.UNBOUNDED_BELOW, None, 5)
-    assert l.note.startswith("lost all 2 matches: rating unbounded below")
+    assert (loser.status, loser.elo, loser.rank) == (Status.UNBOUNDED_BELOW, None, 5)
+    assert loser.note.startswith("lost all 2 matches: rating unbounded below")
     assert w.los_next is None and table.ratings[3].los_next is None
     # The rest is rated exactly as if the perfect records were not there.
     alone = fit_ratings(_core())

@@ -3,13 +3,13 @@
 import json
 
 import pytest
+from zoo.helpers import FAST, firstmove_bin, running
 
 from arena.botproc import BotProcess, BotSpec
 from arena.protocol import Termination
 from arena.record import GameRecord, RecordError, replay
 from arena.referee import FailurePolicy, LocalBot, RefereeError, play_match
 from arena.rules import Rules, Seating
-from zoo.helpers import FAST, firstmove_bin, running
 
 SEATINGS = {
     "1v1": Seating.alone(2),

@@ -13,12 +13,12 @@ import time
 from pathlib import Path
 
 import pytest
+from replay_helpers import play
 
 from arena.cards import Card
-from arena.render_text import (TextStyle, card_label, draw_back, draw_card, render_screen, render_transcript)
+from arena.render_text import TextStyle, card_label, draw_back, draw_card, render_screen, render_transcript
 from arena.replay import replay
 from arena.rules import Seating
-from replay_helpers import play
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 

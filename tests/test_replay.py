@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from replay_helpers import RULE_VARIANTS, SEATINGS, change_one_card, other_card, play, record_dict
 
 from arena.game import MatchState
 from arena.record import GameRecord, RecordError
 from arena.referee import FailurePolicy
 from arena.replay import ReplayMismatch, replay, verify
 from arena.rules import Rules, Seating
-from replay_helpers import RULE_VARIANTS, SEATINGS, change_one_card, other_card, play, record_dict
 
 
 def _through_json(record: GameRecord) -> dict:

@@ -8,12 +8,12 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from replay_helpers import change_one_card, play, record_dict
 from typer.testing import CliRunner
 
 from arena.cli import _register_all, app
 from arena.rules import Seating
 from arena.tournament.store import ResultStore
-from replay_helpers import change_one_card, play, record_dict
 
 BOTS = Path(__file__).parent / "data" / "tournament_bots"
 _register_all()
@@ -83,7 +83,7 @@ def test_replay_from_a_results_folder_and_id_prints_plain_text(tournament: Path)
     out = result.stdout
     assert "\x1b" not in out  # not a terminal: no colour codes
     assert out.startswith("Escoba replay | seed")
-    assert f"Result: " in out and "-".join(map(str, row.scores)) in out
+    assert "Result: " in out and "-".join(map(str, row.scores)) in out
     assert "== Hand 1" in out and "Hand 1 scored" in out and "most cards" in out
     missing = cli.invoke(app, ["replay", str(tournament), "nope"])
     assert missing.exit_code == 2 and "no match 'nope'" in missing.stderr and row.id in missing.stderr

@@ -1,15 +1,14 @@
 """Each option of RULES.md, shown by the difference it makes."""
 
 import pytest
+from core_helpers import hand_from
 
-from arena.cards import Card, parse_cards
+from arena.cards import parse_cards
 from arena.errors import IllegalMoveError
 from arena.game import MatchState
 from arena.moves import MoveKind
 from arena.rules import Rules, Seating
 from arena.scoring import score_hand
-
-from core_helpers import hand_from
 
 
 def texts(moves):

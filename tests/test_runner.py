@@ -24,10 +24,10 @@ _register_all()
 cli = CliRunner()
 
 
-def write_tournament(folder: Path, *, name: str = "tiny", extra: str = "", policies=("first", "greedy", "hash"), env: str = "") -> Path:
-    bots = "\n".join(
-        f'  - {{name: {p}, cmd: "$PYTHON policybot.py {p}", cwd: "{BOTS}"{env}}}' for p in policies
-    )
+def write_tournament(
+    folder: Path, *, name: str = "tiny", extra: str = "", policies=("first", "greedy", "hash"), env: str = ""
+) -> Path:
+    bots = "\n".join(f'  - {{name: {p}, cmd: "$PYTHON policybot.py {p}", cwd: "{BOTS}"{env}}}' for p in policies)
     path = folder / f"{name}.yaml"
     path.write_text(f"name: {name}\nseed: 2024\noutput: {folder / 'out' / name}\n{extra}\nbots:\n{bots}\n")
     return path
@@ -161,8 +161,9 @@ def test_pairs_and_multi_player_tournaments(tmp_path: Path, extra: str, bots):
 
 
 def test_bot_failures_are_recorded_not_fatal(tmp_path: Path):
-    path = write_tournament(tmp_path, extra="concurrency: 1", policies=("first", "greedy"),
-                            env=", env: {POLICYBOT_CRASH_AFTER: 4}")
+    path = write_tournament(
+        tmp_path, extra="concurrency: 1", policies=("first", "greedy"), env=", env: {POLICYBOT_CRASH_AFTER: 4}"
+    )
     result = cli.invoke(app, ["run", str(path), "--no-progress"])
     assert result.exit_code == 0, result.output
     out = tmp_path / "out" / "tiny"
@@ -171,7 +172,10 @@ def test_bot_failures_are_recorded_not_fatal(tmp_path: Path):
     assert all(row.reason == "forfeit" for row in rows)
     data = {d["name"]: d for d in json.loads((out / "standings.json").read_text())}
     assert data["first"]["failures"].get("crash", 0) + data["greedy"]["failures"].get("crash", 0) == len(rows)
-    assert "crashing on purpose" in (out / "logs" / "first.stderr.log").read_text() + (out / "logs" / "greedy.stderr.log").read_text()
+    assert (
+        "crashing on purpose"
+        in (out / "logs" / "first.stderr.log").read_text() + (out / "logs" / "greedy.stderr.log").read_text()
+    )
 
 
 def _tagged_processes(tag: str) -> list[int]:
@@ -205,7 +209,9 @@ def test_kill_9_at_random_moments_then_resume_gives_the_uninterrupted_results(tm
     for _ in range(3):
         proc = subprocess.Popen(
             [sys.executable, "-m", "arena.cli", "run", str(path), "--no-progress"],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         time.sleep(rng.uniform(0.2, 1.2))
         if proc.poll() is None:
@@ -222,8 +228,9 @@ def test_kill_9_at_random_moments_then_resume_gives_the_uninterrupted_results(tm
         assert len({o[0] for o in got}) == len(got)
         assert set(got) <= set(expected)
     else:
-        final = subprocess.run([sys.executable, "-m", "arena.cli", "run", str(path), "--no-progress"], env=env,
-                               capture_output=True, timeout=120)
+        final = subprocess.run(
+            [sys.executable, "-m", "arena.cli", "run", str(path), "--no-progress"], env=env, capture_output=True, timeout=120
+        )
         assert final.returncode == 0, final.stderr
     assert kills >= 1
     assert outcomes(config.output) == expected
@@ -275,7 +282,9 @@ def test_ctrl_c_stops_cleanly_and_prints_the_resume_command(tmp_path: Path):
     config = load_config(path)
     proc = subprocess.Popen(
         [sys.executable, "-m", "arena.cli", "run", str(path), "--no-progress"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
     )
     store_file = Path(config.output) / "results.sqlite"
     deadline = time.monotonic() + 60

@@ -1,12 +1,12 @@
 """Every worked example of RULES.md (from the seeds), as a test."""
 
+from core_helpers import hand_from
+
 from arena.cards import Card, parse_cards
 from arena.game import captures_for
 from arena.moves import Move
 from arena.rules import Rules
 from arena.scoring import score_hand
-
-from core_helpers import hand_from
 
 
 def texts(moves):

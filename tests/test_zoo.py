@@ -5,12 +5,12 @@ import time
 import tracemalloc
 
 import pytest
+from zoo.helpers import FAST, pids_in, running, zoo_spec
 
 from arena.botproc import BotProcess, Limits
 from arena.protocol import Termination
 from arena.referee import FailurePolicy, LocalBot, play_match
 from arena.rules import Rules, Seating
-from zoo.helpers import FAST, pids_in, running, zoo_spec
 
 RULES = Rules(target=11)
 LOSS = FailurePolicy("loss")

@@ -391,7 +391,10 @@ def parse_config(
     challenger: str | None = None
     if fmt == "gauntlet":
         if "challenger" not in top:
-            raise doc.error(top["format"][1], "challenger", "missing (required with format: gauntlet); expected one of " + ", ".join(entrants))
+            raise doc.error(
+                top["format"][1], "challenger",
+                "missing (required with format: gauntlet); expected one of " + ", ".join(entrants),
+            )
         challenger = doc.choice(top["challenger"][1], "challenger", tuple(entrants))
     elif "challenger" in top:
         raise doc.error(top["challenger"][0], "challenger", f"only allowed with format: gauntlet (format is {fmt})")
@@ -400,11 +403,20 @@ def parse_config(
     if "matches_per_pairing" in top:
         node = top["matches_per_pairing"][1]
         if duplicate:
-            mpp = doc.integer(node, "matches_per_pairing", sides, 100000,
-                              allowed=f"a positive multiple of {sides} (duplicate deals play each deal once per seat rotation; {sides} sides)")
+            mpp = doc.integer(
+                node,
+                "matches_per_pairing",
+                sides,
+                100000,
+                allowed=f"a positive multiple of {sides} (duplicate deals play each deal once per seat rotation; {sides} sides)",
+            )
             if mpp % sides:
-                raise doc.error(node, "matches_per_pairing",
-                                f"expected a positive multiple of {sides} (duplicate deals play each deal once per seat rotation; {sides} sides), got {mpp}")
+                raise doc.error(
+                    node,
+                    "matches_per_pairing",
+                    f"expected a positive multiple of {sides} (duplicate deals play each deal once per seat rotation; "
+                    f"{sides} sides), got {mpp}",
+                )
         else:
             mpp = doc.integer(node, "matches_per_pairing", 1, 100000)
     else:
@@ -415,7 +427,9 @@ def parse_config(
     concurrency = doc.integer(top["concurrency"][1], "concurrency", 1, 1024) if "concurrency" in top else cores
     output_raw = doc.string(top["output"][1], "output", "a folder path") if "output" in top else os.path.join("results", name)
     output = os.path.abspath(os.path.join(cwd or os.getcwd(), os.path.expanduser(output_raw)))
-    cluster = doc.string(top["cluster"][1], "cluster", "a Dask scheduler address, e.g. tcp://HOST:8786") if "cluster" in top else None
+    cluster = (
+        doc.string(top["cluster"][1], "cluster", "a Dask scheduler address, e.g. tcp://HOST:8786") if "cluster" in top else None
+    )
     # Checked last, so that a mistake in the file itself is reported first. On a cluster the
     # bots run on the workers, which may hold programs this machine lacks.
     if check_commands and cluster is None:
@@ -492,7 +506,9 @@ def _parse_table(doc: _Doc, top: dict[str, tuple[Node, Node]], mode: str) -> tup
         node = top["players"][1]
         value = doc.value(node, "players")
         if value == 5:
-            raise doc.error(node, "players", "5 players cannot play (36 cards do not split into rounds of 15); expected 2, 3 or 4")
+            raise doc.error(
+                node, "players", "5 players cannot play (36 cards do not split into rounds of 15); expected 2, 3 or 4"
+            )
         players = doc.integer(node, "players", 2, 4, allowed="2, 3 or 4 (players alone; use mode: pairs for teams)")
         return players, 1
     players = 4
@@ -530,19 +546,35 @@ def _parse_bots(doc: _Doc, node: Node, base_dir: str) -> tuple[BotConfig, ...]:
         if not _NAME_RE.match(name):
             raise doc.error(name_node, f"{key}.name", f"expected {_NAME_ALLOWED}, got {name!r}")
         if name in seen:
-            raise doc.error(name_node, f"{key}.name", f"duplicate bot name {name!r} (already bots[{seen[name]}]); names must be unique")
+            raise doc.error(
+                name_node, f"{key}.name", f"duplicate bot name {name!r} (already bots[{seen[name]}]); names must be unique"
+            )
         seen[name] = i
         cmd = _parse_cmd(doc, fields["cmd"][1], f"{key}.cmd")
-        cwd = doc.string(fields["cwd"][1], f"{key}.cwd", "a folder path (relative to the tournament file)") if "cwd" in fields else "."
+        cwd = (
+            doc.string(fields["cwd"][1], f"{key}.cwd", "a folder path (relative to the tournament file)")
+            if "cwd" in fields
+            else "."
+        )
         resolved = os.path.normpath(os.path.join(base_dir, os.path.expanduser(cwd)))
         if not os.path.isdir(resolved):
-            raise doc.error(fields["cwd"][1] if "cwd" in fields else item, f"{key}.cwd", f"expected an existing folder, but {resolved} is not one")
+            raise doc.error(
+                fields["cwd"][1] if "cwd" in fields else item,
+                f"{key}.cwd",
+                f"expected an existing folder, but {resolved} is not one",
+            )
         env = _parse_env(doc, fields["env"][1], f"{key}.env") if "env" in fields else ()
         doc.cmd_nodes.append((fields["cmd"][1], f"{key}.cmd", cmd, resolved, dict(env)))
         limits: dict[str, int | None] = {}
         for limit, low in (("startup_ms", 1), ("move_ms", 1), ("bank_ms", 0)):
             limits[limit] = (
-                doc.integer(fields[limit][1], f"{key}.{limit}", low, MAX_MS, allowed=f"a whole number of milliseconds from {low} to {MAX_MS}")
+                doc.integer(
+                    fields[limit][1],
+                    f"{key}.{limit}",
+                    low,
+                    MAX_MS,
+                    allowed=f"a whole number of milliseconds from {low} to {MAX_MS}",
+                )
                 if limit in fields
                 else None
             )
@@ -610,7 +642,11 @@ def _parse_teams(
     if isinstance(node, ScalarNode):
         value = doc.value(node, "teams")
         if value not in ("clones", "rotating"):
-            raise doc.error(node, "teams", f"expected clones, rotating, or a list of fixed teams (each with name and members), got {_describe(node, value)}")
+            raise doc.error(
+                node,
+                "teams",
+                f"expected clones, rotating, or a list of fixed teams (each with name and members), got {_describe(node, value)}",
+            )
         return value, ()
     items = doc.sequence(node, "teams", "fixed teams (each with name and members), or clones, or rotating")
     teams: list[TeamConfig] = []
@@ -630,14 +666,24 @@ def _parse_teams(
         seen.add(name)
         member_nodes = doc.sequence(fields["members"][1], f"{key}.members", f"{team_size} bot names")
         if len(member_nodes) != team_size:
-            raise doc.error(fields["members"][1], f"{key}.members", f"expected {team_size} bot names (team_size), got {len(member_nodes)}")
+            raise doc.error(
+                fields["members"][1], f"{key}.members", f"expected {team_size} bot names (team_size), got {len(member_nodes)}"
+            )
         members = tuple(doc.choice(m, f"{key}.members[{j}]", tuple(bot_names)) for j, m in enumerate(member_nodes))
         for j, member in enumerate(members):
             # A bot twice in one team, or in two teams that may meet, could not be rated.
             if member in members[:j]:
-                raise doc.error(member_nodes[j], f"{key}.members[{j}]", f"bot {member!r} is twice in this team; use teams: clones for teams of copies")
+                raise doc.error(
+                    member_nodes[j],
+                    f"{key}.members[{j}]",
+                    f"bot {member!r} is twice in this team; use teams: clones for teams of copies",
+                )
             if member in used:
-                raise doc.error(member_nodes[j], f"{key}.members[{j}]", f"bot {member!r} is already in team {used[member]!r}; a bot may be in one fixed team only")
+                raise doc.error(
+                    member_nodes[j],
+                    f"{key}.members[{j}]",
+                    f"bot {member!r} is already in team {used[member]!r}; a bot may be in one fixed team only",
+                )
             used[member] = name
         teams.append(TeamConfig(name, members))
     return "fixed", tuple(teams)

@@ -75,7 +75,9 @@ class DaskExecutor(Executor):
             if distributed.comm.parse_address(address)[0] != "inproc":  # in-process clusters (tests)
                 distributed.comm.get_address_host_port(address)
         except ValueError as exc:
-            raise ClusterUnavailable(f"{address!r} is not a Dask scheduler address ({exc}); expected tcp://HOST:PORT, e.g. tcp://10.0.0.5:8786") from None
+            raise ClusterUnavailable(
+                f"{address!r} is not a Dask scheduler address ({exc}); expected tcp://HOST:PORT, e.g. tcp://10.0.0.5:8786"
+            ) from None
         self._plan_bytes = pickle.dumps(plan, protocol=pickle.HIGHEST_PROTOCOL)
         # The lanes of a worker are found by this key: same plan, same bots.
         self._key = hashlib.sha256(self._plan_bytes).hexdigest()[:20]
@@ -131,8 +133,12 @@ class DaskExecutor(Executor):
                 # A fresh key per run: nothing of an earlier run (interrupted, still being
                 # released by the scheduler) can be mistaken for this run's result.
                 future = client.submit(
-                    play_task, self._key, self._plan_bytes, spec.to_dict(),
-                    key=f"arena-match-{spec.id}-{self._token}", pure=False,
+                    play_task,
+                    self._key,
+                    self._plan_bytes,
+                    spec.to_dict(),
+                    key=f"arena-match-{spec.id}-{self._token}",
+                    pure=False,
                 )
                 self._futures[spec.id] = future
                 pending.add(future)

@@ -126,7 +126,7 @@ def build_schedule(config: TournamentConfig) -> tuple[MatchSpec, ...]:
                     order = tuple(base[(s + shift) % k] for s in range(k))
                     seats = [""] * config.players
                     for side_index, side in enumerate(order):
-                        for member, seat in zip(side.members, seating.seats_of(side_index)):
+                        for member, seat in zip(side.members, seating.seats_of(side_index), strict=False):
                             seats[seat] = member
                     specs.append(
                         MatchSpec(

@@ -39,7 +39,9 @@ class Job:
 
 def bot_spec(bot: Any, python: str) -> BotSpec:
     """The harness's BotSpec for a configured bot ($PYTHON expanded, cwd resolved)."""
-    limits = {k: v for k, v in (("startup_ms", bot.startup_ms), ("move_ms", bot.move_ms), ("bank_ms", bot.bank_ms)) if v is not None}
+    limits = {
+        k: v for k, v in (("startup_ms", bot.startup_ms), ("move_ms", bot.move_ms), ("bank_ms", bot.bank_ms)) if v is not None
+    }
     return BotSpec(name=bot.name, cmd=bot.resolved_cmd(python), cwd=bot.resolved_cwd, env=bot.env, limits=Limits(**limits))
 
 

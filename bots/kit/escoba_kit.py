@@ -34,7 +34,8 @@ import json
 import random
 import sys
 import traceback
-from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, NamedTuple
 
 PROTOCOL = 1
 
@@ -72,7 +73,7 @@ class Card:
     def __repr__(self) -> str:
         return f"card({self.text!r})"
 
-    def __lt__(self, other: "Card") -> bool:
+    def __lt__(self, other: Card) -> bool:
         return self.order < other.order
 
     def __hash__(self) -> int:
@@ -82,8 +83,8 @@ class Card:
         return (card, (self.text,))
 
 
-DECK: Tuple[Card, ...] = tuple(Card(rank, suit) for suit in SUITS for rank in RANKS)
-_BY_TEXT: Dict[str, Card] = {c.text: c for c in DECK}
+DECK: tuple[Card, ...] = tuple(Card(rank, suit) for suit in SUITS for rank in RANKS)
+_BY_TEXT: dict[str, Card] = {c.text: c for c in DECK}
 
 
 def card(text: str) -> Card:
@@ -94,17 +95,17 @@ def card(text: str) -> Card:
         raise ValueError(f"not a card: {text!r}") from None
 
 
-def cards(texts: Iterable[str]) -> List[Card]:
+def cards(texts: Iterable[str]) -> list[Card]:
     return [card(t) for t in texts]
 
 
-def captures(played: Card, table: Sequence[Card]) -> List[Tuple[Card, ...]]:
+def captures(played: Card, table: Sequence[Card]) -> list[tuple[Card, ...]]:
     """Every set of table cards that adds up to 15 with ``played`` (what it could take)."""
     need = 15 - played.value
     ordered = sorted(table)
-    found: List[Tuple[Card, ...]] = []
+    found: list[tuple[Card, ...]] = []
 
-    def walk(start: int, left: int, chosen: Tuple[Card, ...]) -> None:
+    def walk(start: int, left: int, chosen: tuple[Card, ...]) -> None:
         for i in range(start, len(ordered)):
             v = ordered[i].value
             if v > left:
@@ -133,8 +134,8 @@ class Move(NamedTuple):
     """
 
     kind: str
-    card: Optional[Card]
-    take: Tuple[Card, ...]
+    card: Card | None
+    take: tuple[Card, ...]
     text: str
 
     def __str__(self) -> str:
@@ -149,7 +150,7 @@ class Move(NamedTuple):
         return self.kind == PLAY and not self.take
 
     @property
-    def captured(self) -> Tuple[Card, ...]:
+    def captured(self) -> tuple[Card, ...]:
         """The cards this move puts in your side's pile (none for a trail or a pass)."""
         if self.kind == PLAY:
             return (self.card,) + self.take if self.take else ()  # type: ignore[operator]
@@ -158,7 +159,7 @@ class Move(NamedTuple):
         return self.take
 
 
-_MOVES: Dict[str, Move] = {}
+_MOVES: dict[str, Move] = {}
 
 
 def parse_move(text: str) -> Move:
@@ -192,8 +193,8 @@ class Played(NamedTuple):
 
     seat: int
     card: Card
-    take: Tuple[Card, ...]
-    table: Tuple[Card, ...]
+    take: tuple[Card, ...]
+    table: tuple[Card, ...]
     round: int
 
 
@@ -205,9 +206,9 @@ class Request(NamedTuple):
     id: int
     time_ms: int
     bank_ms: int
-    legal: List[Move]
+    legal: list[Move]
     phase: str
-    view: Dict[str, Any]
+    view: dict[str, Any]
 
 
 class Game:
@@ -229,18 +230,18 @@ class Game:
         self.seat = 0
         self.side = 0
         self.players = 2
-        self.teams: List[List[int]] = [[0], [1]]
-        self.rules: Dict[str, Any] = {}
-        self.time: Dict[str, Any] = {}
+        self.teams: list[list[int]] = [[0], [1]]
+        self.rules: dict[str, Any] = {}
+        self.time: dict[str, Any] = {}
         self.match = 0
-        self.scores: List[int] = [0, 0]
-        self.last_hand: Optional[Dict[str, Any]] = None
+        self.scores: list[int] = [0, 0]
+        self.last_hand: dict[str, Any] | None = None
         self.over = False
-        self.result: Optional[Dict[str, Any]] = None
-        self.seed: Optional[int] = None
-        self._side_of: List[int] = [0, 1]
+        self.result: dict[str, Any] | None = None
+        self.seed: int | None = None
+        self._side_of: list[int] = [0, 1]
         self._new_hand(0, 0, [], 0)
-        self.warnings: List[str] = []
+        self.warnings: list[str] = []
 
     # -- derived facts --
 
@@ -252,11 +253,11 @@ class Game:
         return len(self.teams)
 
     @property
-    def partners(self) -> List[int]:
+    def partners(self) -> list[int]:
         """The other seats of your side (empty when you play alone)."""
         return [s for s in self.teams[self.side] if s != self.seat]
 
-    def next_seat(self, seat: Optional[int] = None) -> int:
+    def next_seat(self, seat: int | None = None) -> int:
         return ((self.seat if seat is None else seat) + 1) % self.players
 
     def seen(self) -> set:
@@ -268,12 +269,12 @@ class Game:
         seen.update(self._gone)
         return seen
 
-    def unseen(self) -> List[Card]:
+    def unseen(self) -> list[Card]:
         """Cards you have not seen this hand: the other players' hands and the stock, together."""
         seen = self.seen()
         return [c for c in DECK if c not in seen]
 
-    def unseen_values(self) -> List[int]:
+    def unseen_values(self) -> list[int]:
         """``counts[v]``: how many unseen cards have capture value ``v`` (index 0 unused)."""
         counts = [0] * 11
         for c in self.unseen():
@@ -282,7 +283,7 @@ class Game:
 
     # -- updates --
 
-    def start(self, hello: Dict[str, Any]) -> None:
+    def start(self, hello: dict[str, Any]) -> None:
         """A match starts (``hello`` or ``new_match``): forget the last one."""
         self.seat = int(hello["seat"])
         self.side = int(hello["side"])
@@ -304,22 +305,22 @@ class Game:
         self.warnings = []
         self._new_hand(0, 0, [], 0)
 
-    def _new_hand(self, number: int, dealer: int, table: List[Card], stock: int) -> None:
+    def _new_hand(self, number: int, dealer: int, table: list[Card], stock: int) -> None:
         self.hand_number = number
         self.round = 0
         self.dealer = dealer
-        self.hand: List[Card] = []
-        self.table: List[Card] = sorted(table)
+        self.hand: list[Card] = []
+        self.table: list[Card] = sorted(table)
         self.stock = stock
-        self.hand_sizes: List[int] = [0] * self.players
-        self.piles: List[List[Card]] = [[] for _ in self.teams]
-        self.escobas: List[int] = [0] * len(self.teams)
-        self.last_capturer: Optional[int] = None
-        self.played: List[Played] = []
-        self.events: List[Dict[str, Any]] = []
-        self._gone: List[Card] = []  # table cards swept to nobody at the end of a hand
+        self.hand_sizes: list[int] = [0] * self.players
+        self.piles: list[list[Card]] = [[] for _ in self.teams]
+        self.escobas: list[int] = [0] * len(self.teams)
+        self.last_capturer: int | None = None
+        self.played: list[Played] = []
+        self.events: list[dict[str, Any]] = []
+        self._gone: list[Card] = []  # table cards swept to nobody at the end of a hand
 
-    def on_event(self, event: Dict[str, Any]) -> None:
+    def on_event(self, event: dict[str, Any]) -> None:
         """Apply one event (the ``event`` object of an ``event`` message)."""
         kind = event.get("type")
         if kind == "deal":
@@ -377,14 +378,14 @@ class Game:
             self.over = True
         self.events.append(event)
 
-    def on_match_over(self, msg: Dict[str, Any]) -> None:
+    def on_match_over(self, msg: dict[str, Any]) -> None:
         """The match is over: ``result`` keeps the message (winner, scores, reason, termination)."""
         self.over = True
         self.result = dict(msg)
         if isinstance(msg.get("scores"), list):
             self.scores = [int(x) for x in msg["scores"]]
 
-    def _capture(self, seat: int, take: List[Card], played: Optional[Card]) -> None:
+    def _capture(self, seat: int, take: list[Card], played: Card | None) -> None:
         side = self.side_of(seat)
         for c in take:
             if c in self.table:
@@ -395,7 +396,7 @@ class Game:
         pile.extend(take)
         self.last_capturer = side
 
-    def on_request(self, msg: Dict[str, Any]) -> Request:
+    def on_request(self, msg: dict[str, Any]) -> Request:
         """Parse a request and bring the state in line with its view (the arena is right)."""
         view = msg.get("view") or {}
         legal = [parse_move(t) for t in msg["legal"]]
@@ -405,7 +406,7 @@ class Game:
         return Request(int(msg["id"]), int(msg.get("time_ms", 0)), int(msg.get("bank_ms", 0)),
                        legal, phase, view)
 
-    def _check(self, view: Dict[str, Any]) -> None:
+    def _check(self, view: dict[str, Any]) -> None:
         for key, attr, convert in (("hand", "hand", lambda v: sorted(cards(v))),
                                    ("table", "table", lambda v: sorted(cards(v))),
                                    ("stock", "stock", int),
@@ -469,7 +470,7 @@ def run(policy: Policy, name: str = "kit-bot", seed: int = 0, stdin: Any = None,
         stderr.write(f"[{name}] {text}\n")
         stderr.flush()
 
-    def send(obj: Dict[str, Any]) -> None:
+    def send(obj: dict[str, Any]) -> None:
         stdout.write(json.dumps(obj, separators=(",", ":")) + "\n")
         stdout.flush()
 

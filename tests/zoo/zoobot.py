@@ -22,7 +22,6 @@ Modes:
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
