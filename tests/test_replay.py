@@ -8,7 +8,7 @@ import pytest
 from replay_helpers import RULE_VARIANTS, SEATINGS, change_one_card, other_card, play, record_dict
 
 from arena.game import MatchState
-from arena.record import GameRecord, RecordError
+from arena.record import GameRecord, PlayedBy, RecordError
 from arena.referee import FailurePolicy
 from arena.replay import ReplayMismatch, replay, verify
 from arena.rules import Rules, Seating
@@ -34,7 +34,7 @@ def test_random_records_replay_to_their_recorded_result(shape, variant):
         assert [f.step for f in rep.frames] == list(range(len(rep.frames)))
         # Every recorded move appears on exactly one frame, in order.
         moved = [(f.move_index, f.seat, f.move) for f in rep.frames if f.move is not None]
-        assert moved == [(i, m["seat"], m["move"]) for i, m in enumerate(record.moves)]
+        assert moved == [(i, m.seat, m.move) for i, m in enumerate(record.moves)]
         hand_scores = [f for f in rep.frames if f.kind == "hand_score"]
         assert len(hand_scores) == result.hands
         assert hand_scores[-1].scores == result.scores
@@ -54,7 +54,7 @@ def test_frames_show_the_same_table_as_the_core_after_every_move(shape):
         if f.move_index is not None:
             last_frame_of[f.move_index] = f
     for i, entry in enumerate(record.moves):
-        state.apply(entry["move"])
+        state.apply(entry.move)
         frame = last_frame_of[i]
         if state.is_over:
             break
@@ -90,7 +90,7 @@ def test_a_forfeit_before_any_move_replays():
 def test_substituted_moves_replay_like_any_other():
     record = play(Seating.pairs(4), {"target": 11}, 4, failing_seat=2, fail_on=4,
                   policy=FailurePolicy("substitute", strikes=1000))
-    assert any(m["by"] == "substitute" for m in record.moves)
+    assert any(m.by is PlayedBy.SUBSTITUTE for m in record.moves)
     assert replay(record).frames[-1].scores == record.result.scores
 
 
@@ -188,7 +188,7 @@ def test_other_damage_is_refused_with_a_clear_reason():
 
     data = json.loads(json.dumps(base))
     data["moves"][2] = {"seat": 0}
-    with pytest.raises(ReplayMismatch, match="malformed move entry"):
+    with pytest.raises(RecordError, match=r"malformed game record: moves\[2\]: missing 'move'"):
         replay(data)
 
     data = json.loads(json.dumps(base))
