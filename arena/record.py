@@ -274,9 +274,9 @@ class GameRecord:
         version = data["schema_version"]
         if type(version) is not int or version != SCHEMA_VERSION:
             raise RecordError(f"record schema_version {_show(version)} is not supported (expected {SCHEMA_VERSION})")
-        seats = tuple(_str(s, f"seats[{i}]") for i, s in enumerate(_list(data["seats"], "seats")))
+        seats = tuple(_str(s, "seats", i) for i, s in enumerate(_list(data["seats"], "seats")))
         if not seats:
-            _bad("seats", "at least one bot name", data["seats"])
+            _bad("seats", None, "at least one bot name", data["seats"])
         players = len(seats)
         policy_data = _object(data.get("policy", {}), "policy")
         try:
@@ -284,19 +284,20 @@ class GameRecord:
         except PolicyError as exc:
             raise RecordError(f"malformed game record: policy: {exc}") from None
         result = _read_result(data["result"], "result")
+        moves, events = _list(data["moves"], "moves"), _list(data["events"], "events")
         return cls(
-            seed=_int(data["seed"], "seed", -(2**63), 2**64 - 1, "an integer seed of at most 64 bits"),
-            rules=_read_rules(data["rules"]),
+            seed=_int(data["seed"], "seed", None, -(2**63), 2**64 - 1, "an integer seed of at most 64 bits"),
+            rules=_plain_object(data["rules"], "rules", None, 1),
             seating=_read_seating(data["seating"]),
             seats=seats,
-            moves=tuple(_read_move(m, f"moves[{i}]", players) for i, m in enumerate(_list(data["moves"], "moves"))),
-            events=tuple(_read_event(e, f"events[{i}]") for i, e in enumerate(_list(data["events"], "events"))),
+            moves=tuple([_read_move(m, "moves", i, players) for i, m in enumerate(moves)]),
+            events=tuple([_read_event(e, "events", i) for i, e in enumerate(events)]),
             outcomes=tuple(_read_outcome(o, f"outcomes[{i}]", players)
                            for i, o in enumerate(_list(data["outcomes"], "outcomes"))),
             result=result,
             failures=tuple(_read_failure(f, f"failures[{i}]", players)
                            for i, f in enumerate(_list(data.get("failures", []), "failures"))),
-            limits=tuple(_plain_object(x, f"limits[{i}]", 1) for i, x in enumerate(_list(data.get("limits", []), "limits"))),
+            limits=tuple(_plain_object(x, "limits", i, 1) for i, x in enumerate(_list(data.get("limits", []), "limits"))),
             policy=policy,
             duration_ms=_time(data.get("duration_ms", 0.0), "duration_ms"),
         )
@@ -347,17 +348,24 @@ def derive_row_values(record: GameRecord) -> RowValues:
 
 
 # --- reading untrusted dicts ---------------------------------------------------------------------
+#
+# Each reader takes the value, where it sits (``where``) and its key there; the path in a message
+# ("moves[3].seat") is only spelled out when something is wrong, since records are read in bulk.
 
 _RECORD_KEYS = ("schema_version", "seed", "rules", "seating", "seats", "limits", "policy", "moves", "events",
                 "failures", "outcomes", "result", "duration_ms")
 _RECORD_REQUIRED = ("schema_version", "seed", "rules", "seating", "seats", "moves", "events", "outcomes", "result")
-_MOVE_KEYS = ("seat", "move", "by", "ms", "t_ms")
-_FAILURE_KEYS = ("seat", "termination", "detail", "move_index", "action", "substitute")
-_OUTCOME_KEYS = ("seat", "bot", "termination", "detail", "strikes")
-_RESULT_KEYS = ("winner", "scores", "reason", "hands", "forfeited")
+_MOVE_KEYS = frozenset(("seat", "move", "by", "ms", "t_ms"))
+_FAILURE_KEYS = frozenset(("seat", "termination", "detail", "move_index", "action", "substitute"))
+_OUTCOME_KEYS = frozenset(("seat", "bot", "termination", "detail", "strikes"))
+_RESULT_KEYS = frozenset(("winner", "scores", "reason", "hands", "forfeited"))
 _INT_MAX = 2**63 - 1
 # The deepest an event nests: hand_score.breakdown[side][name].
 _EVENT_DEPTH = 3
+_PLAYED_BY = {m.value: m for m in PlayedBy}
+_ACTIONS = {m.value: m for m in FailureAction}
+_REASONS = {m.value: m for m in EndReason}
+_TERMINATIONS = {m.value: m for m in Termination}
 
 
 def _show(value: Any) -> str:
@@ -375,173 +383,235 @@ def _show(value: Any) -> str:
     return f"a {type(value).__name__}"
 
 
-def _bad(path: str, expected: str, value: Any) -> NoReturn:
-    raise RecordError(f"malformed game record: {path}: expected {expected}, got {_show(value)}")
+def _path(where: str, key: str | int | None) -> str:
+    if key is None:
+        return where
+    return f"{where}[{key}]" if isinstance(key, int) else f"{where}.{key}" if where else key
 
 
-def _keys(data: Mapping[str, Any], path: str, allowed: tuple[str, ...], required: tuple[str, ...]) -> None:
+def _bad(where: str, key: str | int | None, expected: str, value: Any) -> NoReturn:
+    raise RecordError(f"malformed game record: {_path(where, key)}: expected {expected}, got {_show(value)}")
+
+
+def _keys(data: Mapping[str, Any], where: str, allowed: Iterable[str], required: tuple[str, ...]) -> None:
     for key in data:
         if key not in allowed:
-            raise RecordError(f"malformed game record: {path}: unknown key {_show(key)}")
+            raise RecordError(f"malformed game record: {where}: unknown key {_show(key)}")
     for key in required:
         if key not in data:
-            raise RecordError(f"malformed game record: {path}: missing {key!r}")
+            raise RecordError(f"malformed game record: {where}: missing {key!r}")
 
 
-def _object(value: Any, path: str) -> Mapping[str, Any]:
+def _object(value: Any, where: str, key: str | int | None = None) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
-        _bad(path, "an object", value)
+        _bad(where, key, "an object", value)
     return value
 
 
-def _list(value: Any, path: str) -> Sequence[Any]:
+def _list(value: Any, where: str, key: str | int | None = None) -> Sequence[Any]:
     if not isinstance(value, (list, tuple)):
-        _bad(path, "a list", value)
+        _bad(where, key, "a list", value)
     return value
 
 
-def _int(value: Any, path: str, low: int = 0, high: int = _INT_MAX, what: str | None = None) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+def _int(value: Any, where: str, key: str | int | None = None, low: int = 0, high: int = _INT_MAX,
+         what: str | None = None) -> int:
+    if type(value) is not int or not low <= value <= high:
         if what is None:
             what = f"an integer >= {low}" if high == _INT_MAX else f"an integer from {low} to {high}"
-        _bad(path, what, value)
+        _bad(where, key, what, value)
     return value
 
 
-def _str(value: Any, path: str) -> str:
+def _str(value: Any, where: str, key: str | int | None = None) -> str:
     if not isinstance(value, str):
-        _bad(path, "a string", value)
+        _bad(where, key, "a string", value)
     return value
 
 
-def _time(value: Any, path: str) -> float:
+def _time(value: Any, where: str, key: str | int | None = None) -> float:
     """A duration in ms: a finite number >= 0, kept as written (an int stays an int in JSON)."""
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or not (math.isfinite(value) and 0 <= value <= _INT_MAX):
-        _bad(path, "a number of milliseconds >= 0", value)
+    if type(value) is not float and type(value) is not int or not (0 <= value <= _INT_MAX and math.isfinite(value)):
+        _bad(where, key, "a number of milliseconds >= 0", value)
     return value
 
 
-def _choice(enum: type[Any], value: Any, path: str) -> Any:
-    try:
-        return enum(value)
-    except ValueError:
-        _bad(path, "one of " + ", ".join(m.value for m in enum), value)
+def _choice(members: Mapping[str, Any], value: Any, where: str, key: str | int | None = None) -> Any:
+    member = members.get(value) if type(value) is str else None
+    if member is None:
+        _bad(where, key, "one of " + ", ".join(members), value)
+    return member
 
 
-def _plain(value: Any, path: str, depth: int) -> Any:
+class _NotPlain(Exception):
+    """Raised by the fast copy; the careful walk then says where and why."""
+
+
+def _copy_plain(value: Any, depth: int) -> Any:
+    """The common case fast: plain JSON (dict, list, str, int, float, bool, None) nested at most
+    ``depth`` levels, copied; anything else, ``_NotPlain``. Text and small ints, most of a
+    record, are taken in line rather than by a call each."""
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return value
+    if kind is int:
+        if -_INT_MAX <= value <= _INT_MAX:
+            return value
+    elif kind is float:
+        if math.isfinite(value):
+            return value
+    elif depth > 0:
+        inner = depth - 1
+        if kind is list:
+            return [v if type(v) is str else _copy_plain(v, inner) for v in value]
+        if kind is dict:
+            out = {}
+            for k, v in value.items():
+                if type(k) is not str:
+                    raise _NotPlain
+                item = type(v)
+                if item is str or item is int and -_INT_MAX <= v <= _INT_MAX:
+                    out[k] = v
+                elif item is list and inner > 0:
+                    out[k] = [x if type(x) is str else _copy_plain(x, inner - 1) for x in v]
+                else:
+                    out[k] = _copy_plain(v, inner)
+            return out
+    raise _NotPlain
+
+
+def _plain(value: Any, where: str, key: str | int | None, depth: int) -> Any:
     """A JSON value nested at most ``depth`` levels below here, copied; refused otherwise (a
     record is untrusted: deep nesting would overflow whatever walks it later)."""
+    try:
+        return _copy_plain(value, depth)
+    except _NotPlain:
+        pass
     if value is None or isinstance(value, (bool, str)):
         return value
+    path = _path(where, key)
     if isinstance(value, int):
-        return _int(value, path, -_INT_MAX, _INT_MAX, "an integer of at most 63 bits")
+        return _int(value, path, None, -_INT_MAX, _INT_MAX, "an integer of at most 63 bits")
     if isinstance(value, float):
         if not math.isfinite(value):
-            _bad(path, "a finite number", value)
+            _bad(path, None, "a finite number", value)
         return value
     if depth <= 0:
-        _bad(path, "a plain value (nested too deep)", value)
+        _bad(path, None, "a plain value (nested too deep)", value)
     if isinstance(value, (list, tuple)):
-        return [_plain(v, f"{path}[{i}]", depth - 1) for i, v in enumerate(value)]
+        return [_plain(v, path, i, depth - 1) for i, v in enumerate(value)]
     if isinstance(value, Mapping):
-        return _plain_object(value, path, depth)
-    _bad(path, "a JSON value", value)
+        return _plain_object(value, path, None, depth)
+    _bad(path, None, "a JSON value", value)
 
 
-def _plain_object(value: Any, path: str, depth: int) -> dict[str, Any]:
+def _plain_object(value: Any, where: str, key: str | int | None, depth: int) -> dict[str, Any]:
+    if type(value) is dict:
+        try:
+            copied: dict[str, Any] = _copy_plain(value, depth)
+            return copied
+        except _NotPlain:
+            pass
+    path = _path(where, key)
     out = {}
-    for key, item in _object(value, path).items():
-        if not isinstance(key, str):
-            _bad(path, "an object with text keys", key)
-        out[key] = _plain(item, f"{path}.{key}", depth - 1)
+    for name, item in _object(value, path).items():
+        if not isinstance(name, str):
+            _bad(path, None, "an object with text keys", name)
+        out[name] = _plain(item, path, name, depth - 1)
     return out
-
-
-def _read_rules(value: Any) -> dict[str, Any]:
-    return _plain_object(value, "rules", 1)
 
 
 def _read_seating(value: Any) -> dict[str, Any]:
     data = _object(value, "seating")
     _keys(data, "seating", ("players", "teams"), ("players",))
-    out: dict[str, Any] = {"players": _int(data["players"], "seating.players", 0, 1000)}
+    out: dict[str, Any] = {"players": _int(data["players"], "seating", "players", 0, 1000)}
     if "teams" in data:
         teams = data["teams"]
         out["teams"] = None if teams is None else [
-            [_int(s, f"seating.teams[{i}][{j}]", 0, 1000) for j, s in enumerate(_list(team, f"seating.teams[{i}]"))]
-            for i, team in enumerate(_list(teams, "seating.teams"))
+            [_int(s, f"seating.teams[{i}]", j, 0, 1000) for j, s in enumerate(_list(team, "seating.teams", i))]
+            for i, team in enumerate(_list(teams, "seating", "teams"))
         ]
     return out
 
 
-def _seat(value: Any, path: str, players: int | None) -> int:
+def _seat(value: Any, where: str, players: int | None) -> int:
     if players is None:
-        return _int(value, path)
-    return _int(value, path, 0, players - 1)
+        return _int(value, where, "seat")
+    return _int(value, where, "seat", 0, players - 1)
 
 
-def _read_move(value: Any, path: str, players: int) -> MoveEntry:
-    data = _object(value, path)
-    _keys(data, path, _MOVE_KEYS, ("seat", "move", "by"))
+def _read_move(value: Any, where: str, index: int, players: int) -> MoveEntry:
+    if type(value) is not dict:
+        value = _object(value, where, index)
+    if not value.keys() <= _MOVE_KEYS or "by" not in value or "move" not in value or "seat" not in value:
+        _keys(value, _path(where, index), _MOVE_KEYS, ("seat", "move", "by"))
+    seat, move, by, ms, t_ms = value["seat"], value["move"], value["by"], value.get("ms"), value.get("t_ms")
+    # The common case checked at once; the careful checks below name what is wrong.
+    if (type(seat) is int and 0 <= seat < players and type(move) is str and type(by) is str and by in _PLAYED_BY
+            and (ms is None or type(ms) is float and 0 <= ms < _INT_MAX)
+            and (t_ms is None or type(t_ms) is float and 0 <= t_ms < _INT_MAX)):
+        return MoveEntry(seat, move, _PLAYED_BY[by], ms, t_ms)
+    path = _path(where, index)
     return MoveEntry(
-        seat=_seat(data["seat"], f"{path}.seat", players),
-        move=_str(data["move"], f"{path}.move"),
-        by=_choice(PlayedBy, data["by"], f"{path}.by"),
-        ms=_time(data["ms"], f"{path}.ms") if "ms" in data else None,
-        t_ms=_time(data["t_ms"], f"{path}.t_ms") if "t_ms" in data else None,
+        seat=_seat(seat, path, players),
+        move=_str(move, path, "move"),
+        by=_choice(_PLAYED_BY, by, path, "by"),
+        ms=_time(ms, path, "ms") if "ms" in value else None,
+        t_ms=_time(t_ms, path, "t_ms") if "t_ms" in value else None,
     )
 
 
-def _read_failure(value: Any, path: str, players: int) -> FailureEntry:
-    data = _object(value, path)
-    _keys(data, path, _FAILURE_KEYS, ("seat", "termination", "detail", "move_index", "action"))
-    termination = _choice(Termination, data["termination"], f"{path}.termination")
+def _read_failure(value: Any, where: str, players: int) -> FailureEntry:
+    data = _object(value, where)
+    _keys(data, where, _FAILURE_KEYS, ("seat", "termination", "detail", "move_index", "action"))
+    termination = _choice(_TERMINATIONS, data["termination"], where, "termination")
     if termination is Termination.OK:
-        _bad(f"{path}.termination", "a failure, not ok", data["termination"])
+        _bad(where, "termination", "a failure, not ok", data["termination"])
     return FailureEntry(
-        seat=_seat(data["seat"], f"{path}.seat", players),
+        seat=_seat(data["seat"], where, players),
         termination=termination,
-        detail=_str(data["detail"], f"{path}.detail"),
-        move_index=_int(data["move_index"], f"{path}.move_index"),
-        action=_choice(FailureAction, data["action"], f"{path}.action"),
-        substitute=_str(data["substitute"], f"{path}.substitute") if "substitute" in data else None,
+        detail=_str(data["detail"], where, "detail"),
+        move_index=_int(data["move_index"], where, "move_index"),
+        action=_choice(_ACTIONS, data["action"], where, "action"),
+        substitute=_str(data["substitute"], where, "substitute") if "substitute" in data else None,
     )
 
 
-def _read_outcome(value: Any, path: str, players: int | None) -> SeatOutcome:
-    data = _object(value, path)
-    _keys(data, path, _OUTCOME_KEYS, ("seat", "bot", "termination"))
+def _read_outcome(value: Any, where: str, players: int | None) -> SeatOutcome:
+    data = _object(value, where)
+    _keys(data, where, _OUTCOME_KEYS, ("seat", "bot", "termination"))
     return SeatOutcome(
-        seat=_seat(data["seat"], f"{path}.seat", players),
-        bot=_str(data["bot"], f"{path}.bot"),
-        termination=_choice(Termination, data["termination"], f"{path}.termination"),
-        detail=_str(data.get("detail", ""), f"{path}.detail"),
-        strikes=_int(data.get("strikes", 0), f"{path}.strikes"),
+        seat=_seat(data["seat"], where, players),
+        bot=_str(data["bot"], where, "bot"),
+        termination=_choice(_TERMINATIONS, data["termination"], where, "termination"),
+        detail=_str(data.get("detail", ""), where, "detail"),
+        strikes=_int(data.get("strikes", 0), where, "strikes"),
     )
 
 
-def _read_result(value: Any, path: str) -> Result:
-    data = _object(value, path)
-    _keys(data, path, _RESULT_KEYS, ("winner", "scores", "reason", "hands"))
-    scores = tuple(_int(s, f"{path}.scores[{i}]") for i, s in enumerate(_list(data["scores"], f"{path}.scores")))
+def _read_result(value: Any, where: str) -> Result:
+    data = _object(value, where)
+    _keys(data, where, _RESULT_KEYS, ("winner", "scores", "reason", "hands"))
+    scores = tuple(_int(s, f"{where}.scores", i) for i, s in enumerate(_list(data["scores"], where, "scores")))
     if not scores:
-        _bad(f"{path}.scores", "a score per side", data["scores"])
+        _bad(where, "scores", "a score per side", data["scores"])
     sides = len(scores)
     winner = data["winner"]
+    forfeited = _list(data.get("forfeited", []), where, "forfeited")
     return Result(
-        winner=None if winner is None else _int(winner, f"{path}.winner", 0, sides - 1),
+        winner=None if winner is None else _int(winner, where, "winner", 0, sides - 1),
         scores=scores,
-        reason=_choice(EndReason, data["reason"], f"{path}.reason"),
-        hands=_int(data["hands"], f"{path}.hands"),
-        forfeited=tuple(_int(s, f"{path}.forfeited[{i}]", 0, sides - 1)
-                        for i, s in enumerate(_list(data.get("forfeited", []), f"{path}.forfeited"))),
+        reason=_choice(_REASONS, data["reason"], where, "reason"),
+        hands=_int(data["hands"], where, "hands"),
+        forfeited=tuple(_int(s, f"{where}.forfeited", i, 0, sides - 1) for i, s in enumerate(forfeited)),
     )
 
 
-def _read_event(value: Any, path: str) -> dict[str, Any]:
-    event = _plain_object(value, path, _EVENT_DEPTH)
-    if not isinstance(event.get("type"), str):
-        _bad(f"{path}.type", "an event type", event.get("type"))
-    if "t_ms" in event:
-        _time(event["t_ms"], f"{path}.t_ms")
+def _read_event(value: Any, where: str, index: int) -> dict[str, Any]:
+    event = _plain_object(value, where, index, _EVENT_DEPTH)
+    kind, t_ms = event.get("type"), event.get("t_ms")
+    if type(kind) is not str:
+        _bad(_path(where, index), "type", "an event type", kind)
+    if t_ms is not None and (type(t_ms) is not float or not 0 <= t_ms < _INT_MAX):
+        _time(t_ms, _path(where, index), "t_ms")
     return event
