@@ -2,14 +2,14 @@
 
 It sends each seat the public events and its own private ones, asks the seat to move, checks
 every reply against the legal moves, and applies the failure policy. A bot's failure is
-recorded as a value; nothing a bot does makes an exception escape ``play_match``.
+recorded as a value; nothing a bot does makes an exception escape ``play_match``. How a match
+ends (the failure policy, the forfeit rule, the record itself) is ``arena.record``'s.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from arena.botproc import Limits
@@ -26,34 +26,28 @@ from arena.protocol import (
     match_start,
     timeout_line,
 )
-from arena.record import GameRecord, Result, SeatOutcome
+from arena.record import (
+    EndReason,
+    FailureAction,
+    FailureEntry,
+    FailurePolicy,
+    GameRecord,
+    MoveEntry,
+    PlayedBy,
+    Result,
+    SeatOutcome,
+    forfeit_result,
+)
 from arena.rules import Rules, Seating
 from arena.seeding import Rng, derive_seed
 
-POLICIES = ("loss", "substitute")
+__all__ = ["FailurePolicy", "LocalBot", "Observer", "Player", "RefereeError", "play_match"]
+
 _MAX_DETAIL = 500
 
 
 class RefereeError(ArenaError, ValueError):
-    """A match cannot be set up as asked (wrong number of bots, bad policy...)."""
-
-
-@dataclass(frozen=True)
-class FailurePolicy:
-    """``loss``: a failing bot's side loses the match at once. ``substitute``: a random legal
-    move is played instead, for the first ``strikes`` failures of a seat; the next one loses."""
-
-    policy: str = "loss"
-    strikes: int = 3
-
-    def __post_init__(self) -> None:
-        if self.policy not in POLICIES:
-            raise RefereeError(f"failure policy {self.policy!r}: expected one of {', '.join(POLICIES)}")
-        if not isinstance(self.strikes, int) or self.strikes < 0:
-            raise RefereeError(f"strikes: expected an integer >= 0, got {self.strikes!r}")
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"policy": self.policy, "strikes": self.strikes}
+    """A match cannot be set up as asked (the wrong number of bots for the seats)."""
 
 
 class Player(Protocol):
@@ -77,7 +71,8 @@ class Player(Protocol):
 
 
 Observer = Callable[[str, dict[str, Any]], None]
-"""Called as ``observer(kind, item)`` with kind ``event``, ``move`` or ``failure``."""
+"""Called as ``observer(kind, item)`` with kind ``event``, ``move`` or ``failure``; ``item`` is
+the entry's JSON form, as the record will hold it."""
 
 
 class LocalBot:
@@ -170,9 +165,9 @@ def play_match(
     rng = Rng(derive_seed(seed, "substitute"))
     side_of = [seating.side_of(s) for s in range(players)]
     names = [bot.name for bot in bots]
-    moves: list[dict[str, Any]] = []
+    moves: list[MoveEntry] = []
     events: list[dict[str, Any]] = []
-    failures: list[dict[str, Any]] = []
+    failures: list[FailureEntry] = []
     strikes = [0] * players
     fatal: dict[int, BotFailure] = {}  # seat -> the failure that made it lose
     banks = [bot.limits.bank_ms for bot in bots]
@@ -207,17 +202,14 @@ def play_match(
                 observer("event", data)
         unrecorded.clear()
 
-    def fail(seat: int, failure: BotFailure, action: str, substitute: str | None = None) -> None:
+    def fail(seat: int, failure: BotFailure, action: FailureAction, substitute: str | None = None) -> None:
         detail = failure.detail
         if len(detail) > _MAX_DETAIL:  # a bot's text may end up here: keep records small
             failure.detail = detail = detail[:_MAX_DETAIL] + f"... [{len(detail)} chars]"
-        item = {"seat": seat, "termination": failure.termination.value, "detail": detail,
-                "move_index": len(moves), "action": action}
-        if substitute is not None:
-            item["substitute"] = substitute
+        item = FailureEntry(seat, failure.termination, detail, len(moves), action, substitute)
         failures.append(item)
         if observer is not None:
-            observer("failure", item)
+            observer("failure", item.to_dict())
 
     # Handshakes: every bot is started and greeted first, then each answer is awaited, so the
     # start-up times overlap instead of adding up.
@@ -236,26 +228,30 @@ def play_match(
             greeted.append(seat)
         except BotFailure as exc:
             fatal[seat] = exc
-            fail(seat, exc, "forfeit")
+            fail(seat, exc, FailureAction.FORFEIT)
     for seat in greeted:
         try:
             bots[seat].await_ready()
         except BotFailure as exc:
             fatal[seat] = exc
-            fail(seat, exc, "forfeit")
+            fail(seat, exc, FailureAction.FORFEIT)
 
     dispatch()
-    substitute_ok = policy.policy == "substitute"
+    substitute_ok = policy.substitutes
     max_strikes = policy.strikes
     move_ms_of = [bot.limits.move_ms for bot in bots]
     monotonic = time.monotonic
-    while not fatal and state.result is None:
-        seat = state.current_seat
+    by_bot, by_substitute = PlayedBy.BOT, PlayedBy.SUBSTITUTE
+    while not fatal:
+        turn = state.current_seat
+        if turn is None:  # the match is over
+            break
+        seat = turn
         legal = state.legal_moves()
         texts = [str(m) for m in legal]
-        bot = bots[seat]  # type: ignore[index]
+        bot = bots[seat]
         move_ms = move_ms_of[seat]
-        by = "bot"
+        by = by_bot
         elapsed = 0.0
         try:
             _, text, elapsed = bot.decide(_view_json(state, seat, side_of[seat]), texts, move_ms, banks[seat],
@@ -273,24 +269,27 @@ def play_match(
             strikes[seat] += 1
             if not substitute_ok or strikes[seat] > max_strikes:
                 fatal[seat] = exc
-                fail(seat, exc, "forfeit")
+                fail(seat, exc, FailureAction.FORFEIT)
                 break
             chosen = legal[rng.below(len(legal))]
             text = str(chosen)
-            by = "substitute"
-            fail(seat, exc, "substitute", str(chosen))
+            by = by_substitute
+            fail(seat, exc, FailureAction.SUBSTITUTE, text)
             if exc.termination is Termination.TIMEOUT:
                 bot.queue(timeout_line(bot.last_request_id, str(chosen)))
-        entry = {"seat": seat, "move": text, "by": by,
-                 "ms": int(elapsed * 1e6) / 1000, "t_ms": int((monotonic() - t0) * 1e6) / 1000}
+        entry = MoveEntry(seat, text, by, int(elapsed * 1e6) / 1000, int((monotonic() - t0) * 1e6) / 1000)
         moves.append(entry)
         if observer is not None:
-            observer("move", entry)
+            observer("move", entry.to_dict())
         state.apply(chosen)
         dispatch()
 
     record_events()
-    result = _result(state, seating, fatal)
+    end = state.result
+    if end is not None:
+        result = Result(end.winner, tuple(end.scores), EndReason(end.reason), end.hands)
+    else:  # play stops only at the match's end or on a failure that loses it
+        result = forfeit_result(state.scores, [side_of[seat] for seat in fatal], state.hand_number)
     outcomes = []
     for seat in range(players):
         failure = fatal.get(seat)
@@ -304,7 +303,7 @@ def play_match(
             # afresh for its next match.
             bot.kill()
             continue
-        bot.queue(match_over_line(result.winner, result.scores, result.reason, outcomes[seat].termination))
+        bot.queue(match_over_line(result.winner, result.scores, result.reason.value, outcomes[seat].termination))
         bot.flush()
     return GameRecord(
         seed=int(seed),
@@ -317,7 +316,7 @@ def play_match(
         result=result,
         failures=tuple(failures),
         limits=tuple(bot.limits.to_dict() for bot in bots),
-        policy=policy.to_dict(),
+        policy=policy,
         duration_ms=round((time.monotonic() - t0) * 1000, 3),
     )
 
@@ -338,20 +337,3 @@ def _match_move(state: MatchState, legal: list[Move], text: str) -> Move:
         why = str(exc)
     raise BotFailure(Termination.ILLEGAL_MOVE, why)
 
-
-def _result(state: MatchState, seating: Seating, fatal: dict[int, BotFailure]) -> Result:
-    scores = tuple(state.scores)
-    if not fatal:
-        r = state.result
-        if r is None:  # pragma: no cover - the loop only ends on a result or a failure
-            raise RefereeError("match ended without a result")
-        return Result(r.winner, r.scores, r.reason, r.hands)
-    losers = tuple(sorted({seating.side_of(seat) for seat in fatal}))
-    others = [side for side in range(seating.sides) if side not in losers]
-    winner = None
-    if others:
-        best = max(scores[s] for s in others)
-        leaders = [s for s in others if scores[s] == best]
-        if len(leaders) == 1:
-            winner = leaders[0]
-    return Result(winner, scores, "forfeit", state.hand_number + 1, losers)

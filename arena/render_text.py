@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from arena.cards import Card, Suit
+from arena.record import EndReason
 from arena.replay import Frame, Replay
 from arena.scoring import CATEGORIES
 
@@ -169,7 +170,7 @@ def result_text(replay: Replay) -> str:
     r = replay.result
     names = _side_labels(replay)
     score = "-".join(map(str, r.scores))
-    if r.reason == "forfeit":
+    if r.reason is EndReason.FORFEIT:
         failed = [o for o in replay.record.outcomes if o.termination.is_failure]
         why = "; ".join(f"seat {o.seat} ({o.bot}) {o.termination.value}" + (f": {o.detail}" if o.detail else "")
                         for o in failed)

@@ -2,9 +2,14 @@
 
 Pure: a record (or its dict) in, frames out; no I/O. The record is never trusted: the match
 is played again from its seed, rules and seating with its moves, and every event the core
-produces must equal the recorded one, and the end must equal the recorded result. The first
-thing that differs is refused with a ``ReplayMismatch`` naming the move (numbered from 1, as
-``arena replay`` shows them), its seat and its text.
+produces must equal the recorded one, and the end must equal the recorded result (a forfeit
+by ``arena.record.forfeit_result``, the rule the referee applied). What the record says
+about bot failures must agree with its moves and outcomes: every substituted move has its
+failure entry and every failure entry its consequence. The first thing that differs is
+refused with a ``ReplayMismatch`` naming the move (numbered from 1, as ``arena replay`` shows
+them), its seat and its text, and the failure entry when one is at fault.
+
+This is the only verifier: ``arena verify``, ``arena replay`` and the tests all use it.
 
 A frame is the whole table after one step (a deal, a play, a sweep, a hand's score...): every
 seat's hand, the table, each side's pile and escobas this hand, and the match score. Frames are
@@ -20,12 +25,32 @@ from operator import attrgetter
 from typing import Any
 
 from arena.cards import Card
-from arena.events import Event, HandScore
+from arena.events import (
+    Cards,
+    Claim,
+    Deal,
+    Escoba,
+    EscobaEnMano,
+    Event,
+    HandScore,
+    InitialCapture,
+    Play,
+    Sweep,
+)
 from arena.game import MatchState
-from arena.record import GameRecord, RecordError, Result
+from arena.record import (
+    TIME_KEYS,
+    EndReason,
+    FailureAction,
+    FailureEntry,
+    GameRecord,
+    PlayedBy,
+    RecordError,
+    Result,
+    forfeit_result,
+)
 from arena.rules import Rules, Seating
 
-_TIME_KEYS = ("ms", "t_ms")
 _order = attrgetter("order")
 
 # Events that start a new frame; the others (a seat's dealt cards, an escoba) belong to the
@@ -177,7 +202,7 @@ def _walk(rec: GameRecord, board: _Board | None) -> Iterator[Frame]:
         state = MatchState(rules, seating, rec.seed)
     except ValueError as exc:
         raise ReplayMismatch(f"the match cannot be set up: {exc}") from None
-    recorded = [_strip(e, i) for i, e in enumerate(rec.events)]
+    recorded = [{k: v for k, v in e.items() if k not in TIME_KEYS} for e in rec.events]
     produced_count = 0
     total = len(rec.moves)
 
@@ -201,7 +226,7 @@ def _walk(rec: GameRecord, board: _Board | None) -> Iterator[Frame]:
     if board is not None:
         yield from board.step(new, None, None, None, state)
     for index, entry in enumerate(rec.moves):
-        seat, text = _entry(entry, index, total)
+        seat, text = entry.seat, entry.move
         if state.result is not None:
             raise ReplayMismatch("the match is already over, yet the record goes on",
                                  move_index=index, seat=seat, move=text, moves=total)
@@ -215,49 +240,48 @@ def _walk(rec: GameRecord, board: _Board | None) -> Iterator[Frame]:
         new = check_events(index, seat, text)
         if board is not None:
             yield from board.step(new, index, seat, text, state)
-    last = total - 1 if total else None
-    last_seat, last_text = _entry(rec.moves[last], last, total) if last is not None else (None, None)
-
-    def fail(reason: str) -> ReplayMismatch:
-        return ReplayMismatch(reason, move_index=last, seat=last_seat, move=last_text, moves=total)
-
     if produced_count < len(recorded):
         extra = recorded[produced_count]
-        raise fail(f"the record has {len(recorded) - produced_count} more events than the replay, "
-                   f"from event {produced_count}: {_show(extra)}")
-    _check_result(rec, state, seating, fail)
+        raise _at_move(rec, total - 1, f"the record has {len(recorded) - produced_count} more events than the replay, "
+                                        f"from event {produced_count}: {_show(extra)}")
+    _check_result(rec, state, seating)
+    _check_failures(rec, state)
     if board is not None and state.result is None:
-        yield board.forfeit(last)
+        yield board.forfeit(total - 1 if total else None)
 
 
-def _check_result(rec: GameRecord, state: MatchState, seating: Seating, fail: Any) -> None:
+def _at_move(rec: GameRecord, index: int, reason: str) -> ReplayMismatch:
+    """A mismatch naming move ``index`` (the last one past the end; none in a record without moves)."""
+    total = len(rec.moves)
+    if total == 0:
+        return ReplayMismatch(reason)
+    entry = rec.moves[min(index, total - 1)]
+    return ReplayMismatch(reason, move_index=min(index, total - 1), seat=entry.seat, move=entry.move, moves=total)
+
+
+def _check_result(rec: GameRecord, state: MatchState, seating: Seating) -> None:
     result = rec.result
-    if state.result is not None:
-        mine = state.result
-        got = (mine.winner, tuple(mine.scores), mine.reason, mine.hands)
-        said = (result.winner, tuple(result.scores), result.reason, result.hands)
-        if got != said:
-            raise fail(f"the record's result is {_result_text(*said)}, but the replay ends {_result_text(*got)}")
-        return
-    if result.reason != "forfeit":
-        raise fail(f"the record ends with the match unfinished, yet its result is {result.reason!r}, not 'forfeit'")
-    scores = tuple(state.scores)
-    hands = state.hand_number + 1
-    failed = sorted({seating.side_of(o.seat) for o in rec.outcomes if o.termination.is_failure})
-    if not failed:
-        raise fail("the record ends with the match unfinished and no bot failure to end it")
-    if tuple(result.forfeited) != tuple(failed):
-        raise fail(f"the record says sides {list(result.forfeited)} forfeited, but the failed bots sit on sides {failed}")
-    others = [s for s in range(seating.sides) if s not in failed]
-    winner = None
-    if others:
-        best = max(scores[s] for s in others)
-        leaders = [s for s in others if scores[s] == best]
-        winner = leaders[0] if len(leaders) == 1 else None
-    got = (winner, scores, "forfeit", hands)
     said = (result.winner, tuple(result.scores), result.reason, result.hands)
+    last = len(rec.moves) - 1
+    end = state.result
+    if end is not None:
+        got = (end.winner, tuple(end.scores), EndReason(end.reason), end.hands)
+        if got != said:
+            raise _at_move(rec, last, f"the record's result is {_result_text(*said)}, but the replay ends {_result_text(*got)}")
+        return
+    if result.reason is not EndReason.FORFEIT:
+        raise _at_move(rec, last, f"the record ends with the match unfinished, yet its result is "
+                                  f"{result.reason.value!r}, not 'forfeit'")
+    failed = [seating.side_of(o.seat) for o in rec.outcomes if o.termination.is_failure]
+    if not failed:
+        raise _at_move(rec, last, "the record ends with the match unfinished and no bot failure to end it")
+    expected = forfeit_result(state.scores, failed, state.hand_number)
+    if result.forfeited != expected.forfeited:
+        raise _at_move(rec, last, f"the record says sides {list(result.forfeited)} forfeited, but the failed bots sit "
+                                  f"on sides {list(expected.forfeited)}")
+    got = (expected.winner, expected.scores, expected.reason, expected.hands)
     if got != said:
-        raise fail(f"the record's result is {_result_text(*said)}, but the replay ends {_result_text(*got)}")
+        raise _at_move(rec, last, f"the record's result is {_result_text(*said)}, but the replay ends {_result_text(*got)}")
 
 
 def _result_text(winner: int | None, scores: tuple[int, ...], reason: str, hands: int) -> str:
@@ -265,19 +289,82 @@ def _result_text(winner: int | None, scores: tuple[int, ...], reason: str, hands
     return f"{who} {'-'.join(map(str, scores))} ({reason}, {hands} hands)"
 
 
-def _entry(entry: Any, index: int, total: int) -> tuple[int, str]:
-    if isinstance(entry, Mapping):
-        seat, text = entry.get("seat"), entry.get("move")
-        if isinstance(seat, int) and not isinstance(seat, bool) and isinstance(text, str):
-            return seat, text
-    raise ReplayMismatch(f"malformed move entry {entry!r}: expected {{'seat': N, 'move': TEXT}}",
-                         move_index=index, moves=total)
+def _failure_name(i: int, entry: FailureEntry) -> str:
+    return (f"failure {i + 1} (seat {entry.seat}, {entry.termination.value}, {entry.action.value} "
+            f"at move {entry.move_index + 1})")
 
 
-def _strip(event: Any, index: int) -> dict[str, Any]:
-    if not isinstance(event, Mapping):
-        raise ReplayMismatch(f"event {index} is not an object: {event!r}")
-    return {k: v for k, v in event.items() if k not in _TIME_KEYS}
+def _check_failures(rec: GameRecord, state: MatchState) -> None:
+    """The failure entries, the substituted moves, the outcomes and the policy tell one story:
+    each substituted move has exactly its failure entry and each failure entry its consequence
+    (the substituted move, or the end of the match for that seat's side)."""
+    moves, total = rec.moves, len(rec.moves)
+    substituted: dict[int, FailureEntry] = {}  # move index -> its failure
+    forfeits: dict[int, FailureEntry] = {}  # seat -> the failure that lost the match
+    previous = 0
+    for i, entry in enumerate(rec.failures):
+        name = _failure_name(i, entry)
+        index = entry.move_index
+        if index < previous or index > total:
+            raise _at_move(rec, index, f"{name} is out of place: failures are in move order, from move 1 to "
+                                       f"move {total + 1} (the one never played)")
+        previous = index
+        if entry.action is FailureAction.SUBSTITUTE:
+            move = moves[index] if index < total else None
+            if move is None or entry.substitute is None or index in substituted:
+                raise _at_move(rec, index, f"{name} has no substituted move of its own")
+            if move.by is not PlayedBy.SUBSTITUTE or move.seat != entry.seat or move.move != entry.substitute:
+                raise _at_move(rec, index, f"{name} says the referee played {entry.substitute!r} for seat {entry.seat}, "
+                                           f"but the move is seat {move.seat}'s {move.move!r} by {move.by.value}")
+            substituted[index] = entry
+        else:
+            if entry.substitute is not None or index != total or entry.seat in forfeits:
+                raise _at_move(rec, index, f"{name} does not end the match: a forfeit comes once per seat, after the "
+                                           "last move, with no substitute")
+            forfeits[entry.seat] = entry
+    for index, move in enumerate(moves):
+        if move.by is PlayedBy.SUBSTITUTE and index not in substituted:
+            raise _at_move(rec, index, "the record says the referee chose this move, but no failure entry says why")
+
+    players = len(rec.seats)
+    if [o.seat for o in rec.outcomes] != list(range(players)):
+        raise _at_move(rec, total - 1, f"the outcomes must be one per seat, in seat order (seats 0 to {players - 1})")
+    if state.result is not None and forfeits:
+        raise _at_move(rec, total - 1, f"{_failure_name(*_first(rec, forfeits))} ends the match, yet the match "
+                                       "reached its end")
+    in_play = total > 0  # after a move, the only forfeit is of the seat to play: handshakes come first
+    if in_play and forfeits and (len(forfeits) > 1 or state.current_seat not in forfeits):
+        raise _at_move(rec, total - 1, f"{_failure_name(*_first(rec, forfeits))} ends the match, but seat "
+                                       f"{state.current_seat} was the one to play")
+    policy = rec.policy
+    for outcome in rec.outcomes:
+        seat = outcome.seat
+        if outcome.bot != rec.seats[seat]:
+            raise _at_move(rec, total - 1, f"seat {seat}'s outcome names bot {outcome.bot!r}, the record's seats "
+                                           f"{rec.seats[seat]!r}")
+        forfeit = forfeits.get(seat)
+        said = (outcome.termination.value, outcome.detail)
+        wanted = ("ok", "") if forfeit is None else (forfeit.termination.value, forfeit.detail)
+        if said != wanted:
+            why = "no failure ended its match" if forfeit is None else "its forfeit says otherwise"
+            raise _at_move(rec, total - 1, f"seat {seat}'s outcome is {said[0]} {said[1]!r}, but {why} "
+                                           f"({wanted[0]} {wanted[1]!r})")
+        subs = sum(1 for f in substituted.values() if f.seat == seat)
+        strikes = {subs + 1} if forfeit is not None and in_play else {subs, subs + 1} if forfeit is not None else {subs}
+        if outcome.strikes not in strikes:
+            raise _at_move(rec, total - 1, f"seat {seat}'s outcome counts {outcome.strikes} strikes, but its failures "
+                                           f"in play count {' or '.join(map(str, sorted(strikes)))}")
+        if policy is not None and subs > (policy.strikes if policy.substitutes else 0):
+            raise _at_move(rec, total - 1, f"seat {seat} has {subs} substituted moves, more than its failure policy "
+                                           f"({policy.policy}, {policy.strikes} strikes) allows")
+        if policy is not None and policy.substitutes and forfeit is not None and in_play and subs != policy.strikes:
+            raise _at_move(rec, total - 1, f"seat {seat} forfeits after {subs} substituted moves, but its failure "
+                                           f"policy substitutes {policy.strikes} first")
+
+
+def _first(rec: GameRecord, forfeits: Mapping[int, FailureEntry]) -> tuple[int, FailureEntry]:
+    """The first of these forfeit entries, with its place among the record's failures."""
+    return next((i, f) for i, f in enumerate(rec.failures) if forfeits.get(f.seat) is f)
 
 
 def _show(event: Mapping[str, Any]) -> str:
@@ -357,45 +444,44 @@ class _Board:
         return frame
 
     def _apply(self, event: Event) -> None:
-        kind = event.kind
         side_of = self.seating.side_of
-        if kind == "deal":
-            self.round, self.dealer, self.stock = event.round, event.dealer, event.stock  # type: ignore[union-attr]
-            if event.round == 0:  # type: ignore[union-attr]
-                self.hand = event.hand  # type: ignore[union-attr]
-                self.table = list(event.table)  # type: ignore[union-attr]
+        if isinstance(event, Deal):
+            self.round, self.dealer, self.stock = event.round, event.dealer, event.stock
+            if event.round == 0:
+                self.hand = event.hand
+                self.table = list(event.table)
                 self.piles = [[] for _ in self.piles]
                 self.escobas = [0] * len(self.escobas)
-        elif kind == "cards":
-            self.hands[event.seat] = list(event.cards)  # type: ignore[union-attr]
-        elif kind == "initial_capture":
-            for c in event.cards:  # type: ignore[union-attr]
+        elif isinstance(event, Cards):
+            self.hands[event.seat] = list(event.cards)
+        elif isinstance(event, InitialCapture):
+            for c in event.cards:
                 self.table.remove(c)
-            self.piles[side_of(event.seat)].extend(event.cards)  # type: ignore[union-attr]
-        elif kind == "escoba_en_mano":
-            self.hands[event.seat] = []  # type: ignore[union-attr]
-            self.piles[side_of(event.seat)].extend(event.cards)  # type: ignore[union-attr]
-        elif kind == "play":
-            self.hands[event.seat].remove(event.card)  # type: ignore[union-attr]
-            if event.take:  # type: ignore[union-attr]
-                for c in event.take:  # type: ignore[union-attr]
+            self.piles[side_of(event.seat)].extend(event.cards)
+        elif isinstance(event, EscobaEnMano):
+            self.hands[event.seat] = []
+            self.piles[side_of(event.seat)].extend(event.cards)
+        elif isinstance(event, Play):
+            self.hands[event.seat].remove(event.card)
+            if event.take:
+                for c in event.take:
                     self.table.remove(c)
-                self.piles[side_of(event.seat)].extend((event.card, *event.take))  # type: ignore[union-attr]
+                self.piles[side_of(event.seat)].extend((event.card, *event.take))
             else:
-                insort(self.table, event.card, key=_order)  # type: ignore[union-attr]
-        elif kind == "renuncio":
-            for c in (event.card, *event.take):  # type: ignore[union-attr]
+                insort(self.table, event.card, key=_order)
+        elif isinstance(event, Claim):
+            for c in (event.card, *event.take):
                 self.table.remove(c)
-            self.piles[side_of(event.seat)].extend((event.card, *event.take))  # type: ignore[union-attr]
-        elif kind == "escoba":
-            self.escobas[event.side] += 1  # type: ignore[union-attr]
-        elif kind == "sweep":
-            if event.side is not None:  # type: ignore[union-attr]
-                self.piles[event.side].extend(event.cards)  # type: ignore[union-attr]
+            self.piles[side_of(event.seat)].extend((event.card, *event.take))
+        elif isinstance(event, Escoba):
+            self.escobas[event.side] += 1
+        elif isinstance(event, Sweep):
+            if event.side is not None:
+                self.piles[event.side].extend(event.cards)
                 self.table = []
-        elif kind == "hand_score":
-            self.scores = list(event.totals)  # type: ignore[union-attr]
-            self.breakdown = event.breakdown  # type: ignore[union-attr]
+        elif isinstance(event, HandScore):
+            self.scores = list(event.totals)
+            self.breakdown = event.breakdown
 
 
 __all__ = ["Frame", "Replay", "ReplayMismatch", "replay", "verify", "iter_frames", "coerce_record", "side_names"]

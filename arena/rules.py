@@ -47,7 +47,7 @@ class Rules:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
-# name -> (allowed values in words, checker)
+# name -> its allowed values in words: the "expected ..." of the error message; ``_check`` tests them.
 RULE_OPTIONS: dict[str, str] = {
     "initial_table": "one of " + ", ".join(INITIAL_TABLE_CHOICES),
     "forced_capture": "true or false",

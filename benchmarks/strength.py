@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # a script run from anywhere: the bots package sits at the root
     sys.path.insert(0, str(ROOT))
 
+from arena.record import PlayedBy  # noqa: E402
 from arena.rules import Rules, Seating  # noqa: E402
 from arena.seeding import derive_seed  # noqa: E402
 from bots import expert_bot, greedy_bot, local, random_bot  # noqa: E402
@@ -170,9 +171,9 @@ def _referee_match(bots: dict[int, list[Any]], owner: list[int], rules: Rules, s
         used[o] += 1
     record = play_match(players, rules, seating, seed)
     for m in record.moves:
-        if m["by"] == "bot":
-            seconds = m["ms"] / 1000
-            _merge([times[owner[m["seat"]]]], [[1, seconds, seconds, 0.0, 0.0]])
+        if m.by is PlayedBy.BOT and m.ms is not None:
+            seconds = m.ms / 1000
+            _merge([times[owner[m.seat]]], [[1, seconds, seconds, 0.0, 0.0]])
     return record
 
 
@@ -189,7 +190,7 @@ def play_deals_procs(job: tuple) -> dict[str, Any]:
             for first in (True, False):
                 record = _referee_match(bots, seats_of(seating, first), rules, seating, derive_seed(seed, "deal", i),
                                         times)
-                failures.extend(record.failures)
+                failures.extend(f.to_dict() for f in record.failures)
                 side_a = 0 if first else 1
                 total += record.result.scores[side_a] - record.result.scores[1 - side_a]
             diffs.append(total / 2)
@@ -212,7 +213,7 @@ def play_matches_procs(job: tuple) -> dict[str, Any]:
             for first in (True, False):
                 record = _referee_match(bots, seats_of(seating, first), rules, seating,
                                         derive_seed(seed, "match", i), times)
-                failures.extend(record.failures)
+                failures.extend(f.to_dict() for f in record.failures)
                 tally[_outcome_for_a(record.result.winner, first)] += 1
     finally:
         for group in bots.values():

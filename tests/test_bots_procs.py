@@ -78,7 +78,7 @@ def test_pairs_with_every_language_and_variant_rules(commands):
     rules = Rules(target=11, renuncio=True, initial_table="subset15", single_capture_priority=True)
     record = play(commands, ["greedy.js", "expert.py", "greedy.c", "random.py"], rules, Seating.pairs(4), 5)
     assert record.result.reason == "target" and not record.failures, record.failures
-    assert any(m["move"].startswith("renuncio") or m["move"] == "pass" for m in record.moves)
+    assert any(m.move.startswith("renuncio") or m.move == "pass" for m in record.moves)
 
 
 def test_three_players_with_forced_capture(commands):

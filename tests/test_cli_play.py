@@ -7,7 +7,8 @@ from typer.testing import CliRunner
 from zoo.helpers import ROOT, ZOO, firstmove_bin
 
 from arena.cli import _register_all, app
-from arena.record import GameRecord, replay
+from arena.record import GameRecord
+from arena.replay import replay
 
 _register_all()
 runner = CliRunner()

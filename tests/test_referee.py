@@ -6,9 +6,10 @@ import pytest
 from zoo.helpers import FAST, firstmove_bin, running
 
 from arena.botproc import BotProcess, BotSpec
-from arena.protocol import Termination
-from arena.record import GameRecord, RecordError, replay
+from arena.protocol import BotFailure, Termination
+from arena.record import FailureAction, PlayedBy, PolicyError, RecordError
 from arena.referee import FailurePolicy, LocalBot, RefereeError, play_match
+from arena.replay import replay, verify
 from arena.rules import Rules, Seating
 
 SEATINGS = {
@@ -19,6 +20,21 @@ SEATINGS = {
     "6 in pairs": Seating.pairs(6, 2),
     "6 in threes": Seating.pairs(6, 3),
 }
+
+
+class Failing(LocalBot):
+    """A seeded random bot that crashes on its ``fail_from``-th decision and every one after."""
+
+    def __init__(self, seed, fail_from):
+        super().__init__(f"failing{seed}", seed=seed)
+        self.decisions = 0
+        self.fail_from = fail_from
+
+    def decide(self, view, legal, move_ms, bank_ms, idle=None):
+        self.decisions += 1
+        if self.decisions >= self.fail_from:
+            raise BotFailure(Termination.CRASH, "exited with code 3")
+        return super().decide(view, legal, move_ms, bank_ms, idle)
 
 
 def c_bots(n):
@@ -42,11 +58,10 @@ def test_complete_match_between_processes(name):
     assert max(record.result.scores) >= 15 and record.result.winner == record.result.scores.index(max(record.result.scores))
     assert record.seats == ("firstmove.bin",) * seating.players
     assert record.seating == seating.to_dict() and record.rules["target"] == 15
-    assert all(m["by"] == "bot" and m["ms"] >= 0 for m in record.moves)
+    assert all(m.by is PlayedBy.BOT and m.ms >= 0 for m in record.moves)
     assert record.events[-1]["type"] == "match_end"
     # Everything needed to replay is in the record, and it replays to the same events.
-    state = replay(GameRecord.from_dict(json.loads(json.dumps(record.to_dict()))))
-    assert state.result.scores == record.result.scores
+    assert verify(json.loads(json.dumps(record.to_dict()))) == record.result
 
 
 def test_each_seat_gets_public_events_and_only_its_own_cards(tmp_path):
@@ -67,7 +82,7 @@ def test_each_seat_gets_public_events_and_only_its_own_cards(tmp_path):
                     if e["type"] != "cards" or e["seat"] == seat]
         assert events == expected
         requests = [m for m in msgs if m["type"] == "request"]
-        assert len(requests) == sum(1 for m in record.moves if m["seat"] == seat)
+        assert len(requests) == sum(1 for m in record.moves if m.seat == seat)
         for r in requests:
             assert r["view"]["seat"] == seat and r["legal"] and len(r["view"]["hand"]) >= 1
         over = [m for m in msgs if m["type"] == "match_over"]
@@ -108,24 +123,39 @@ def test_record_refuses_to_replay_a_tampered_move():
     data = record.to_dict()
     data["moves"][0]["move"] = "1o+1c"
     with pytest.raises(RecordError):
-        replay(GameRecord.from_dict(data))
+        replay(data)
     data["schema_version"] = 99
-    with pytest.raises(RecordError):
-        GameRecord.from_dict(data)
+    with pytest.raises(RecordError, match="schema_version 99"):
+        replay(data)
 
 
 def test_observer_sees_moves_and_events_in_order():
     seen = []
     record = play_match([LocalBot(seed=1), LocalBot(seed=2)], Rules(target=5), Seating.alone(2), seed=3,
-                        observer=lambda kind, item: seen.append(kind))
-    assert seen.count("move") == len(record.moves) and seen.count("event") == len(record.events)
+                        observer=lambda kind, item: seen.append((kind, item)))
+    assert [item for kind, item in seen if kind == "move"] == [m.to_dict() for m in record.moves]
+    assert [item for kind, item in seen if kind == "event"] == list(record.events)
+
+
+def test_observer_sees_each_failure_as_the_record_holds_it():
+    seen = []
+    players = [LocalBot(seed=1), Failing(seed=2, fail_from=3)]
+    record = play_match(players, Rules(target=5), Seating.alone(2), seed=3, policy=FailurePolicy("substitute", 2),
+                        observer=lambda kind, item: seen.append((kind, item)))
+    assert [f.action for f in record.failures] == [FailureAction.SUBSTITUTE] * 2 + [FailureAction.FORFEIT]
+    assert [item for kind, item in seen if kind == "failure"] == [f.to_dict() for f in record.failures]
+    assert [m.move for m in record.moves if m.by is PlayedBy.SUBSTITUTE] == [f.substitute for f in record.failures[:2]]
+    assert record.outcomes[1].strikes == 3 and record.result.forfeited == (1,) and record.result.winner == 0
 
 
 def test_bad_setup_is_a_typed_error():
     with pytest.raises(RefereeError):
         play_match([LocalBot()], Rules(), Seating.alone(2), seed=1)
-    with pytest.raises(RefereeError):
+    with pytest.raises(PolicyError, match="forgive"):
         FailurePolicy("forgive")
+    for strikes in (-1, True, 2.0, "3"):
+        with pytest.raises(PolicyError, match="strikes"):
+            FailurePolicy("substitute", strikes)
 
 
 def test_a_move_with_its_taken_cards_in_another_order_is_accepted():
@@ -147,4 +177,4 @@ def test_a_huge_illegal_move_text_is_recorded_briefly():
 
     record = play_match([Verbose(), LocalBot()], Rules(), Seating.alone(2), seed=1)
     assert record.outcomes[0].termination is Termination.ILLEGAL_MOVE
-    assert len(record.outcomes[0].detail) < 600 and len(record.failures[0]["detail"]) < 600
+    assert len(record.outcomes[0].detail) < 600 and len(record.failures[0].detail) < 600

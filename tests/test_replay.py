@@ -8,7 +8,7 @@ import pytest
 from replay_helpers import RULE_VARIANTS, SEATINGS, change_one_card, other_card, play, record_dict
 
 from arena.game import MatchState
-from arena.record import GameRecord, RecordError
+from arena.record import GameRecord, PlayedBy, RecordError
 from arena.referee import FailurePolicy
 from arena.replay import ReplayMismatch, replay, verify
 from arena.rules import Rules, Seating
@@ -34,7 +34,7 @@ def test_random_records_replay_to_their_recorded_result(shape, variant):
         assert [f.step for f in rep.frames] == list(range(len(rep.frames)))
         # Every recorded move appears on exactly one frame, in order.
         moved = [(f.move_index, f.seat, f.move) for f in rep.frames if f.move is not None]
-        assert moved == [(i, m["seat"], m["move"]) for i, m in enumerate(record.moves)]
+        assert moved == [(i, m.seat, m.move) for i, m in enumerate(record.moves)]
         hand_scores = [f for f in rep.frames if f.kind == "hand_score"]
         assert len(hand_scores) == result.hands
         assert hand_scores[-1].scores == result.scores
@@ -54,7 +54,7 @@ def test_frames_show_the_same_table_as_the_core_after_every_move(shape):
         if f.move_index is not None:
             last_frame_of[f.move_index] = f
     for i, entry in enumerate(record.moves):
-        state.apply(entry["move"])
+        state.apply(entry.move)
         frame = last_frame_of[i]
         if state.is_over:
             break
@@ -90,7 +90,7 @@ def test_a_forfeit_before_any_move_replays():
 def test_substituted_moves_replay_like_any_other():
     record = play(Seating.pairs(4), {"target": 11}, 4, failing_seat=2, fail_on=4,
                   policy=FailurePolicy("substitute", strikes=1000))
-    assert any(m["by"] == "substitute" for m in record.moves)
+    assert any(m.by is PlayedBy.SUBSTITUTE for m in record.moves)
     assert replay(record).frames[-1].scores == record.result.scores
 
 
@@ -188,7 +188,7 @@ def test_other_damage_is_refused_with_a_clear_reason():
 
     data = json.loads(json.dumps(base))
     data["moves"][2] = {"seat": 0}
-    with pytest.raises(ReplayMismatch, match="malformed move entry"):
+    with pytest.raises(RecordError, match=r"malformed game record: moves\[2\]: missing 'move'"):
         replay(data)
 
     data = json.loads(json.dumps(base))
@@ -210,3 +210,109 @@ def test_other_damage_is_refused_with_a_clear_reason():
         replay({"schema_version": 1, "seed": 1})
     with pytest.raises(RecordError, match="JSON object"):
         replay([1, 2, 3])
+
+
+# --- failures, outcomes and policy must tell the same story as the moves --------------------------
+
+
+def _substituted_then_forfeited() -> dict:
+    """Seat 1 fails from its 4th decision on: two substituted moves, then the forfeit."""
+    record = play(Seating.alone(2), {"target": 11}, 6, failing_seat=1, fail_on=4,
+                  policy=FailurePolicy("substitute", strikes=2))
+    assert [f.action.value for f in record.failures] == ["substitute", "substitute", "forfeit"]
+    verify(record.to_dict())
+    return record_dict(record)
+
+
+def test_an_invented_failure_for_a_move_the_bot_chose_is_refused():
+    data = _substituted_then_forfeited()
+    index = next(i for i, m in enumerate(data["moves"]) if m["seat"] == 0 and i > 2)
+    move = data["moves"][index]
+    fake = {"seat": 0, "termination": "timeout", "detail": "no reply", "move_index": index, "action": "substitute",
+            "substitute": move["move"]}
+    data["failures"].insert(sum(1 for f in data["failures"] if f["move_index"] <= index), fake)
+    with pytest.raises(ReplayMismatch, match=r"failure \d \(seat 0, timeout, substitute at move \d+\) says the referee "
+                                             r"played .* but the move is seat 0's .* by bot") as info:
+        verify(data)
+    assert info.value.move_index == index
+
+
+def test_a_substituted_move_without_its_failure_is_refused_naming_the_move():
+    data = _substituted_then_forfeited()
+    first = data["failures"].pop(0)
+    with pytest.raises(ReplayMismatch, match="no failure entry says why") as info:
+        verify(data)
+    assert info.value.move_index == first["move_index"] and info.value.move == first["substitute"]
+
+
+def test_a_failure_naming_another_substitute_is_refused():
+    data = _substituted_then_forfeited()
+    data["failures"][1]["substitute"] = "1o"
+    with pytest.raises(ReplayMismatch, match=r"failure 2 .* says the referee played '1o'"):
+        verify(data)
+
+
+def test_a_forfeit_that_does_not_end_the_match_is_refused():
+    data = _substituted_then_forfeited()
+    data["failures"][-1]["move_index"] = data["failures"][1]["move_index"] + 1
+    with pytest.raises(ReplayMismatch, match=r"failure 3 .* does not end the match"):
+        verify(data)
+
+    finished = record_dict(play(Seating.alone(2), {"target": 5}, 9))
+    finished["failures"].append({"seat": 0, "termination": "crash", "detail": "gone",
+                                 "move_index": len(finished["moves"]), "action": "forfeit"})
+    with pytest.raises(ReplayMismatch, match=r"failure 1 .* ends the match, yet the match reached its end"):
+        verify(finished)
+
+
+def test_a_faked_termination_is_refused():
+    data = _substituted_then_forfeited()
+    data["outcomes"][1]["termination"] = "timeout"
+    with pytest.raises(ReplayMismatch, match=r"seat 1's outcome is timeout .* its forfeit says otherwise \(crash"):
+        verify(data)
+
+    data = _substituted_then_forfeited()
+    data["outcomes"][1]["detail"] = "the arena was slow"
+    with pytest.raises(ReplayMismatch, match="seat 1's outcome"):
+        verify(data)
+
+    # Blaming the other seat: outcomes and result agree with the lie, the moves do not.
+    data = _substituted_then_forfeited()
+    data["failures"][-1]["seat"] = 0
+    data["outcomes"][0].update(termination="crash", detail=data["outcomes"][1]["detail"])
+    data["outcomes"][1].update(termination="ok", detail="")
+    scores = data["result"]["scores"]
+    data["result"].update(forfeited=[0], winner=1)
+    assert len(scores) == 2
+    with pytest.raises(ReplayMismatch, match=r"failure 3 \(seat 0, .* ends the match, but seat 1 was the one to play"):
+        verify(data)
+
+
+def test_strikes_and_the_policy_must_match_the_failures():
+    data = _substituted_then_forfeited()
+    data["outcomes"][1]["strikes"] = 2
+    with pytest.raises(ReplayMismatch, match="seat 1's outcome counts 2 strikes, but its failures in play count 3"):
+        verify(data)
+
+    data = _substituted_then_forfeited()
+    data["policy"] = {"policy": "loss", "strikes": 2}
+    with pytest.raises(ReplayMismatch, match=r"seat 1 has 2 substituted moves, more than its failure policy \(loss"):
+        verify(data)
+
+    data = _substituted_then_forfeited()
+    data["policy"]["strikes"] = 5
+    with pytest.raises(ReplayMismatch, match="seat 1 forfeits after 2 substituted moves, but its failure policy "
+                                             "substitutes 5 first"):
+        verify(data)
+
+
+def test_outcomes_are_one_per_seat_naming_its_bot():
+    data = _substituted_then_forfeited()
+    data["outcomes"][0]["bot"] = "impostor"
+    with pytest.raises(ReplayMismatch, match="seat 0's outcome names bot 'impostor'"):
+        verify(data)
+
+    data = _substituted_then_forfeited()
+    data["outcomes"].reverse()
+    with pytest.raises(ReplayMismatch, match="one per seat, in seat order"):
+        verify(data)

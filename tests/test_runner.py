@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -207,13 +208,21 @@ def test_kill_9_at_random_moments_then_resume_gives_the_uninterrupted_results(tm
     env = dict(os.environ, ARENA_KILL_TEST=tag.split("=", 1)[1])
     kills = 0
     for _ in range(3):
+        # The kill moment is random in the run's progress, not in wall-clock time (a fast machine
+        # could finish first): a number of stored matches while at least three are still to play
+        # (each takes hundreds of 1 ms moves), then up to 0.1 s more. 0 stored: before or just
+        # after the store is created.
+        stored = _stored(config.output)
+        wait_for = rng.randint(stored, len(expected) - 3) if stored <= len(expected) - 3 else len(expected)
         proc = subprocess.Popen(
             [sys.executable, "-m", "arena.cli", "run", str(path), "--no-progress"],
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        time.sleep(rng.uniform(0.2, 1.2))
+        while proc.poll() is None and _stored(config.output) < wait_for:
+            time.sleep(0.01)
+        time.sleep(rng.uniform(0, 0.1))
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
             kills += 1
@@ -239,6 +248,15 @@ def test_kill_9_at_random_moments_then_resume_gives_the_uninterrupted_results(tm
     while _tagged_processes(tag.split("=", 1)[1]) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _tagged_processes(tag.split("=", 1)[1]) == []
+
+
+def _stored(folder: str) -> int:
+    """How many matches a (possibly running) tournament has stored; 0 before its store exists."""
+    try:
+        with ResultStore.open_existing(folder) as store:
+            return store.count()
+    except (StoreError, sqlite3.Error):
+        return 0
 
 
 def _worker_pids() -> list[int]:

@@ -71,7 +71,7 @@ def test_zoo_bot_loses_with_the_right_reason(tmp_path, mode, n, termination, wai
     assert fragment in outcome.detail
     assert record.outcomes[1].termination is Termination.OK
     assert record.result.reason == "forfeit" and record.result.forfeited == (0,) and record.result.winner == 1
-    assert record.failures[-1]["action"] == "forfeit"
+    assert record.failures[-1].action == "forfeit"
     assert took < budget(limits, waits)
     assert leftovers == []
 
@@ -121,8 +121,8 @@ def test_slow_once_is_covered_by_a_time_bank(tmp_path):
     limits = Limits(startup_ms=10000, move_ms=300, bank_ms=5000, grace_ms=200, kill_grace_ms=100)
     record, _, leftovers = play_zoo(tmp_path, "slow_once", n=2, limits=limits, env={"ZOO_SLOW_MS": "900"})
     assert record.outcomes[0].termination is Termination.OK and not record.failures
-    slow = [m for m in record.moves if m["seat"] == 0][1]
-    assert slow["ms"] >= 900
+    slow = [m for m in record.moves if m.seat == 0][1]
+    assert slow.ms >= 900
     assert leftovers == []
 
 
@@ -130,17 +130,17 @@ def test_slow_once_is_substituted_and_its_late_reply_ignored(tmp_path):
     record, _, leftovers = play_zoo(tmp_path, "slow_once", n=2, policy=SUBST, env={"ZOO_SLOW_MS": "1800"})
     outcome = record.outcomes[0]
     assert outcome.termination is Termination.OK and outcome.strikes == 1
-    assert [f["termination"] for f in record.failures] == ["timeout"]
-    assert record.failures[0]["action"] == "substitute"
+    assert [f.termination for f in record.failures] == [Termination.TIMEOUT]
+    assert record.failures[0].action == "substitute"
     assert record.result.reason == "target"
-    substituted = [m for m in record.moves if m["by"] == "substitute"]
-    assert len(substituted) == 1 and substituted[0]["move"] == record.failures[0]["substitute"]
+    substituted = [m for m in record.moves if m.by == "substitute"]
+    assert len(substituted) == 1 and substituted[0].move == record.failures[0].substitute
     assert leftovers == []
 
 
 def test_substitute_policy_runs_out_of_strikes_after_a_crash(tmp_path):
     record, _, leftovers = play_zoo(tmp_path, "crash_mid", n=2, policy=SUBST)
-    assert [f["action"] for f in record.failures] == ["substitute"] * 3 + ["forfeit"]
+    assert [f.action for f in record.failures] == ["substitute"] * 3 + ["forfeit"]
     assert record.outcomes[0].termination is Termination.CRASH and record.outcomes[0].strikes == 4
     assert record.result.reason == "forfeit"
     assert leftovers == []

@@ -24,12 +24,13 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from arena.botproc import BotSpecError, missing_program, split_command
 from arena.errors import ArenaError, OptionError, SeatingError
+from arena.record import DEFAULT_STRIKES, POLICIES, FailurePolicy
 from arena.rules import RULE_OPTIONS, Rules, Seating
 
 MODES = ("single", "pairs")
 FORMATS = ("round_robin", "double_round_robin", "gauntlet")
 TEAM_MODES = ("clones", "fixed", "rotating")
-FAILURE_POLICIES = ("loss", "substitute")
+FAILURE_POLICIES = POLICIES
 PLAYERS_SINGLE = (2, 3, 4)
 PLAYERS_PAIRS = (4, 6)
 
@@ -63,7 +64,6 @@ BOT_KEYS = ("name", "cmd", "cwd", "env", "startup_ms", "move_ms", "bank_ms")
 TEAM_KEYS = ("name", "members")
 FAILURE_KEYS = ("policy", "strikes")
 
-DEFAULT_STRIKES = 3
 MAX_MS = 3_600_000
 
 
@@ -121,15 +121,6 @@ class TeamConfig:
 
 
 @dataclass(frozen=True)
-class FailurePolicy:
-    policy: str = "loss"
-    strikes: int = DEFAULT_STRIKES
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"policy": self.policy, "strikes": self.strikes}
-
-
-@dataclass(frozen=True)
 class TournamentConfig:
     name: str
     seed: int
@@ -144,7 +135,7 @@ class TournamentConfig:
     challenger: str | None
     matches_per_pairing: int
     duplicate: bool
-    failures: FailurePolicy
+    failures: FailurePolicy  # arena.record's, as the referee applies it
     concurrency: int
     output: str  # absolute
     source: str = field(default="", compare=False)  # the file it came from

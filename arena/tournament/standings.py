@@ -13,14 +13,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.protocol import Termination
 from arena.ratings import PairResult, fit_ratings
+from arena.record import EndReason
 from arena.rules import Seating
 from arena.tables_format import TableFormat, render_json, render_table
 from arena.tournament.store import MatchRow, ResultStore, StoreError
 
 FORMATS = ("plain", "github", "csv", "json")
-OK = "ok"
-FORFEIT = "forfeit"
+OK = Termination.OK.value  # a MatchRow holds the enums' text
 
 
 @dataclass(frozen=True)
@@ -123,7 +124,7 @@ def side_members(row: MatchRow, seating: Seating) -> list[tuple[str, ...]]:
 
 def _forfeited(row: MatchRow, seating: Seating) -> list[bool]:
     return [
-        row.reason == FORFEIT and any(row.terminations[s] != OK for s in seating.seats_of(side))
+        row.reason == EndReason.FORFEIT and any(row.terminations[s] != OK for s in seating.seats_of(side))
         for side in range(seating.sides)
     ]
 

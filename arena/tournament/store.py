@@ -1,9 +1,15 @@
-"""The single source of truth of a tournament: one SQLite file per results folder.
+"""The results of a tournament: one SQLite file per results folder.
 
 Each finished match is one row written in one transaction (WAL, synchronous=FULL), so a
 match is either durably there or not there at all, whenever the process dies. The match
-id is the primary key: nothing can be written twice. Standings, ratings and tables are
-derived from these rows every time; nothing derived is stored.
+id is the primary key: nothing can be written twice.
+
+A row holds the match's game record, which is the source of truth (``arena verify`` replays
+it through the rules core), its place in the schedule (id, pairing, deal, rotation, seed,
+seats), and a summary derived from the record when the row is written (winner, scores,
+reason, terminations, escobas, hands, failures), stored so that tables need not parse every
+record; where the summary and the record disagree, the record is right and verify refuses
+the row. Standings, ratings and tables are derived from the rows every time, never stored.
 """
 
 from __future__ import annotations
@@ -83,7 +89,7 @@ class MatchRow:
     seats: tuple[str, ...]  # bot name per seat
     winner: int | None  # side index, None for a draw
     scores: tuple[int, ...]  # points per side
-    reason: str  # how the match ended: "target", "max_hands", or a failure reason
+    reason: str  # how the match ended: an EndReason value, "target", "max_hands" or "forfeit"
     terminations: tuple[str, ...]  # per seat: "ok" or the bot's failure reason
     escobas: tuple[int, ...]  # per side
     hands: int

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from arena.botproc import BotProcess, BotSpec, Limits
-from arena.referee import FailurePolicy, play_match
+from arena.record import FailurePolicy, GameRecord, derive_row_values
+from arena.referee import play_match
 from arena.rules import Rules, Seating
 from arena.tournament.config import TournamentConfig
 from arena.tournament.executors import WorkerPlan
@@ -27,7 +29,7 @@ class Job:
     rules: dict[str, Any]
     seating: dict[str, Any]
     bots: tuple[tuple[str, BotSpec], ...]
-    policy: dict[str, Any]
+    policy: FailurePolicy
     logs_dir: str | None
 
     def bot(self, name: str) -> BotSpec:
@@ -50,7 +52,7 @@ def make_job(config: TournamentConfig, *, python: str, logs_dir: str | None) -> 
         rules=config.rules.to_dict(),
         seating=config.seating.to_dict(),
         bots=tuple((bot.name, bot_spec(bot, python)) for bot in config.bots),
-        policy=config.failures.to_dict(),
+        policy=config.failures,
         logs_dir=logs_dir,
     )
 
@@ -100,24 +102,15 @@ def play(job: Job, spec: MatchSpec, state: WorkerState) -> dict[str, Any]:
         Rules.from_dict(job.rules),
         Seating.from_dict(job.seating),
         spec.seed,
-        FailurePolicy(**job.policy),
+        job.policy,
     )
     return record.to_dict()
 
 
-def row_from_record(spec: MatchSpec, record: dict[str, Any], duration: float) -> MatchRow:
-    """The match row derived from its record (the record itself is stored beside it)."""
-    result = record["result"]
-    seating = Seating.from_dict(record["seating"])
-    escobas = [0] * seating.sides
-    for event in record["events"]:
-        if event.get("type") == "escoba":
-            escobas[int(event["side"])] += 1
-    terminations = ["ok"] * seating.players
-    for outcome in record["outcomes"]:
-        terminations[int(outcome["seat"])] = outcome["termination"]
-    # Every failure, the substituted ones too (they did not end the match but count).
-    failures = tuple((int(f["seat"]), str(f["termination"])) for f in record.get("failures", ()))
+def row_from_record(spec: MatchSpec, record: GameRecord | Mapping[str, Any], duration: float) -> MatchRow:
+    """The match row: its place in the schedule from ``spec``, its summary derived from the
+    record (``derive_row_values``); the record itself is stored beside it."""
+    values = derive_row_values(record if isinstance(record, GameRecord) else GameRecord.from_dict(record))
     return MatchRow(
         id=spec.id,
         index=spec.index,
@@ -127,12 +120,12 @@ def row_from_record(spec: MatchSpec, record: dict[str, Any], duration: float) ->
         seed=spec.seed,
         sides=spec.sides,
         seats=spec.seats,
-        winner=result["winner"],
-        scores=tuple(int(s) for s in result["scores"]),
-        reason=str(result["reason"]),
-        terminations=tuple(terminations),
-        escobas=tuple(escobas),
-        hands=int(result["hands"]),
-        failures=failures,
+        winner=values.winner,
+        scores=values.scores,
+        reason=values.reason,
+        terminations=values.terminations,
+        escobas=values.escobas,
+        hands=values.hands,
+        failures=values.failures,
         duration=float(duration),
     )
