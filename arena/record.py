@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, ExitCode
 from arena.game import MatchState
 from arena.protocol import Termination
 from arena.rules import Rules, Seating
@@ -24,6 +24,8 @@ _TIME_KEYS = ("ms", "t_ms")
 
 class RecordError(ArenaError, ValueError):
     """A game record is malformed or does not replay to what it says."""
+
+    exit_code = ExitCode.CHECK_FAILED  # the record is refused
 
 
 @dataclass(frozen=True)

@@ -6,10 +6,9 @@ import sys
 from typer.testing import CliRunner
 from zoo.helpers import ROOT, ZOO, firstmove_bin
 
-from arena.cli import _register_all, app
+from arena.cli import app
 from arena.record import GameRecord, replay
 
-_register_all()
 runner = CliRunner()
 C = str(firstmove_bin())
 PY = sys.executable
