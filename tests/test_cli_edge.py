@@ -293,6 +293,9 @@ DAMAGES = {
                                         "column sides: expected a JSON list of strings"),
     "invalid JSON in the meta table": (lambda r: _sql(r, "UPDATE meta SET value = '{' WHERE key = 'game'"),
                                        "meta 'game': not valid JSON"),
+    "a meta value of the wrong shape": (
+        lambda r: _sql(r, "UPDATE meta SET value = json_set(value, '$.players', 'four') WHERE key = 'game'"),
+        "meta 'game': players: expected an integer, got 'four'"),
 }
 
 

@@ -295,6 +295,15 @@ class ResultStore:
         for key in ("game", "config"):
             if not isinstance(meta.get(key), dict):
                 raise _damaged(self.path, f"its meta table has no {key} object")
+        # What the tables are computed from besides the rows: the table shape and the bots.
+        game = meta["game"]
+        bots = game.get("bots")
+        if not isinstance(bots, list) or not all(isinstance(b, dict) and isinstance(b.get("name"), str) for b in bots):
+            raise _damaged(self.path, "meta 'game': expected a list of bots, each with a name")
+        for key in ("players", *(("team_size",) if game.get("mode") == "pairs" else ())):
+            value = game.get(key)
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise _damaged(self.path, f"meta 'game': {key}: expected an integer, got {_short(value)}")
 
     def close(self) -> None:
         self._conn.close()
