@@ -115,12 +115,11 @@ def save_traceback(text: str) -> Path | None:
         f"command: {' '.join(sys.argv)}\n\n"
     )
     prefix = time.strftime("crash-%Y%m%d-%H%M%S-")
-    for folder in (crash_folder(), Path(tempfile.gettempdir())):
+    for folder, name_prefix in ((crash_folder(), prefix), (Path(tempfile.gettempdir()), "escoba-arena-" + prefix)):
         try:
             folder.mkdir(parents=True, exist_ok=True, mode=0o700)
             # mkstemp: a new file of our own, never one planted under a guessable name.
-            fd, name = tempfile.mkstemp(prefix=prefix if folder != Path(tempfile.gettempdir()) else "escoba-arena-" + prefix,
-                                        suffix=".txt", dir=folder)
+            fd, name = tempfile.mkstemp(prefix=name_prefix, suffix=".txt", dir=folder)
             with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as fh:
                 fh.write(header + text)
             return Path(name)

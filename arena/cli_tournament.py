@@ -16,13 +16,14 @@ from arena.cli_edge import Interrupted, interrupt_exit_code, interrupt_name
 from arena.cli_rate import FormatOption, PriorOption, check_prior
 from arena.errors import ArenaError, WriteError
 from arena.tables_format import TableFormat, render_table
+from arena.tournament import runner
 from arena.tournament.config import TournamentConfig, load_config
 from arena.tournament.executors import Executor
+from arena.tournament.runner import RunPlan
 from arena.tournament.schedule import MatchSpec, build_schedule
 from arena.tournament.store import MatchRow, ResultStore, ResumeMismatchError
 
 if TYPE_CHECKING:
-    from arena.tournament.runner import RunPlan
     from arena.tournament.standings import Standings
 
 STANDINGS_FILES = ("plain", "csv", "json")
@@ -132,8 +133,6 @@ def run(
     # With --cluster the bots run on the workers: their programs need not exist here.
     config = _load(file, concurrency=concurrency, output=output, check_commands=not cluster)
     schedule = build_schedule(config)
-    from arena.tournament import runner
-
     if dry_run:
         done: set[str] = set()
         if os.path.isfile(os.path.join(config.output, "results.sqlite")):
@@ -233,8 +232,6 @@ class _Leader:
 def _play_with_progress(store: ResultStore, plan: RunPlan, executor: Executor, config: TournamentConfig, *, show: bool) -> None:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
-    from arena.tournament import runner
 
     leader = _Leader(config)
     for row in store.results():
