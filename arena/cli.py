@@ -1,46 +1,57 @@
 """The command line: the only place that prints to the user and chooses exit codes.
 
-Each command group lives in its own ``arena/cli_*.py`` module exposing
-``register(app)``; this module only assembles them.
+Every command is registered below on one typer app, in the order a user works (``arena
+--help`` lists them in this order). To add a command: write its function in an
+``arena/cli_*.py`` module (options as ``Annotated[..., typer.Option(help=...)]``, a docstring
+whose first line is its summary, typed ``ArenaError`` subclasses for what can go wrong), then
+add one ``_command(...)`` line below at its place in the workflow. Errors, signals and exit
+codes are handled once, for every command, in ``arena/cli_edge.py``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import typer
+
+from arena.cli_edge import ArenaCommand, ArenaGroup
+from arena.cli_play import check_bot, play
+from arena.cli_rate import rate
+from arena.cli_replay import replay_cmd, report_cmd, verify_cmd
+from arena.cli_tournament import run, table, validate
 
 app = typer.Typer(
     name="arena",
+    cls=ArenaGroup,
     help="Escoba Arena: referee Escoba bots written in any language, run tournaments, rate and replay them.",
+    epilog="Exit codes: 0 ok; 1 a check failed (a record refused, a bot failing check-bot); 2 bad input (a file, "
+    "option or results folder); 3 the arena could not finish (a full disk, a worker or cluster fault); 4 an internal "
+    "error (its traceback is saved to a file); 129, 130, 143 stopped by SIGHUP, Ctrl-C, SIGTERM.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
 
-_COMMAND_MODULES: tuple[str, ...] = ("cli_rate", "cli_tournament", "cli_play", "cli_replay")
+
+def _command(name: str, function: Callable[..., Any], summary: str) -> None:
+    # ``summary`` is what ``arena --help`` shows beside the name: one whole sentence (typer
+    # would otherwise take the docstring's first paragraph, or cut it at 45 characters).
+    app.command(name, cls=ArenaCommand, short_help=summary)(function)
 
 
-_registered = False
-
-
-@app.callback()
-def _root() -> None:
-    """Escoba Arena: referee Escoba bots written in any language, run tournaments, rate and replay them."""
-
-
-def _register_all() -> None:
-    """Add every command module's commands to ``app``; safe to call more than once."""
-    global _registered
-    if _registered:
-        return
-    import importlib
-
-    for name in _COMMAND_MODULES:
-        importlib.import_module(f"arena.{name}").register(app)
-    _registered = True
+_command("run", run, "Play a tournament from a YAML file, or resume it.")
+_command("table", table, "Print the standings and crosstable of a results folder.")
+_command("report", report_cmd, "Write a tournament's report page, with a verified replay page per match.")
+_command("replay", replay_cmd, "Replay a logged match in the terminal, or as an HTML page.")
+_command("play", play, "Play one match between bot commands and show it as it goes.")
+_command("check-bot", check_bot, "Check that a bot follows the protocol: PASS or FAIL.")
+_command("rate", rate, "Fit Elo-scale ratings to a CSV of match results.")
+_command("verify", verify_cmd, "Re-play every game record and check it ends as recorded.")
+_command("validate", validate, "Check a tournament file and print its schedule.")
 
 
 def main() -> None:
-    _register_all()
     app()
 
 

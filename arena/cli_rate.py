@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, InputError
 from arena.ratings import (
     ConvergenceError,
     PairResult,
@@ -134,7 +134,7 @@ def format_ratings(table: RatingTable, fmt: TableFormat) -> str:
         )
     if fmt is TableFormat.CSV:
         headers = ["rank", "name", "elo", "ci95", "los_next", "matches", "wins", "draws", "losses", "group", "status", "note"]
-        rows = [
+        csv_rows: list[list[object]] = [
             [
                 r.rank,
                 r.name,
@@ -151,7 +151,7 @@ def format_ratings(table: RatingTable, fmt: TableFormat) -> str:
             ]
             for r in table.ratings
         ]
-        return render_table(headers, rows, fmt)
+        return render_table(headers, csv_rows, fmt)
     several_groups = len(table.groups) > 1
     headers = ["rank", "name", "elo", "±ci95", "LOS next", "matches", "W-D-L"]
     align = ["right", "left", "right", "right", "right", "right", "right"]
@@ -160,7 +160,7 @@ def format_ratings(table: RatingTable, fmt: TableFormat) -> str:
         align.append("right")
     headers.append("notes")
     align.append("left")
-    rows = []
+    rows: list[list[object]] = []
     for r in table.ratings:
         ci = "" if r.status not in (Status.RATED, Status.NOT_IDENTIFIED) else "?" if r.ci95 is None else f"±{r.ci95:.0f}"
         cells: list[object] = [
@@ -210,14 +210,9 @@ PriorOption = Annotated[
 
 
 def check_prior(prior: float | None) -> None:
-    """Refuse a prior that is not a positive, finite number of virtual draws (exit code 2)."""
+    """Refuse a prior that is not a positive, finite number of virtual draws."""
     if prior is not None and not (prior > 0 and math.isfinite(prior)):
-        raise _fail(f"--prior: expected a positive number of virtual draws, got {prior:g}", 2)
-
-
-def _fail(message: str, code: int) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
-    return typer.Exit(code)
+        raise InputError(f"--prior: expected a positive number of virtual draws, got {prior:g}")
 
 
 def rate(
@@ -234,27 +229,25 @@ def rate(
     try:
         text = file.read_text(encoding="utf-8")
     except UnicodeDecodeError:
-        raise _fail(f"{source}: not UTF-8 text; expected a CSV with header side_a,side_b,score_a", 2) from None
+        raise InputError(f"{source}: not UTF-8 text; expected a CSV with header side_a,side_b,score_a") from None
     except OSError as exc:
-        raise _fail(f"{source}: cannot read: {exc.strerror or exc}", 2) from None
+        raise InputError(f"{source}: cannot read: {exc.strerror or exc}") from None
     anchor_name, anchor_elo = (None, 0.0)
     if anchor is not None:
         try:
             anchor_name, anchor_elo = _parse_anchor(anchor)
         except typer.BadParameter as exc:
-            raise _fail(f"--anchor: {exc}", 2) from None
+            raise InputError(f"--anchor: {exc}") from None
     check_prior(prior)
+    results, lines = parse_results_csv(text, source)
     try:
-        results, lines = parse_results_csv(text, source)
         table = fit_ratings(results, anchor=anchor_name, anchor_elo=anchor_elo, prior=prior)
-    except ResultsCsvError as exc:
-        raise _fail(str(exc), 2) from None
     except ResultInputError as exc:
-        raise _fail(f"{source}:{lines[exc.index]}: {exc.reason}", 2) from None
-    except ConvergenceError as exc:
-        raise _fail(f"{source}: rating fit failed: {exc}", 1) from None
+        raise InputError(f"{source}:{lines[exc.index]}: {exc.reason}") from None
+    except ConvergenceError:
+        raise  # not the file's fault: the arena's (exit code 3)
     except RatingError as exc:
-        raise _fail(f"{source}: {exc}", 2) from None
+        raise InputError(f"{source}: {exc}") from None
     out = format_ratings(table, fmt)
     if fmt in (TableFormat.CSV, TableFormat.JSON):
         typer.echo(out)
@@ -263,7 +256,3 @@ def rate(
             typer.echo(f"note: {note}", err=True)
     else:
         typer.echo(out)
-
-
-def register(app: typer.Typer) -> None:
-    app.command("rate")(rate)

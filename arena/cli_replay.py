@@ -19,17 +19,13 @@ from typing import Annotated, Any
 
 import typer
 
-from arena.errors import ArenaError
+from arena.cli_edge import Interrupted
+from arena.errors import ArenaError, ExitCode, InputError, WriteError
 from arena.record import RecordError
 
 _STORE_FILE = "results.sqlite"
 _SUITS = ("spanish", "french")
 _KEYS_HELP = "keys: -> n space next | <- p back | up/down hand | g/G start/end | a auto | q quit"
-
-
-def _fail(message: str, code: int) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
-    return typer.Exit(code)
 
 
 # --- finding records --------------------------------------------------------------------------
@@ -50,15 +46,11 @@ def _read_json(path: Path) -> Any:
         with open(path, encoding="utf-8") as fh:
             return json.load(fh)
     except json.JSONDecodeError as exc:
-        raise _BadInput(f"{path}: not a JSON game record ({exc})") from None
+        raise InputError(f"{path}: not a JSON game record ({exc})") from None
     except UnicodeDecodeError:
-        raise _BadInput(f"{path}: not a JSON game record (not UTF-8 text)") from None
+        raise InputError(f"{path}: not a JSON game record (not UTF-8 text)") from None
     except OSError as exc:
-        raise _BadInput(f"{path}: cannot read it ({exc.strerror or exc})") from None
-
-
-class _BadInput(Exception):
-    """A path, id or option the user gave that does not lead to a record (exit code 2)."""
+        raise InputError(f"{path}: cannot read it ({exc.strerror or exc})") from None
 
 
 def _is_store(folder: Path) -> bool:
@@ -69,7 +61,7 @@ def load_game(game: Path, game_id: str | None) -> tuple[Any, str]:
     """The record JSON named by the user: a file, or a results folder and a match id."""
     if game.is_dir():
         if game_id is None:
-            raise _BadInput(f"{game} is a folder: give the id of a match in it too (arena replay {game} ID)"
+            raise InputError(f"{game} is a folder: give the id of a match in it too (arena replay {game} ID)"
                             + _some_ids(game))
         if _is_store(game):
             from arena.tournament.store import ResultStore, StoreError
@@ -78,15 +70,15 @@ def load_game(game: Path, game_id: str | None) -> tuple[Any, str]:
                 with ResultStore.open_existing(str(game)) as store:
                     return store.record(game_id), f"{game} match {game_id}"
             except StoreError as exc:
-                raise _BadInput(str(exc) + _some_ids(game)) from None
+                raise InputError(str(exc) + _some_ids(game)) from None
         for candidate in (game / game_id, game / f"{game_id}.json"):
             if candidate.is_file():
                 return _read_json(candidate), str(candidate)
-        raise _BadInput(f"{game}: no record {game_id!r} (looked for {game_id}.json)")
+        raise InputError(f"{game}: no record {game_id!r} (looked for {game_id}.json)")
     if not game.exists():
-        raise _BadInput(f"{game}: no such file or folder")
+        raise InputError(f"{game}: no such file or folder")
     if game_id is not None:
-        raise _BadInput(f"{game} is a file: a match id is only needed with a results folder")
+        raise InputError(f"{game} is a file: a match id is only needed with a results folder")
     return _read_json(game), str(game)
 
 
@@ -117,7 +109,7 @@ def iter_sources(path: Path) -> Iterator[Source]:
         try:
             store = ResultStore.open_existing(str(path))
         except StoreError as exc:
-            raise _BadInput(str(exc)) from None
+            raise InputError(str(exc)) from None
         with store:
             for row in store.results():
                 try:
@@ -130,15 +122,15 @@ def iter_sources(path: Path) -> Iterator[Source]:
     if path.is_dir():
         files = sorted(path.glob("*.json"))
         if not files:
-            raise _BadInput(f"{path}: neither a results folder ({_STORE_FILE}) nor a folder of record .json files")
+            raise InputError(f"{path}: neither a results folder ({_STORE_FILE}) nor a folder of record .json files")
         for file in files:
             try:
                 yield Source(file.stem, _read_json(file))
-            except _BadInput as exc:
+            except InputError as exc:
                 yield Source(file.stem, None, None, str(exc))
         return
     if not path.exists():
-        raise _BadInput(f"{path}: no such file or folder")
+        raise InputError(f"{path}: no such file or folder")
     yield Source(path.name, _read_json(path))
 
 
@@ -203,7 +195,9 @@ def replay_cmd(
     from arena.replay import replay
 
     if suits not in _SUITS:
-        raise _fail(f"--suits: expected spanish or french, got {suits!r}", 2)
+        raise InputError(f"--suits: expected spanish or french, got {suits!r}")
+    if not game.exists():
+        raise InputError(f"{game}: no such file or folder")
     # ``--auto 0.5``: typer options cannot take an optional value, so the number arrives as the
     # positional after GAME (or after GAME GAME_ID for a results folder).
     if game.is_dir():
@@ -213,21 +207,18 @@ def replay_cmd(
     if given is not None:
         number = _seconds(given)
         if not auto or number is None:
-            raise _fail(f"unexpected argument {given!r}" + (" (a delay goes after --auto)" if number is not None else ""), 2)
+            raise InputError(f"unexpected argument {given!r}" + (" (a delay goes after --auto)" if number is not None else ""))
         if delay is not None and delay != number:
-            raise _fail("give the delay once: --auto SECONDS or --delay SECONDS", 2)
+            raise InputError("give the delay once: --auto SECONDS or --delay SECONDS")
         delay = number
     delay = 1.0 if delay is None else delay
-    try:
-        data, label = load_game(game, game_id)
-    except _BadInput as exc:
-        raise _fail(str(exc), 2) from None
+    data, label = load_game(game, game_id)
     try:
         rep = replay(data)
     except RecordError as exc:
-        raise _fail(f"{label}: {exc}", 1) from None
+        raise RecordError(f"{label}: {exc}") from None
     if seat is not None and not 0 <= seat < rep.seating.players:
-        raise _fail(f"--seat {seat}: this match has seats 0 to {rep.seating.players - 1}", 2)
+        raise InputError(f"--seat {seat}: this match has seats 0 to {rep.seating.players - 1}")
     if html is not None:
         from arena.render_html import render_replay_html
 
@@ -268,7 +259,7 @@ def _write_text(path: Path, text: str) -> None:
         tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, path)
     except OSError as exc:
-        raise _fail(f"cannot write {path}: {exc.strerror or exc}", 1) from None
+        raise WriteError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 _CLEAR = "\x1b[H\x1b[2J"
@@ -331,8 +322,10 @@ def _interactive(rep: Any, style: Any, seat: int | None, auto: bool, delay: floa
                 playing = not playing
                 if playing and pos >= last:
                     pos = 0
+    except Interrupted:
+        raise  # SIGTERM or SIGHUP: stop (the terminal is restored below), not a quit key
     except KeyboardInterrupt:
-        pass
+        pass  # Ctrl-C quits like q
     finally:
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)
         out.write("\x1b[?25h\x1b[?1049l")
@@ -401,21 +394,18 @@ def verify_cmd(
     """Re-play every game record through the rules core and check it ends as recorded.
     Exit code 1 if any record is refused (each refusal names the first move that does not match)."""
     checked = refused = 0
-    try:
-        for source in iter_sources(results):
-            rep, why = check_source(source)
-            checked += 1
-            if why is not None:
-                refused += 1
-                typer.echo(f"refused {source.label}: {why}")
-            elif verbose:
-                r = rep.result
-                typer.echo(f"ok {source.label}: {rep.moves} moves, {'-'.join(map(str, r.scores))} ({r.reason})")
-    except _BadInput as exc:
-        raise _fail(str(exc), 2) from None
+    for source in iter_sources(results):
+        rep, why = check_source(source)
+        checked += 1
+        if why is not None:
+            refused += 1
+            typer.echo(f"refused {source.label}: {why}")
+        elif verbose:
+            r = rep.result
+            typer.echo(f"ok {source.label}: {rep.moves} moves, {'-'.join(map(str, r.scores))} ({r.reason})")
     if refused:
         typer.echo(f"{results}: {refused} of {checked} records refused", err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.CHECK_FAILED)
     typer.echo(f"{results}: all {checked} records replay to their recorded results")
 
 
@@ -435,22 +425,17 @@ def report_cmd(
     page for every match beside it, in OUT_replays/. Exit code 1 if any record is refused."""
     from arena.render_html import render_replay_html, render_report_html
     from arena.tournament.standings import STANDINGS_HEADERS, crosstable_rows, standings_from_store, standings_rows
-    from arena.tournament.store import ResultStore, StoreError
+    from arena.tournament.store import ResultStore
 
     if suits not in _SUITS:
-        raise _fail(f"--suits: expected spanish or french, got {suits!r}", 2)
+        raise InputError(f"--suits: expected spanish or french, got {suits!r}")
     if not results.is_dir() or not _is_store(results):
-        raise _fail(f"{results}: not a tournament results folder (no {_STORE_FILE}; run a tournament first)", 2)
+        raise InputError(f"{results}: not a tournament results folder (no {_STORE_FILE}; run a tournament first)")
     out = html if html is not None else results / "report.html"
     replays_dir = out.parent / f"{out.stem}_replays"
-    try:
-        with ResultStore.open_existing(str(results)) as store:
-            meta = store.meta()
-            standings = standings_from_store(store)
-    except StoreError as exc:
-        raise _fail(str(exc), 2) from None
-    except ArenaError as exc:
-        raise _fail(f"{results}: {exc}", 1) from None
+    with ResultStore.open_existing(str(results)) as store:
+        meta = store.meta()
+        standings = standings_from_store(store)
     config = meta.get("config") or {}
     name = str(config.get("name") or results.name)
     matches: list[dict[str, Any]] = []
@@ -458,11 +443,8 @@ def report_cmd(
     try:
         replays_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise _fail(f"cannot create {replays_dir}: {exc.strerror or exc}", 1) from None
-    try:
-        sources = list(iter_sources(results))
-    except _BadInput as exc:
-        raise _fail(str(exc), 2) from None
+        raise WriteError(f"cannot create {replays_dir}: {exc.strerror or exc}") from None
+    sources = list(iter_sources(results))
     for source in sources:
         row = source.summary
         rep, why = check_source(source)
@@ -512,13 +494,7 @@ def report_cmd(
     typer.echo(f"wrote {out} and {len(matches) - len(refusals)} replay pages in {replays_dir}")
     if refusals:
         typer.echo(f"{results}: {len(refusals)} of {len(matches)} records refused", err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.CHECK_FAILED)
 
 
-def register(app: typer.Typer) -> None:
-    app.command("replay")(replay_cmd)
-    app.command("verify")(verify_cmd)
-    app.command("report")(report_cmd)
-
-
-__all__ = ["register", "load_game", "iter_sources", "check_source", "Source"]
+__all__ = ["replay_cmd", "verify_cmd", "report_cmd", "load_game", "iter_sources", "check_source", "Source"]

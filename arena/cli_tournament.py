@@ -6,42 +6,37 @@ import os
 import shlex
 import time
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from arena.cli_edge import Interrupted, interrupt_exit_code, interrupt_name
 from arena.cli_rate import FormatOption, PriorOption, check_prior
-from arena.errors import ArenaError
+from arena.errors import ArenaError, WriteError
 from arena.tables_format import TableFormat, render_table
-from arena.tournament.config import ConfigError, TournamentConfig, load_config
+from arena.tournament import runner
+from arena.tournament.config import TournamentConfig, load_config
+from arena.tournament.executors import Executor
+from arena.tournament.runner import RunPlan
 from arena.tournament.schedule import MatchSpec, build_schedule
-from arena.tournament.store import MatchRow, ResultStore, ResumeMismatchError, StoreError
+from arena.tournament.store import MatchRow, ResultStore, ResumeMismatchError
+
+if TYPE_CHECKING:
+    from arena.tournament.standings import Standings
 
 STANDINGS_FILES = ("plain", "csv", "json")
 _EXT = {"plain": "txt", "github": "md", "csv": "csv", "json": "json"}
 
 
-def _fail(message: str, code: int) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
-    return typer.Exit(code)
-
-
 def _load(file: Path, *, concurrency: int | None = None, output: Path | None = None,
           check_commands: bool = True) -> TournamentConfig:
-    try:
-        config = load_config(file, check_commands=check_commands)
-    except ConfigError as exc:
-        raise _fail(str(exc), 2) from None
-    changes = {}
+    config = load_config(file, check_commands=check_commands)
     if concurrency is not None:
-        changes["concurrency"] = concurrency
+        config = replace(config, concurrency=concurrency)
     if output is not None:
-        changes["output"] = os.path.abspath(output)
-    if changes:
-        from dataclasses import replace
-
-        config = replace(config, **changes)
+        config = replace(config, output=os.path.abspath(output))
     return config
 
 
@@ -132,20 +127,21 @@ def run(
         ),
     ] = None,
 ) -> None:
-    """Play a tournament, or resume it: matches already in the results folder are not played again."""
+    """Play a tournament, or resume it: matches already in the results folder are not played again.
+
+    Ctrl-C, SIGTERM and SIGHUP stop it cleanly and print the command that resumes it."""
     # With --cluster the bots run on the workers: their programs need not exist here.
     config = _load(file, concurrency=concurrency, output=output, check_commands=not cluster)
     schedule = build_schedule(config)
     if dry_run:
         done: set[str] = set()
         if os.path.isfile(os.path.join(config.output, "results.sqlite")):
-            try:
-                with ResultStore.open_existing(config.output) as store:
-                    if store.fingerprint != config.fingerprint:
-                        raise _fail(str(ResumeMismatchError(config.output, _changed(store, config))), 2)
-                    done = store.completed_ids()
-            except StoreError as exc:
-                raise _fail(str(exc), 1) from None
+            with ResultStore.open_existing(config.output) as existing:
+                if existing.fingerprint != config.fingerprint:
+                    raise ResumeMismatchError(config.output, _changed(existing, config))
+                # As the run itself would: every stored row read and checked against the schedule.
+                pending = {spec.id for spec in runner.plan_run(config, existing).pending}
+                done = {spec.id for spec in schedule if spec.id not in pending}
         typer.echo(_summary(config, schedule))
         typer.echo(f"{len(done)} of {len(schedule)} matches already in {_rel(config.output)}" if done else "nothing played yet")
         typer.echo(_schedule_table(config, schedule, done))
@@ -156,29 +152,18 @@ def run(
     # Imported before any match is played: a Ctrl-C that lands inside an import surfaces as a
     # RuntimeError from deep in Python, not as the KeyboardInterrupt handled below.
     import arena.tournament.standings  # noqa: F401
-    from arena.tournament import runner
 
     resume = _resume_command(file, concurrency, output) + (f" --cluster {shlex.quote(cluster)}" if cluster else "")
     address = cluster or config.cluster
-    try:
-        store = runner.open_store(config)
-    except ResumeMismatchError as exc:
-        raise _fail(str(exc), 2) from None
-    except StoreError as exc:
-        raise _fail(str(exc), 1) from None
-    except OSError as exc:
-        raise _fail(f"cannot open the results in {config.output}: {exc.strerror or exc}", 1) from None
-    interrupted = False
+    store = runner.open_store(config)
     with store:
-        try:
-            plan = runner.plan_run(config, store)
-        except StoreError as exc:
-            raise _fail(str(exc), 1) from None
+        plan = runner.plan_run(config, store)
         typer.echo(_summary(config, schedule), err=True)
         if plan.done:
             typer.echo(f"resuming: {plan.done} of {plan.total} matches already played", err=True)
         try:
             if plan.pending:
+                executor: Executor
                 if address:
                     from arena.tournament.dask_executor import make_dask_executor
 
@@ -187,21 +172,29 @@ def run(
                 else:
                     executor = runner.make_executor(config, config.concurrency)
                 _play_with_progress(store, plan, executor, config, show=progress)
-        except KeyboardInterrupt:
-            interrupted = True
+        except KeyboardInterrupt as stop:
+            # Ctrl-C, SIGTERM or SIGHUP (arena/cli_edge.py): every stored match is durable.
+            _say_interrupted(store, plan.total, config, resume, stop)
+            raise typer.Exit(interrupt_exit_code(stop)) from None
         except ArenaError as exc:
-            typer.echo(f"error: {exc}", err=True)
-            typer.echo(f"the results so far are safe in {_rel(config.output)}; resume with: {resume}", err=True)
-            raise typer.Exit(1) from None
-        if interrupted:
-            count = store.count()
-            typer.echo(
-                f"interrupted: {count} of {plan.total} matches are safely stored in {_rel(config.output)}.\n"
-                f"resume with: {resume}",
-                err=True,
-            )
-            raise typer.Exit(130)
+            exc.hint = f"the results so far are safe in {_rel(config.output)}; resume with: {resume}"
+            raise
         _finish(store, config)
+
+
+def _say_interrupted(store: ResultStore, total: int, config: TournamentConfig, resume: str, stop: BaseException) -> None:
+    try:
+        stored = f"{store.count()} of {total} matches are safely stored"
+    except ArenaError:
+        stored = "the matches played so far are safely stored"
+    by = "" if not isinstance(stop, Interrupted) else f" by {interrupt_name(stop)}"
+    try:
+        typer.echo(
+            f"interrupted{by}: {stored} in {_rel(config.output)}.\nresume with: {resume}",
+            err=True,
+        )
+    except (OSError, ValueError):
+        pass  # no terminal any more (SIGHUP): the exit code still says it
 
 
 def _changed(store: ResultStore, config: TournamentConfig) -> list[str]:
@@ -236,11 +229,9 @@ class _Leader:
         return f"{name} ({100 * self.points[name] / self.games[name]:.0f}%)"
 
 
-def _play_with_progress(store: ResultStore, plan, executor, config: TournamentConfig, *, show: bool) -> None:  # noqa: ANN001
+def _play_with_progress(store: ResultStore, plan: RunPlan, executor: Executor, config: TournamentConfig, *, show: bool) -> None:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
-    from arena.tournament import runner
 
     leader = _Leader(config)
     for row in store.results():
@@ -272,7 +263,7 @@ def _play_with_progress(store: ResultStore, plan, executor, config: TournamentCo
         runner.play(store, plan, executor, on_match)
 
 
-def write_tables(store: ResultStore) -> tuple[object, list[str]]:
+def write_tables(store: ResultStore) -> tuple[Standings, list[str]]:
     """Write standings and crosstable files beside the results; returns the standings and the paths."""
     from arena.tournament.standings import format_crosstable, format_standings, standings_from_store
 
@@ -282,9 +273,12 @@ def write_tables(store: ResultStore) -> tuple[object, list[str]]:
         for what, render in (("standings", format_standings), ("crosstable", format_crosstable)):
             path = os.path.join(store.folder, f"{what}.{_EXT[fmt]}")
             tmp = path + ".tmp"
-            with open(tmp, "w", encoding="utf-8") as fh:
-                fh.write(render(standings, fmt) + "\n")
-            os.replace(tmp, path)
+            try:
+                with open(tmp, "w", encoding="utf-8") as fh:
+                    fh.write(render(standings, fmt) + "\n")
+                os.replace(tmp, path)
+            except OSError as exc:
+                raise WriteError(f"cannot write {path}: {exc.strerror or exc}") from None
             paths.append(path)
     return standings, paths
 
@@ -292,10 +286,7 @@ def write_tables(store: ResultStore) -> tuple[object, list[str]]:
 def _finish(store: ResultStore, config: TournamentConfig) -> None:
     from arena.tournament.standings import format_crosstable, format_standings
 
-    try:
-        standings, paths = write_tables(store)
-    except ArenaError as exc:
-        raise _fail(f"cannot derive the standings: {exc}", 1) from None
+    standings, paths = write_tables(store)
     typer.echo(format_standings(standings, "plain"))
     typer.echo("")
     typer.echo(format_crosstable(standings, "plain"))
@@ -315,13 +306,8 @@ def table(
     from arena.tournament.standings import format_crosstable, format_standings, standings_from_store
 
     check_prior(prior)
-    try:
-        with ResultStore.open_existing(str(results_dir)) as store:
-            standings = standings_from_store(store, prior=prior)
-    except StoreError as exc:
-        raise _fail(str(exc), 2) from None
-    except ArenaError as exc:
-        raise _fail(f"{results_dir}: {exc}", 1) from None
+    with ResultStore.open_existing(str(results_dir)) as store:
+        standings = standings_from_store(store, prior=prior)
     if crosstable:
         typer.echo(format_crosstable(standings, fmt.value))
     elif fmt is TableFormat.JSON:
@@ -333,10 +319,4 @@ def table(
         typer.echo(format_crosstable(standings, fmt.value))
 
 
-def register(app: typer.Typer) -> None:
-    app.command("validate")(validate)
-    app.command("run")(run)
-    app.command("table")(table)
-
-
-__all__ = ["register", "write_tables"]
+__all__ = ["run", "table", "validate", "write_tables"]

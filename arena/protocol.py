@@ -14,7 +14,7 @@ from enum import Enum
 from operator import attrgetter
 from typing import Any, NamedTuple
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, ExitCode
 
 PROTOCOL_VERSION = 1
 DEFAULT_MAX_LINE_BYTES = 65536
@@ -47,6 +47,8 @@ class Termination(Enum):
 
 class BotFailure(ArenaError):
     """A bot broke the protocol or its limits. Caught by the referee and recorded as a value."""
+
+    exit_code = ExitCode.FAULT  # never reaches the command line unless the arena is broken
 
     def __init__(self, termination: Termination, detail: str) -> None:
         super().__init__(f"{termination.value}: {detail}")

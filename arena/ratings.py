@@ -35,7 +35,7 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import linprog
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, ExitCode
 
 ELO_PER_NAT = 400.0 / math.log(10.0)
 """Elo points per natural-log unit of strength (about 173.7)."""
@@ -79,6 +79,8 @@ class AnchorError(RatingError):
 
 class ConvergenceError(RatingError):
     """Newton's method failed to converge (should not happen on checked input)."""
+
+    exit_code = ExitCode.FAULT
 
 
 # --------------------------------------------------------------------------- input

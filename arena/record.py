@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, NoReturn
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, ExitCode
 from arena.protocol import Termination
 
 SCHEMA_VERSION = 1
@@ -34,6 +34,8 @@ TIME_KEYS = ("ms", "t_ms")  # what to_dict(times=False) leaves out of moves and 
 
 class RecordError(ArenaError, ValueError):
     """A game record is malformed or does not replay to what it says."""
+
+    exit_code = ExitCode.CHECK_FAILED  # the record is refused
 
 
 class PolicyError(ArenaError, ValueError):

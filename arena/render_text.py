@@ -108,9 +108,11 @@ def _side_labels(replay: Replay) -> tuple[str, ...]:
 CardsFormatter = Callable[[Iterable[Card], TextStyle], str]
 
 
-def describe(frame: Frame, replay: Replay, style: TextStyle = PLAIN, show: CardsFormatter | None = None) -> str:
+def describe(frame: Frame, replay: Replay, style: TextStyle = PLAIN, show: CardsFormatter | None = None,
+             *, escoba_word: bool = True) -> str:
     """One line saying what happened in this frame. ``show`` formats each group of
-    cards named in it (the HTML page marks them up to draw them as cards)."""
+    cards named in it (the HTML page marks them up to draw them as cards). Without
+    ``escoba_word`` the line does not end in "ESCOBA!" (the HTML page draws its own badge)."""
     if show is None:
         show = cards_text
     names = _side_labels(replay)
@@ -118,7 +120,7 @@ def describe(frame: Frame, replay: Replay, style: TextStyle = PLAIN, show: Cards
     kind = frame.kind
     escoba = frame.escoba
     tail = ""
-    if escoba:
+    if escoba and escoba_word:
         word = "ESCOBA!" if escoba == 1 else f"{escoba} ESCOBAS!"
         tail = "  " + style.bold(word)
     if kind == "deal":
@@ -338,7 +340,7 @@ def render_transcript(replay: Replay, style: TextStyle = PLAIN, seat: int | None
             out.append("")
             out.append(style.bold(describe(frame, replay, style)))
             continue
-        num = f"{frame.move_index + 1}. " if frame.move is not None else ""
+        num = f"{frame.move_index + 1}. " if frame.move is not None and frame.move_index is not None else ""
         out.append("  " + num + describe(frame, replay, style))
     return "\n".join(out) + "\n"
 

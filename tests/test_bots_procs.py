@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.botproc import BotProcess, BotSpec, Limits
-from arena.cli import _register_all, app
+from arena.cli import app
 from arena.protocol import Termination
 from arena.referee import play_match
 from arena.rules import Rules, Seating
@@ -19,7 +19,6 @@ ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
 LIMITS = Limits(startup_ms=10000, move_ms=1000, grace_ms=300, kill_grace_ms=200)
 
-_register_all()
 runner = CliRunner()
 
 

@@ -6,11 +6,10 @@ import sys
 from typer.testing import CliRunner
 from zoo.helpers import ROOT, ZOO, firstmove_bin
 
-from arena.cli import _register_all, app
+from arena.cli import app
 from arena.record import GameRecord
 from arena.replay import replay
 
-_register_all()
 runner = CliRunner()
 C = str(firstmove_bin())
 PY = sys.executable
@@ -160,3 +159,26 @@ def test_the_python_bot_in_protocol_md_passes_check_bot(tmp_path):
     bot.write_text(code)
     result = run("check-bot", f"{PY} {bot}")
     assert result.exit_code == 0, result.output
+
+
+def test_the_conformance_check_is_a_library_call_that_prints_nothing(capsys):
+    from arena.botproc import BotProcess, BotSpec
+    from arena.conformance import check_bot
+
+    seen = []
+    bot = BotProcess(BotSpec.from_command(C))
+    try:
+        verdict = check_bot(bot, seen.append)
+    finally:
+        bot.close()
+    assert verdict.passed and verdict.problem is None
+    assert list(verdict.steps) == seen and all(step.passed for step in seen)
+    assert seen[0].label.startswith("handshake") and seen[-1].label == "forced choices"
+    assert capsys.readouterr() == ("", "")
+    bad = BotProcess(BotSpec.from_command(zoo("exit_now")))
+    try:
+        verdict = check_bot(bad)
+    finally:
+        bad.close()
+    assert not verdict.passed and verdict.problem.startswith("first problem: no_handshake")
+    assert [step.passed for step in verdict.steps] == [False]

@@ -9,13 +9,10 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from arena.cli import _register_all, app
+from arena.cli import app
 from arena.cli_rate import ResultsCsvError, format_ratings, parse_results_csv
 from arena.ratings import PairResult, fit_ratings
 from arena.tables_format import TableFormat
-
-if not any(cmd.name == "rate" for cmd in app.registered_commands):
-    _register_all()
 
 runner = CliRunner()
 

@@ -15,13 +15,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.cli import _register_all, app
+from arena.cli import app
 from arena.tournament import runner as tr
 from arena.tournament.config import load_config
 from arena.tournament.store import ResultStore, StoreError
 
 BOTS = Path(__file__).parent / "data" / "tournament_bots"
-_register_all()
 cli = CliRunner()
 
 

@@ -8,14 +8,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.cli import _register_all, app
+from arena.cli import app
 from arena.rules import Rules
 from arena.tournament.config import ConfigError, diff_game_dicts, load_config, parse_config
 
 BAD = Path(__file__).parent / "data" / "bad_tournaments"
 BAD_FILES = sorted(BAD.glob("*.yaml"))
 
-_register_all()
 runner = CliRunner()
 
 GOOD = """\

@@ -286,7 +286,8 @@ class _Lane:
         return self._thread.submit(fn, *args).result()
 
     def play(self, spec: MatchSpec, worker_id: str) -> Completed:
-        return self.call(self._plan.complete, spec, self.state, worker_id)
+        completed: Completed = self.call(self._plan.complete, spec, self.state, worker_id)
+        return completed
 
     def close(self) -> None:
         try:

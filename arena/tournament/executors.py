@@ -21,13 +21,22 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, ExitCode
 from arena.tournament.schedule import MatchSpec
 from arena.tournament.store import MatchRow
 
 
 class ExecutorError(ArenaError):
-    """A match could not be played because of a fault of the arena itself (not of a bot)."""
+    """A match could not be played because of a fault of the arena itself (not of a bot).
+
+    ``remote_traceback``: the traceback from the worker process, when there is one; the
+    command line saves it to a file rather than print it."""
+
+    exit_code = ExitCode.FAULT
+
+    def __init__(self, message: str, remote_traceback: str | None = None) -> None:
+        super().__init__(message)
+        self.remote_traceback = remote_traceback
 
 
 @dataclass(frozen=True)
@@ -117,9 +126,11 @@ _POLL = 0.5
 
 
 def _worker_main(plan: WorkerPlan, worker_id: str, conn: Any, parent_pid: int) -> None:
-    # Ctrl-C reaches the whole foreground process group; only the parent decides what
-    # happens then. SIGTERM from the parent must still run the finally below (bots closed).
+    # Ctrl-C and a closed terminal's SIGHUP reach the whole foreground process group; only
+    # the parent decides what happens then. SIGTERM (from the parent, or sent to the whole
+    # group) must still run the finally below (bots closed).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _exit_on_signal)
     # If the arena dies (kill -9), SIGTERM us too, so the finally below closes the bots.
     _die_with_parent(signal.SIGTERM)
@@ -147,11 +158,16 @@ def _worker_main(plan: WorkerPlan, worker_id: str, conn: Any, parent_pid: int) -
     except (EOFError, BrokenPipeError, ConnectionResetError):
         return  # the parent is gone
     finally:
+        # On the way out already: a second SIGTERM (the group's, then the parent's) must not
+        # cut the bots' clean-up short, nor land in the interpreter's exit handlers, where it
+        # would print "Exception ignored in atexit callback".
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         if state is not None:
             plan.close_state(state)
 
 
 def _exit_on_signal(signum: int, frame: object) -> None:
+    signal.signal(signum, signal.SIG_IGN)  # once is enough: see the finally of _worker_main
     raise SystemExit(128 + signum)
 
 
@@ -247,7 +263,7 @@ class LocalExecutor(Executor):
                             remaining.discard(match_id)
                             yield payload
                     else:
-                        raise ExecutorError(f"match {match_id} failed inside the arena (worker {worker.id}):\n{payload}")
+                        raise ExecutorError(f"match {match_id} failed inside the arena (worker {worker.id})", payload)
                 elif not worker.conn.poll():
                     self._lost(worker, pending)
             # Keep the pool full while there is work nobody holds.

@@ -117,6 +117,7 @@ def build_schedule(config: TournamentConfig) -> tuple[MatchSpec, ...]:
             base = sides if leg == 0 else tuple(reversed(sides))
             for d in range(deals_per_leg):
                 seed = derive_seed(config.seed, "deal", deal)
+                shifts: Sequence[int]
                 if config.duplicate:
                     shifts = range(k)
                 else:

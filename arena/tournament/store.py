@@ -17,11 +17,12 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, ExitCode
 from arena.tournament.schedule import plain_fields
 
 SCHEMA_VERSION = 1
@@ -58,6 +59,18 @@ class StoreError(ArenaError):
     """The results folder cannot be used (missing, foreign, corrupt, or from another tournament)."""
 
 
+class StoreDamagedError(StoreError):
+    """The store's file is damaged: unreadable pages, a missing table, a row that is not what
+    this arena wrote."""
+
+
+class StoreWriteError(StoreError):
+    """A finished match could not be written (a full disk, a failing disk); nothing stored
+    before it is lost, and the match is played again on resume."""
+
+    exit_code = ExitCode.FAULT
+
+
 class ResumeMismatchError(StoreError):
     """The tournament file changed since the results were started, in a way that changes the games."""
 
@@ -73,6 +86,8 @@ class ResumeMismatchError(StoreError):
 
 class DuplicateMatchError(StoreError):
     """A match id was written twice: a bug upstream, refused so results stay exact."""
+
+    exit_code = ExitCode.FAULT
 
 
 @dataclass(frozen=True)
@@ -118,6 +133,8 @@ class MatchRow:
 
 LOCK_FILE = "run.lock"
 
+_T = TypeVar("_T")
+
 
 def _lock_folder(folder: str) -> int:
     """One writer per results folder. The kernel drops the lock when the process dies,
@@ -125,7 +142,10 @@ def _lock_folder(folder: str) -> int:
     import fcntl
 
     path = os.path.join(folder, LOCK_FILE)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise StoreWriteError(f"cannot write {path}: {exc.strerror or exc}") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -135,8 +155,11 @@ def _lock_folder(folder: str) -> int:
             holder = "?"
         os.close(fd)
         raise StoreError(f"{folder} is in use by another arena run (pid {holder}); wait for it or stop it") from None
-    os.ftruncate(fd, 0)
-    os.write(fd, str(os.getpid()).encode())
+    try:
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+    except OSError:
+        pass  # the pid is only shown to a second run; the lock itself is held
     return fd
 
 
@@ -144,20 +167,45 @@ def store_path(folder: str) -> str:
     return os.path.join(folder, STORE_FILE)
 
 
+def _damaged(path: str, why: object) -> StoreDamagedError:
+    return StoreDamagedError(
+        f"{path}: the results store is damaged ({why}); restore it from a copy, "
+        "or play the tournament afresh in a new folder (--output DIR)"
+    )
+
+
 class ResultStore:
-    """Opened by the runner (read-write, one writer) or by the table command (read-only)."""
+    """Opened by the runner (read-write, one writer) or by the table command (read-only).
+
+    Every failure of the file itself surfaces as a ``StoreError``: ``StoreDamagedError`` for a
+    file that cannot be read as what this arena wrote, ``StoreWriteError`` for a write that
+    did not happen (disk full); never as an sqlite3 or JSON exception."""
 
     def __init__(self, conn: sqlite3.Connection, folder: str, lock: int | None = None) -> None:
         self._conn = conn
         self.folder = folder
         self._lock = lock
 
+    @property
+    def path(self) -> str:
+        return store_path(self.folder)
+
+    @contextmanager
+    def _reading(self) -> Iterator[None]:
+        try:
+            yield
+        except sqlite3.DatabaseError as exc:
+            raise _damaged(self.path, exc) from None
+
     # -- opening ----------------------------------------------------------------------
 
     @classmethod
     def open_for_run(cls, folder: str, fingerprint: str, game_dict: Mapping[str, Any], config: Mapping[str, Any]) -> ResultStore:
         """Create the store, or reopen it to resume; refuse one from a changed tournament."""
-        os.makedirs(folder, exist_ok=True)
+        try:
+            os.makedirs(folder, exist_ok=True)
+        except OSError as exc:
+            raise StoreWriteError(f"cannot create the results folder {folder}: {exc.strerror or exc}") from None
         lock = _lock_folder(folder)
         try:
             conn = _connect(store_path(folder))
@@ -166,21 +214,32 @@ class ResultStore:
             raise
         store = cls(conn, folder, lock)
         try:
-            return store._init_or_check(fingerprint, game_dict, config)
-        except sqlite3.DatabaseError as exc:
-            store.close()
-            raise StoreError(f"{store_path(folder)}: unreadable results store ({exc})") from None
+            with store._reading():
+                return store._init_or_check(fingerprint, game_dict, config)
         except BaseException:
             store.close()
             raise
+
+    def _tables(self) -> set[str]:
+        return {row[0] for row in self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
     def _init_or_check(self, fingerprint: str, game_dict: Mapping[str, Any], config: Mapping[str, Any]) -> ResultStore:
         # One explicit transaction for the tables and the meta rows: killed half-way,
         # the store is either empty or complete (Python's sqlite3 would autocommit DDL).
         conn = self._conn
         conn.isolation_level = None
-        conn.execute("BEGIN IMMEDIATE")
         try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            conn.isolation_level = "DEFERRED"
+            if _is_write_failure(exc):
+                raise StoreWriteError(f"cannot write {self.path}: {exc}") from None
+            raise
+        try:
+            tables = self._tables()
+            if "meta" in tables and "matches" not in tables:
+                # Recreating it would silently replay every match of a store that held results.
+                raise _damaged(self.path, "its matches table is missing")
             for statement in _SCHEMA.split(";"):
                 if statement.strip():
                     conn.execute(statement)
@@ -197,13 +256,16 @@ class ResultStore:
                 )
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            try:
+                conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass  # the transaction is already gone (the error that brought us here ended it)
             raise
         finally:
-            conn.isolation_level = ""
+            conn.isolation_level = "DEFERRED"
         if not meta:
             return self
-        self._check_schema(meta)
+        self._check_meta(meta)
         if meta.get("fingerprint") != fingerprint:
             from arena.tournament.config import diff_game_dicts
 
@@ -218,22 +280,36 @@ class ResultStore:
         conn = _connect(path, readonly=True)
         store = cls(conn, folder)
         try:
-            meta = store.meta()
-            if not meta:
-                raise StoreError(f"{path}: not a tournament results store (no meta)")
-            store._check_schema(meta)
-        except sqlite3.DatabaseError as exc:
-            conn.close()
-            raise StoreError(f"{path}: unreadable results store ({exc})") from None
+            with store._reading():
+                meta = store.meta()
+                if not meta:
+                    raise StoreError(f"{path}: not a tournament results store (no meta)")
+                store._check_meta(meta)
+                if "matches" not in store._tables():
+                    raise _damaged(path, "its matches table is missing")
         except BaseException:
             conn.close()
             raise
         return store
 
-    def _check_schema(self, meta: Mapping[str, Any]) -> None:
+    def _check_meta(self, meta: Mapping[str, Any]) -> None:
         version = meta.get("schema_version")
         if version != SCHEMA_VERSION:
-            raise StoreError(f"{store_path(self.folder)}: schema version {version!r}, this arena reads {SCHEMA_VERSION}")
+            raise StoreError(f"{self.path}: schema version {version!r}, this arena reads {SCHEMA_VERSION}")
+        if not isinstance(meta.get("fingerprint"), str):
+            raise _damaged(self.path, "its meta table has no fingerprint")
+        for key in ("game", "config"):
+            if not isinstance(meta.get(key), dict):
+                raise _damaged(self.path, f"its meta table has no {key} object")
+        # What the tables are computed from besides the rows: the table shape and the bots.
+        game = meta["game"]
+        bots = game.get("bots")
+        if not isinstance(bots, list) or not all(isinstance(b, dict) and isinstance(b.get("name"), str) for b in bots):
+            raise _damaged(self.path, "meta 'game': expected a list of bots, each with a name")
+        for key in ("players", *(("team_size",) if game.get("mode") == "pairs" else ())):
+            value = game.get(key)
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise _damaged(self.path, f"meta 'game': {key}: expected an integer, got {_short(value)}")
 
     def close(self) -> None:
         self._conn.close()
@@ -250,38 +326,69 @@ class ResultStore:
     # -- reading ----------------------------------------------------------------------
 
     def meta(self) -> dict[str, Any]:
-        try:
-            rows = self._conn.execute("SELECT key, value FROM meta").fetchall()
-        except sqlite3.OperationalError:
-            return {}
-        return {key: json.loads(value) for key, value in rows}
+        """The meta table's values; empty when there is no meta table (a new or foreign file)."""
+        with self._reading():
+            try:
+                rows = self._conn.execute("SELECT key, value FROM meta").fetchall()
+            except sqlite3.OperationalError as exc:
+                if "no such table" in str(exc):
+                    return {}
+                raise
+        out: dict[str, Any] = {}
+        for key, value in rows:
+            where = f"meta {_short(key)}"
+
+            def error(why: str, where: str = where) -> StoreDamagedError:
+                return _damaged(self.path, f"{where}: {why}")
+
+            out[str(key)] = _json(value, error)
+        return out
 
     @property
     def fingerprint(self) -> str:
-        return self.meta()["fingerprint"]
+        return str(self.meta()["fingerprint"])
 
     @property
     def config(self) -> dict[str, Any]:
-        return self.meta()["config"]
+        config: dict[str, Any] = self.meta()["config"]
+        return config
 
     def completed_ids(self) -> set[str]:
-        return {row[0] for row in self._conn.execute("SELECT id FROM matches")}
+        with self._reading():
+            return {str(row[0]) for row in self._conn.execute("SELECT id FROM matches")}
 
     def count(self) -> int:
-        return self._conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
+        with self._reading():
+            return int(self._conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
 
     def results(self) -> list[MatchRow]:
-        cursor = self._conn.execute(
-            "SELECT id, idx, pairing, deal, rotation, seed, sides, seats, winner, scores, reason,"
-            " terminations, escobas, hands, failures, duration FROM matches ORDER BY idx"
-        )
-        return [_row(r) for r in cursor]
+        with self._reading():
+            cursor = self._conn.execute(
+                "SELECT id, idx, pairing, deal, rotation, seed, sides, seats, winner, scores, reason,"
+                " terminations, escobas, hands, failures, duration FROM matches ORDER BY idx"
+            )
+            return [self._row(r) for r in cursor]
 
     def record(self, match_id: str) -> dict[str, Any]:
-        found = self._conn.execute("SELECT record FROM matches WHERE id = ?", (match_id,)).fetchone()
+        with self._reading():
+            found = self._conn.execute("SELECT record FROM matches WHERE id = ?", (match_id,)).fetchone()
         if found is None:
             raise StoreError(f"{self.folder}: no match {match_id!r}")
-        return json.loads(found[0])
+        record = _json(found[0], lambda why: _damaged(self.path, f"match {match_id!r}, column record: {why}"))
+        if not isinstance(record, dict):
+            raise _damaged(self.path, f"match {match_id!r}, column record: expected a JSON object")
+        return record
+
+    def _row(self, r: tuple[Any, ...]) -> MatchRow:
+        match_id = r[0]
+
+        def bad(why: str) -> StoreDamagedError:
+            return _damaged(self.path, f"match {_short(match_id)}, {why}")
+
+        try:
+            return _parse_row(r)
+        except _BadColumn as exc:
+            raise bad(str(exc)) from None
 
     # -- writing ----------------------------------------------------------------------
 
@@ -316,14 +423,26 @@ class ResultStore:
                     ),
                 )
         except sqlite3.IntegrityError:
-            raise DuplicateMatchError(f"match {row.id!r} is already in {store_path(self.folder)}") from None
+            raise DuplicateMatchError(f"match {row.id!r} is already in {self.path}") from None
+        except sqlite3.DatabaseError as exc:
+            if _is_write_failure(exc):
+                raise StoreWriteError(f"cannot write match {row.id!r} to {self.path}: {exc}") from None
+            raise _damaged(self.path, exc) from None
+
+
+def _is_write_failure(exc: sqlite3.Error) -> bool:
+    """Full or failing disk, read-only file: the place is at fault, not the store's content."""
+    text = str(exc).lower()
+    return any(word in text for word in ("full", "disk i/o", "readonly", "read-only", "locked", "busy"))
 
 
 def _connect(path: str, readonly: bool = False) -> sqlite3.Connection:
     try:
         return _connect_raw(path, readonly)
     except sqlite3.DatabaseError as exc:
-        raise StoreError(f"{path}: unreadable results store ({exc})") from None
+        if not readonly and _is_write_failure(exc):
+            raise StoreWriteError(f"cannot write {path}: {exc}") from None
+        raise _damaged(path, exc) from None
 
 
 def _connect_raw(path: str, readonly: bool) -> sqlite3.Connection:
@@ -337,22 +456,87 @@ def _connect_raw(path: str, readonly: bool) -> sqlite3.Connection:
     return conn
 
 
-def _row(r: tuple[Any, ...]) -> MatchRow:
+# --- reading a row back: every column checked, so what comes out is what this arena wrote ----------
+
+
+class _BadColumn(Exception):
+    """One column of a stored row is not what this arena writes (private: becomes StoreDamagedError)."""
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _json(text: object, error: Callable[[str], Exception]) -> Any:
+    if not isinstance(text, str):
+        raise error(f"expected JSON text, got {_short(text)}")
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise error(f"not valid JSON ({exc.__class__.__name__})") from None
+
+
+def _col_json(name: str, text: object) -> Any:
+    def error(why: str) -> _BadColumn:
+        return _BadColumn(f"column {name}: {why}")
+
+    return _json(text, error)
+
+
+def _check(name: str, value: object, kind: type[_T], what: str) -> _T:
+    # bool is an int to Python, never to this store.
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise _BadColumn(f"column {name}: expected {what}, got {_short(value)}")
+    return value
+
+
+def _list_of(name: str, text: object, kind: type[_T], what: str) -> tuple[_T, ...]:
+    items = _check(name, _col_json(name, text), list, f"a JSON list of {what}")
+    return tuple(_check(name, item, kind, f"a list of {what}") for item in items)
+
+
+def _parse_row(r: tuple[Any, ...]) -> MatchRow:
+    integer = "an integer"
+    sides = _list_of("sides", r[6], str, "strings")
+    seats = _list_of("seats", r[7], str, "strings")
+    winner = r[8] if r[8] is None else _check("winner", r[8], int, "an integer or null")
+    scores = _list_of("scores", r[9], int, "integers")
+    terminations = _list_of("terminations", r[11], str, "strings")
+    escobas = _list_of("escobas", r[12], int, "integers")
+    failures: list[tuple[int, str]] = []
+    for item in _check("failures", _col_json("failures", r[14]), list, "a JSON list of [seat, reason] pairs"):
+        pair = _check("failures", item, list, "a list of [seat, reason] pairs")
+        if len(pair) != 2:
+            raise _BadColumn(f"column failures: expected [seat, reason] pairs, got {_short(pair)}")
+        seat = _check("failures", pair[0], int, "a seat number")
+        if not 0 <= seat < len(seats):
+            raise _BadColumn(f"column failures: seat {seat} is not one of the {len(seats)} seats")
+        failures.append((seat, _check("failures", pair[1], str, "a reason")))
+    if not (len(scores) == len(escobas) == len(sides)):
+        raise _BadColumn(f"{len(sides)} sides but {len(scores)} scores and {len(escobas)} escoba counts")
+    if len(terminations) != len(seats):
+        raise _BadColumn(f"{len(seats)} seats but {len(terminations)} terminations")
+    if winner is not None and not 0 <= winner < len(sides):
+        raise _BadColumn(f"column winner: side {winner} is not one of the {len(sides)} sides")
+    duration = r[15]
+    if isinstance(duration, bool) or not isinstance(duration, (int, float)):
+        raise _BadColumn(f"column duration: expected a number of seconds, got {_short(duration)}")
     return MatchRow(
-        id=r[0],
-        index=r[1],
-        pairing=r[2],
-        deal=r[3],
-        rotation=r[4],
-        seed=int(r[5]),
-        sides=tuple(json.loads(r[6])),
-        seats=tuple(json.loads(r[7])),
-        winner=r[8],
-        scores=tuple(json.loads(r[9])),
-        reason=r[10],
-        terminations=tuple(json.loads(r[11])),
-        escobas=tuple(json.loads(r[12])),
-        hands=r[13],
-        failures=tuple((int(seat), str(reason)) for seat, reason in json.loads(r[14])),
-        duration=r[15],
+        id=_check("id", r[0], str, "a string"),
+        index=_check("idx", r[1], int, integer),
+        pairing=_check("pairing", r[2], int, integer),
+        deal=_check("deal", r[3], int, integer),
+        rotation=_check("rotation", r[4], int, integer),
+        seed=_check("seed", r[5], int, integer),
+        sides=sides,
+        seats=seats,
+        winner=winner,
+        scores=scores,
+        reason=_check("reason", r[10], str, "a string"),
+        terminations=terminations,
+        escobas=escobas,
+        hands=_check("hands", r[13], int, integer),
+        failures=tuple(failures),
+        duration=float(duration),
     )

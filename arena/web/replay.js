@@ -1,0 +1,234 @@
+// The replay page's script. Its data and options come from two JSON islands in the page
+// (<script type="application/json">), read with JSON.parse; every string from a record is
+// put on the page with textContent, never as HTML.
+(function () {
+  "use strict";
+  const island = (id) => JSON.parse(document.getElementById(id).textContent);
+  const D = island("replay-data");
+  const CONFIG = island("replay-config");
+  const F = D.frames;
+  const $ = (id) => document.getElementById(id);
+  const SIDE_COLORS = ["var(--side0)", "var(--side1)", "var(--side2)"];
+  const FR_RANK = {1: "A", 10: "J", 11: "Q", 12: "K"};
+  const FIG = {10: "sota", 11: "caballo", 12: "rey"};
+  const CAT = {escobas: "Escobas", cards: "Most cards", oros: "Most oros", velo: "Siete de oros",
+               sevens: "Sevens", all_sevens: "All four sevens"};
+  const COUNT = {cards: "n_cards", oros: "n_oros", sevens: "n_sevens"};
+  let pos = 0, timer = null, view = "all", suits = CONFIG.suits;
+
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  function parseCard(t) { return {rank: parseInt(t, 10), suit: t.charAt(t.length - 1)}; }
+  function rankText(rank) { return suits === "french" ? (FR_RANK[rank] || String(rank)) : String(rank); }
+  function svgUse(id, cls) {
+    const ns = "http://www.w3.org/2000/svg";
+    const s = document.createElementNS(ns, "svg");
+    s.setAttribute("class", cls); s.setAttribute("viewBox", "0 0 100 100");
+    const u = document.createElementNS(ns, "use");
+    u.setAttribute("href", "#" + id);
+    s.appendChild(u);
+    return s;
+  }
+  function cardEl(text, opts) {
+    opts = opts || {};
+    const c = parseCard(text);
+    const e = el("div", "card s-" + c.suit + (suits === "french" ? " french" : "") + (opts.mini ? " mini" : "") + (opts.hl ? " hl" : ""));
+    e.title = text;
+    e.dataset.card = text;
+    e.appendChild(el("span", "rk", rankText(c.rank)));
+    e.appendChild(svgUse((suits === "french" ? "fr-" : "sp-") + c.suit, "pip"));
+    if (!opts.mini) {
+      e.appendChild(el("span", "rk2", rankText(c.rank)));
+      if (suits === "spanish" && FIG[c.rank]) e.appendChild(el("span", "fig", FIG[c.rank]));
+    }
+    return e;
+  }
+  function backEl() { return el("div", "card back"); }
+
+  function caption(box, f) {
+    box.textContent = "";
+    if (f.mv !== null && f.m !== null) box.appendChild(el("span", "num", (f.m + 1) + "."));
+    // The caption's parts: text, or a list of cards drawn as small cards.
+    for (const part of f.txt) {
+      if (Array.isArray(part)) {
+        for (const t of part) box.appendChild(cardEl(t, {mini: true}));
+      } else if (part) {
+        box.appendChild(el("span", null, part));
+      }
+    }
+    if (f.esc) box.appendChild(el("span", "escoba", f.esc > 1 ? f.esc + " ESCOBAS!" : "ESCOBA!"));
+  }
+
+  function seatPanel(f, s) {
+    const p = el("div", "seat");
+    p.dataset.seat = s;
+    if (f.t === s) p.classList.add("turn");
+    if (f.s === s) p.classList.add("mover");
+    const who = el("div", "who");
+    const dot = el("span", "sidedot"); dot.style.background = SIDE_COLORS[D.side_of[s] % 3];
+    who.appendChild(dot);
+    who.appendChild(el("b", null, D.seats[s]));
+    who.appendChild(el("span", "chip", "seat " + s));
+    if (f.d === s) who.appendChild(el("span", "chip dealer", "dealer"));
+    if (f.t === s) who.appendChild(el("span", "chip", "to play"));
+    p.appendChild(who);
+    const hand = el("div", "hand");
+    const cards = f.hands[s];
+    const hidden = view !== "all" && String(s) !== view;
+    if (!cards.length) hand.appendChild(el("span", "nocards", "no cards"));
+    for (const t of cards) hand.appendChild(hidden ? backEl() : cardEl(t));
+    p.appendChild(hand);
+    return p;
+  }
+
+  function renderBreakdown(box, bd, totals, title) {
+    box.textContent = "";
+    box.appendChild(el("h2", null, title));
+    if (!bd) { box.appendChild(el("div", "target", "Shown when a hand is scored.")); return; }
+    const t = el("table", "data");
+    const head = el("tr"); head.appendChild(el("th", "l", ""));
+    D.sides.forEach((n) => head.appendChild(el("th", null, n)));
+    t.appendChild(head);
+    for (const c of D.categories) {
+      const tr = el("tr"); tr.appendChild(el("td", "l", CAT[c]));
+      bd.forEach((b) => {
+        let v = String(b[c] || 0);
+        if (c === "sevens" && b.primera !== undefined) v += " (primera " + b.primera + ")";
+        else if (COUNT[c]) v += " (" + b[COUNT[c]] + ")";
+        tr.appendChild(el("td", null, v));
+      });
+      t.appendChild(tr);
+    }
+    const tot = el("tr"); tot.appendChild(el("th", "l", "Hand total"));
+    bd.forEach((b) => tot.appendChild(el("th", null, String(b.total))));
+    t.appendChild(tot);
+    if (totals) {
+      const m = el("tr"); m.appendChild(el("th", "l", "Match score"));
+      totals.forEach((v) => m.appendChild(el("th", null, String(v))));
+      t.appendChild(m);
+    }
+    box.appendChild(t);
+  }
+
+  function lastScored(i) {
+    for (let j = i; j >= 0; j--) if (F[j].k === "hand_score") return F[j];
+    return null;
+  }
+
+  function render() {
+    const f = F[pos];
+    const n = D.players;
+    const top = $("seats-top"), bottom = $("seats-bottom");
+    top.textContent = ""; bottom.textContent = "";
+    const half = Math.ceil(n / 2);
+    for (let s = n - 1; s >= half; s--) top.appendChild(seatPanel(f, s));
+    for (let s = 0; s < half; s++) bottom.appendChild(seatPanel(f, s));
+    const tc = $("table-cards"); tc.textContent = "";
+    const hl = new Set(f.hl);
+    if (!f.table.length) tc.appendChild(el("span", "nocards", "the table is empty"));
+    for (const t of f.table) tc.appendChild(cardEl(t, {hl: hl.has(t)}));
+    $("stock-count").textContent = String(f.st);
+    $("stock-card").style.visibility = f.st ? "visible" : "hidden";
+    caption($("caption"), f);
+    $("hand-info").textContent = "Hand " + (f.h + 1) + " · round " + (f.r + 1);
+    // scoreboard
+    const sb = $("scoreboard"); sb.textContent = "";
+    const over = f.k === "match_end" || f.k === "forfeit";
+    D.sides.forEach((name, side) => {
+      const row = el("div", "side");
+      if (over && D.result.winner === side) row.classList.add("winner");
+      const left = el("div");
+      const nm = el("div", "name"); const dot = el("span", "sidedot"); dot.style.background = SIDE_COLORS[side % 3];
+      nm.appendChild(dot); nm.appendChild(document.createTextNode(" " + name));
+      left.appendChild(nm);
+      const pc = f.pc[side];
+      left.appendChild(el("div", "pile", "this hand: " + pc[0] + " cards · " + pc[1] + " oros · " + pc[2] + (pc[2] === 1 ? " seven" : " sevens") +
+        (pc[3] ? " · velo" : "") + (f.e[side] ? " · " + f.e[side] + " escoba" + (f.e[side] > 1 ? "s" : "") : "")));
+      row.appendChild(left);
+      const sc = el("div", "side-score", String(f.sc[side])); sc.dataset.side = side;
+      row.appendChild(sc);
+      sb.appendChild(row);
+    });
+    $("final").style.display = over ? "block" : "none";
+    const ls = lastScored(pos);
+    renderBreakdown($("breakdown"), ls ? ls.bd : null, ls ? ls.sc : null,
+      ls ? "Hand " + (ls.h + 1) + " score" + (ls === f ? "" : " (last scored)") : "Hand score");
+    for (const tr of document.querySelectorAll("#hands-body tr")) tr.classList.toggle("cur", Number(tr.dataset.hand) === f.h);
+    $("slider").value = String(pos);
+    const mv = f.m === null ? 0 : f.m + 1;
+    $("pos").textContent = "frame " + (pos + 1) + "/" + F.length + " · move " + mv + "/" + D.moves;
+    $("play").textContent = timer ? "❚❚ Pause" : "▶ Play";
+    document.body.dataset.frame = String(pos);
+  }
+
+  function go(i) { pos = Math.max(0, Math.min(F.length - 1, i)); render(); }
+  function stop() { if (timer) { clearInterval(timer); timer = null; } }
+  function play() {
+    if (timer) { stop(); render(); return; }
+    if (pos >= F.length - 1) pos = 0;
+    timer = setInterval(() => { if (pos >= F.length - 1) { stop(); render(); } else go(pos + 1); }, Number($("speed").value));
+    render();
+  }
+  function handStart(h) { for (let i = 0; i < F.length; i++) if (F[i].h === h) return i; return 0; }
+  function nextHand(dir) {
+    const h = F[pos].h + dir;
+    if (h < 0) return go(0);
+    if (h > F[F.length - 1].h) return go(F.length - 1);
+    go(handStart(h));
+  }
+
+  function build() {
+    document.title = D.title;
+    $("title").textContent = D.title;
+    $("subtitle").textContent = D.seats.map((n, s) => "seat " + s + " " + n).join(" · ") + " — " + D.rules_text;
+    $("result").textContent = D.result_text;
+    $("final").textContent = "Final: " + D.result_text;
+    $("target").textContent = "First to " + D.target + " points";
+    const slider = $("slider"); slider.max = String(F.length - 1);
+    slider.addEventListener("input", () => { stop(); go(Number(slider.value)); });
+    $("first").addEventListener("click", () => { stop(); go(0); });
+    $("prev").addEventListener("click", () => { stop(); go(pos - 1); });
+    $("next").addEventListener("click", () => { stop(); go(pos + 1); });
+    $("last").addEventListener("click", () => { stop(); go(F.length - 1); });
+    $("prev-hand").addEventListener("click", () => { stop(); nextHand(-1); });
+    $("next-hand").addEventListener("click", () => { stop(); nextHand(1); });
+    $("play").addEventListener("click", play);
+    $("speed").addEventListener("change", () => { if (timer) { stop(); play(); } });
+    const vs = $("view");
+    D.seats.forEach((n, s) => { const o = el("option", null, "seat " + s + " (" + n + ") only"); o.value = String(s); vs.appendChild(o); });
+    vs.addEventListener("change", () => { view = vs.value; render(); });
+    $("suits").value = suits;
+    $("suits").addEventListener("change", () => { suits = $("suits").value; render(); });
+    // hand-by-hand table
+    const hb = $("hands-body");
+    const hh = $("hands-head");
+    hh.appendChild(el("th", "l", "Hand"));
+    D.sides.forEach((n) => hh.appendChild(el("th", null, n)));
+    for (const h of D.hands) {
+      const tr = el("tr"); tr.dataset.hand = h.hand;
+      tr.appendChild(el("td", "l", String(h.hand + 1)));
+      h.points.forEach((p, i) => tr.appendChild(el("td", null, "+" + p + " → " + h.totals[i])));
+      tr.addEventListener("click", () => { stop(); go(handStart(h.hand)); });
+      hb.appendChild(tr);
+    }
+    document.addEventListener("keydown", (ev) => {
+      if (ev.target && ev.target.tagName === "SELECT") return;
+      const k = ev.key;
+      if (k === "ArrowRight" || k === "n") { stop(); go(pos + 1); }
+      else if (k === "ArrowLeft" || k === "p") { stop(); go(pos - 1); }
+      else if (k === "ArrowDown") { stop(); nextHand(1); }
+      else if (k === "ArrowUp") { stop(); nextHand(-1); }
+      else if (k === "Home") { stop(); go(0); }
+      else if (k === "End") { stop(); go(F.length - 1); }
+      else if (k === " ") { play(); }
+      else return;
+      ev.preventDefault();
+    });
+    render();
+  }
+  build();
+})();
