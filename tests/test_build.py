@@ -265,3 +265,14 @@ def test_every_example_tournament_builds_and_its_bots_play_from_a_fresh_clone(tm
                     proc.close()
             assert [o.termination for o in record.outcomes] == [Termination.OK] * 2, (bot.name, record.failures)
     assert {"./bots/c/firstmove.bin", "java -jar bots/java/escoba.jar"} <= played
+
+
+def test_a_cwd_under_the_home_folder_is_where_the_build_and_the_bot_run(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    (tmp_path / "home" / "mybot").mkdir(parents=True)
+    shutil.copy(FIRSTMOVE_C, tmp_path / "home" / "mybot" / "bot.c")
+    path = tournament(tmp_path, "  - {name: c, cmd: ./bot.bin, cwd: ~/mybot, build: cc -O2 -o bot.bin bot.c}\n")
+    report = build(path, tmp_path)
+    assert report.builds[0].reason == "no earlier build is recorded"
+    assert report.config.bot("c").resolved_cwd == str(tmp_path / "home" / "mybot")
+    assert (tmp_path / "home" / "mybot" / "bot.bin").is_file()

@@ -381,8 +381,8 @@ def _execute(build: _Build, log: str, reason: str, timeout_s: float, running: _R
                                     stderr=subprocess.STDOUT, start_new_session=True)
         except OSError as exc:
             out.write(f"# cannot start: {exc}\n")
-            raise BuildError(build.bots[0], f"cannot start the build ({exc.strerror or exc}: {build.argv[0]}); log {log}",
-                             code=None, log=log) from None
+            what = f"{exc.strerror}: {exc.filename}" if exc.strerror and exc.filename else str(exc)
+            raise BuildError(build.bots[0], f"cannot start the build ({what}); log {log}", log=log) from None
         running.add(proc.pid)
         try:
             code: int | None = proc.wait(timeout=timeout_s)

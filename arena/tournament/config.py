@@ -98,7 +98,7 @@ class BotConfig:
 
     @property
     def resolved_cwd(self) -> str:
-        return os.path.normpath(os.path.join(self.base_dir, self.cwd))
+        return os.path.normpath(os.path.join(self.base_dir, os.path.expanduser(self.cwd)))
 
     def resolved_cmd(self, python: str) -> str | tuple[str, ...]:
         return expand_python(self.cmd, python)
