@@ -240,7 +240,8 @@ def tracked_copy(dest: Path) -> Path:
     return dest
 
 
-def test_every_example_tournament_builds_and_its_bots_play_from_a_fresh_clone(tmp_path):
+def test_every_example_tournament_builds_and_its_bots_play_from_a_fresh_clone(tmp_path, monkeypatch):
+    monkeypatch.delenv("ARENA_CACHE_DIR", raising=False)
     clone = tracked_copy(tmp_path / "clone")
     assert not list(clone.glob("bots/**/*.bin")) and not list(clone.glob("bots/**/*.jar"))
     played: set[str] = set()
