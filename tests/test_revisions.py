@@ -14,8 +14,9 @@ from arena.botproc import BotProcess
 from arena.protocol import Termination
 from arena.referee import play_match
 from arena.rules import Rules, Seating
-from arena.tournament.build import plan_builds, run_builds
-from arena.tournament.config import load_config
+from arena.tournament.build import plan_builds, prepare_bots, run_builds
+from arena.tournament.buildspec import BuildSpec
+from arena.tournament.config import BotConfig, load_config
 from arena.tournament.identity import identify_bot, identity_changes
 from arena.tournament.sources import SourceError, SourceSpec, checkout
 from arena.tournament.worker import bot_spec
@@ -206,3 +207,16 @@ def test_concurrent_checkouts_of_one_commit_share_one_complete_copy(tmp_path, re
     root = Path(places[0].root)
     assert (root / "bot" / "firstmove.c").read_text() == git(repo, "show", "dev:bot/firstmove.c") + "\n"
     assert [p.name for p in root.parent.iterdir()] == [root.name]  # no temporary folder left
+
+
+def test_bots_made_in_code_from_two_revisions_are_prepared_without_a_tournament_file(tmp_path, repo):
+    # What `arena sprt --repo mybot --base main --dev dev --build ... --cmd ...` needs.
+    bots = [
+        BotConfig(name, "./firstmove.bin", "bot", base_dir=str(tmp_path), build=BuildSpec("cc -O2 -o firstmove.bin firstmove.c"),
+                  source=SourceSpec("mybot", rev, base_dir=str(tmp_path)))
+        for name, rev in (("base", "main"), ("dev", "dev"))
+    ]
+    ready, builds = prepare_bots(bots, str(tmp_path / "logs"), cache_dir=str(tmp_path / "cache"))
+    assert [b.source.commit for b in ready] == [git(repo, "rev-parse", "main"), git(repo, "rev-parse", "dev")]
+    assert [(b.bots, b.built) for b in builds] == [(("base",), True), (("dev",), True)]
+    assert identify_bot(ready[0]) != identify_bot(ready[1])

@@ -35,7 +35,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
@@ -90,19 +90,26 @@ def _relocate(bot: BotConfig, folder: str, commit: str) -> BotConfig:
     return moved
 
 
-def checkout_sources(config: TournamentConfig, cache_dir: str | None = None,
-                     bots: Collection[str] | None = None) -> TournamentConfig:
-    """The config with every bot that has a ``source:`` checked out into the cache and run
-    from there (its ``base_dir`` is the checkout, its ``source.commit`` the full commit id).
+def checkout_sources(bots: Sequence[BotConfig], cache_dir: str) -> tuple[BotConfig, ...]:
+    """The bots, each one with a ``source:`` checked out into the cache and run from there
+    (its ``base_dir`` is the checkout, its ``source.commit`` the full commit id).
     Raises SourceError."""
-    cache = cache_dir or default_cache_dir(config)
     moved = []
-    for bot in config.bots:
-        if bot.source is not None and (bots is None or bot.name in bots):
-            place = checkout(bot.name, bot.source, cache)
+    for bot in bots:
+        if bot.source is not None:
+            place = checkout(bot.name, bot.source, cache_dir)
             bot = _relocate(bot, place.folder, place.commit)
         moved.append(bot)
-    return replace(config, bots=tuple(moved))
+    return tuple(moved)
+
+
+def _selected(config: TournamentConfig, names: Collection[str] | None) -> tuple[BotConfig, ...]:
+    return tuple(bot for bot in config.bots if names is None or bot.name in names)
+
+
+def _merged(config: TournamentConfig, bots: Sequence[BotConfig]) -> TournamentConfig:
+    by_name = {bot.name: bot for bot in bots}
+    return replace(config, bots=tuple(by_name.get(bot.name, bot) for bot in config.bots))
 
 
 # --- distinct builds and their cache state ---------------------------------------------
@@ -127,10 +134,10 @@ class _Build:
         return digest_of([self.cwd, list(self.argv), [list(kv) for kv in self.env], list(self.inputs)])
 
 
-def _distinct_builds(config: TournamentConfig, python: str, only: Collection[str] | None) -> list[_Build]:
+def _distinct_builds(bots: Sequence[BotConfig], python: str) -> list[_Build]:
     groups: dict[tuple[Any, ...], list[tuple[BotConfig, BuildSpec]]] = {}
-    for bot in config.bots:
-        if bot.build is None or (only is not None and bot.name not in only):
+    for bot in bots:
+        if bot.build is None:
             continue
         argv = split_command(expand_python(bot.build.cmd, python))
         groups.setdefault((bot.resolved_cwd, argv, bot.env, bot.build.inputs), []).append((bot, bot.build))
@@ -283,9 +290,9 @@ def plan_builds(config: TournamentConfig, *, cache_dir: str | None = None, pytho
     plan: list[PlannedBuild] = []
     located: list[BotConfig] = []
     missing: set[str] = set()  # bots whose checkout is not made yet
-    for bot in config.bots:
+    for bot in _selected(config, bots):
         source = bot.source
-        if source is not None and (bots is None or bot.name in bots):
+        if source is not None:
             place = locate(bot.name, source, cache)
             if is_checked_out(cache, place.commit):
                 bot = _relocate(bot, place.folder, place.commit)
@@ -297,8 +304,7 @@ def plan_builds(config: TournamentConfig, *, cache_dir: str | None = None, pytho
                 plan.append(PlannedBuild((bot.name,), bot.resolved_cwd, None, place.commit, bot.name in missing,
                                          f"revision {source.rev!r} {todo}, no build"))
         located.append(bot)
-    config = replace(config, bots=tuple(located))
-    for build in _distinct_builds(config, python, bots):
+    for build in _distinct_builds(located, python):
         if missing & set(build.bots):
             plan.append(PlannedBuild(build.bots, build.cwd, build.cmd, build.commit, True,
                                      "its revision is not checked out yet"))
@@ -441,8 +447,24 @@ def run_builds(
     file's order, once the builds running beside it have finished); on Ctrl-C every
     build's process group is killed. ``bots``: only these bots (default: all)."""
     cache = cache_dir or default_cache_dir(config)
-    config = checkout_sources(config, cache, bots)
-    builds = _distinct_builds(config, python, bots)
+    ready, results = prepare_bots(_selected(config, bots), logs_dir, jobs, cache_dir=cache, timeout_s=timeout_s,
+                                  python=python)
+    return BuildReport(_merged(config, ready), results)
+
+
+def prepare_bots(
+    bots: Sequence[BotConfig],
+    logs_dir: str,
+    jobs: int = 2,
+    *,
+    cache_dir: str,
+    timeout_s: float = DEFAULT_BUILD_TIMEOUT_S,
+    python: str = sys.executable,
+) -> tuple[tuple[BotConfig, ...], tuple[BuildResult, ...]]:
+    """``run_builds`` for bots that are not in a tournament file (``arena sprt``): the bots
+    ready to run (from their checkouts), and what was built."""
+    ready = checkout_sources(bots, cache_dir)
+    builds = _distinct_builds(ready, python)
     os.makedirs(logs_dir, exist_ok=True)
     results: dict[int, BuildResult] = {}
     errors: dict[int, BuildError] = {}
@@ -452,7 +474,7 @@ def run_builds(
         try:
             for i, build in enumerate(builds):
                 log = os.path.join(logs_dir, f"{build.bots[0]}.build.log")
-                futures[pool.submit(_run_one, build, log, cache, timeout_s, running)] = i
+                futures[pool.submit(_run_one, build, log, cache_dir, timeout_s, running)] = i
             for future in as_completed(futures):
                 i = futures[future]
                 if future.cancelled():
@@ -471,9 +493,9 @@ def run_builds(
     if errors:
         raise errors[min(errors)]
     # A bot from a revision without a build: its program must be in the checkout.
-    for bot in config.bots:
-        if bot.source is not None and bot.build is None and (bots is None or bot.name in bots):
+    for bot in ready:
+        if bot.source is not None and bot.build is None:
             missing = missing_program(bot.resolved_cmd(python), bot.resolved_cwd, dict(bot.env))
             if missing:
                 raise SourceError(bot.name, "cmd", f"{missing} (at revision {bot.source.commit})")
-    return BuildReport(config, tuple(results[i] for i in sorted(results)))
+    return ready, tuple(results[i] for i in sorted(results))
