@@ -29,6 +29,7 @@ import contextlib
 import fcntl
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -257,7 +258,7 @@ def _locked(path: str) -> Iterator[None]:
 
 
 def _command_text(cmd: str | tuple[str, ...]) -> str:
-    return cmd if isinstance(cmd, str) else " ".join(cmd)
+    return cmd if isinstance(cmd, str) else shlex.join(cmd)
 
 
 @dataclass(frozen=True)
