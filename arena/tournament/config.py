@@ -26,6 +26,8 @@ from arena.botproc import BotSpecError, missing_program, split_command
 from arena.errors import ArenaError, OptionError, SeatingError
 from arena.record import DEFAULT_STRIKES, POLICIES, FailurePolicy
 from arena.rules import RULE_OPTIONS, Rules, Seating
+from arena.tournament.buildspec import BuildSpec, bot_keys_dict, parse_build_keys
+from arena.tournament.sources import SourceSpec
 
 MODES = ("single", "pairs")
 FORMATS = ("round_robin", "double_round_robin", "gauntlet")
@@ -60,7 +62,7 @@ TOP_KEYS = (
     "output",
     "cluster",
 )
-BOT_KEYS = ("name", "cmd", "cwd", "env", "startup_ms", "move_ms", "bank_ms")
+BOT_KEYS = ("name", "cmd", "cwd", "env", "startup_ms", "move_ms", "bank_ms", "build", "inputs", "source")
 TEAM_KEYS = ("name", "members")
 FAILURE_KEYS = ("policy", "strikes")
 
@@ -90,11 +92,13 @@ class BotConfig:
     startup_ms: int | None = None
     move_ms: int | None = None
     bank_ms: int | None = None
-    base_dir: str = "."  # absolute folder of the tournament file
+    base_dir: str = "."  # absolute folder of the tournament file; a checkout's, once a source bot is checked out
+    build: BuildSpec | None = None  # build.py runs it
+    source: SourceSpec | None = None  # sources.py checks it out; cwd is then relative to the repository
 
     @property
     def resolved_cwd(self) -> str:
-        return os.path.normpath(os.path.join(self.base_dir, self.cwd))
+        return os.path.normpath(os.path.join(self.base_dir, os.path.expanduser(self.cwd)))
 
     def resolved_cmd(self, python: str) -> str | tuple[str, ...]:
         return expand_python(self.cmd, python)
@@ -108,6 +112,7 @@ class BotConfig:
             "startup_ms": self.startup_ms,
             "move_ms": self.move_ms,
             "bank_ms": self.bank_ms,
+            **bot_keys_dict(self.build, self.source),
         }
 
 
@@ -547,15 +552,20 @@ def _parse_bots(doc: _Doc, node: Node, base_dir: str) -> tuple[BotConfig, ...]:
             if "cwd" in fields
             else "."
         )
+        build_cmd = _parse_cmd(doc, fields["build"][1], f"{key}.build") if "build" in fields else None
+        build, source = parse_build_keys(doc, fields, key, base_dir, build_cmd)
         resolved = os.path.normpath(os.path.join(base_dir, os.path.expanduser(cwd)))
-        if not os.path.isdir(resolved):
+        # A source bot's cwd is in a checkout not made yet; a built bot's program may not be
+        # built yet: sources.py and build.py check them once they are there.
+        if source is None and not os.path.isdir(resolved):
             raise doc.error(
                 fields["cwd"][1] if "cwd" in fields else item,
                 f"{key}.cwd",
                 f"expected an existing folder, but {resolved} is not one",
             )
         env = _parse_env(doc, fields["env"][1], f"{key}.env") if "env" in fields else ()
-        doc.cmd_nodes.append((fields["cmd"][1], f"{key}.cmd", cmd, resolved, dict(env)))
+        if build is None and source is None:
+            doc.cmd_nodes.append((fields["cmd"][1], f"{key}.cmd", cmd, resolved, dict(env)))
         limits: dict[str, int | None] = {}
         for limit, low in (("startup_ms", 1), ("move_ms", 1), ("bank_ms", 0)):
             limits[limit] = (
@@ -569,7 +579,7 @@ def _parse_bots(doc: _Doc, node: Node, base_dir: str) -> tuple[BotConfig, ...]:
                 if limit in fields
                 else None
             )
-        bots.append(BotConfig(name, cmd, cwd, env, base_dir=base_dir, **limits))
+        bots.append(BotConfig(name, cmd, cwd, env, base_dir=base_dir, build=build, source=source, **limits))
     return tuple(bots)
 
 

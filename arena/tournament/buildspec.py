@@ -1,0 +1,102 @@
+"""The ``build:``, ``inputs:`` and ``source:`` keys of a bot in a tournament file.
+
+Parsed here, into plain values the tournament config carries; what they do is in build.py
+(running builds, the build cache) and sources.py (checking out revisions). This module
+imports nothing from config.py, which calls it: it reads YAML nodes through the small
+reader interface config.py's walker provides.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from yaml.nodes import Node, ScalarNode
+
+from arena.tournament.sources import SourceSpec
+
+SOURCE_KEYS = ("repo", "rev")
+
+
+@dataclass(frozen=True)
+class BuildSpec:
+    """A bot's build: a command run in the bot's cwd before the tournament (as written:
+    ``$PYTHON`` unexpanded), and the files whose content decides whether it must run again
+    (globs relative to the cwd; empty: the files the command names)."""
+
+    cmd: str | tuple[str, ...]
+    inputs: tuple[str, ...] = ()
+
+
+def bot_keys_dict(build: BuildSpec | None, source: SourceSpec | None) -> dict[str, Any]:
+    """The keys as a bot's dict (the tournament's description) has them: only those given,
+    so a bot without them describes (and fingerprints) exactly as before they existed."""
+    out: dict[str, Any] = {}
+    if build is not None:
+        out["build"] = build.cmd if isinstance(build.cmd, str) else list(build.cmd)
+        if build.inputs:
+            out["inputs"] = list(build.inputs)
+    if source is not None:
+        out["source"] = source.to_dict()
+    return out
+
+
+class NodeReader(Protocol):
+    """What config.py's YAML walker offers: typed reads that raise its ConfigError."""
+
+    def error(self, node: Node | None, key: str | None, message: str) -> Exception: ...
+
+    def string(self, node: Node, key: str, allowed: str = ...) -> str: ...
+
+    def sequence(self, node: Node, key: str, what: str) -> list[Node]: ...
+
+    def mapping(self, node: Node, key: str | None, allowed: tuple[str, ...] | None) -> dict[str, tuple[Node, Node]]: ...
+
+
+def parse_build_keys(
+    doc: NodeReader,
+    fields: dict[str, tuple[Node, Node]],
+    key: str,
+    base_dir: str,
+    build_cmd: str | tuple[str, ...] | None,
+) -> tuple[BuildSpec | None, SourceSpec | None]:
+    """The bot's build and source, from its ``fields`` (key -> (key node, value node)).
+    ``build_cmd`` is its ``build:`` already read as a command (config.py reads commands)."""
+    inputs: tuple[str, ...] = ()
+    if "inputs" in fields:
+        key_node, node = fields["inputs"]
+        if build_cmd is None:
+            raise doc.error(key_node, f"{key}.inputs", "only allowed with build (the files whose change makes it run again)")
+        what = "file patterns (globs relative to the bot's cwd, e.g. src/**/*.c)"
+        items = doc.sequence(node, f"{key}.inputs", what)
+        if not items:
+            raise doc.error(node, f"{key}.inputs", f"expected a non-empty list of {what}")
+        inputs = tuple(doc.string(item, f"{key}.inputs[{j}]", "a file pattern (a glob relative to the bot's cwd)")
+                       for j, item in enumerate(items))
+    build = BuildSpec(build_cmd, inputs) if build_cmd is not None else None
+    if "source" not in fields:
+        return build, None
+
+    node = fields["source"][1]
+    entries = doc.mapping(node, f"{key}.source", SOURCE_KEYS)
+    for required in SOURCE_KEYS:
+        if required not in entries:
+            raise doc.error(node, f"{key}.source.{required}", "missing (required)")
+    repo_node = entries["repo"][1]
+    repo = doc.string(repo_node, f"{key}.source.repo", "a folder path (a git repository, relative to the tournament file)")
+    resolved = os.path.normpath(os.path.join(base_dir, os.path.expanduser(repo)))
+    if not os.path.isdir(resolved):
+        raise doc.error(repo_node, f"{key}.source.repo", f"expected a folder holding a git repository, but {resolved} is not one")
+    rev_node = entries["rev"][1]
+    # Read as written: a commit id such as 1234567 or 2e10 is text, not a number.
+    if not isinstance(rev_node, ScalarNode) or not rev_node.value.strip():
+        raise doc.error(rev_node, f"{key}.source.rev", "expected a revision: a branch, tag or commit id")
+    if "cwd" in fields:
+        cwd_node = fields["cwd"][1]
+        cwd = cwd_node.value if isinstance(cwd_node, ScalarNode) else ""
+        inside = os.path.normpath(cwd)
+        if os.path.isabs(os.path.expanduser(cwd)) or inside == ".." or inside.startswith(".." + os.sep):
+            raise doc.error(cwd_node, f"{key}.cwd",
+                            f"with source, expected a folder inside the repository, relative to {repo}, got {cwd!r}")
+    return build, SourceSpec(repo=repo, rev=rev_node.value.strip(), base_dir=base_dir)

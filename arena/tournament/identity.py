@@ -1,0 +1,249 @@
+"""A bot's identity: what makes a stored result belong to this bot and no other version.
+
+A tournament names its bots, but a name outlives a rebuild: results stored for ``c-bot``
+yesterday were played by yesterday's binary. ``BotIdentity`` pins what was run: the command
+as written, the SHA-256 of every file the command names (the program, or the script an
+interpreter runs), the digest of the build's inputs, the commit of a bot taken from a
+revision, and the name the bot gave in its ``ready`` reply. ``identity_changes`` says, in
+words, why two identities differ, so a resume can refuse naming what changed.
+
+This module also owns the question "which files does a command name?", which the build
+step (build.py) asks too: a build's outputs are the files the bot's command names.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import json
+import os
+import shlex
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from arena.botproc import _SOURCE_SUFFIXES, split_command
+from arena.tournament.config import expand_python
+from arena.tournament.sources import SourceError
+
+if TYPE_CHECKING:
+    from arena.tournament.config import BotConfig
+
+_READ_CHUNK = 1 << 20
+
+
+def sha256_file(path: str) -> str | None:
+    """The file's SHA-256 in hex, or None if it is not a readable regular file."""
+    if not os.path.isfile(path):
+        return None
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as f:
+            while chunk := f.read(_READ_CHUNK):
+                digest.update(chunk)
+    except OSError:
+        return None
+    return digest.hexdigest()
+
+
+def program_files(cmd: str | tuple[str, ...]) -> tuple[str, ...]:
+    """The files a bot command names, as written (relative to the bot's cwd): the program
+    when it is a path (``./bot.bin``), and each argument with a script's ending
+    (``bot.py``, ``bot.js``, ``Bot.java``, ``bot.jar``, ...), the same files
+    ``botproc.missing_program`` requires to exist. A shell command line names none: what it
+    runs is the shell's business. Give the command as written (``$PYTHON`` unexpanded): the
+    interpreter is not the bot.
+    """
+    # $PYTHON stands for an interpreter on the PATH, as far as files go (and its '$' is not
+    # shell syntax).
+    argv = split_command(expand_python(cmd, "python3"))
+    if argv[:2] == ("/bin/sh", "-c"):
+        return ()
+    named = [argv[0]] if os.sep in argv[0] else []
+    named += [arg for arg in argv[1:] if arg.endswith(_SOURCE_SUFFIXES) and not arg.startswith("-")]
+    return tuple(dict.fromkeys(named))
+
+
+def _words(cmd: str | tuple[str, ...]) -> list[str]:
+    """The words of a command, shell operators apart (``a.c&&b`` -> ``a.c``, ``&&``, ``b``)."""
+    if not isinstance(cmd, str):
+        return list(cmd)
+    lexer = shlex.shlex(cmd, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        return list(lexer)
+    except ValueError:  # unbalanced quotes: the command fails at run time and says so
+        return cmd.split()
+
+
+def command_outputs(cmd: str | tuple[str, ...]) -> tuple[str, ...]:
+    """The files a build command says it writes: the argument of each ``-o``."""
+    words = _words(cmd)
+    return tuple(dict.fromkeys(words[i + 1] for i, word in enumerate(words[:-1]) if word == "-o"))
+
+
+def build_input_files(cmd: str | tuple[str, ...], inputs: tuple[str, ...], cwd: str,
+                      outputs: Iterable[str] = ()) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The build's inputs, as paths relative to ``cwd``, sorted, and the ``inputs`` patterns
+    that matched nothing.
+
+    With declared ``inputs`` (globs relative to ``cwd``, ``**`` for any depth), the files
+    they match. Without, the existing files the build command names (``cc -o bot bot.c``:
+    ``bot.c``), except its outputs (``-o`` arguments and ``outputs``, the files the bot's
+    command names). Give the command as written (``$PYTHON`` is not a file).
+    """
+    exclude = {os.path.normpath(p) for p in (*outputs, *command_outputs(cmd))}
+    found: set[str] = set()
+    unmatched: list[str] = []
+    if inputs:
+        for pattern in inputs:
+            matches = [
+                os.path.normpath(os.path.relpath(path, cwd))
+                for path in glob.glob(os.path.join(cwd, pattern), recursive=True)
+                if os.path.isfile(path)
+            ]
+            if not matches:
+                unmatched.append(pattern)
+            found.update(matches)
+    else:
+        for word in _words(cmd):
+            path = os.path.normpath(word)
+            if not word.startswith("-") and os.path.isfile(os.path.join(cwd, os.path.expanduser(word))):
+                found.add(path)
+    return tuple(sorted(found - exclude)), tuple(unmatched)
+
+
+def digest_files(cwd: str, paths: Iterable[str]) -> dict[str, str | None]:
+    """Each path (relative to ``cwd``) -> its SHA-256, None when missing."""
+    return {path: sha256_file(os.path.join(cwd, os.path.expanduser(path))) for path in paths}
+
+
+def digest_of(data: Any) -> str:
+    """SHA-256 of a JSON-able value in canonical form."""
+    return hashlib.sha256(json.dumps(data, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+# --- the identity ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BotIdentity:
+    """What was run under a bot's name. Plain, hashable, and JSON-able through ``to_dict``.
+
+    ``files``: (path as the command names it, SHA-256 or None if it was missing), in the
+    command's order. ``inputs_sha256``: the digest of the build's inputs (None: no build,
+    or a build whose inputs are not known). ``commit``: the full commit id of a bot from a
+    ``source:``. ``ready_name``: the name the bot gave in its ``ready`` reply, known once
+    it has started (None until then).
+    """
+
+    name: str
+    cmd: str | tuple[str, ...]
+    files: tuple[tuple[str, str | None], ...] = ()
+    inputs_sha256: str | None = None
+    commit: str | None = None
+    ready_name: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "cmd": self.cmd if isinstance(self.cmd, str) else list(self.cmd),
+            "files": {path: sha for path, sha in self.files},
+            "inputs_sha256": self.inputs_sha256,
+            "commit": self.commit,
+            "ready_name": self.ready_name,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> BotIdentity:
+        cmd = data["cmd"]
+        files = data.get("files") or {}
+        return cls(
+            name=str(data["name"]),
+            cmd=cmd if isinstance(cmd, str) else tuple(str(part) for part in cmd),
+            files=tuple((str(path), None if sha is None else str(sha)) for path, sha in files.items()),
+            inputs_sha256=data.get("inputs_sha256"),
+            commit=data.get("commit"),
+            ready_name=data.get("ready_name"),
+        )
+
+    def with_ready_name(self, ready_name: str | None) -> BotIdentity:
+        return replace(self, ready_name=ready_name)
+
+    @property
+    def digest(self) -> str:
+        """SHA-256 of what makes the bot: everything but its name and its ready name."""
+        data = self.to_dict()
+        del data["name"], data["ready_name"]
+        return digest_of(data)
+
+    @property
+    def label(self) -> str:
+        """A short version label for tables of versions: ``name@1a2b3c4``, the commit's
+        short id for a bot from a revision, else the identity's; the ready name replaces
+        the configured name when the bot gave one."""
+        short = (self.commit or self.digest)[:7]
+        return f"{self.ready_name or self.name}@{short}"
+
+
+def identify_bot(bot: BotConfig) -> BotIdentity:
+    """The identity of a configured bot as its files are now. For a bot with a
+    ``source:``, call it on the bot ``run_builds`` returns (checked out, commit known)."""
+    if bot.source is not None and bot.source.commit is None:
+        raise SourceError(bot.name, "source", "the revision is not resolved yet (identify the bots run_builds returns)")
+    cwd = bot.resolved_cwd
+    inputs_sha256 = None
+    if bot.build is not None:
+        outputs = program_files(bot.cmd)
+        paths, _ = build_input_files(bot.build.cmd, bot.build.inputs, cwd, outputs)
+        if paths:
+            inputs_sha256 = digest_of(digest_files(cwd, paths))
+    return BotIdentity(
+        name=bot.name,
+        cmd=bot.cmd,
+        files=tuple(digest_files(cwd, program_files(bot.cmd)).items()),
+        inputs_sha256=inputs_sha256,
+        commit=bot.source.commit if bot.source is not None else None,
+    )
+
+
+def _short(sha: str | None, none: str = "missing") -> str:
+    return none if sha is None else f"sha256 {sha[:12]}.."
+
+
+def _change(old: str | None, new: str | None, none: str = "missing") -> str:
+    if old is not None and new is not None:
+        return f"sha256 {old[:12]}.. -> {new[:12]}.."
+    return f"{_short(old, none)} -> {_short(new, none)}"
+
+
+def _cmd_text(cmd: str | tuple[str, ...]) -> str:
+    return cmd if isinstance(cmd, str) else shlex.join(cmd)
+
+
+def identity_changes(old: BotIdentity, new: BotIdentity) -> list[str]:
+    """Why ``new`` is not the bot ``old`` describes, in words; empty when it is the same.
+    The ready names count only when both are known."""
+    reasons: list[str] = []
+    if old.cmd != new.cmd:
+        reasons.append(f"command changed ({_cmd_text(old.cmd)!r} -> {_cmd_text(new.cmd)!r})")
+    if old.commit != new.commit:
+        if old.commit and new.commit:
+            reasons.append(f"revision changed ({old.commit[:12]} -> {new.commit[:12]})")
+        elif new.commit:
+            reasons.append(f"now from revision {new.commit[:12]}")
+        elif old.commit:
+            reasons.append(f"no longer from revision {old.commit[:12]}")
+    old_files, new_files = dict(old.files), dict(new.files)
+    for path in dict.fromkeys([*old_files, *new_files]):
+        if path not in old_files:
+            reasons.append(f"program file {path} is new ({_short(new_files[path])})")
+        elif path not in new_files:
+            reasons.append(f"program file {path} is no longer run")
+        elif old_files[path] != new_files[path]:
+            reasons.append(f"program file {path} changed ({_change(old_files[path], new_files[path])})")
+    if old.inputs_sha256 != new.inputs_sha256:
+        reasons.append(f"build inputs changed ({_change(old.inputs_sha256, new.inputs_sha256, 'none known')})")
+    if old.ready_name is not None and new.ready_name is not None and old.ready_name != new.ready_name:
+        reasons.append(f"ready name changed ({old.ready_name!r} -> {new.ready_name!r})")
+    return reasons

@@ -1,0 +1,94 @@
+"""A bot's identity: which files a command names, what changed between two identities,
+and the value's round trip through JSON."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from arena.tournament.config import load_config
+from arena.tournament.identity import BotIdentity, identify_bot, identity_changes, program_files
+
+
+@pytest.mark.parametrize("cmd, files", [
+    ("python3 bot.py", ("bot.py",)),
+    ("$PYTHON bots/expert_bot.py --ms 20", ("bots/expert_bot.py",)),
+    ("node bots/js/bot.js", ("bots/js/bot.js",)),
+    ("java bots/java/EscobaBot.java", ("bots/java/EscobaBot.java",)),
+    ("java -jar bots/java/escoba.jar", ("bots/java/escoba.jar",)),
+    ("perl bots/perl/random.pl", ("bots/perl/random.pl",)),
+    ("./bots/c/firstmove.bin --fast", ("./bots/c/firstmove.bin",)),
+    (("/opt/bot/run", "lib/x.py", "--opt=y.py", "-v.py"), ("/opt/bot/run", "lib/x.py")),
+    ("java -cp classes EscobaBot", ()),
+    ("python3 bot.py | tee log", ()),  # a shell line: the shell decides what runs
+])
+def test_the_files_a_command_names(cmd, files):
+    assert program_files(cmd) == files
+
+
+def write_bot(tmp_path: Path, source: str, cmd: str = "python3 bot.py") -> Path:
+    (tmp_path / "bot.py").write_text(source)
+    (tmp_path / "other.py").write_text("")
+    path = tmp_path / "t.yaml"
+    path.write_text(f"name: t\nseed: 1\nbots:\n  - {{name: b, cmd: {cmd}}}\n  - {{name: o, cmd: python3 other.py}}\n")
+    return path
+
+
+def test_the_same_files_give_the_same_identity(tmp_path):
+    path = write_bot(tmp_path, "print('v1')\n")
+    one, two = identify_bot(load_config(path).bot("b")), identify_bot(load_config(path).bot("b"))
+    assert one == two and hash(one) == hash(two) and identity_changes(one, two) == []
+    assert one.files[0][0] == "bot.py" and len(one.files[0][1] or "") == 64
+    assert one.commit is None and one.ready_name is None and one.inputs_sha256 is None
+
+
+def test_a_changed_program_file_is_a_different_identity_with_the_reason(tmp_path):
+    path = write_bot(tmp_path, "print('v1')\n")
+    old = identify_bot(load_config(path).bot("b"))
+    (tmp_path / "bot.py").write_text("print('v2')\n")
+    new = identify_bot(load_config(path).bot("b"))
+    assert old != new and old.label != new.label
+    [reason] = identity_changes(old, new)
+    a, b = dict(old.files)["bot.py"], dict(new.files)["bot.py"]
+    assert reason == f"program file bot.py changed (sha256 {a[:12]}.. -> {b[:12]}..)"
+
+
+def test_a_changed_command_and_a_missing_file_are_named(tmp_path):
+    path = write_bot(tmp_path, "")
+    old = identify_bot(load_config(path).bot("b"))
+    (tmp_path / "v2.py").write_text("")
+    path.write_text(path.read_text().replace("{name: b, cmd: python3 bot.py}", "{name: b, cmd: python3 v2.py}"))
+    new = identify_bot(load_config(path).bot("b"))
+    assert identity_changes(old, new) == [
+        "command changed ('python3 bot.py' -> 'python3 v2.py')",
+        "program file bot.py is no longer run",
+        f"program file v2.py is new (sha256 {dict(new.files)['v2.py'][:12]}..)",
+    ]
+    (tmp_path / "v2.py").unlink()
+    gone = BotIdentity.from_dict({**new.to_dict(), "files": {"v2.py": None}})
+    assert identity_changes(new, gone) == [f"program file v2.py changed (sha256 {dict(new.files)['v2.py'][:12]}.. -> missing)"]
+
+
+def test_build_inputs_count_for_a_bot_whose_command_names_no_file(tmp_path):
+    (tmp_path / "Bot.java").write_text("class Bot {}\n")
+    path = write_bot(tmp_path, "", cmd="java -cp classes Bot, build: javac -d classes Bot.java")
+    old = identify_bot(load_config(path).bot("b"))
+    assert old.files == () and old.inputs_sha256 is not None
+    (tmp_path / "Bot.java").write_text("class Bot { }\n")
+    new = identify_bot(load_config(path).bot("b"))
+    assert identity_changes(old, new) == [
+        f"build inputs changed (sha256 {old.inputs_sha256[:12]}.. -> {new.inputs_sha256[:12]}..)"]
+
+
+def test_an_identity_is_a_plain_json_value_and_the_ready_name_counts_once_known(tmp_path):
+    ident = identify_bot(load_config(write_bot(tmp_path, "x = 1\n")).bot("b"))
+    assert BotIdentity.from_dict(json.loads(json.dumps(ident.to_dict()))) == ident
+    assert ident.label == f"b@{ident.digest[:7]}"
+    named = ident.with_ready_name("mybot 1.0")
+    assert named.label == f"mybot 1.0@{ident.digest[:7]}" and named.digest == ident.digest
+    assert identity_changes(ident, named) == []  # not known on one side: not compared
+    assert identity_changes(named, ident.with_ready_name("mybot 1.1")) == ["ready name changed ('mybot 1.0' -> 'mybot 1.1')"]
+    assert len({ident, named, ident.with_ready_name("mybot 1.0")}) == 2
+    with_commit = BotIdentity.from_dict({**ident.to_dict(), "commit": "a" * 40})
+    assert with_commit.label == "b@aaaaaaa"
+    assert identity_changes(ident, with_commit) == ["now from revision aaaaaaaaaaaa"]
