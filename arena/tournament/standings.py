@@ -2,6 +2,10 @@
 
 Pure: plain rows in, plain values out. Formatting to text is at the bottom and is
 also pure (returns strings; the CLI prints them).
+
+Two-sided tournaments count wins, draws and losses; with three or more sides a match has
+finishing places instead (1st, 2nd, ...), and the ratings come from the Plackett-Luce model
+of that order (see docs/RATINGS.md).
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.ratings import PairResult, fit_ratings
+from arena.ratings import DEFAULT_PRIOR, MatchResult, Model, PairResult, fit_ratings
 from arena.rules import Seating
 from arena.tables_format import TableFormat, render_json, render_table
 from arena.tournament.store import MatchRow, ResultStore, StoreError
@@ -41,6 +45,16 @@ class BotStanding:
     failures: tuple[tuple[str, int], ...]  # reason -> count (substituted failures too), sorted by reason
     status: str = "rated"
     note: str = ""
+    # Matches of three or more sides: how often the bot's side finished 1st, 2nd, ... (tied
+    # sides share the better place). Empty in two-sided tournaments, where W-D-L says it.
+    places: tuple[int, ...] = ()
+
+    @property
+    def record(self) -> str:
+        """``W-D-L``, or the counts of finishing places (``1st-2nd-3rd``) with more sides."""
+        if self.places:
+            return "-".join(map(str, self.places))
+        return f"{self.wins}-{self.draws}-{self.losses}"
 
     @property
     def points_per_hand(self) -> float | None:
@@ -51,6 +65,11 @@ class BotStanding:
         return self.escobas / self.hands if self.hands else None
 
     def to_dict(self) -> dict[str, Any]:
+        """Plain values; ``places`` (a list: 1st, 2nd, ...) replaces ``wins``, ``draws`` and
+        ``losses`` when matches have three or more sides."""
+        record: dict[str, Any] = (
+            {"places": list(self.places)} if self.places else {"wins": self.wins, "draws": self.draws, "losses": self.losses}
+        )
         return {
             "rank": self.rank,
             "name": self.name,
@@ -58,9 +77,7 @@ class BotStanding:
             "ci95": _round(self.ci95, 2),
             "los_next": _round(self.los_next, 4),
             "matches": self.matches,
-            "wins": self.wins,
-            "draws": self.draws,
-            "losses": self.losses,
+            **record,
             "points_for": self.points_for,
             "points_against": self.points_against,
             "hands": self.hands,
@@ -90,6 +107,9 @@ class Standings:
     crosstable: Crosstable
     matches: int
     notes: tuple[str, ...] = ()
+    sides: int = 2  # sides per match: above 2, places replace W-D-L
+    model: Model = Model.BRADLEY_TERRY  # the rating model
+    prior: float = DEFAULT_PRIOR  # the rating prior's strength (0: plain maximum likelihood)
 
     @property
     def leader(self) -> str | None:
@@ -106,7 +126,8 @@ class _Tally:
     points_against: int = 0
     hands: int = 0
     escobas: int = 0
-    failures: Counter = field(default_factory=Counter)
+    failures: Counter[str] = field(default_factory=Counter)
+    places: list[int] = field(default_factory=list)
 
 
 def side_members(row: MatchRow, seating: Seating) -> list[tuple[str, ...]]:
@@ -128,22 +149,37 @@ def _forfeited(row: MatchRow, seating: Seating) -> list[bool]:
     ]
 
 
-def pair_results(row: MatchRow, seating: Seating) -> list[PairResult]:
-    """One match as pairwise results between its sides, for the rating fit.
+def match_places(row: MatchRow, seating: Seating) -> tuple[int, ...]:
+    """Each side's finishing place (1 is first; tied sides share the better place).
 
-    Two sides: the winner scores 1, a draw 1/2. More sides: the winner beats every other
-    side; the others are ordered by whether they forfeited and then by their points.
+    Two sides: the winner is first, a draw ties. More sides: the winner is first; the others
+    are ordered by whether they forfeited and then by their points.
     """
-    members = side_members(row, seating)
     if seating.sides == 2:
-        score = 0.5 if row.winner is None else (1.0 if row.winner == 0 else 0.0)
-        return [PairResult(members[0], members[1], score)]
+        return (1, 1) if row.winner is None else (1, 2) if row.winner == 0 else (2, 1)
     forfeited = _forfeited(row, seating)
     keys = [(row.winner == s, not forfeited[s], row.scores[s]) for s in range(seating.sides)]
+    return tuple(1 + sum(other > own for other in keys) for own in keys)
+
+
+def match_result(row: MatchRow, seating: Seating) -> PairResult | MatchResult:
+    """One match as the rating fit takes it: a two-sided result, or the sides' finishing order."""
+    members = side_members(row, seating)
+    places = match_places(row, seating)
+    if seating.sides == 2:
+        return PairResult(members[0], members[1], 1.0 if places[0] < places[1] else 0.0 if places[0] > places[1] else 0.5)
+    return MatchResult(tuple(members), places)
+
+
+def pair_results(row: MatchRow, seating: Seating) -> list[PairResult]:
+    """One match as pairwise results between its sides (who finished ahead of whom; a tie
+    is 1/2): the crosstable's cells and a running leader. The ratings use the whole order."""
+    members = side_members(row, seating)
+    places = match_places(row, seating)
     out = []
     for i in range(seating.sides):
         for j in range(i + 1, seating.sides):
-            score = 1.0 if keys[i] > keys[j] else 0.0 if keys[i] < keys[j] else 0.5
+            score = 1.0 if places[i] < places[j] else 0.0 if places[i] > places[j] else 0.5
             out.append(PairResult(members[i], members[j], score))
     return out
 
@@ -154,28 +190,35 @@ def compute_standings(
     bots: Iterable[str],
     *,
     by_bot_crosstable: bool = False,
-    prior: float | None = None,
+    prior: float | None = DEFAULT_PRIOR,
 ) -> Standings:
     """Everything in the standings table, derived from the match rows.
 
     ``by_bot_crosstable``: key the crosstable by bot rather than by side label (rotating
-    partners, where side labels are one-off teams).
+    partners, where side labels are one-off teams). ``prior``: the rating prior's strength
+    in virtual draws per bot (0 or None: the plain maximum-likelihood fit).
     """
     bot_names = list(dict.fromkeys(bots))
     tallies: dict[str, _Tally] = {name: _Tally() for name in bot_names}
-    results: list[PairResult] = []
+    results: list[PairResult | MatchResult] = []
+    multi = seating.sides > 2
     cross: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0])
     labels: list[str] = []
     for row in rows:
         members = side_members(row, seating)
         pairs = pair_results(row, seating)
-        results.extend(pairs)
+        results.append(match_result(row, seating))
+        places = match_places(row, seating)
         total = sum(row.scores)
         for side, side_bots in enumerate(members):
             for name in side_bots:
                 t = tallies.setdefault(name, _Tally())
                 t.matches += 1
-                if row.winner is None:
+                if multi:
+                    if not t.places:
+                        t.places = [0] * seating.sides
+                    t.places[places[side] - 1] += 1
+                elif row.winner is None:
                     t.draws += 1
                 elif row.winner == side:
                     t.wins += 1
@@ -229,6 +272,7 @@ def compute_standings(
                 failures=tuple(sorted(t.failures.items())),
                 status=rating.status.value,
                 note=rating.note,
+                places=tuple(t.places or [0] * seating.sides) if multi else (),
             )
         )
     order = {s.name: i for i, s in enumerate(standings)}
@@ -238,7 +282,9 @@ def compute_standings(
     else:
         names = tuple(_order_labels(labels, cross))
     crosstable = Crosstable(names, {key: (v[0], int(v[1])) for key, v in cross.items()})
-    return Standings(tuple(standings), crosstable, len(rows), tuple(table.notes))
+    return Standings(
+        tuple(standings), crosstable, len(rows), tuple(table.notes), sides=seating.sides, model=table.model, prior=table.prior
+    )
 
 
 def seating_of(game: dict[str, Any]) -> Seating:
@@ -248,7 +294,7 @@ def seating_of(game: dict[str, Any]) -> Seating:
     return Seating.alone(int(game["players"]))
 
 
-def standings_from_store(store: ResultStore, *, prior: float | None = None) -> Standings:
+def standings_from_store(store: ResultStore, *, prior: float | None = DEFAULT_PRIOR) -> Standings:
     game = store.meta().get("game")
     if not isinstance(game, dict):
         raise StoreError(f"{store.folder}: the store has no tournament description")
@@ -296,6 +342,18 @@ STANDINGS_HEADERS = (
 )
 
 
+_ORDINALS = ("1st", "2nd", "3rd", "4th", "5th", "6th")
+
+
+def standings_headers(standings: Standings) -> tuple[str, ...]:
+    """The standings table's headers: ``w-d-l`` becomes ``1st-2nd-3rd`` (the counts of each
+    finishing place) when matches have three or more sides."""
+    if standings.sides <= 2:
+        return STANDINGS_HEADERS
+    places = "-".join(_ORDINALS[: standings.sides])
+    return tuple(places if h == "w-d-l" else h for h in STANDINGS_HEADERS)
+
+
 def standings_rows(standings: Standings) -> list[list[Any]]:
     rows = []
     for s in standings.bots:
@@ -307,7 +365,7 @@ def standings_rows(standings: Standings) -> list[list[Any]]:
                 _fmt(s.ci95, "±{:.0f}"),
                 _fmt_los(s.los_next),
                 s.matches,
-                f"{s.wins}-{s.draws}-{s.losses}",
+                s.record,
                 s.points_for,
                 s.points_against,
                 _fmt(s.points_per_hand, "{:.2f}"),
@@ -342,7 +400,7 @@ def format_standings(standings: Standings, fmt: str) -> str:
     if fmt == "json":
         return render_json([s.to_dict() for s in standings.bots])
     notes = [*standings.notes, *(f"{s.name}: {s.note}" for s in standings.bots if s.note)]
-    return _format_table(list(STANDINGS_HEADERS), standings_rows(standings), fmt, notes=notes)
+    return _format_table(list(standings_headers(standings)), standings_rows(standings), fmt, notes=notes)
 
 
 def format_crosstable(standings: Standings, fmt: str) -> str:
