@@ -70,6 +70,7 @@ Elo), as BayesElo's default. Weak: after 20 real games it is a tenth of the evid
 gives a perfect record a finite rating. ``0`` is the pure maximum-likelihood fit."""
 
 _VALID_SCORES = (0.0, 0.5, 1.0)
+_PLACES_OF_SCORE = {1.0: (1, 2), 0.5: (1, 1), 0.0: (2, 1)}
 
 
 # --------------------------------------------------------------------------- errors
@@ -162,6 +163,14 @@ def check_result(index: int, raw: object) -> tuple[tuple[tuple[str, ...], ...], 
 
     Raises :class:`ResultInputError` naming ``index``.
     """
+    if type(raw) is PairResult:
+        # The common case, checked without the general machinery: one bot per side.
+        a, b, score = raw
+        if type(a) is tuple and type(b) is tuple and len(a) == 1 and len(b) == 1 and type(score) in (float, int):
+            x, y = a[0], b[0]
+            places = _PLACES_OF_SCORE.get(score)
+            if type(x) is str and type(y) is str and x != y and places is not None and x.strip() and y.strip():
+                return (a, b), places
     if isinstance(raw, MatchResult):
         return _check_match(index, raw)
     if not isinstance(raw, Sequence) or isinstance(raw, str) or len(raw) != 3:

@@ -147,6 +147,15 @@ class MatchBuilder:
     def add(self, sides: Sequence[Sequence[str]], places: Sequence[int]) -> None:
         """One match: its sides and their finishing places (lower is better; equal is a tie)."""
         self._sizes.append(len(sides))
+        if len(sides) == 2:
+            a, b = sides
+            solo = self._solo
+            # Most results are one bot against one bot, seen before: two dictionary lookups.
+            sa = solo.get(a[0]) if len(a) == 1 else None
+            sb = solo.get(b[0]) if len(b) == 1 else None
+            self._slot_side.extend((self.side(a) if sa is None else sa, self.side(b) if sb is None else sb))
+            self._slot_place.extend(places)
+            return
         for members, place in zip(sides, places, strict=True):
             self._slot_side.append(self.side(members))
             self._slot_place.append(place)
@@ -532,14 +541,17 @@ def choice_events(blocks: Sequence[Block], column_of_side: Ints) -> list[Events]
 
 def _merge(ev: Events) -> Events:
     """Events over the same set of columns add up (the likelihood is linear in y and w)."""
-    order = np.argsort(ev.cols, axis=1, kind="stable")
-    cols = np.take_along_axis(ev.cols, order, axis=1)
-    y = np.take_along_axis(ev.y, order, axis=1)
-    if cols.shape[1] == 2:
+    if ev.cols.shape[1] == 2:
+        swap = ev.cols[:, 0] > ev.cols[:, 1]
+        cols = np.where(swap[:, None], ev.cols[:, ::-1], ev.cols)
+        y = np.where(swap[:, None], ev.y[:, ::-1], ev.y)
         top = int(cols.max(initial=0)) + 1
         keys, inverse = np.unique(cols[:, 0] * top + cols[:, 1], return_inverse=True)
         uniq = np.stack([keys // top, keys % top], axis=1)
     else:
+        order = np.argsort(ev.cols, axis=1, kind="stable")
+        cols = np.take_along_axis(ev.cols, order, axis=1)
+        y = np.take_along_axis(ev.y, order, axis=1)
         uniq, inverse = np.unique(cols, axis=0, return_inverse=True)
     inverse = np.asarray(inverse).ravel()
     if len(uniq) == len(cols):
@@ -588,6 +600,10 @@ class Objective:
         u = self.strengths(r)
         ll = 0.0
         for ev in self.events:
+            if ev.cols.shape[1] == 2:
+                a, b = u[ev.cols[:, 0]], u[ev.cols[:, 1]]
+                ll += float(ev.y[:, 0] @ a + ev.y[:, 1] @ b - ev.w @ np.logaddexp(a, b))
+                continue
             x = u[ev.cols]
             top = x.max(axis=1)
             lse = top + np.log(np.exp(x - top[:, None]).sum(axis=1))
@@ -601,6 +617,16 @@ class Objective:
         grad_u = np.zeros(self.n_cols)
         values = []
         for ev in self.events:
+            if ev.cols.shape[1] == 2:
+                c0, c1 = ev.cols[:, 0], ev.cols[:, 1]
+                a, b = u[c0], u[c1]
+                p = 0.5 * (1.0 + np.tanh(0.5 * (a - b)))  # the logistic function, without overflow
+                ll += float(ev.y[:, 0] @ a + ev.y[:, 1] @ b - ev.w @ np.logaddexp(a, b))
+                g = ev.y[:, 0] - ev.w * p  # d/da; d/db is its negative (y0 + y1 = w)
+                grad_u += np.bincount(c0, weights=g, minlength=self.n_cols) - np.bincount(c1, weights=g, minlength=self.n_cols)
+                h = ev.w * p * (1.0 - p)
+                values.append(np.stack([h, -h, -h, h], axis=1).ravel())
+                continue
             x = u[ev.cols]
             top = x.max(axis=1)
             e = np.exp(x - top[:, None])
@@ -816,12 +842,14 @@ def invert(info: sparse.csr_matrix, precision: float, level_free: bool) -> Inver
     who always play together), fall back to the eigendecomposition's pseudo-inverse.
     """
     n = info.shape[0]
-    a = np.asfortranarray(info.toarray())
+    a = info.toarray()
     a[np.diag_indices(n)] += precision
     if level_free:
         a += _level_weight(a) / n
     top = float(np.diag(a).max(initial=0.0))
-    chol, status = lapack.dpotrf(a, lower=1, clean=1, overwrite_a=1)
+    # The matrix is symmetric, so its transpose (a Fortran-ordered view) is itself: LAPACK
+    # factorises it in place, with no copy of the n x n array.
+    chol, status = lapack.dpotrf(a.T, lower=1, clean=1, overwrite_a=1)
     del a
     if status == 0 and bool((np.diag(chol) ** 2).min(initial=np.inf) > _NULL_TOL * max(top, 1e-300)):
         w, status = lapack.dtrtri(chol, lower=1, overwrite_c=1)

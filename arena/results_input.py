@@ -60,33 +60,61 @@ def _checked(result: PairResult | MatchResult, source: str, line: int) -> None:
 # --------------------------------------------------------------------------- CSV
 
 
+class _CsvResults:
+    """The results of CSV lines, parsed lazily; ``line`` is the last line read."""
+
+    def __init__(self, lines: Iterable[str], source: str) -> None:
+        self._reader = csv.reader(lines)
+        self._source = source
+
+    @property
+    def line(self) -> int:
+        return self._reader.line_num
+
+    def __iter__(self) -> Iterator[PairResult]:
+        source = self._source
+        rows = iter(self._reader)
+        for row in rows:
+            if any(cell.strip() for cell in row):
+                got = tuple(cell.strip() for cell in row)
+                if got != CSV_HEADER:
+                    message = f"expected the header '{_EXPECTED_HEADER}', got '{','.join(got)}'"
+                    raise ResultsFileError(source, self.line, message)
+                break
+        else:
+            raise ResultsFileError(source, 1, f"empty file; expected the header '{_EXPECTED_HEADER}' and result rows")
+        count = 0
+        scores = _SCORES
+        for row in rows:
+            if len(row) == 3:
+                # The common row, "one bot each side" with a plain score, checked in line.
+                a, b, text = row
+                score = scores.get(text)
+                if score is not None and "+" not in a and "+" not in b:
+                    x, y = a.strip(), b.strip()
+                    if x and y and x != y:
+                        count += 1
+                        yield PairResult((x,), (y,), score)
+                        continue
+            if not any(cell.strip() for cell in row):
+                continue
+            result = _csv_row(row, source, self.line)
+            _checked(result, source, self.line)
+            count += 1
+            yield result
+        if not count:
+            raise ResultsFileError(
+                source, self.line + 1, f"no results after the header; expected rows of {_EXPECTED_HEADER}"
+            )
+
+
 def iter_results_csv(lines: Iterable[str], source: str = "<csv>") -> Iterator[PairResult]:
     """Parse ``side_a,side_b,score_a`` rows lazily.
 
     Team members are joined by ``+``; ``score_a`` is 1, 0.5 or 0. Blank lines are ignored.
     Raises :class:`ResultsFileError` at the first bad line.
     """
-    reader = csv.reader(lines)
-    header_seen = False
-    count = 0
-    for row in reader:
-        line = reader.line_num
-        if not any(cell.strip() for cell in row):
-            continue
-        if not header_seen:
-            got = tuple(cell.strip() for cell in row)
-            if got != CSV_HEADER:
-                raise ResultsFileError(source, line, f"expected the header '{_EXPECTED_HEADER}', got '{','.join(got)}'")
-            header_seen = True
-            continue
-        result = _csv_row(row, source, line)
-        _checked(result, source, line)
-        count += 1
-        yield result
-    if not header_seen:
-        raise ResultsFileError(source, 1, f"empty file; expected the header '{_EXPECTED_HEADER}' and result rows")
-    if not count:
-        raise ResultsFileError(source, reader.line_num + 1, f"no results after the header; expected rows of {_EXPECTED_HEADER}")
+    return iter(_CsvResults(lines, source))
 
 
 def _csv_row(row: list[str], source: str, line: int) -> PairResult:
@@ -108,31 +136,13 @@ def _csv_row(row: list[str], source: str, line: int) -> PairResult:
 
 def parse_results_csv(text: str, source: str = "<csv>") -> tuple[tuple[PairResult, ...], tuple[int, ...]]:
     """Parse a whole CSV text; returns the results and each one's line number."""
+    parsed = _CsvResults(io.StringIO(text.removeprefix("\ufeff")), source)
     results: list[PairResult] = []
     lines: list[int] = []
-    stream = io.StringIO(text.removeprefix("\ufeff"))
-    reader_lines = _LineCounter(stream)
-    for result in iter_results_csv(reader_lines, source):
+    for result in parsed:
         results.append(result)
-        lines.append(reader_lines.line)
+        lines.append(parsed.line)
     return tuple(results), tuple(lines)
-
-
-class _LineCounter:
-    """Passes lines through and counts them (a parser that just yielded a row has read
-    exactly up to that row's last line)."""
-
-    def __init__(self, stream: Iterable[str]) -> None:
-        self._it = iter(stream)
-        self.line = 0
-
-    def __iter__(self) -> Iterator[str]:
-        return self
-
-    def __next__(self) -> str:
-        text = next(self._it)
-        self.line += 1
-        return text
 
 
 # --------------------------------------------------------------------------- JSON lines
@@ -209,17 +219,23 @@ def read_results(path: str | Path) -> Iterator[PairResult | MatchResult]:
     jsonl = is_jsonl(path)
     kind = "JSON lines (one match per line)" if jsonl else f"a CSV with header {_EXPECTED_HEADER}"
     try:
-        handle = open(path, encoding="utf-8-sig", newline="")  # noqa: SIM115 (closed below, also when abandoned)
+        handle = open(path, "rb")  # noqa: SIM115 (closed below, also when abandoned)
     except OSError as exc:
         raise ResultsFileError(source, None, f"cannot read: {exc.strerror or exc}") from None
     with handle:
-        counter = _LineCounter(handle)
-        parser: Iterator[PairResult | MatchResult] = (
-            iter_results_jsonl(counter, source) if jsonl else iter_results_csv(counter, source)
-        )
+        lines = _decoded(handle, source, kind)
         try:
-            yield from parser
-        except UnicodeDecodeError:
-            raise ResultsFileError(source, counter.line + 1, f"not UTF-8 text; expected {kind}") from None
+            yield from iter_results_jsonl(lines, source) if jsonl else _CsvResults(lines, source)
         except OSError as exc:
             raise ResultsFileError(source, None, f"cannot read: {exc.strerror or exc}") from None
+
+
+def _decoded(handle: Iterable[bytes], source: str, kind: str) -> Iterator[str]:
+    """UTF-8 lines of a binary file (a byte-order mark dropped), decoded one by one so that
+    a bad byte is reported on its own line."""
+    for number, raw in enumerate(handle, start=1):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ResultsFileError(source, number, f"not UTF-8 text; expected {kind}") from None
+        yield text.removeprefix("\ufeff") if number == 1 else text
