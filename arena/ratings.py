@@ -33,6 +33,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
@@ -350,10 +351,11 @@ class RatingTable:
     covariance: Mapping[tuple[str, str], float] = field(default_factory=dict, compare=False, repr=False)
 
     def __getitem__(self, name: str) -> BotRating:
-        for row in self.ratings:
-            if row.name == name:
-                return row
-        raise KeyError(name)
+        return self.ratings[self._position[name]]
+
+    @cached_property
+    def _position(self) -> dict[str, int]:
+        return {row.name: i for i, row in enumerate(self.ratings)}
 
     @property
     def names(self) -> tuple[str, ...]:

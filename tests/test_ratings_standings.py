@@ -101,3 +101,21 @@ def test_two_sided_standings_keep_their_keys():
     assert not any(note.startswith("model:") for note in standings.notes)
     plain = compute_standings(rows, Seating.alone(2), ["a", "b"], prior=0)
     assert plain.prior == 0.0 and not any(note.startswith("prior:") for note in plain.notes)
+
+
+def test_equal_ratings_are_ranked_by_points_difference_with_a_note():
+    # zed and amy split their games and both beat low twice: equal ratings; zed scored more.
+    seating = Seating.alone(2)
+    games = [(("zed", "amy"), (21, 20), 0), (("amy", "zed"), (21, 3), 0), (("zed", "low"), (21, 0), 0),
+             (("low", "zed"), (0, 21), 1), (("amy", "low"), (21, 19), 0), (("low", "amy"), (19, 21), 1)]
+    rows = [_row(k, seats, scores, winner) for k, (seats, scores, winner) in enumerate(games)]
+    standings = compute_standings(rows, seating, ["amy", "low", "zed"])
+    top = standings.bots[:2]
+    assert top[0].elo == pytest.approx(top[1].elo, abs=1e-9)
+    assert [s.name for s in standings.bots] == ["zed", "amy", "low"]  # not the alphabetical amy, zed
+    assert [s.rank for s in standings.bots] == [1, 2, 3]
+    table = fit_ratings([match_result(r, seating) for r in rows])
+    assert [r.name for r in table.ratings] == ["amy", "zed", "low"]  # the fit alone: by name
+    assert top[0].los_next == pytest.approx(0.5)
+    assert standings.bots[1].los_next == pytest.approx(table.los("amy", "low"))
+    assert "zed, amy have equal ratings: ranked by points difference per match, then name" in standings.notes

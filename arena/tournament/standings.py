@@ -14,10 +14,10 @@ import json
 import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from arena.ratings import DEFAULT_PRIOR, MatchResult, Model, PairResult, fit_ratings
+from arena.ratings import DEFAULT_PRIOR, MatchResult, Model, PairResult, RatingTable, fit_ratings
 from arena.rules import Seating
 from arena.tables_format import TableFormat, render_json, render_table
 from arena.tournament.store import MatchRow, ResultStore, StoreError
@@ -275,6 +275,7 @@ def compute_standings(
                 places=tuple(t.places or [0] * seating.sides) if multi else (),
             )
         )
+    standings, ties = _break_ties(standings, table)
     order = {s.name: i for i, s in enumerate(standings)}
     if by_bot_crosstable or all(label in order for label in labels):
         # Bots (alone or as clone teams) follow the standings' order.
@@ -283,8 +284,54 @@ def compute_standings(
         names = tuple(_order_labels(labels, cross))
     crosstable = Crosstable(names, {key: (v[0], int(v[1])) for key, v in cross.items()})
     return Standings(
-        tuple(standings), crosstable, len(rows), tuple(table.notes), sides=seating.sides, model=table.model, prior=table.prior
+        tuple(standings),
+        crosstable,
+        len(rows),
+        (*table.notes, *ties),
+        sides=seating.sides,
+        model=table.model,
+        prior=table.prior,
     )
+
+
+_TIE_ELO = 1e-6
+
+
+def _break_ties(rows: list[BotStanding], table: RatingTable) -> tuple[list[BotStanding], list[str]]:
+    """Rank bots with equal ratings (same group, within a millionth of an Elo point) by
+    points difference per match, then by name; their LOS is recomputed for the new order.
+    Also returns a note per set of tied bots."""
+    out = list(rows)
+    start = 0
+    changed = False
+    notes = []
+    while start < len(out):
+        end = start + 1
+        while end < len(out) and _tied(out[start], out[end], table):
+            end += 1
+        if end - start > 1:
+            run = sorted(out[start:end], key=lambda s: (-(s.points_for - s.points_against) / max(s.matches, 1), s.name))
+            changed |= [s.name for s in run] != [s.name for s in out[start:end]]
+            out[start:end] = run
+            notes.append(f"{', '.join(s.name for s in run)} have equal ratings: ranked by points difference per match, then name")
+        start = end
+    if not changed:
+        return rows, notes
+    fixed = []
+    for pos, s in enumerate(out):
+        los = s.los_next
+        if pos + 1 < len(out) and s.status == "rated":
+            los = table.los(s.name, out[pos + 1].name) if table[s.name].group == table[out[pos + 1].name].group else None
+        elif pos + 1 == len(out):
+            los = None
+        fixed.append(replace(s, rank=pos + 1, los_next=los))
+    return fixed, notes
+
+
+def _tied(a: BotStanding, b: BotStanding, table: RatingTable) -> bool:
+    if a.status != "rated" or b.status != "rated" or a.elo is None or b.elo is None:
+        return False
+    return table[a.name].group == table[b.name].group and abs(a.elo - b.elo) < _TIE_ELO
 
 
 def seating_of(game: dict[str, Any]) -> Seating:
