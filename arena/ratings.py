@@ -38,6 +38,7 @@ from typing import NamedTuple
 
 import numpy as np
 from scipy import sparse
+from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]  # the package ships no type information
 
 from arena.errors import ArenaError
 from arena.ratings_engine import (
@@ -462,7 +463,11 @@ def fit_ratings(
     if anchor is not None and anchor not in builder.bot_index:
         raise AnchorError(anchor, "no such bot in the results")
     try:
-        return _fit(builder.build(), anchor, anchor_elo, strength)
+        # One BLAS thread: the dense algebra here is small next to the cost of BLAS worker
+        # threads that spin while the fit runs Python, which on a machine busy with bots
+        # (or other work) made the fit several times slower in CPU and wall time.
+        with threadpool_limits(limits=1, user_api="blas"):
+            return _fit(builder.build(), anchor, anchor_elo, strength)
     except FitError as exc:
         raise ConvergenceError(str(exc)) from exc
 

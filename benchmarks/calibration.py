@@ -1,6 +1,6 @@
 """Do the rating intervals mean what they say? Coverage of the 95% intervals in simulation.
 
-    .venv/bin/python benchmarks/calibration.py [--fields 120] [--bots 20] [--games 60] [--seed 7] [--prior 2]
+    .venv/bin/python benchmarks/calibration.py [--fields 150] [--bots 20] [--games 60] [--seed 7] [--prior 2]
 
 For each table shape (1v1, 2v2 with partners drawn at random, 3 players alone, 4 players
 alone, 3 teams of 2) it simulates ``--fields`` independent fields of ``--bots`` bots with
@@ -64,7 +64,7 @@ def simulate(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--fields", type=int, default=120, help="independent fields per shape")
+    parser.add_argument("--fields", type=int, default=150, help="independent fields per shape")
     parser.add_argument("--bots", type=int, default=20, help="bots per field")
     parser.add_argument("--games", type=int, default=60, help="matches per bot, about")
     parser.add_argument("--sd", type=float, default=1.0, help="spread of true strengths (natural-log units; 1 = 174 Elo)")

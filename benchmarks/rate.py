@@ -62,9 +62,10 @@ def write_league(path: Path, bots: int, results: int, *, sd: float, draw_rate: f
     return true
 
 
-def run_rate(path: Path, prior: float) -> tuple[float, float, list[dict[str, object]]]:
-    """The real command in a fresh process: (seconds, peak MB of that process, JSON rows)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+def run_rate(path: Path, prior: float) -> tuple[float, float, float, list[dict[str, object]]]:
+    """The real command in a fresh process: (wall seconds, CPU seconds, peak MB, JSON rows)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    before, cpu_before = usage.ru_maxrss, usage.ru_utime + usage.ru_stime
     start = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, "-m", "arena.cli", "rate", str(path), "--format", "json", "--prior", f"{prior:g}"],
@@ -75,10 +76,11 @@ def run_rate(path: Path, prior: float) -> tuple[float, float, list[dict[str, obj
     seconds = time.perf_counter() - start
     if proc.returncode != 0:
         raise SystemExit(f"arena rate failed ({proc.returncode}): {proc.stderr.strip()}")
-    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    if peak_kb <= before:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if usage.ru_maxrss <= before:
         print(f"  (peak memory of this run not above an earlier run's {before / 1024:.0f} MB)")
-    return seconds, peak_kb / 1024.0, json.loads(proc.stdout)
+    cpu = usage.ru_utime + usage.ru_stime - cpu_before
+    return seconds, cpu, usage.ru_maxrss / 1024.0, json.loads(proc.stdout)
 
 
 def main() -> None:
@@ -90,7 +92,7 @@ def main() -> None:
     parser.add_argument("--prior", type=float, default=DEFAULT_PRIOR, help="virtual draws per bot (the default prior)")
     args = parser.parse_args()
     sizes = [tuple(int(v) for v in item.split(":")) for item in args.sizes.split(",")]
-    print(f"load average: {' '.join(os.getloadavg().__repr__().strip('()').split(', '))} on {os.cpu_count()} cpus")
+    print(f"load average: {' '.join(f'{v:.2f}' for v in os.getloadavg())} on {os.cpu_count()} cpus")
     print(f"seed {args.seed}, true sd {args.sd:g} Elo, draw rate {args.draw_rate:g} between equals, prior {args.prior:g}")
     lines = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -98,7 +100,7 @@ def main() -> None:
             path = Path(tmp) / f"league_{bots}_{results}.csv"
             true = write_league(path, bots, results, sd=args.sd, draw_rate=args.draw_rate, seed=args.seed + k)
             size_mb = path.stat().st_size / 2**20
-            seconds, peak, rows = run_rate(path, args.prior)
+            seconds, cpu, peak, rows = run_rate(path, args.prior)
             by_name = {row["name"]: row for row in rows}
             errors, hits, widths = [], 0, []
             for i in range(bots):
@@ -113,10 +115,11 @@ def main() -> None:
                 f"  {bots} bots, {results} results ({size_mb:.1f} MB CSV): 95% intervals cover {hits}/{bots} "
                 f"= {100 * hits / bots:.1f}% of true ratings; mean ±{np.mean(widths):.0f} Elo, rmse {rmse:.0f} Elo"
             )
+            print(f"  cpu time {cpu:.1f} s (wall {seconds:.1f} s; the difference is waiting for a core on a busy machine)")
             line = f"rate: {bots} bots, {results} results, {seconds:.1f} s, {peak:.0f} MB peak"
             print(line)
             lines.append(line)
-    print(f"load average after: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}")
+    print(f"load average after: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
     print(lines[-1])
 
 
