@@ -406,10 +406,10 @@ def prior_sd_elo(strength: float) -> float:
 
 
 def check_prior(prior: float | None) -> float:
-    """The prior's strength as a number (``None`` means none, like 0); refuses negative or
-    non-finite values."""
+    """The prior's strength as a number: ``None`` means :data:`DEFAULT_PRIOR` (an option the
+    user did not give), 0 none; refuses negative or non-finite values."""
     if prior is None:
-        return 0.0
+        return DEFAULT_PRIOR
     if isinstance(prior, bool) or not isinstance(prior, (int, float)) or not (prior >= 0.0 and math.isfinite(prior)):
         raise RatingError(f"prior strength must be a number of virtual draws >= 0, got {prior!r}")
     return float(prior)
@@ -448,8 +448,8 @@ def fit_ratings(
     other groups are centred on ``anchor_elo``); otherwise every group has mean 0.
     ``prior`` adds a Gaussian prior centred on the reference level with the curvature of
     ``prior`` virtual draws per bot (see :func:`prior_sd_elo`); it makes every rating finite.
-    ``0`` (or ``None``) is the pure maximum-likelihood fit. ``players`` lists extra bots to
-    show even if they played no match.
+    ``0`` is the pure maximum-likelihood fit; ``None`` means the default. ``players`` lists
+    extra bots to show even if they played no match.
     """
     strength = check_prior(prior)
     if not math.isfinite(anchor_elo):

@@ -47,7 +47,7 @@ def test_plain_table(good_csv):
     lines = result.stdout.splitlines()
     assert lines[0].split()[:7] == ["rank", "name", "elo", "±ci95", "LOS", "next", "matches"]
     body = [line.split() for line in lines[2:5]]
-    table = fit_ratings(parse_results_csv(GOOD)[0], prior=None)  # what `rate` passes without --prior
+    table = fit_ratings(parse_results_csv(GOOD)[0])
     assert [row[1] for row in body] == [r.name for r in table.ratings]
     assert body[0][2] == f"{table.ratings[0].elo:.0f}"
     assert body[0][3] == f"±{table.ratings[0].ci95:.0f}"

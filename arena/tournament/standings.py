@@ -196,7 +196,7 @@ def compute_standings(
 
     ``by_bot_crosstable``: key the crosstable by bot rather than by side label (rotating
     partners, where side labels are one-off teams). ``prior``: the rating prior's strength
-    in virtual draws per bot (0 or None: the plain maximum-likelihood fit).
+    in virtual draws per bot (0: the plain maximum-likelihood fit; None: the default).
     """
     bot_names = list(dict.fromkeys(bots))
     tallies: dict[str, _Tally] = {name: _Tally() for name in bot_names}
