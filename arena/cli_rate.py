@@ -1,87 +1,21 @@
-"""``arena rate``: fit Elo ratings to a CSV of match results and print the ranked table."""
+"""``arena rate``: fit Elo ratings to a file of match results and print the ranked table."""
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from arena.errors import ArenaError, InputError
-from arena.ratings import (
-    ConvergenceError,
-    PairResult,
-    RatingError,
-    RatingTable,
-    ResultInputError,
-    Status,
-    fit_ratings,
-)
+from arena.errors import InputError
+from arena.ratings import DEFAULT_PRIOR, ConvergenceError, Model, RatingError, RatingTable, Status, fit_ratings
+from arena.ratings import check_prior as ratings_prior
+from arena.results_input import CSV_HEADER as CSV_HEADER
+from arena.results_input import ResultsCsvError as ResultsCsvError
+from arena.results_input import parse_results_csv as parse_results_csv
+from arena.results_input import read_results
 from arena.tables_format import TableFormat, render_json, render_table
-
-CSV_HEADER = ("side_a", "side_b", "score_a")
-_SCORES = {"1": 1.0, "1.0": 1.0, "0.5": 0.5, ".5": 0.5, "0": 0.0, "0.0": 0.0}
-
-
-class ResultsCsvError(ArenaError, ValueError):
-    """A results CSV does not follow the expected format."""
-
-    def __init__(self, source: str, line: int, message: str) -> None:
-        super().__init__(f"{source}:{line}: {message}")
-        self.source = source
-        self.line = line
-        self.message = message
-
-
-def parse_results_csv(text: str, source: str = "<csv>") -> tuple[tuple[PairResult, ...], tuple[int, ...]]:
-    """Parse ``side_a,side_b,score_a`` rows; returns the results and each one's line number.
-
-    Team members are joined by ``+``; ``score_a`` is 1, 0.5 or 0. Blank lines are ignored.
-    """
-    expected_header = ",".join(CSV_HEADER)
-    reader = csv.reader(io.StringIO(text.removeprefix("\ufeff")))
-    header_seen = False
-    results: list[PairResult] = []
-    lines: list[int] = []
-    for row in reader:
-        line = reader.line_num
-        if not any(cell.strip() for cell in row):
-            continue
-        if not header_seen:
-            got = tuple(cell.strip() for cell in row)
-            if got != CSV_HEADER:
-                raise ResultsCsvError(source, line, f"expected the header '{expected_header}', got '{','.join(got)}'")
-            header_seen = True
-            continue
-        if len(row) != 3:
-            raise ResultsCsvError(
-                source, line, f"expected 3 columns ({expected_header}), got {len(row)}: '{','.join(row)}'"
-            )
-        sides = []
-        for label, cell in zip(CSV_HEADER[:2], row[:2], strict=False):
-            members = tuple(part.strip() for part in cell.split("+"))
-            if not any(members):
-                raise ResultsCsvError(source, line, f"{label} is empty; expected a bot name or names joined by '+'")
-            if not all(members):
-                raise ResultsCsvError(
-                    source, line, f"{label} '{cell.strip()}' has an empty name; expected names joined by '+'"
-                )
-            sides.append(members)
-        score = _SCORES.get(row[2].strip())
-        if score is None:
-            raise ResultsCsvError(source, line, f"score_a must be 1, 0.5 or 0, got '{row[2].strip()}'")
-        results.append(PairResult(sides[0], sides[1], score))
-        lines.append(line)
-    if not header_seen:
-        raise ResultsCsvError(source, 1, f"empty file; expected the header '{expected_header}' and result rows")
-    if not results:
-        raise ResultsCsvError(
-            source, reader.line_num + 1, f"no results after the header; expected rows of {expected_header}"
-        )
-    return tuple(results), tuple(lines)
 
 
 def _fmt_elo(row_elo: float | None, status: Status) -> str:
@@ -128,6 +62,7 @@ def format_ratings(table: RatingTable, fmt: TableFormat) -> str:
                     "group": r.group,
                     "status": r.status.value,
                     "note": r.note,
+                    **({"places": list(r.places)} if r.places else {}),
                 }
                 for r in table.ratings
             ]
@@ -153,7 +88,8 @@ def format_ratings(table: RatingTable, fmt: TableFormat) -> str:
         ]
         return render_table(headers, csv_rows, fmt)
     several_groups = len(table.groups) > 1
-    headers = ["rank", "name", "elo", "±ci95", "LOS next", "matches", "W-D-L"]
+    record = "W-D-L" if table.model is Model.BRADLEY_TERRY else "W-D-L/places"
+    headers = ["rank", "name", "elo", "±ci95", "LOS next", "matches", record]
     align = ["right", "left", "right", "right", "right", "right", "right"]
     if several_groups:
         headers.append("group")
@@ -170,7 +106,7 @@ def format_ratings(table: RatingTable, fmt: TableFormat) -> str:
             ci,
             _fmt_los(r.los_next),
             r.matches,
-            f"{r.wins}-{r.draws}-{r.losses}",
+            r.record,
         ]
         if several_groups:
             cells.append(r.group)
@@ -202,21 +138,30 @@ FormatOption = Annotated[
 PriorOption = Annotated[
     float | None,
     typer.Option(
-        help="Weak Gaussian prior worth STRENGTH virtual draws per bot (e.g. 2); off by default. "
-        "Makes perfect records finite.",
+        help=f"Weak prior worth STRENGTH virtual draws per bot against the field's average (default "
+        f"{DEFAULT_PRIOR:g}): every rating finite, a perfect record gets a wide interval. 0: the pure "
+        "maximum-likelihood fit, which explains unbounded ratings instead (docs/RATINGS.md).",
         metavar="STRENGTH",
     ),
 ]
 
 
-def check_prior(prior: float | None) -> None:
-    """Refuse a prior that is not a positive, finite number of virtual draws."""
-    if prior is not None and not (prior > 0 and math.isfinite(prior)):
-        raise InputError(f"--prior: expected a positive number of virtual draws, got {prior:g}")
+def check_prior(prior: float | None) -> float:
+    """The prior to fit with (``None``: the default); a negative or non-finite one is refused."""
+    try:
+        return ratings_prior(prior)
+    except RatingError:
+        raise InputError(f"--prior: expected a number of virtual draws >= 0, got {prior:g}") from None
 
 
 def rate(
-    file: Annotated[Path, typer.Argument(help="CSV of results with header side_a,side_b,score_a (teams: a+b).")],
+    file: Annotated[
+        Path,
+        typer.Argument(
+            help="Results: a CSV with header side_a,side_b,score_a (teams: a+b), or JSON lines (.jsonl), "
+            'one match per line: {"sides": [["a"], ["b"], ["c"]], "scores": [21, 15, 9]}.'
+        ),
+    ],
     fmt: FormatOption = TableFormat.PLAIN,
     anchor: Annotated[
         str | None,
@@ -226,26 +171,18 @@ def rate(
 ) -> None:
     """Fit Bradley-Terry ratings (Elo scale) to all results jointly and print the ranked table."""
     source = str(file)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InputError(f"{source}: not UTF-8 text; expected a CSV with header side_a,side_b,score_a") from None
-    except OSError as exc:
-        raise InputError(f"{source}: cannot read: {exc.strerror or exc}") from None
     anchor_name, anchor_elo = (None, 0.0)
     if anchor is not None:
         try:
             anchor_name, anchor_elo = _parse_anchor(anchor)
         except typer.BadParameter as exc:
             raise InputError(f"--anchor: {exc}") from None
-    check_prior(prior)
-    results, lines = parse_results_csv(text, source)
+    prior = check_prior(prior)
     try:
-        table = fit_ratings(results, anchor=anchor_name, anchor_elo=anchor_elo, prior=prior)
-    except ResultInputError as exc:
-        raise InputError(f"{source}:{lines[exc.index]}: {exc.reason}") from None
-    except ConvergenceError:
-        raise  # not the file's fault: the arena's (exit code 3)
+        # Streamed: the file is read (and each line checked) as the fit consumes it.
+        table = fit_ratings(read_results(file), anchor=anchor_name, anchor_elo=anchor_elo, prior=prior)
+    except (ResultsCsvError, ConvergenceError):
+        raise  # the file's fault (exit 2) or the arena's (exit 3): the edge says so
     except RatingError as exc:
         raise InputError(f"{source}: {exc}") from None
     out = format_ratings(table, fmt)

@@ -20,6 +20,7 @@ from typing import Annotated, Any
 import typer
 
 from arena.cli_edge import Interrupted
+from arena.cli_rate import PriorOption, check_prior
 from arena.errors import ArenaError, ExitCode, InputError, WriteError
 from arena.record import RecordError
 
@@ -420,22 +421,24 @@ def report_cmd(
     results: Annotated[Path, typer.Argument(help="A tournament's results folder (results/<name>).")],
     html: Annotated[Path | None, typer.Option("--html", help="The report page to write (default: RESULTS/report.html).")] = None,
     suits: Annotated[str, typer.Option("--suits", help="Card faces in the replay pages: spanish or french.")] = "spanish",
+    prior: PriorOption = None,
 ) -> None:
     """Write a tournament report page (standings, crosstable, ratings plot) with a verified replay
     page for every match beside it, in OUT_replays/. Exit code 1 if any record is refused."""
     from arena.render_html import render_replay_html, render_report_html
-    from arena.tournament.standings import STANDINGS_HEADERS, crosstable_rows, standings_from_store, standings_rows
+    from arena.tournament.standings import crosstable_rows, standings_from_store, standings_headers, standings_rows
     from arena.tournament.store import ResultStore
 
     if suits not in _SUITS:
         raise InputError(f"--suits: expected spanish or french, got {suits!r}")
+    prior = check_prior(prior)
     if not results.is_dir() or not _is_store(results):
         raise InputError(f"{results}: not a tournament results folder (no {_STORE_FILE}; run a tournament first)")
     out = html if html is not None else results / "report.html"
     replays_dir = out.parent / f"{out.stem}_replays"
     with ResultStore.open_existing(str(results)) as store:
         meta = store.meta()
-        standings = standings_from_store(store)
+        standings = standings_from_store(store, prior=prior)
     config = meta.get("config") or {}
     name = str(config.get("name") or results.name)
     matches: list[dict[str, Any]] = []
@@ -480,7 +483,7 @@ def report_cmd(
     page = render_report_html(
         f"{name}: tournament report",
         summary,
-        STANDINGS_HEADERS,
+        standings_headers(standings),
         standings_rows(standings),
         cross_headers,
         cross_rows,

@@ -305,7 +305,7 @@ def table(
     """Print the ranked standings and the crosstable of a tournament (derived from its results store)."""
     from arena.tournament.standings import format_crosstable, format_standings, standings_from_store
 
-    check_prior(prior)
+    prior = check_prior(prior)
     with ResultStore.open_existing(str(results_dir)) as store:
         standings = standings_from_store(store, prior=prior)
     if crosstable:

@@ -1,20 +1,24 @@
-"""Elo-scale Bradley-Terry ratings fitted jointly over all match results.
+"""Elo-scale ratings fitted jointly over all match results (Bradley-Terry / Plackett-Luce).
 
-Pure statistics: no I/O. The model: every bot ``i`` has a strength ``r_i`` (natural-log
-units); a side's strength is the sum of its members' strengths; side A beats side B with
-probability ``1 / (1 + exp(-(R_A - R_B)))``. A draw counts as half a win and half a loss
-(the "ties as halves" pseudo-likelihood ``s*log p + (1-s)*log(1-p)``, as in Elo), so the
-fit makes each bot's expected score equal its actual score.
+Pure statistics: no I/O. The model (docs/RATINGS.md): every bot ``i`` has a strength ``r_i``
+(natural-log units); a side's strength is the sum of its members'. A two-sided match is a
+Bradley-Terry game, side A beating side B with probability ``1 / (1 + exp(-(R_A - R_B)))``;
+a draw counts as half a win and half a loss (the "ties as halves" likelihood, as in Elo). A
+match of three or four sides is one Plackett-Luce observation of the sides' finishing order
+(sides that tie are averaged over their orders), which for two sides is exactly the
+Bradley-Terry game.
 
-The fit is the joint maximum-likelihood estimate (Newton's method on the concave
-log-likelihood), optionally with a weak Gaussian prior. Reported Elo values are
-``400/ln(10)`` times the natural-log strengths, centred to mean 0 per group, or shifted so
-that an anchor bot reads a chosen value.
+The fit is the posterior mode under a weak Gaussian prior (``DEFAULT_PRIOR`` virtual draws
+per bot against the reference level), so every rating is finite; ``prior=0`` gives the pure
+maximum-likelihood estimate. Reported Elo values are ``400/ln(10)`` times the natural-log
+strengths, centred to mean 0 per group, or shifted so that an anchor bot reads a chosen
+value. Intervals and LOS come from the inverse of the information matrix (the posterior
+covariance).
 
-Degenerate data never produce a made-up number:
+Without a prior, degenerate data never produce a made-up number:
 
 * a field split into parts that never met (disconnected comparison graph) is rated part
-  by part, each centred on its own, and flagged as not comparable;
+  by part, each centred on its own, and flagged as not comparable (also with a prior);
 * perfectly separated results (a bot that won or lost everything, or a clique that never
   dropped a game to the rest) make the maximum-likelihood estimate infinite; such bots get
   ``elo=None`` with a status and a note, and the remaining results are rated as usual;
@@ -26,16 +30,35 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
 from scipy import sparse
-from scipy.optimize import linprog
+from threadpoolctl import threadpool_limits
 
 from arena.errors import ArenaError, ExitCode
+from arena.ratings_engine import (
+    INTERVAL_MAX,
+    Covariance,
+    FitError,
+    MatchBuilder,
+    MatchData,
+    Records,
+    Separation,
+    components,
+    invert,
+    min_norm,
+    newton,
+    objective_for,
+    records,
+    restrict,
+    separation,
+    side_parts,
+)
 
 ELO_PER_NAT = 400.0 / math.log(10.0)
 """Elo points per natural-log unit of strength (about 173.7)."""
@@ -43,13 +66,13 @@ ELO_PER_NAT = 400.0 / math.log(10.0)
 Z95 = 1.959963984540054
 """Two-sided 95% quantile of the standard normal distribution."""
 
+DEFAULT_PRIOR = 2.0
+"""The default prior: 2 virtual draws per bot against the reference level (Gaussian, sd 246
+Elo), as BayesElo's default. Weak: after 20 real games it is a tenth of the evidence; yet it
+gives a perfect record a finite rating. ``0`` is the pure maximum-likelihood fit."""
+
 _VALID_SCORES = (0.0, 0.5, 1.0)
-_MAX_NEWTON_STEPS = 200
-# Eigenvalues of the information matrix below this fraction of the largest one are
-# treated as zero: those directions are not determined by the data.
-_NULL_TOL = 1e-9
-# A margin the separation LP pushes above this (in a unit box) counts as separated.
-_SEPARATION_TOL = 1e-7
+_PLACES_OF_SCORE = {1.0: (1, 2), 0.5: (1, 1), 0.0: (2, 1)}
 
 
 # --------------------------------------------------------------------------- errors
@@ -94,28 +117,71 @@ class PairResult(NamedTuple):
     score_a: float
 
 
-def _check_result(index: int, raw: object) -> PairResult:
-    try:
-        side_a, side_b, score_a = raw  # type: ignore[misc]
-    except (TypeError, ValueError):
-        raise ResultInputError(index, "expected (side_a, side_b, score_a)") from None
-    sides = []
-    for label, side in (("side_a", side_a), ("side_b", side_b)):
-        if isinstance(side, str):
-            side = (side,)
-        try:
-            side = tuple(side)
-        except TypeError:
-            raise ResultInputError(index, f"{label} must be a tuple of bot names") from None
-        if not side:
-            raise ResultInputError(index, f"{label} is empty")
-        for member in side:
-            if not isinstance(member, str) or not member.strip():
-                raise ResultInputError(index, f"{label} has an empty or non-text bot name {member!r}")
-        if len(set(side)) != len(side):
-            raise ResultInputError(index, f"{label} lists the same bot twice: {'+'.join(side)}")
-        sides.append(side)
-    a, b = sides
+class MatchResult(NamedTuple):
+    """One match between any number of sides (2, 3 or 4 players alone, 3 teams of 2 ...).
+
+    ``places``: each side's finishing place, 1 for first; equal places are a tie (e.g.
+    ``(1, 2, 2)``: the first side won, the other two tied behind it).
+    """
+
+    sides: tuple[tuple[str, ...], ...]
+    places: tuple[int, ...]
+
+    @classmethod
+    def from_scores(cls, sides: Sequence[Sequence[str] | str], scores: Sequence[float]) -> MatchResult:
+        """Places from final scores (higher is better, equal scores tie); sides are checked
+        when the result is rated."""
+        if len(sides) != len(scores):
+            raise RatingError(f"{len(sides)} sides but {len(scores)} scores")
+        for score in scores:
+            if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
+                raise RatingError(f"scores must be finite numbers, got {score!r}")
+        norm = tuple((side,) if isinstance(side, str) else tuple(side) for side in sides)
+        return cls(norm, tuple(1 + sum(other > own for other in scores) for own in scores))
+
+
+Result = PairResult | MatchResult | tuple[Sequence[str] | str, Sequence[str] | str, float]
+
+
+def _check_side(index: int, label: str, side: object) -> tuple[str, ...]:
+    if isinstance(side, str):
+        side = (side,)
+    if not isinstance(side, Iterable):
+        raise ResultInputError(index, f"{label} must be a tuple of bot names")
+    members = tuple(side)
+    if not members:
+        raise ResultInputError(index, f"{label} is empty")
+    names: list[str] = []
+    for member in members:
+        if not isinstance(member, str) or not member.strip():
+            raise ResultInputError(index, f"{label} has an empty or non-text bot name {member!r}")
+        names.append(member)
+    if len(set(names)) != len(names):
+        raise ResultInputError(index, f"{label} lists the same bot twice: {'+'.join(names)}")
+    return tuple(names)
+
+
+def check_result(index: int, raw: object) -> tuple[tuple[tuple[str, ...], ...], tuple[int, ...]]:
+    """Check one result (a :class:`PairResult`, a ``(side_a, side_b, score_a)`` triple or a
+    :class:`MatchResult`) and return its sides and finishing places.
+
+    Raises :class:`ResultInputError` naming ``index``.
+    """
+    if type(raw) is PairResult:
+        # The common case, checked without the general machinery: one bot per side.
+        a, b, score = raw
+        if type(a) is tuple and type(b) is tuple and len(a) == 1 and len(b) == 1 and type(score) in (float, int):
+            x, y = a[0], b[0]
+            places = _PLACES_OF_SCORE.get(score)
+            if type(x) is str and type(y) is str and x != y and places is not None and x.strip() and y.strip():
+                return (a, b), places
+    if isinstance(raw, MatchResult):
+        return _check_match(index, raw)
+    if not isinstance(raw, Sequence) or isinstance(raw, str) or len(raw) != 3:
+        raise ResultInputError(index, "expected (side_a, side_b, score_a) or a MatchResult")
+    side_a, side_b, score_a = raw[0], raw[1], raw[2]
+    a = _check_side(index, "side_a", side_a)
+    b = _check_side(index, "side_b", side_b)
     common = sorted(set(a) & set(b))
     if common:
         raise ResultInputError(index, f"bot {common[0]!r} is on both sides")
@@ -125,29 +191,34 @@ def _check_result(index: int, raw: object) -> PairResult:
         raise ResultInputError(index, f"sides have different sizes ({len(a)} vs {len(b)})")
     if isinstance(score_a, bool) or not isinstance(score_a, (int, float)) or float(score_a) not in _VALID_SCORES:
         raise ResultInputError(index, f"score_a must be 1, 0.5 or 0, got {score_a!r}")
-    return PairResult(a, b, float(score_a))
+    places = (1, 2) if score_a == 1 else (2, 1) if score_a == 0 else (1, 1)
+    return (a, b), places
 
 
-def pairwise_results(sides: Sequence[Sequence[str] | str], scores: Sequence[float]) -> tuple[PairResult, ...]:
-    """Split one multi-side match (3 or 4 players alone, or 3 teams) into pairwise results.
-
-    Every pair of sides becomes one result: the higher final score beats the lower, equal
-    scores are a draw. This is an approximation: the pairs from one match are not
-    independent games, so treating them as such overstates the evidence (intervals come
-    out somewhat narrow) and each bot's match count grows by one per opponent side.
-    """
-    if len(sides) != len(scores):
-        raise RatingError(f"{len(sides)} sides but {len(scores)} scores")
-    if len(sides) < 2:
-        raise RatingError("a match needs at least two sides")
-    norm = [(side,) if isinstance(side, str) else tuple(side) for side in sides]
-    out = []
-    for i in range(len(norm)):
-        for j in range(i + 1, len(norm)):
-            si, sj = scores[i], scores[j]
-            score = 1.0 if si > sj else 0.0 if si < sj else 0.5
-            out.append(_check_result(len(out), (norm[i], norm[j], score)))
-    return tuple(out)
+def _check_match(index: int, match: MatchResult) -> tuple[tuple[tuple[str, ...], ...], tuple[int, ...]]:
+    try:
+        raw_sides = list(match.sides)
+        places = tuple(match.places)
+    except TypeError:
+        raise ResultInputError(index, "sides and places must be sequences") from None
+    if len(raw_sides) < 2:
+        raise ResultInputError(index, f"a match needs at least two sides, got {len(raw_sides)}")
+    if len(places) != len(raw_sides):
+        raise ResultInputError(index, f"{len(raw_sides)} sides but {len(places)} places")
+    sides = tuple(_check_side(index, f"side {k + 1}", side) for k, side in enumerate(raw_sides))
+    seen: set[str] = set()
+    for side in sides:
+        for name in side:
+            if name in seen:
+                raise ResultInputError(index, f"bot {name!r} is on two sides")
+            seen.add(name)
+    sizes = [len(side) for side in sides]
+    if len(set(sizes)) != 1:
+        raise ResultInputError(index, f"sides have different sizes ({', '.join(map(str, sizes))})")
+    for place in places:
+        if isinstance(place, bool) or not isinstance(place, int) or place < 1:
+            raise ResultInputError(index, f"places must be whole numbers from 1 (first), got {place!r}")
+    return sides, places
 
 
 # --------------------------------------------------------------------------- output
@@ -164,11 +235,32 @@ class Status(Enum):
     NO_MATCHES = "no_matches"
 
 
+class Model(Enum):
+    """The likelihood the ratings come from."""
+
+    BRADLEY_TERRY = "bradley-terry"  # every match had two sides
+    PLACKETT_LUCE = "plackett-luce"  # some match had three or more
+
+    @property
+    def description(self) -> str:
+        if self is Model.BRADLEY_TERRY:
+            return "Bradley-Terry (two sides per match, a draw counts half)"
+        return (
+            "Plackett-Luce on each match's finishing order of its sides (tied sides averaged "
+            "over their orders; a two-sided match is a Bradley-Terry game)"
+        )
+
+
 @dataclass(frozen=True)
 class BotRating:
     """One row of the rating table. ``elo`` and ``ci95`` are Elo points; ``ci95`` is the
     half-width of the 95% interval; ``los_next`` is the probability that this bot is
-    stronger than the next one in the ranking (``None`` when not comparable)."""
+    stronger than the next one in the ranking (``None`` when not comparable).
+
+    ``matches`` counts matches played; ``wins``, ``draws`` and ``losses`` count the
+    two-sided ones; ``places[p]`` counts matches of three or more sides in which the bot's
+    side finished ``p + 1``-th (tied sides share the better place); empty when the data
+    have no such match."""
 
     rank: int
     name: str
@@ -182,11 +274,22 @@ class BotRating:
     group: int
     status: Status
     note: str = ""
+    places: tuple[int, ...] = ()
 
     @property
     def score(self) -> float | None:
-        """Fraction of points won (a draw is half a point)."""
-        return (self.wins + 0.5 * self.draws) / self.matches if self.matches else None
+        """Fraction of points won in two-sided matches (a draw is half a point)."""
+        played = self.wins + self.draws + self.losses
+        return (self.wins + 0.5 * self.draws) / played if played else None
+
+    @property
+    def record(self) -> str:
+        """``W-D-L``, or the finishing places (``1st-2nd-3rd``) of matches with more sides."""
+        wdl = f"{self.wins}-{self.draws}-{self.losses}"
+        if not any(self.places):
+            return wdl
+        places = "-".join(map(str, self.places))
+        return places if self.wins + self.draws + self.losses == 0 else f"{wdl}, places {places}"
 
 
 @dataclass(frozen=True)
@@ -198,22 +301,64 @@ class RatingGroup:
     note: str = ""
 
 
+class _CovarianceView(Mapping[tuple[str, str], float]):
+    """Covariance (Elo^2) of the reported values of any two rated bots of one group.
+
+    Computed on demand from each part's inverse information matrix, so a league of
+    thousands of bots never holds a dictionary of millions of pairs.
+    """
+
+    def __init__(self) -> None:
+        self._parts: list[Covariance] = []
+        self._where: dict[str, tuple[int, int]] = {}
+
+    def add(self, cov: Covariance, members: Mapping[str, int]) -> None:
+        for name, i in members.items():
+            self._where[name] = (len(self._parts), i)
+        self._parts.append(cov)
+
+    def __getitem__(self, key: tuple[str, str]) -> float:
+        a, b = key
+        pa, ia = self._where[a]
+        pb, ib = self._where[b]
+        if pa != pb:
+            raise KeyError(key)
+        return ELO_PER_NAT**2 * self._parts[pa].cov(ia, ib)
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        by_part: dict[int, list[str]] = defaultdict(list)
+        for name, (p, _i) in self._where.items():
+            by_part[p].append(name)
+        for names in by_part.values():
+            for a in names:
+                for b in names:
+                    yield a, b
+
+    def __len__(self) -> int:
+        counts: dict[int, int] = defaultdict(int)
+        for p, _i in self._where.values():
+            counts[p] += 1
+        return sum(c * c for c in counts.values())
+
+
 @dataclass(frozen=True)
 class RatingTable:
     ratings: tuple[BotRating, ...]
     groups: tuple[RatingGroup, ...]
     notes: tuple[str, ...]
-    prior: float | None = None
+    prior: float = DEFAULT_PRIOR
     anchor: str | None = None
     anchor_elo: float = 0.0
+    model: Model = Model.BRADLEY_TERRY
     # Covariance of (reported) Elo values between bots of the same rated group, in Elo^2.
     covariance: Mapping[tuple[str, str], float] = field(default_factory=dict, compare=False, repr=False)
 
     def __getitem__(self, name: str) -> BotRating:
-        for row in self.ratings:
-            if row.name == name:
-                return row
-        raise KeyError(name)
+        return self.ratings[self._position[name]]
+
+    @cached_property
+    def _position(self) -> dict[str, int]:
+        return {row.name: i for i, row in enumerate(self.ratings)}
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -222,15 +367,20 @@ class RatingTable:
     def los(self, a: str, b: str) -> float | None:
         """Likelihood that ``a`` is stronger than ``b``, using their covariance.
 
-        ``None`` when the two are not both rated in the same group.
+        ``None`` when the two are not both rated in the same group, or have no interval.
         """
         ra, rb = self[a], self[b]
         if ra.status is not Status.RATED or rb.status is not Status.RATED or ra.group != rb.group:
             return None
+        if ra.elo is None or rb.elo is None:
+            return None
         if a == b:
             return 0.5
-        var = self.covariance[a, a] + self.covariance[b, b] - 2.0 * self.covariance[a, b]
-        return likelihood_of_superiority(ra.elo - rb.elo, math.sqrt(max(var, 0.0)))  # type: ignore[operator]
+        try:
+            var = self.covariance[a, a] + self.covariance[b, b] - 2.0 * self.covariance[a, b]
+        except KeyError:
+            return None
+        return likelihood_of_superiority(ra.elo - rb.elo, math.sqrt(max(var, 0.0)))
 
 
 # --------------------------------------------------------------------------- small pure helpers
@@ -245,7 +395,7 @@ def likelihood_of_superiority(elo_diff: float, sd_diff: float) -> float:
 
 def expected_score(elo_diff: float) -> float:
     """Expected score of a side rated ``elo_diff`` points above its opponent."""
-    return 1.0 / (1.0 + 10.0 ** (-elo_diff / 400.0))
+    return 1.0 / (1.0 + math.pow(10.0, -elo_diff / 400.0))
 
 
 def prior_sd_elo(strength: float) -> float:
@@ -257,186 +407,14 @@ def prior_sd_elo(strength: float) -> float:
     return ELO_PER_NAT * 2.0 / math.sqrt(strength)
 
 
-# --------------------------------------------------------------------------- fitting internals
-
-
-@dataclass
-class _Pairing:
-    """All results between one canonical ordered pair of sides, aggregated."""
-
-    side_a: tuple[str, ...]
-    side_b: tuple[str, ...]
-    games: int = 0
-    points_a: float = 0.0
-
-    @property
-    def bots(self) -> tuple[str, ...]:
-        return self.side_a + self.side_b
-
-
-class _UnionFind:
-    def __init__(self, items: Iterable[str]) -> None:
-        self.parent = {item: item for item in items}
-
-    def find(self, x: str) -> str:
-        root = x
-        while self.parent[root] != root:
-            root = self.parent[root]
-        while self.parent[x] != root:
-            self.parent[x], x = root, self.parent[x]
-        return root
-
-    def union(self, items: Sequence[str]) -> None:
-        first = self.find(items[0])
-        for other in items[1:]:
-            root = self.find(other)
-            if root != first:
-                self.parent[root] = first
-
-    def groups(self) -> list[list[str]]:
-        out: dict[str, list[str]] = defaultdict(list)
-        for item in self.parent:
-            out[self.find(item)].append(item)
-        return list(out.values())
-
-
-def _components(bots: Iterable[str], pairings: Iterable[_Pairing]) -> list[list[str]]:
-    uf = _UnionFind(bots)
-    for p in pairings:
-        uf.union(p.bots)
-    return uf.groups()
-
-
-def _design(pairings: Sequence[_Pairing], index: Mapping[str, int]) -> np.ndarray:
-    x = np.zeros((len(pairings), len(index)))
-    for k, p in enumerate(pairings):
-        for name in p.side_a:
-            x[k, index[name]] = 1.0
-        for name in p.side_b:
-            x[k, index[name]] = -1.0
-    return x
-
-
-def _design_sparse(pairings: Sequence[_Pairing], index: Mapping[str, int]) -> sparse.csr_matrix:
-    rows, cols, vals = [], [], []
-    for k, p in enumerate(pairings):
-        for side, val in ((p.side_a, 1.0), (p.side_b, -1.0)):
-            for name in side:
-                rows.append(k)
-                cols.append(index[name])
-                vals.append(val)
-    return sparse.csr_matrix((vals, (rows, cols)), shape=(len(pairings), len(index)))
-
-
-def _separated(pairings: Sequence[_Pairing], bots: Sequence[str]) -> tuple[set[int], dict[str, float]]:
-    """Find the pairings whose outcome the MLE can make certain (an infinite margin).
-
-    A direction ``v`` in rating space along which the likelihood never decreases keeps every
-    unanimous pairing's margin ``z_k . v`` non-negative (``z_k`` is the design row signed
-    by the winner) and every mixed pairing's margin at zero. The linear programme looks for
-    such a ``v`` (in a box) that maximises the total margin; the pairings it pushes apart
-    are separated. Dropping them and asking again until nothing more moves yields all
-    separated pairings (a large multiple of the first direction plus the next one keeps
-    the earlier margins positive). Returns their indices and the combined direction, used
-    only to order the separated parts of the field.
-    """
-    index = {name: i for i, name in enumerate(bots)}
-    n = len(bots)
-    x = _design_sparse(pairings, index)
-    unanimous = [k for k, p in enumerate(pairings) if p.points_a in (0.0, float(p.games))]
-    mixed = np.array([k for k, p in enumerate(pairings) if p.points_a not in (0.0, float(p.games))], dtype=int)
-    separated: set[int] = set()
-    combined = np.zeros(n)
-    if not unanimous:
-        return separated, {name: 0.0 for name in bots}
-    sign = np.array([1.0 if pairings[k].points_a > 0 else -1.0 for k in range(len(pairings))])
-    z = sparse.diags(sign) @ x
-    a_eq = x[mixed] if len(mixed) else None
-    b_eq = np.zeros(len(mixed)) if len(mixed) else None
-    open_rows = np.array(unanimous, dtype=int)
-    while len(open_rows):
-        zo = z[open_rows]
-        res = linprog(
-            c=-np.asarray(zo.sum(axis=0)).ravel(),
-            A_ub=-zo,
-            b_ub=np.zeros(len(open_rows)),
-            A_eq=a_eq,
-            b_eq=b_eq,
-            bounds=[(-1.0, 1.0)] * n,
-            method="highs",
-        )
-        if res.status != 0:
-            raise ConvergenceError(f"separation check failed: {res.message}")
-        v = res.x
-        margins = zo @ v
-        moved = margins > _SEPARATION_TOL
-        if not moved.any():
-            break
-        if separated:
-            # Keep the earlier separated margins positive in the combined direction.
-            old = np.array(sorted(separated), dtype=int)
-            old_m, new_m = z[old] @ combined, z[old] @ v
-            scale = 1.0 + float(np.max(np.maximum(-new_m, 0.0) / old_m))
-            combined = scale * combined + v
-        else:
-            combined = v
-        separated.update(int(k) for k in open_rows[moved])
-        open_rows = open_rows[~moved]
-    return separated, {name: float(combined[i]) for name, i in index.items()}
-
-
-@dataclass(frozen=True)
-class _Fit:
-    strengths: np.ndarray  # natural-log units
-    covariance: np.ndarray  # generalised inverse of the information matrix
-    null_projector: np.ndarray  # projector onto directions the data do not determine
-
-
-def _loglik(x: np.ndarray, points: np.ndarray, games: np.ndarray, r: np.ndarray, precision: float) -> float:
-    d = x @ r
-    # log sigma(d) = -log(1 + e^-d), computed without overflow.
-    ll = -(points * np.logaddexp(0.0, -d) + (games - points) * np.logaddexp(0.0, d)).sum()
-    return float(ll - 0.5 * precision * r @ r)
-
-
-def _newton(pairings: Sequence[_Pairing], bots: Sequence[str], precision: float) -> _Fit:
-    index = {name: i for i, name in enumerate(bots)}
-    x = _design(pairings, index)
-    games = np.array([p.games for p in pairings], dtype=float)
-    points = np.array([p.points_a for p in pairings], dtype=float)
-    n = len(bots)
-    r = np.zeros(n)
-    ll = _loglik(x, points, games, r, precision)
-    for _ in range(_MAX_NEWTON_STEPS):
-        p = 1.0 / (1.0 + np.exp(-(x @ r)))
-        grad = x.T @ (points - games * p) - precision * r
-        if np.max(np.abs(grad), initial=0.0) < 1e-12 * max(1.0, float(games.sum())):
-            break
-        info = x.T @ ((games * p * (1.0 - p))[:, None] * x) + precision * np.eye(n)
-        # Minimum-norm step: starting from 0 the iterates stay orthogonal to the directions
-        # the data do not determine, so those (the common level, inseparable team-mates)
-        # settle at their even split.
-        step = np.linalg.lstsq(info, grad, rcond=None)[0]
-        t = 1.0
-        while True:
-            candidate = r + t * step
-            new_ll = _loglik(x, points, games, candidate, precision)
-            if new_ll >= ll - 1e-12 * (1.0 + abs(ll)) or t < 1e-10:
-                break
-            t *= 0.5
-        r, ll = candidate, new_ll
-        if np.max(np.abs(t * step)) < 1e-11:
-            break
-    else:
-        raise ConvergenceError(f"no convergence after {_MAX_NEWTON_STEPS} Newton steps")
-    p = 1.0 / (1.0 + np.exp(-(x @ r)))
-    info = x.T @ ((games * p * (1.0 - p))[:, None] * x) + precision * np.eye(n)
-    eigval, eigvec = np.linalg.eigh(info)
-    cutoff = _NULL_TOL * max(float(eigval.max(initial=0.0)), 1e-300)
-    keep = eigval > cutoff
-    cov = (eigvec[:, keep] / eigval[keep]) @ eigvec[:, keep].T
-    null = eigvec[:, ~keep]
-    return _Fit(r, cov, null @ null.T)
+def check_prior(prior: float | None) -> float:
+    """The prior's strength as a number: ``None`` means :data:`DEFAULT_PRIOR` (an option the
+    user did not give), 0 none; refuses negative or non-finite values."""
+    if prior is None:
+        return DEFAULT_PRIOR
+    if isinstance(prior, bool) or not isinstance(prior, (int, float)) or not (prior >= 0.0 and math.isfinite(prior)):
+        raise RatingError(f"prior strength must be a number of virtual draws >= 0, got {prior!r}")
+    return float(prior)
 
 
 def _all_matches(n: int) -> str:
@@ -444,14 +422,6 @@ def _all_matches(n: int) -> str:
 
 
 # --------------------------------------------------------------------------- the fit
-
-
-@dataclass
-class _Record:
-    matches: int = 0
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
 
 
 @dataclass
@@ -465,184 +435,197 @@ class _Row:
 
 
 def fit_ratings(
-    results: Iterable[PairResult | tuple[Sequence[str], Sequence[str], float]],
+    results: Iterable[Result],
     *,
     anchor: str | None = None,
     anchor_elo: float = 0.0,
-    prior: float | None = None,
+    prior: float | None = DEFAULT_PRIOR,
     players: Iterable[str] = (),
 ) -> RatingTable:
-    """Fit Elo-scale Bradley-Terry ratings to all ``results`` jointly.
+    """Fit Elo-scale ratings to all ``results`` jointly.
 
+    ``results`` is read once, lazily (a generator over a large file is fine): each item is a
+    :class:`PairResult` (or a ``(side_a, side_b, score_a)`` triple) or a :class:`MatchResult`.
     ``anchor`` pins that bot at ``anchor_elo`` (its group is then reported relative to it;
     other groups are centred on ``anchor_elo``); otherwise every group has mean 0.
-    ``prior`` (off by default) adds a Gaussian prior centred on the reference level with the
-    curvature of ``prior`` virtual draws per bot (see :func:`prior_sd_elo`); it makes every
-    rating finite. ``players`` lists extra bots to show even if they played no match.
+    ``prior`` adds a Gaussian prior centred on the reference level with the curvature of
+    ``prior`` virtual draws per bot (see :func:`prior_sd_elo`); it makes every rating finite.
+    ``0`` is the pure maximum-likelihood fit; ``None`` means the default. ``players`` lists
+    extra bots to show even if they played no match.
     """
-    checked = [_check_result(i, raw) for i, raw in enumerate(results)]
-    if prior is not None and not (prior > 0.0 and math.isfinite(prior)):
-        raise RatingError(f"prior strength must be a positive number, got {prior!r}")
+    strength = check_prior(prior)
     if not math.isfinite(anchor_elo):
         raise RatingError(f"anchor Elo must be a finite number, got {anchor_elo!r}")
-
-    records: dict[str, _Record] = {}
+    builder = MatchBuilder()
     for name in players:
-        records.setdefault(name, _Record())
-    pairings: dict[tuple[tuple[str, ...], tuple[str, ...]], _Pairing] = {}
-    for res in checked:
-        a, b, s = tuple(sorted(res.side_a)), tuple(sorted(res.side_b)), res.score_a
-        if b < a:
-            a, b, s = b, a, 1.0 - s
-        pairing = pairings.setdefault((a, b), _Pairing(a, b))
-        pairing.games += 1
-        pairing.points_a += s
-        for side, own in ((res.side_a, res.score_a), (res.side_b, 1.0 - res.score_a)):
-            for name in side:
-                rec = records.setdefault(name, _Record())
-                rec.matches += 1
-                rec.wins += own == 1.0
-                rec.draws += own == 0.5
-                rec.losses += own == 0.0
-
-    if anchor is not None and anchor not in records:
+        builder.bot(name)
+    for index, raw in enumerate(results):
+        sides, places = check_result(index, raw)
+        builder.add(sides, places)
+    if anchor is not None and anchor not in builder.bot_index:
         raise AnchorError(anchor, "no such bot in the results")
+    try:
+        # One BLAS thread: the dense algebra here is small next to the cost of BLAS worker
+        # threads that spin while the fit runs Python, which on a machine busy with bots
+        # (or other work) made the fit several times slower in CPU and wall time.
+        with threadpool_limits(limits=1, user_api="blas"):
+            return _fit(builder.build(), anchor, anchor_elo, strength)
+    except FitError as exc:
+        raise ConvergenceError(str(exc)) from exc
 
-    precision = 0.0 if prior is None else prior / 4.0
-    all_pairings = list(pairings.values())
+
+def _fit(data: MatchData, anchor: str | None, anchor_elo: float, strength: float) -> RatingTable:
+    names = data.names
+    rec = records(data)
+    precision = strength / 4.0
+    ml = strength == 0.0
+    component = components(data)
+    sep: Separation | None = None
+    if ml:
+        sep = separation(data, component)
+        part = sep.part
+        level = sep.level
+    else:
+        part = component
+        level = np.zeros(data.n_bots)
+    side_part = side_parts(data, part)
+
+    by_component: dict[int, list[int]] = defaultdict(list)
+    for bot, ci in enumerate(component.tolist()):
+        by_component[ci].append(bot)
+    ordered = sorted(by_component.values(), key=lambda bots: (-len(bots), min(names[b] for b in bots)))
+
     rows: dict[str, _Row] = {}
-    covariance: dict[tuple[str, str], float] = {}
-    # Each entry: (component index, level, members) for a set of mutually comparable bots.
+    covariance = _CovarianceView()
     clusters: list[tuple[int, float, list[str]]] = []
-    components = sorted(_components(records, all_pairings), key=lambda c: (-len(c), min(c)))
-    comp_of = {name: ci for ci, comp in enumerate(components) for name in comp}
-    by_component: dict[int, list[_Pairing]] = defaultdict(list)
-    for p in all_pairings:
-        by_component[comp_of[p.side_a[0]]].append(p)
-
-    for ci, comp in enumerate(components):
-        comp_pairings = by_component[ci]
-        if not comp_pairings:
-            (name,) = comp
+    notes: list[str] = []
+    for ci, comp in enumerate(ordered):
+        if len(comp) == 1 and rec.matches[comp[0]] == 0:
+            name = names[comp[0]]
             rows[name] = _Row(name, Status.NO_MATCHES, note="no matches")
             clusters.append((ci, 0.0, [name]))
             continue
-        comp = sorted(comp)
-        separated: set[int] = set()
-        direction = {name: 0.0 for name in comp}
-        if prior is None:
-            separated, direction = _separated(comp_pairings, comp)
-        kept = [p for k, p in enumerate(comp_pairings) if k not in separated]
-        for part in _components(comp, kept):
-            part = sorted(part)
-            level = sum(direction[name] for name in part) / len(part)
-            clusters.append((ci, level, part))
-            part_set = set(part)
-            part_pairings = [p for p in kept if p.side_a[0] in part_set]
-            if not part_pairings:
-                (name,) = part
-                rows[name] = _singleton_row(name, records[name], level)
+        by_part: dict[int, list[int]] = defaultdict(list)
+        for bot in comp:
+            by_part[int(part[bot])].append(bot)
+        # Parts in the order of their first member's name (ties between equal-sized parts
+        # for the main group go to the earlier one).
+        for p, members in sorted(by_part.items(), key=lambda item: min(names[b] for b in item[1])):
+            member_names = sorted(names[b] for b in members)
+            lvl = float(level[members[0]])
+            clusters.append((ci, lvl, member_names))
+            blocks = restrict(data.blocks, side_part, p, sep.separated if sep is not None else frozenset())
+            if not blocks:
+                for bot in members:
+                    rows[names[bot]] = _singleton_row(names[bot], rec, bot, sep, lvl)
                 continue
-            fit = _newton(part_pairings, part, precision)
-            _rate_part(part, fit, anchor, anchor_elo, rows, covariance, level)
+            bots = np.array(sorted(members), dtype=np.int64)
+            obj = objective_for(blocks, data, bots, precision)
+            fit = newton(obj, level_free=ml)
+            _rate_part(data, bots, fit.strengths, fit.info, precision, ml, anchor, anchor_elo, lvl, rows, covariance, notes)
 
     if anchor is not None and rows[anchor].status is not Status.RATED:
         raise AnchorError(anchor, f"it has no finite rating ({rows[anchor].note})")
-    table_rows, groups, notes = _assemble(records, rows, clusters, components, anchor, anchor_elo, prior, covariance)
+    model = Model.PLACKETT_LUCE if data.max_sides > 2 else Model.BRADLEY_TERRY
+    table_rows, groups, table_notes = _assemble(names, rec, rows, clusters, anchor, anchor_elo, strength, covariance, model)
     return RatingTable(
         ratings=table_rows,
         groups=groups,
-        notes=notes,
-        prior=prior,
+        notes=(*table_notes, *notes),
+        prior=strength,
         anchor=anchor,
         anchor_elo=anchor_elo,
+        model=model,
         covariance=covariance,
     )
 
 
-def _singleton_row(name: str, rec: _Record, level: float) -> _Row:
-    hint = "use --prior to get a finite estimate"
-    if rec.wins == rec.matches:
-        return _Row(
-            name,
-            Status.UNBOUNDED_ABOVE,
-            note=f"won {_all_matches(rec.matches)}: rating unbounded above; {hint}",
-            level=level,
-        )
-    if rec.losses == rec.matches:
-        return _Row(
-            name,
-            Status.UNBOUNDED_BELOW,
-            note=f"lost {_all_matches(rec.matches)}: rating unbounded below; {hint}",
-            level=level,
-        )
+def _singleton_row(name: str, rec: Records, bot: int, sep: Separation | None, level: float) -> _Row:
+    hint = "a positive --prior (the default) gives a finite estimate"
+    matches = int(rec.matches[bot])
+    two_sided_only = not rec.places[bot].any()
+    beat = bool(sep.beat[bot]) if sep is not None else True
+    beaten = bool(sep.beaten[bot]) if sep is not None else True
+    if not beaten:
+        what = "won" if two_sided_only else "finished first in"
+        note = f"{what} {_all_matches(matches)}: rating unbounded above; {hint}"
+        return _Row(name, Status.UNBOUNDED_ABOVE, note=note, level=level)
+    if not beat:
+        what = "lost" if two_sided_only else "finished last in"
+        note = f"{what} {_all_matches(matches)}: rating unbounded below; {hint}"
+        return _Row(name, Status.UNBOUNDED_BELOW, note=note, level=level)
+    record = f"{rec.wins[bot]}-{rec.draws[bot]}-{rec.losses[bot]}"
+    if not two_sided_only:
+        record = "places " + "-".join(str(int(v)) for v in rec.places[bot])
     return _Row(
         name,
         Status.SEPARATED,
-        note=(
-            f"{rec.wins}-{rec.draws}-{rec.losses} with no upset: every result is perfectly "
-            f"ordered, so the rating is unbounded; {hint}"
-        ),
+        note=f"{record} with no upset: every result is perfectly ordered, so the rating is unbounded; {hint}",
         level=level,
     )
 
 
 def _rate_part(
-    part: list[str],
-    fit: _Fit,
+    data: MatchData,
+    bots: np.ndarray,
+    strengths: np.ndarray,
+    info: sparse.csr_matrix,
+    precision: float,
+    ml: bool,
     anchor: str | None,
     anchor_elo: float,
-    rows: dict[str, _Row],
-    covariance: dict[tuple[str, str], float],
     level: float,
+    rows: dict[str, _Row],
+    covariance: _CovarianceView,
+    notes: list[str],
 ) -> None:
-    n = len(part)
-    idx = {name: i for i, name in enumerate(part)}
-    # A bot's own rating is determined iff the contrast "bot minus the group mean" is
-    # orthogonal to every undetermined direction other than the common level.
-    ones = np.full(n, 1.0 / n)
-    contrasts = np.eye(n) - ones  # row i: e_i - mean
-    identified = [float(c @ fit.null_projector @ c) < 1e-8 for c in contrasts]
+    names = [data.names[b] for b in bots.tolist()]
+    n = len(names)
+    idx = {name: i for i, name in enumerate(names)}
+    a = idx.get(anchor) if anchor is not None else None
     ref = anchor_elo if anchor is not None else 0.0
-    if anchor is not None and anchor in idx:
-        if not identified[idx[anchor]]:
-            raise AnchorError(anchor, "its rating is not separable from its team-mates'")
-        contrasts = np.eye(n)
-        contrasts[:, idx[anchor]] -= 1.0  # row i: e_i - e_anchor
-    centre = contrasts @ fit.strengths
-    cov = ELO_PER_NAT**2 * (contrasts @ fit.covariance @ contrasts.T)
+    if n > INTERVAL_MAX:
+        # Ratings only: the intervals would need a dense n x n matrix.
+        centre = strengths - (strengths[a] if a is not None else strengths.mean())
+        for name, i in idx.items():
+            rows[name] = _Row(name, Status.RATED, elo=ref + ELO_PER_NAT * float(centre[i]), level=level)
+        notes.append(f"a group of {n} bots is larger than {INTERVAL_MAX}: no intervals or LOS for it")
+        return
+    inverse = invert(info, precision, level_free=ml)
+    strengths = min_norm(strengths, inverse.null)
+    identified = inverse.identified()
+    if anchor is not None and a is not None and not identified[a]:
+        raise AnchorError(anchor, "its rating is not separable from its team-mates'")
+    centre = strengths - (strengths[a] if a is not None else strengths.mean())
+    cov = inverse.covariance(a)
+    sd = np.sqrt(np.maximum(cov.variances(), 0.0)) * ELO_PER_NAT
+    rated = {}
     for name, i in idx.items():
+        elo = ref + ELO_PER_NAT * float(centre[i])
         if identified[i]:
-            rows[name] = _Row(
-                name,
-                Status.RATED,
-                elo=ref + ELO_PER_NAT * float(centre[i]),
-                ci95=Z95 * math.sqrt(max(float(cov[i, i]), 0.0)),
-                level=level,
-            )
+            rows[name] = _Row(name, Status.RATED, elo=elo, ci95=Z95 * float(sd[i]), level=level)
+            rated[name] = i
         else:
             rows[name] = _Row(
                 name,
                 Status.NOT_IDENTIFIED,
-                elo=ref + ELO_PER_NAT * float(centre[i]),
+                elo=elo,
                 note="always played with the same team-mates: only the team's sum is determined (even split shown)",
                 level=level,
             )
-    for a, i in idx.items():
-        for b, j in idx.items():
-            if identified[i] and identified[j]:
-                covariance[a, b] = float(cov[i, j])
+    covariance.add(cov, rated)
 
 
 def _assemble(
-    records: Mapping[str, _Record],
+    names: Sequence[str],
+    rec: Records,
     rows: Mapping[str, _Row],
     clusters: list[tuple[int, float, list[str]]],
-    components: list[list[str]],
     anchor: str | None,
     anchor_elo: float,
-    prior: float | None,
+    prior: float,
     covariance: Mapping[tuple[str, str], float],
+    model: Model,
 ) -> tuple[tuple[BotRating, ...], tuple[RatingGroup, ...], tuple[str, ...]]:
     # Components in size order; within one, separated parts from the top down.
 
@@ -693,6 +676,8 @@ def _assemble(
 
     n_components = len({ci for ci, _, _ in clusters})
     notes: list[str] = []
+    if model is Model.PLACKETT_LUCE:
+        notes.append(f"model: {model.description}")
     if n_components > 1:
         notes.append(
             f"the field splits into {n_components} parts that never met (directly or "
@@ -700,17 +685,20 @@ def _assemble(
         )
     if any(g.note for g in groups):
         notes.append("some results are perfectly separated (no upsets); see the notes column")
-    if prior is not None:
+    if prior > 0:
         notes.append(
             f"prior: {prior:g} virtual draws per bot against the reference level "
-            f"(Gaussian, sd {prior_sd_elo(prior):.0f} Elo)"
+            f"(Gaussian, sd {prior_sd_elo(prior):.0f} Elo); --prior 0 for the plain maximum-likelihood fit"
         )
     if anchor is not None:
         notes.append(f"anchor: {anchor} = {anchor_elo:g}")
 
+    index = {name: i for i, name in enumerate(names)}
+    width = rec.places.shape[1] if model is Model.PLACKETT_LUCE else 0
     out: list[BotRating] = []
     for pos, name in enumerate(sequence):
-        row, rec = rows[name], records[name]
+        row = rows[name]
+        bot = index[name]
         los = None
         if pos + 1 < len(sequence):
             nxt = sequence[pos + 1]
@@ -718,6 +706,8 @@ def _assemble(
                 group_of[nxt] == group_of[name]
                 and row.status is Status.RATED
                 and rows[nxt].status is Status.RATED
+                and row.ci95 is not None
+                and rows[nxt].ci95 is not None
             ):
                 var = covariance[name, name] + covariance[nxt, nxt] - 2.0 * covariance[name, nxt]
                 los = likelihood_of_superiority(row.elo - rows[nxt].elo, math.sqrt(max(var, 0.0)))  # type: ignore[operator]
@@ -734,13 +724,14 @@ def _assemble(
                 elo=row.elo,
                 ci95=row.ci95,
                 los_next=los,
-                matches=rec.matches,
-                wins=rec.wins,
-                draws=rec.draws,
-                losses=rec.losses,
+                matches=int(rec.matches[bot]),
+                wins=int(rec.wins[bot]),
+                draws=int(rec.draws[bot]),
+                losses=int(rec.losses[bot]),
                 group=group_of[name],
                 status=row.status,
                 note=note,
+                places=tuple(int(v) for v in rec.places[bot][:width]),
             )
         )
     return tuple(out), tuple(groups), tuple(notes)

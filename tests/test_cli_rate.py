@@ -57,7 +57,8 @@ def test_github_format(good_csv):
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
     assert lines[0].startswith("| ") and lines[1].startswith("|--")
-    assert len(lines) == 5
+    assert len(lines) == 7  # header, rule, three bots, a blank line, the note naming the prior
+    assert lines[6].startswith("Note: prior: 2 virtual draws per bot")
 
 
 def test_json_keys_and_values(good_csv):
@@ -97,15 +98,19 @@ def test_anchor_and_prior_options(good_csv):
 def test_perfect_record_and_groups_are_explained(tmp_path):
     path = tmp_path / "r.csv"
     path.write_text(GOOD + "champ,alpha,1\nchamp,beta,1\nx+y,z+w,1\nz+x,y+w,0\nx+w,y+z,0.5\nz+w,x+y,1\n")
-    result = _invoke(str(path))
+    result = _invoke(str(path), "--prior", "0")  # the pure maximum-likelihood fit
     assert result.exit_code == 0, result.output
     first = result.stdout.splitlines()[2]
     assert "champ" in first and "+inf" in first
-    assert "won all 2 matches: rating unbounded above; use --prior to get a finite estimate" in first
+    assert "won all 2 matches: rating unbounded above; a positive --prior (the default) gives a finite estimate" in first
     assert "group" in result.stdout.splitlines()[0]
     assert "never met" in result.stdout
-    rows = {row["name"]: row for row in json.loads(_invoke(str(path), "--format", "json").stdout)}
+    rows = {row["name"]: row for row in json.loads(_invoke(str(path), "--format", "json", "--prior", "0").stdout)}
     assert rows["champ"]["elo"] is None and rows["champ"]["status"] == "unbounded_above"
+    # By default the weak prior makes the same perfect record finite, with a wide interval.
+    default = {row["name"]: row for row in json.loads(_invoke(str(path), "--format", "json").stdout)}
+    assert default["champ"]["status"] == "rated" and default["champ"]["elo"] > default["alpha"]["elo"]
+    assert default["champ"]["ci95"] > default["alpha"]["ci95"]  # 2 matches against alpha's 4
     assert rows["x"]["group"] == 2
 
 
@@ -157,8 +162,8 @@ def test_parse_error_is_typed():
     [
         (["--anchor", "nobody"], "anchor 'nobody': no such bot"),
         (["--anchor", "alpha=high"], "--anchor: expected NAME or NAME=ELO"),
-        (["--prior", "0"], "--prior: expected a positive number"),
-        (["--prior", "-3"], "--prior: expected a positive number"),
+        (["--prior", "-3"], "--prior: expected a number of virtual draws >= 0"),
+        (["--prior", "nan"], "--prior: expected a number of virtual draws >= 0"),
     ],
 )
 def test_bad_options_exit_2(good_csv, args, fragment):

@@ -14,6 +14,7 @@ from arena.ratings import (
     ELO_PER_NAT,
     Z95,
     AnchorError,
+    MatchResult,
     PairResult,
     RatingError,
     ResultInputError,
@@ -21,7 +22,6 @@ from arena.ratings import (
     expected_score,
     fit_ratings,
     likelihood_of_superiority,
-    pairwise_results,
     prior_sd_elo,
 )
 
@@ -88,7 +88,7 @@ def test_matches_choix_on_one_vs_one_with_draws():
             data += [(i, j), (j, i)]
     theirs = choix.ilsr_pairwise(n, data, alpha=0.0, tol=1e-12, max_iter=10_000)
     theirs = (theirs - theirs.mean()) * ELO_PER_NAT
-    table = fit_ratings(results)
+    table = fit_ratings(results, prior=0)
     assert all(row.status is Status.RATED for row in table.ratings)
     ours = np.array([table[f"b{i}"].elo for i in range(n)])
     assert abs(ours.mean()) < 1e-9
@@ -109,7 +109,7 @@ def test_teams_match_direct_scipy_maximisation_and_numeric_hessian():
 
     opt = minimize(f, np.zeros(n - 1), method="BFGS", options={"gtol": 1e-10})
     theirs = basis @ opt.x * ELO_PER_NAT
-    table = fit_ratings(results)
+    table = fit_ratings(results, prior=0)
     ours = np.array([table[f"b{i}"].elo for i in range(n)])
     np.testing.assert_allclose(ours, theirs, atol=1e-3)
 
@@ -148,7 +148,7 @@ def test_prior_matches_direct_map_estimate():
 def test_two_bots_closed_form_elo_interval_and_los():
     # 7 wins, 3 losses: MLE difference ln(7/3) nats, variance 1 / (n p (1-p)).
     results = [(("a",), ("b",), 1.0)] * 7 + [(("a",), ("b",), 0.0)] * 3
-    table = fit_ratings(results)
+    table = fit_ratings(results, prior=0)
     diff = math.log(7 / 3)
     sd_diff = math.sqrt(1.0 / (10 * 0.7 * 0.3))
     a, b = table["a"], table["b"]
@@ -177,7 +177,7 @@ def test_los_known_numbers():
 def test_los_uses_covariance_in_larger_field():
     rng = np.random.default_rng(3)
     results = _simulate_1v1(rng, np.array([0.6, 0.3, 0.0, -0.2, -0.7]), games=8, draw_rate=0.1)
-    table = fit_ratings(results)
+    table = fit_ratings(results, prior=0)
     rows = table.ratings
     for this, nxt in zip(rows, rows[1:], strict=False):
         cov = table.covariance
@@ -195,7 +195,7 @@ def test_intervals_cover_true_values_about_95_percent_one_vs_one():
     hits = total = 0
     for _ in range(60):
         strengths = rng.normal(0.0, 0.5, 6)
-        table = fit_ratings(_simulate_1v1(rng, strengths, games=15))
+        table = fit_ratings(_simulate_1v1(rng, strengths, games=15), prior=0)
         true = (strengths - strengths.mean()) * ELO_PER_NAT
         for i in range(6):
             row = table[f"b{i}"]
@@ -211,7 +211,7 @@ def test_intervals_cover_true_values_about_95_percent_teams():
     hits = total = 0
     for _ in range(50):
         strengths = rng.normal(0.0, 0.4, 6)
-        table = fit_ratings(_simulate_teams(rng, strengths, matches=120))
+        table = fit_ratings(_simulate_teams(rng, strengths, matches=120), prior=0)
         true = (strengths - strengths.mean()) * ELO_PER_NAT
         for i in range(6):
             row = table[f"b{i}"]
@@ -227,8 +227,8 @@ def test_intervals_cover_true_values_about_95_percent_teams():
 def test_anchor_pins_value_and_keeps_differences():
     rng = np.random.default_rng(5)
     results = _simulate_1v1(rng, np.array([0.5, 0.0, -0.5, 0.2]), games=10, draw_rate=0.1)
-    free = fit_ratings(results)
-    pinned = fit_ratings(results, anchor="b1", anchor_elo=1500.0)
+    free = fit_ratings(results, prior=0)
+    pinned = fit_ratings(results, anchor="b1", anchor_elo=1500.0, prior=0)
     assert pinned["b1"].elo == pytest.approx(1500.0)
     assert pinned["b1"].ci95 == pytest.approx(0.0, abs=1e-9)
     for name in ("b0", "b2", "b3"):
@@ -245,12 +245,12 @@ def test_anchor_pins_value_and_keeps_differences():
 def test_anchor_errors():
     results = [(("a",), ("b",), 1.0), (("b",), ("a",), 1.0), (("w",), ("a",), 1.0)]
     with pytest.raises(AnchorError, match="no such bot"):
-        fit_ratings(results, anchor="zz")
+        fit_ratings(results, anchor="zz", prior=0)
     with pytest.raises(AnchorError, match="no finite rating"):
-        fit_ratings(results, anchor="w")
+        fit_ratings(results, anchor="w", prior=0)
     teams = [(("a", "b"), ("c", "d"), 1.0), (("a", "b"), ("c", "d"), 0.0)]
     with pytest.raises(AnchorError, match="team-mates"):
-        fit_ratings(teams, anchor="a")
+        fit_ratings(teams, anchor="a", prior=0)
 
 
 def test_prior_makes_perfect_record_finite_and_shrinks():
@@ -264,10 +264,11 @@ def test_prior_makes_perfect_record_finite_and_shrinks():
     assert 0 < strong["w"].elo < weak["w"].elo
     assert strong["w"].ci95 < weak["w"].ci95
     assert prior_sd_elo(4.0) == pytest.approx(ELO_PER_NAT)
-    with pytest.raises(RatingError):
-        fit_ratings(results, prior=0.0)
-    with pytest.raises(RatingError):
-        fit_ratings(results, prior=-1.0)
+    # Prior 0 is the plain maximum-likelihood fit, with its unbounded perfect record.
+    assert fit_ratings(results, prior=0.0)["w"].status is Status.UNBOUNDED_ABOVE
+    for bad in (-1.0, math.nan, math.inf):
+        with pytest.raises(RatingError):
+            fit_ratings(results, prior=bad)
 
 
 # --------------------------------------------------------------------------- degenerate cases
@@ -287,15 +288,15 @@ def _core():
 def test_perfect_record_is_unbounded_not_a_number():
     results = _core() + [(("w",), (x,), 1.0) for x in "abc" for _ in range(4)]
     results += [(("l",), ("a",), 0.0), (("b",), ("l",), 1.0)]
-    table = fit_ratings(results)
+    table = fit_ratings(results, prior=0)
     w, loser = table["w"], table["l"]
     assert (w.status, w.elo, w.ci95, w.rank) == (Status.UNBOUNDED_ABOVE, None, None, 1)
-    assert w.note == "won all 12 matches: rating unbounded above; use --prior to get a finite estimate"
+    assert w.note == "won all 12 matches: rating unbounded above; a positive --prior (the default) gives a finite estimate"
     assert (loser.status, loser.elo, loser.rank) == (Status.UNBOUNDED_BELOW, None, 5)
     assert loser.note.startswith("lost all 2 matches: rating unbounded below")
     assert w.los_next is None and table.ratings[3].los_next is None
     # The rest is rated exactly as if the perfect records were not there.
-    alone = fit_ratings(_core())
+    alone = fit_ratings(_core(), prior=0)
     for name in "abc":
         assert table[name].status is Status.RATED
         assert table[name].elo == pytest.approx(alone[name].elo, abs=1e-9)
@@ -304,7 +305,7 @@ def test_perfect_record_is_unbounded_not_a_number():
 
 
 def test_chain_with_no_upsets_has_no_finite_rating():
-    table = fit_ratings([(("A",), ("B",), 1.0), (("B",), ("C",), 1.0), (("A",), ("C",), 1.0)])
+    table = fit_ratings([(("A",), ("B",), 1.0), (("B",), ("C",), 1.0), (("A",), ("C",), 1.0)], prior=0)
     assert [r.name for r in table.ratings] == ["A", "B", "C"]
     assert [r.status for r in table.ratings] == [Status.UNBOUNDED_ABOVE, Status.SEPARATED, Status.UNBOUNDED_BELOW]
     assert all(r.elo is None for r in table.ratings)
@@ -314,19 +315,19 @@ def test_chain_with_no_upsets_has_no_finite_rating():
 def test_clique_that_never_lost_to_the_rest_is_rated_separately():
     results = _core() + [(("p",), ("q",), 1.0), (("q",), ("p",), 1.0)]
     results += [((x,), (y,), 1.0) for x in "pq" for y in "abc"]
-    table = fit_ratings(results)
+    table = fit_ratings(results, prior=0)
     assert [r.name for r in table.ratings][:2] in (["p", "q"], ["q", "p"])
     assert table["p"].group == table["q"].group != table["a"].group
     assert table["p"].elo == pytest.approx(0.0, abs=1e-9)  # 1-1 between them, centred
     assert "unbounded" in table["p"].note
     assert table.ratings[1].los_next is None  # next bot is in another group
-    alone = fit_ratings(_core())
+    alone = fit_ratings(_core(), prior=0)
     assert table["a"].elo == pytest.approx(alone["a"].elo, abs=1e-9)
 
 
 def test_disconnected_groups_are_centred_separately():
     other = [(("x",), ("y",), 1.0), (("y",), ("x",), 0.5), (("x",), ("y",), 0.0), (("x",), ("y",), 1.0)]
-    table = fit_ratings(_core() + other, players=["lonely"])
+    table = fit_ratings(_core() + other, players=["lonely"], prior=0)
     assert [g.id for g in table.groups] == [1, 2, 3]
     assert table.groups[0].members == tuple(r.name for r in table.ratings[:3])
     assert {table[n].group for n in "abc"} == {1}
@@ -341,19 +342,19 @@ def test_disconnected_groups_are_centred_separately():
     assert "not comparable" in table["x"].note
     assert table.los("a", "x") is None
     # Anchored: the anchor's group is pinned, the others are centred on the anchor's value.
-    pinned = fit_ratings(_core() + other, anchor="a", anchor_elo=1000.0)
+    pinned = fit_ratings(_core() + other, anchor="a", anchor_elo=1000.0, prior=0)
     assert pinned["a"].elo == pytest.approx(1000.0)
     assert pinned["x"].elo + pinned["y"].elo == pytest.approx(2000.0)
 
 
 def test_inseparable_team_mates_are_flagged():
     results = [(("a", "b"), ("c", "d"), 1.0), (("a", "b"), ("c", "d"), 0.0), (("a", "b"), ("c", "d"), 0.5)]
-    table = fit_ratings(results)
+    table = fit_ratings(results, prior=0)
     assert all(r.status is Status.NOT_IDENTIFIED and r.ci95 is None for r in table.ratings)
     assert "team" in table["a"].note
     # Once the partners rotate, everyone is identified.
     results += [(("a", "c"), ("b", "d"), 1.0), (("a", "c"), ("b", "d"), 0.0), (("a", "d"), ("b", "c"), 0.5)]
-    assert all(r.status is Status.RATED for r in fit_ratings(results).ratings)
+    assert all(r.status is Status.RATED for r in fit_ratings(results, prior=0).ratings)
 
 
 def test_order_and_side_swaps_do_not_matter():
@@ -361,14 +362,14 @@ def test_order_and_side_swaps_do_not_matter():
     results = _simulate_1v1(rng, np.array([0.3, 0.0, -0.3]), games=6, draw_rate=0.2)
     swapped = [PairResult(r.side_b, r.side_a, 1.0 - r.score_a) for r in results]
     random.Random(1).shuffle(swapped)
-    a, b = fit_ratings(results), fit_ratings(swapped)
+    a, b = fit_ratings(results, prior=0), fit_ratings(swapped, prior=0)
     for row in a.ratings:
         assert b[row.name].elo == pytest.approx(row.elo, abs=1e-9)
         assert (b[row.name].wins, b[row.name].draws, b[row.name].losses) == (row.wins, row.draws, row.losses)
 
 
 def test_team_records_count_every_member():
-    table = fit_ratings([(("a", "b"), ("c", "d"), 1.0), (("a", "c"), ("b", "d"), 0.5)])
+    table = fit_ratings([(("a", "b"), ("c", "d"), 1.0), (("a", "c"), ("b", "d"), 0.5)], prior=0)
     assert (table["a"].matches, table["a"].wins, table["a"].draws, table["a"].losses) == (2, 1, 1, 0)
     assert (table["d"].matches, table["d"].wins, table["d"].draws, table["d"].losses) == (2, 0, 1, 1)
 
@@ -391,39 +392,27 @@ def test_team_records_count_every_member():
 )
 def test_bad_results_raise_typed_errors(bad, message):
     with pytest.raises(ResultInputError, match=message) as info:
-        fit_ratings([(("x",), ("y",), 1.0), bad])
+        fit_ratings([(("x",), ("y",), 1.0), bad], prior=0)
     assert info.value.index == 1
     assert isinstance(info.value, ValueError)
 
 
 def test_empty_input_gives_empty_table():
-    table = fit_ratings([])
+    table = fit_ratings([], prior=0)
     assert table.ratings == () and table.groups == ()
 
 
-def test_pairwise_results_from_multi_side_match():
-    out = pairwise_results(["a", "b", "c"], [10, 7, 7])
-    assert out == (
-        PairResult(("a",), ("b",), 1.0),
-        PairResult(("a",), ("c",), 1.0),
-        PairResult(("b",), ("c",), 0.5),
-    )
-    teams = pairwise_results([("a", "d"), ("b", "e"), ("c", "f")], [3, 21, 12])
-    assert teams == (
-        PairResult(("a", "d"), ("b", "e"), 0.0),
-        PairResult(("a", "d"), ("c", "f"), 0.0),
-        PairResult(("b", "e"), ("c", "f"), 1.0),
-    )
-    four = pairwise_results(["a", "b", "c", "d"], [1, 2, 3, 4])
-    assert len(four) == 6
-    table = fit_ratings(four)
-    assert [r.name for r in table.ratings] == ["d", "c", "b", "a"]
+def test_match_result_places_from_scores():
+    assert MatchResult.from_scores(["a", "b", "c"], [10, 7, 7]) == MatchResult((("a",), ("b",), ("c",)), (1, 2, 2))
+    teams = MatchResult.from_scores([("a", "d"), ("b", "e"), ("c", "f")], [3, 21, 12])
+    assert teams.places == (3, 1, 2)
+    assert MatchResult.from_scores(["a", "b", "c", "d"], [5, 9, 5, 1]).places == (2, 1, 2, 4)
     with pytest.raises(RatingError):
-        pairwise_results(["a", "b"], [1])
+        MatchResult.from_scores(["a", "b"], [1])
     with pytest.raises(RatingError):
-        pairwise_results(["a"], [1])
-    with pytest.raises(ResultInputError):
-        pairwise_results(["a", "a"], [1, 2])
+        MatchResult.from_scores(["a", "b"], [1, math.nan])
+    with pytest.raises(RatingError):
+        MatchResult.from_scores(["a", "b"], [True, 0])
 
 
 def _strong_components(names, results):
@@ -461,7 +450,7 @@ def test_separation_matches_strong_components_on_random_sparse_fields():
             score = 0.5 if u < 0.1 else 1.0 if rng.random() < p else 0.0
             results.append(PairResult((names[i],), (names[j],), score))
         played = sorted({x for r in results for x in (r.side_a[0], r.side_b[0])})
-        table = fit_ratings(results)
+        table = fit_ratings(results, prior=0)
         for scc in _strong_components(played, results):
             statuses = {table[x].status for x in scc}
             if len(scc) == 1:
@@ -471,7 +460,7 @@ def test_separation_matches_strong_components_on_random_sparse_fields():
                 assert {table[x].group for x in scc} == {table[next(iter(scc))].group}
                 members = set(scc)
                 inside = [r for r in results if r.side_a[0] in members and r.side_b[0] in members]
-                alone = fit_ratings(inside)
+                alone = fit_ratings(inside, prior=0)
                 for x in scc:
                     assert table[x].elo == pytest.approx(alone[x].elo, abs=1e-6)
         rated_groups = {table[x].group for x in played if table[x].status is Status.RATED}

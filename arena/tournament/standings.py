@@ -2,6 +2,10 @@
 
 Pure: plain rows in, plain values out. Formatting to text is at the bottom and is
 also pure (returns strings; the CLI prints them).
+
+Two-sided tournaments count wins, draws and losses; with three or more sides a match has
+finishing places instead (1st, 2nd, ...), and the ratings come from the Plackett-Luce model
+of that order (see docs/RATINGS.md).
 """
 
 from __future__ import annotations
@@ -10,11 +14,11 @@ import json
 import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from arena.protocol import Termination
-from arena.ratings import PairResult, fit_ratings
+from arena.ratings import DEFAULT_PRIOR, MatchResult, Model, PairResult, RatingTable, fit_ratings
 from arena.record import EndReason
 from arena.rules import Seating
 from arena.tables_format import TableFormat, render_json, render_table
@@ -42,6 +46,16 @@ class BotStanding:
     failures: tuple[tuple[str, int], ...]  # reason -> count (substituted failures too), sorted by reason
     status: str = "rated"
     note: str = ""
+    # Matches of three or more sides: how often the bot's side finished 1st, 2nd, ... (tied
+    # sides share the better place). Empty in two-sided tournaments, where W-D-L says it.
+    places: tuple[int, ...] = ()
+
+    @property
+    def record(self) -> str:
+        """``W-D-L``, or the counts of finishing places (``1st-2nd-3rd``) with more sides."""
+        if self.places:
+            return "-".join(map(str, self.places))
+        return f"{self.wins}-{self.draws}-{self.losses}"
 
     @property
     def points_per_hand(self) -> float | None:
@@ -52,6 +66,11 @@ class BotStanding:
         return self.escobas / self.hands if self.hands else None
 
     def to_dict(self) -> dict[str, Any]:
+        """Plain values; ``places`` (a list: 1st, 2nd, ...) replaces ``wins``, ``draws`` and
+        ``losses`` when matches have three or more sides."""
+        record: dict[str, Any] = (
+            {"places": list(self.places)} if self.places else {"wins": self.wins, "draws": self.draws, "losses": self.losses}
+        )
         return {
             "rank": self.rank,
             "name": self.name,
@@ -59,9 +78,7 @@ class BotStanding:
             "ci95": _round(self.ci95, 2),
             "los_next": _round(self.los_next, 4),
             "matches": self.matches,
-            "wins": self.wins,
-            "draws": self.draws,
-            "losses": self.losses,
+            **record,
             "points_for": self.points_for,
             "points_against": self.points_against,
             "hands": self.hands,
@@ -91,6 +108,9 @@ class Standings:
     crosstable: Crosstable
     matches: int
     notes: tuple[str, ...] = ()
+    sides: int = 2  # sides per match: above 2, places replace W-D-L
+    model: Model = Model.BRADLEY_TERRY  # the rating model
+    prior: float = DEFAULT_PRIOR  # the rating prior's strength (0: plain maximum likelihood)
 
     @property
     def leader(self) -> str | None:
@@ -107,7 +127,8 @@ class _Tally:
     points_against: int = 0
     hands: int = 0
     escobas: int = 0
-    failures: Counter = field(default_factory=Counter)
+    failures: Counter[str] = field(default_factory=Counter)
+    places: list[int] = field(default_factory=list)
 
 
 def side_members(row: MatchRow, seating: Seating) -> list[tuple[str, ...]]:
@@ -129,22 +150,37 @@ def _forfeited(row: MatchRow, seating: Seating) -> list[bool]:
     ]
 
 
-def pair_results(row: MatchRow, seating: Seating) -> list[PairResult]:
-    """One match as pairwise results between its sides, for the rating fit.
+def match_places(row: MatchRow, seating: Seating) -> tuple[int, ...]:
+    """Each side's finishing place (1 is first; tied sides share the better place).
 
-    Two sides: the winner scores 1, a draw 1/2. More sides: the winner beats every other
-    side; the others are ordered by whether they forfeited and then by their points.
+    Two sides: the winner is first, a draw ties. More sides: the winner is first; the others
+    are ordered by whether they forfeited and then by their points.
     """
-    members = side_members(row, seating)
     if seating.sides == 2:
-        score = 0.5 if row.winner is None else (1.0 if row.winner == 0 else 0.0)
-        return [PairResult(members[0], members[1], score)]
+        return (1, 1) if row.winner is None else (1, 2) if row.winner == 0 else (2, 1)
     forfeited = _forfeited(row, seating)
     keys = [(row.winner == s, not forfeited[s], row.scores[s]) for s in range(seating.sides)]
+    return tuple(1 + sum(other > own for other in keys) for own in keys)
+
+
+def match_result(row: MatchRow, seating: Seating) -> PairResult | MatchResult:
+    """One match as the rating fit takes it: a two-sided result, or the sides' finishing order."""
+    members = side_members(row, seating)
+    places = match_places(row, seating)
+    if seating.sides == 2:
+        return PairResult(members[0], members[1], 1.0 if places[0] < places[1] else 0.0 if places[0] > places[1] else 0.5)
+    return MatchResult(tuple(members), places)
+
+
+def pair_results(row: MatchRow, seating: Seating) -> list[PairResult]:
+    """One match as pairwise results between its sides (who finished ahead of whom; a tie
+    is 1/2): the crosstable's cells and a running leader. The ratings use the whole order."""
+    members = side_members(row, seating)
+    places = match_places(row, seating)
     out = []
     for i in range(seating.sides):
         for j in range(i + 1, seating.sides):
-            score = 1.0 if keys[i] > keys[j] else 0.0 if keys[i] < keys[j] else 0.5
+            score = 1.0 if places[i] < places[j] else 0.0 if places[i] > places[j] else 0.5
             out.append(PairResult(members[i], members[j], score))
     return out
 
@@ -155,28 +191,35 @@ def compute_standings(
     bots: Iterable[str],
     *,
     by_bot_crosstable: bool = False,
-    prior: float | None = None,
+    prior: float | None = DEFAULT_PRIOR,
 ) -> Standings:
     """Everything in the standings table, derived from the match rows.
 
     ``by_bot_crosstable``: key the crosstable by bot rather than by side label (rotating
-    partners, where side labels are one-off teams).
+    partners, where side labels are one-off teams). ``prior``: the rating prior's strength
+    in virtual draws per bot (0: the plain maximum-likelihood fit; None: the default).
     """
     bot_names = list(dict.fromkeys(bots))
     tallies: dict[str, _Tally] = {name: _Tally() for name in bot_names}
-    results: list[PairResult] = []
+    results: list[PairResult | MatchResult] = []
+    multi = seating.sides > 2
     cross: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0])
     labels: list[str] = []
     for row in rows:
         members = side_members(row, seating)
         pairs = pair_results(row, seating)
-        results.extend(pairs)
+        results.append(match_result(row, seating))
+        places = match_places(row, seating)
         total = sum(row.scores)
         for side, side_bots in enumerate(members):
             for name in side_bots:
                 t = tallies.setdefault(name, _Tally())
                 t.matches += 1
-                if row.winner is None:
+                if multi:
+                    if not t.places:
+                        t.places = [0] * seating.sides
+                    t.places[places[side] - 1] += 1
+                elif row.winner is None:
                     t.draws += 1
                 elif row.winner == side:
                     t.wins += 1
@@ -230,8 +273,10 @@ def compute_standings(
                 failures=tuple(sorted(t.failures.items())),
                 status=rating.status.value,
                 note=rating.note,
+                places=tuple(t.places or [0] * seating.sides) if multi else (),
             )
         )
+    standings, ties = _break_ties(standings, table)
     order = {s.name: i for i, s in enumerate(standings)}
     if by_bot_crosstable or all(label in order for label in labels):
         # Bots (alone or as clone teams) follow the standings' order.
@@ -239,7 +284,55 @@ def compute_standings(
     else:
         names = tuple(_order_labels(labels, cross))
     crosstable = Crosstable(names, {key: (v[0], int(v[1])) for key, v in cross.items()})
-    return Standings(tuple(standings), crosstable, len(rows), tuple(table.notes))
+    return Standings(
+        tuple(standings),
+        crosstable,
+        len(rows),
+        (*table.notes, *ties),
+        sides=seating.sides,
+        model=table.model,
+        prior=table.prior,
+    )
+
+
+_TIE_ELO = 1e-6
+
+
+def _break_ties(rows: list[BotStanding], table: RatingTable) -> tuple[list[BotStanding], list[str]]:
+    """Rank bots with equal ratings (same group, within a millionth of an Elo point) by
+    points difference per match, then by name; their LOS is recomputed for the new order.
+    Also returns a note per set of tied bots."""
+    out = list(rows)
+    start = 0
+    changed = False
+    notes = []
+    while start < len(out):
+        end = start + 1
+        while end < len(out) and _tied(out[start], out[end], table):
+            end += 1
+        if end - start > 1:
+            run = sorted(out[start:end], key=lambda s: (-(s.points_for - s.points_against) / max(s.matches, 1), s.name))
+            changed |= [s.name for s in run] != [s.name for s in out[start:end]]
+            out[start:end] = run
+            notes.append(f"{', '.join(s.name for s in run)} have equal ratings: ranked by points difference per match, then name")
+        start = end
+    if not changed:
+        return rows, notes
+    fixed = []
+    for pos, s in enumerate(out):
+        los = s.los_next
+        if pos + 1 < len(out) and s.status == "rated":
+            los = table.los(s.name, out[pos + 1].name) if table[s.name].group == table[out[pos + 1].name].group else None
+        elif pos + 1 == len(out):
+            los = None
+        fixed.append(replace(s, rank=pos + 1, los_next=los))
+    return fixed, notes
+
+
+def _tied(a: BotStanding, b: BotStanding, table: RatingTable) -> bool:
+    if a.status != "rated" or b.status != "rated" or a.elo is None or b.elo is None:
+        return False
+    return table[a.name].group == table[b.name].group and abs(a.elo - b.elo) < _TIE_ELO
 
 
 def seating_of(game: dict[str, Any]) -> Seating:
@@ -249,7 +342,7 @@ def seating_of(game: dict[str, Any]) -> Seating:
     return Seating.alone(int(game["players"]))
 
 
-def standings_from_store(store: ResultStore, *, prior: float | None = None) -> Standings:
+def standings_from_store(store: ResultStore, *, prior: float | None = DEFAULT_PRIOR) -> Standings:
     game = store.meta().get("game")
     if not isinstance(game, dict):
         raise StoreError(f"{store.folder}: the store has no tournament description")
@@ -297,6 +390,18 @@ STANDINGS_HEADERS = (
 )
 
 
+_ORDINALS = ("1st", "2nd", "3rd", "4th", "5th", "6th")
+
+
+def standings_headers(standings: Standings) -> tuple[str, ...]:
+    """The standings table's headers: ``w-d-l`` becomes ``1st-2nd-3rd`` (the counts of each
+    finishing place) when matches have three or more sides."""
+    if standings.sides <= 2:
+        return STANDINGS_HEADERS
+    places = "-".join(_ORDINALS[: standings.sides])
+    return tuple(places if h == "w-d-l" else h for h in STANDINGS_HEADERS)
+
+
 def standings_rows(standings: Standings) -> list[list[Any]]:
     rows = []
     for s in standings.bots:
@@ -308,7 +413,7 @@ def standings_rows(standings: Standings) -> list[list[Any]]:
                 _fmt(s.ci95, "±{:.0f}"),
                 _fmt_los(s.los_next),
                 s.matches,
-                f"{s.wins}-{s.draws}-{s.losses}",
+                s.record,
                 s.points_for,
                 s.points_against,
                 _fmt(s.points_per_hand, "{:.2f}"),
@@ -343,7 +448,7 @@ def format_standings(standings: Standings, fmt: str) -> str:
     if fmt == "json":
         return render_json([s.to_dict() for s in standings.bots])
     notes = [*standings.notes, *(f"{s.name}: {s.note}" for s in standings.bots if s.note)]
-    return _format_table(list(STANDINGS_HEADERS), standings_rows(standings), fmt, notes=notes)
+    return _format_table(list(standings_headers(standings)), standings_rows(standings), fmt, notes=notes)
 
 
 def format_crosstable(standings: Standings, fmt: str) -> str:
