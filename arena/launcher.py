@@ -160,6 +160,31 @@ def _rss(pid: int) -> int:
         return 0
 
 
+def _pss(pid: int) -> int | None:
+    """Proportional set size: the process's resident memory with each page it shares divided
+    among its sharers. Exact for a tree of forked processes, but costly: read only to
+    confirm a sum of RSS that is over a limit."""
+    data = _read(f"/proc/{pid}/smaps_rollup")
+    if data is None:
+        return None
+    for line in data.splitlines():
+        if line.startswith("Pss:"):
+            return int(line.split()[1]) * 1024
+    return None
+
+
+def tree_memory(pids: Iterable[int], limit: int) -> int:
+    """The resident memory of a tree: the sum of its RSS, where that is within ``limit`` (it
+    can only overstate); else the sum of its PSS, which counts shared pages once."""
+    pids = list(pids)
+    total = sum(_rss(pid) for pid in pids)
+    if limit and total > limit and len(pids) > 1:
+        shares = [_pss(pid) for pid in pids]
+        if all(share is not None for share in shares):
+            total = sum(share for share in shares if share is not None)
+    return total
+
+
 def _cpu(pid: int) -> tuple[float, float]:
     """(user, system) seconds of ``pid`` and of the children it has waited for."""
     fields = _stat_fields(pid)
@@ -806,11 +831,11 @@ class Launcher:
             # Known pids stay until they are reaped: an orphan's CPU still counts for its bot.
             bot.members = (tree([bot.pid]) | (group.members() if group is not None else set())
                            | {pid for pid in bot.members if _stat_fields(pid) is not None})
-            used = sum(_rss(pid) for pid in bot.members)
+            used = tree_memory(bot.members, bot.memory_limit)
             bot.peak = max(bot.peak, used)
             if bot.memory_limit and used > bot.memory_limit:
                 self.over_memory(bot, f"the resident memory of its processes reached {used / MIB:.0f} MB, "
-                                      f"over its limit of {bot.memory_limit // MIB} MB")
+                                      f"over its memory limit of {bot.memory_limit // MIB} MB")
 
     def over_memory(self, bot: Bot, detail: str) -> None:
         bot.reason, bot.detail = "memory", detail
@@ -850,7 +875,7 @@ class Launcher:
         if bot.group is not None and bot.status is None:
             peak = max(peak, bot.group.peak() or 0, bot.group.memory() or 0)
         elif bot.status is None:
-            peak = max(peak, sum(_rss(pid) for pid in tree([bot.pid])))
+            peak = max(peak, tree_memory(tree([bot.pid]), bot.memory_limit))
         user, system = max(0.0, user - bot.base_user), max(0.0, system - bot.base_system)
         return {"user": round(user, 6), "system": round(system, 6), "cpu": round(user + system, 6),
                 "wall": round(time.monotonic() - bot.reset_at, 6), "peak": peak, "source": source}

@@ -59,16 +59,30 @@ class ResourceLimits:
     network: bool = True
 
     def __post_init__(self) -> None:
-        for key, (low, high) in _BOUNDS.items():
+        for key in self.keys():
             value = getattr(self, key)
-            if not isinstance(value, int) or isinstance(value, bool) or not (value == 0 or low <= value <= high):
-                raise ResourceLimitError(key, f"expected 0 (no limit) or a whole number from {low} to {high}, got {value!r}")
-        if not isinstance(self.network, bool):
-            raise ResourceLimitError("network", f"expected true or false, got {self.network!r}")
+            if not self.valid(key, value):
+                raise ResourceLimitError(key, f"expected {self.expected(key)}, got {value!r}")
 
     @classmethod
     def keys(cls) -> tuple[str, ...]:
         return tuple(f.name for f in fields(cls))
+
+    @staticmethod
+    def valid(key: str, value: Any) -> bool:
+        """Whether ``value`` is allowed for the limit ``key``."""
+        if key == "network":
+            return isinstance(value, bool)
+        low, high = _BOUNDS[key]
+        return isinstance(value, int) and not isinstance(value, bool) and (value == 0 or low <= value <= high)
+
+    @staticmethod
+    def expected(key: str) -> str:
+        """What the limit ``key`` takes, for error messages."""
+        if key == "network":
+            return "true or false"
+        low, high = _BOUNDS[key]
+        return f"0 (no limit) or a whole number from {low} to {high}"
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None) -> ResourceLimits:

@@ -24,6 +24,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from arena.botproc import BotSpecError, missing_program, split_command
 from arena.errors import ArenaError, OptionError, SeatingError
+from arena.resources import ResourceLimits
 from arena.rules import RULE_OPTIONS, Rules, Seating
 
 MODES = ("single", "pairs")
@@ -58,8 +59,9 @@ TOP_KEYS = (
     "concurrency",
     "output",
     "cluster",
+    "limits",
 )
-BOT_KEYS = ("name", "cmd", "cwd", "env", "startup_ms", "move_ms", "bank_ms")
+BOT_KEYS = ("name", "cmd", "cwd", "env", "startup_ms", "move_ms", "bank_ms", "limits")
 TEAM_KEYS = ("name", "members")
 FAILURE_KEYS = ("policy", "strikes")
 
@@ -91,6 +93,9 @@ class BotConfig:
     move_ms: int | None = None
     bank_ms: int | None = None
     base_dir: str = "."  # absolute folder of the tournament file
+    # Resource limits the file sets for this bot (the top-level ``limits:``, then its own);
+    # the others keep their defaults (arena.resources.ResourceLimits).
+    limits: tuple[tuple[str, Any], ...] = ()
 
     @property
     def resolved_cwd(self) -> str:
@@ -108,6 +113,8 @@ class BotConfig:
             "startup_ms": self.startup_ms,
             "move_ms": self.move_ms,
             "bank_ms": self.bank_ms,
+            # Only when set: files without limits keep the fingerprint they had before the key.
+            **({"limits": dict(self.limits)} if self.limits else {}),
         }
 
 
@@ -374,7 +381,8 @@ def parse_config(
     mode = doc.choice(top["mode"][1], "mode", MODES) if "mode" in top else "single"
     players, team_size = _parse_table(doc, top, mode)
 
-    bots = _parse_bots(doc, required("bots"), base_dir)
+    top_limits = _parse_limits(doc, top["limits"][1], "limits") if "limits" in top else {}
+    bots = _parse_bots(doc, required("bots"), base_dir, top_limits)
     bot_names = [b.name for b in bots]
 
     team_mode, teams = _parse_teams(doc, top, mode, bot_names, team_size)
@@ -529,7 +537,7 @@ def _parse_table(doc: _Doc, top: dict[str, tuple[Node, Node]], mode: str) -> tup
     return players, team_size
 
 
-def _parse_bots(doc: _Doc, node: Node, base_dir: str) -> tuple[BotConfig, ...]:
+def _parse_bots(doc: _Doc, node: Node, base_dir: str, top_limits: dict[str, Any]) -> tuple[BotConfig, ...]:
     items = doc.sequence(node, "bots", "bots (each a mapping with name and cmd)")
     if not items:
         raise doc.error(node, "bots", "expected a non-empty list of bots")
@@ -578,8 +586,22 @@ def _parse_bots(doc: _Doc, node: Node, base_dir: str) -> tuple[BotConfig, ...]:
                 if limit in fields
                 else None
             )
-        bots.append(BotConfig(name, cmd, cwd, env, base_dir=base_dir, **limits))
+        own = _parse_limits(doc, fields["limits"][1], f"{key}.limits") if "limits" in fields else {}
+        resources = tuple(sorted({**top_limits, **own}.items()))
+        bots.append(BotConfig(name, cmd, cwd, env, base_dir=base_dir, limits=resources, **limits))
     return tuple(bots)
+
+
+def _parse_limits(doc: _Doc, node: Node, key: str) -> dict[str, Any]:
+    """A ``limits:`` mapping (docs/TOURNAMENTS.md): the resource limits it sets."""
+    out: dict[str, Any] = {}
+    for name, (_, value_node) in doc.mapping(node, key, ResourceLimits.keys()).items():
+        path = f"{key}.{name}"
+        value = doc.value(value_node, path) if isinstance(value_node, ScalarNode) else None
+        if not ResourceLimits.valid(name, value):
+            raise doc.error(value_node, path, f"expected {ResourceLimits.expected(name)}, got {_describe(value_node, value)}")
+        out[name] = value
+    return out
 
 
 def _parse_cmd(doc: _Doc, node: Node, key: str) -> str | tuple[str, ...]:
