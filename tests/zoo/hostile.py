@@ -26,12 +26,13 @@ Escapes (nothing may survive the match, the arena, or kill -9 of the arena):
   respawner        a child that re-forks a sleeper whenever it dies, ignoring SIGTERM
   fork_bomb        forks ZOO_FORKS (default 1000) sleeping children, as many as it may
 Resources:
-  memory_hog       allocates and touches ZOO_HOG_MB MB (default 3500) at request N
+  memory_hog       answers request N, then allocates and touches ZOO_HOG_MB MB (default 3500)
   memory_child     a child allocates ZOO_HOG_MB MB and sleeps; then the bot plays on
   cpu_hog          three child processes spin for ZOO_SPIN_S seconds (default 3), each
                    writing its own CPU time to ZOO_OUT.<i>; the bot plays on
   fd_hog           opens files until refused, writes the count
-  big_file         writes ZOO_FILE_MB MB (default 50) to ZOO_OUT.data, writes how much it could
+  big_file         makes ZOO_OUT.data ZOO_FILE_MB MB long (default 50; sparse past 4 MB), writes
+                   how much it could
   big_file_die     the same with SIGXFSZ at its default action (a C program's case)
   network          connects to ZOO_CONNECT (host:port), writes "connected" or the error
   stderr_crash     writes ZOO_STDERR_KB KB (default 300) to stderr, then crashes at request N
@@ -142,6 +143,7 @@ def memory_child() -> None:
         report(f"{len(held)}")
         os.write(w, b"x")
         sleep_forever()
+    os.close(w)
     os.read(r, 1)  # the child holds its memory (or was killed for it) before the bot plays
     time.sleep(0.5)
 
@@ -175,9 +177,15 @@ def big_file(die: bool) -> None:
         signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
     written = 0
     block = b"x" * (1 << 20)
+    megabytes = int(os.environ.get("ZOO_FILE_MB", "50"))
     try:
         with open((OUT or "big") + ".data", "wb", buffering=0) as f:
-            for _ in range(int(os.environ.get("ZOO_FILE_MB", "50"))):
+            # A few megabytes written, then the last one far out (sparse): the size limit is
+            # on the file's length, and nobody's disk fills up for the test.
+            for _ in range(min(megabytes, 4)):
+                written += f.write(block)
+            if megabytes > 4:
+                f.seek((megabytes - 1) << 20)
                 written += f.write(block)
     except OSError as exc:
         report(f"{written} {exc}")
@@ -245,9 +253,13 @@ def misbehave(msg: dict) -> bool:
     if MODE in ("escape_crash", "stderr_crash"):
         sys.exit(3)
     if MODE == "memory_hog":
+        # Answer first, then grow, while the arena waits for the next reply: the kill for
+        # memory comes whatever the allocation costs on a loaded machine.
+        send({"type": "move", "id": msg["id"], "move": msg["legal"][0]})
         held = hog(int(os.environ.get("ZOO_HOG_MB", "3500")))
         report(f"{len(held)}")
         globals()["_held"] = held
+        return True
     return False
 
 
