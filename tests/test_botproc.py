@@ -5,7 +5,7 @@ import sys
 import time
 
 import pytest
-from zoo.helpers import FAST, fake_spec, hello, pids_in, running, zoo_spec
+from zoo.helpers import FAST, fake_spec, hello, pids_in, running, wait_until, zoo_spec
 
 from arena.botproc import BotProcess, BotSpec, BotSpecError, ConversationLog, Limits, split_command
 from arena.protocol import BotFailure, Termination, event_line
@@ -15,16 +15,6 @@ LEGAL = ["7o", "7o+3b+5c"]
 
 def decide(bot, legal=LEGAL, move_ms=None, bank_ms=0):
     return bot.decide({"hand": ["7o"]}, legal, FAST.move_ms if move_ms is None else move_ms, bank_ms)
-
-
-def wait_until(condition, timeout=15.0):
-    """Poll ``condition`` until true or ``timeout`` (generous: the machine may be loaded)."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
 
 
 def failure_of(fn):

@@ -14,6 +14,7 @@ import socket
 import subprocess
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -85,7 +86,13 @@ FLOODS = [
 @pytest.mark.parametrize("mode,termination,fragment", FLOODS, ids=[f[0] for f in FLOODS])
 def test_a_flood_or_stall_ends_on_the_deadline(mode, termination, fragment):
     token = new_token()
-    record, took, _ = play_hostile(mode, token, n=2)
+    tracemalloc.start()
+    try:
+        record, took, _ = play_hostile(mode, token, n=2)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 * 2**20  # the arena's own memory stays small, however much came in
     outcome = record.outcomes[0]
     assert outcome.termination is termination, outcome
     assert fragment in outcome.detail
