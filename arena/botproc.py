@@ -644,6 +644,8 @@ class BotProcess:
         process) or ``new_match`` and the match number. Raises ``BotFailure(NO_HANDSHAKE)``.
         The bot's usage (``usage()``) counts from here.
         """
+        if self._child is not None:
+            self._child.launcher.check()  # a stuck launcher is replaced now, bots and all
         self.ensure_started()
         self.reset_usage()
         first = self.matches == 0

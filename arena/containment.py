@@ -34,6 +34,8 @@ CGROUPS_ENV = "ESCOBA_ARENA_CGROUPS"
 _START_TIMEOUT = 30.0  # a loaded machine may take seconds to start a Python
 _REPLY_TIMEOUT = 10.0
 _SEND_TIMEOUT = 5.0
+# No heartbeat for this long: the launcher is stuck (it never blocks longer than a start's exec).
+_SILENCE_S = 15 * launcher_program.BEAT_S
 
 
 class LauncherError(ArenaError):
@@ -108,6 +110,7 @@ class Launcher:
         self._children: dict[int, Child] = {}
         self._seq = 0
         self._lost = False
+        self._last_beat = time.monotonic()
         ours.settimeout(_START_TIMEOUT)
         try:
             hello = json.loads(ours.recv(launcher_program.MAX_MESSAGE) or b"null")
@@ -132,6 +135,16 @@ class Launcher:
     def alive(self) -> bool:
         return not self._lost and self.owner == os.getpid()
 
+    def check(self) -> bool:
+        """True if it answers; one that has been silent too long (stopped by a bot, say) is
+        killed, which kills its bots: they are started afresh with a new launcher."""
+        if self._lost:
+            return False
+        if time.monotonic() - self._last_beat > _SILENCE_S:
+            self._give_up()
+            return False
+        return True
+
     # -- messages -----------------------------------------------------------------------------
 
     def _read_forever(self) -> None:
@@ -148,6 +161,7 @@ class Launcher:
             except ValueError:
                 continue
             with self._cond:
+                self._last_beat = time.monotonic()
                 if "seq" in msg:
                     self._replies[int(msg["seq"])] = msg
                 elif msg.get("op") == "exit":

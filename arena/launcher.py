@@ -44,6 +44,7 @@ from typing import Any, NoReturn
 
 PREFIX = "escoba-arena-"
 SAMPLE_S = 0.1  # how often memory is measured and orphans are looked for
+BEAT_S = 1.0  # how often it tells the arena it is alive (a bot may SIGSTOP it)
 KILL_POLL_S = 0.01
 HARD_KILL_S = 5.0  # how long a kill keeps signalling a tree that will not go (a fork bomb)
 MAX_MESSAGE = 1 << 20
@@ -610,11 +611,15 @@ class Launcher:
         poller.register(self.sock.fileno(), select.POLLIN)
         poller.register(self.wake_r, select.POLLIN)
         next_sample = time.monotonic() + SAMPLE_S
+        next_beat = time.monotonic()
         while not self.stopping:
             now = time.monotonic()
+            if now >= next_beat:
+                self.send({"op": "beat"})
+                next_beat = now + BEAT_S
             busy = any(b.kill_after is not None for b in self.bots.values())
-            wait = KILL_POLL_S if busy else (max(0.0, next_sample - now) if self.bots else None)
-            for fd, events in poller.poll(None if wait is None else wait * 1000):
+            wait = KILL_POLL_S if busy else min(next_beat, next_sample if self.bots else next_beat) - now
+            for fd, events in poller.poll(max(0.0, wait) * 1000):
                 if fd == self.wake_r:
                     try:
                         while os.read(self.wake_r, 4096):
@@ -719,7 +724,7 @@ class Launcher:
             os.close(err_r)
             self._exec(msg, limits, fds, err_w, group.procs_files if group else [])
         os.close(err_w)
-        error = _read_until_eof(err_r, 30.0)
+        error = _read_until_eof(err_r, 10.0)
         os.close(err_r)
         if error:
             try:

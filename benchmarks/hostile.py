@@ -6,7 +6,8 @@ nothing left running, the arena's own memory bounded.
 A gauntlet: an ordinary bot (bots/greedy_bot.py) plays every other entrant, two matches
 each (duplicate deals): bots/random_bot.py, every mode of tests/zoo/hostile.py (floods,
 stalls, escapes, a fork bomb, memory and CPU hogs, file and network probes, a stderr flood
-that crashes every match) and every mode of tests/zoo/zoobot.py, all with the default time
+that crashes every match, attacks on the launcher) and every mode of tests/zoo/zoobot.py,
+all with the default time
 and resource limits (docs/PROTOCOL.md). It is ``arena run`` as a user runs it, in a temporary
 folder. Afterwards:
 
@@ -49,6 +50,7 @@ HOSTILE_MODES = (
     "blank_flood", "space_flood", "crlf_flood", "cr_flood", "partial_line", "trickle", "late_flood", "hello_flood",
     "stop_self", "close_stdout", "escape_daemon", "escape_crash", "escape_pgid", "respawner", "fork_bomb",
     "memory_hog", "memory_child", "cpu_hog", "fd_hog", "big_file", "big_file_die", "network", "stderr_crash",
+    "kill_launcher", "stop_launcher",
 )
 ZOOBOT_MODES = (
     ("hang_start", 1), ("exit_now", 1), ("hang_mid", 3), ("crash_mid", 3), ("garbage", 2), ("huge_line", 2),

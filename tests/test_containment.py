@@ -194,6 +194,47 @@ def test_a_bot_that_kills_the_launcher_takes_only_itself_down():
     assert survivors(token) == []
 
 
+def test_a_bot_that_kills_its_launcher_loses_and_leaves_nothing():
+    token = new_token()
+    record, _, _ = play_hostile("kill_launcher", token, n=2, limits=FAST)
+    outcome = record.outcomes[0]
+    assert outcome.termination is Termination.CRASH and "launcher" in outcome.detail, outcome
+    assert wait_until(lambda: survivors(token) == [])
+
+
+def test_a_bot_that_stops_its_launcher_costs_a_bounded_wait_and_leaves_nothing():
+    """The arena's next question to a stopped launcher times out; it then kills the launcher
+    (its bots die with it) and empties its cgroups."""
+    token = new_token()
+    bot = BotProcess(hostile_spec("stop_launcher", token, n=2, limits=FAST))
+    record = play_match([bot, LocalBot("local", seed=1)], RULES, Seating.alone(2), seed=3)
+    assert record.outcomes[0].termination is Termination.OK
+    start = time.monotonic()
+    assert bot.usage().source == ""  # no answer: no measure
+    bot.close()
+    assert time.monotonic() - start < 60  # bounded: the reply timeout, not for ever
+    assert wait_until(lambda: survivors(token) == [])
+    again = BotProcess(hostile_spec("escape_pgid", new_token(), limits=FAST))
+    assert play_match([again, LocalBot("l", seed=1)], RULES, Seating.alone(2), seed=3).outcomes[0].termination \
+        is Termination.OK  # a new launcher
+    again.close()
+
+
+def test_a_silent_launcher_is_replaced_at_the_next_match(monkeypatch):
+    token = new_token()
+    monkeypatch.setattr(containment, "_SILENCE_S", 1.0)
+    bot = BotProcess(hostile_spec("escape_pgid", token, limits=FAST))
+    bot.begin_match(hello())
+    old = containment.launcher()
+    os.kill(old.pid, signal.SIGSTOP)  # what a hostile bot can do to its parent
+    time.sleep(1.5)
+    ready = bot.begin_match(hello())  # the check at the match start gives the old one up
+    assert ready.name == "hostile-escape_pgid" and bot.starts == 2
+    assert not old.alive and containment.launcher() is not old
+    bot.close()
+    assert wait_until(lambda: survivors(token) == [])
+
+
 # --- resource limits -------------------------------------------------------------------------------
 
 
@@ -202,7 +243,7 @@ def test_a_tree_over_its_memory_limit_fails_with_memory(launcher, mode, tmp_path
     token = new_token()
     resources = ResourceLimits(memory_mb=128)
     record, _, _ = play_hostile(mode, token, n=2, limits=FAST, resources=resources, launcher=launcher,
-                                env={"ZOO_HOG_MB": "640", "ZOO_OUT": str(tmp_path / "held")})
+                                env={"ZOO_HOG_MB": "640", "ZOO_HOG_STEP_MB": "64", "ZOO_OUT": str(tmp_path / "held")})
     outcome = record.outcomes[0]
     assert outcome.termination is Termination.MEMORY, outcome
     assert "memory limit of 128 MB" in outcome.detail

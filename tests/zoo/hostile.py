@@ -26,8 +26,9 @@ Escapes (nothing may survive the match, the arena, or kill -9 of the arena):
   respawner        a child that re-forks a sleeper whenever it dies, ignoring SIGTERM
   fork_bomb        forks ZOO_FORKS (default 1000) sleeping children, as many as it may
 Resources:
-  memory_hog       answers request N, then allocates and touches ZOO_HOG_MB MB (default 3500)
-  memory_child     a child allocates ZOO_HOG_MB MB and sleeps; then the bot plays on
+  memory_hog       from request N on, grows by ZOO_HOG_STEP_MB MB (default 128, written so
+                   resident) after each answer, up to ZOO_HOG_MB (default 3500)
+  memory_child     the same, but a child holds the memory: it grows a step before each answer
   cpu_hog          three child processes spin for ZOO_SPIN_S seconds (default 3), each
                    writing its own CPU time to ZOO_OUT.<i>; the bot plays on
   fd_hog           opens files until refused, writes the count
@@ -36,6 +37,9 @@ Resources:
   big_file_die     the same with SIGXFSZ at its default action (a C program's case)
   network          connects to ZOO_CONNECT (host:port), writes "connected" or the error
   stderr_crash     writes ZOO_STDERR_KB KB (default 300) to stderr, then crashes at request N
+Attacks on the arena's launcher (its parent; same user):
+  kill_launcher    starts an in-tree child, then SIGKILLs its parent at request N
+  stop_launcher    starts an in-tree child, then SIGSTOPs its parent at request N and plays on
 """
 
 import json
@@ -128,24 +132,43 @@ def fork_bomb() -> None:
     report(f"{made} {error}")
 
 
-def hog(megabytes: int) -> list[bytearray]:
-    held = []
-    step = 64
-    for _ in range(0, megabytes, step):
-        held.append(bytearray(b"\x01") * (step << 20))  # written, so resident
-    return held
+_held: list[bytearray] = []
+
+
+def grow() -> None:
+    """One step more memory (each answer costs a step, so a loaded machine cannot turn the
+    kill for memory into a timeout)."""
+    step = int(os.environ.get("ZOO_HOG_STEP_MB", "128"))
+    if len(_held) * step < int(os.environ.get("ZOO_HOG_MB", "3500")):
+        _held.append(bytearray(b"\x01") * (step << 20))  # written, so resident
+        report(f"{len(_held) * step}")
+
+
+_child_pipes: tuple[int, int] = (-1, -1)
 
 
 def memory_child() -> None:
-    r, w = os.pipe()
+    """A child that grows a step each time the bot asks it to, and says when it has."""
+    global _child_pipes
+    ask_r, ask_w = os.pipe()
+    done_r, done_w = os.pipe()
     if os.fork() == 0:
-        held = hog(int(os.environ.get("ZOO_HOG_MB", "3500")))
-        report(f"{len(held)}")
-        os.write(w, b"x")
+        os.close(ask_w)
+        os.close(done_r)
+        while os.read(ask_r, 1):
+            grow()
+            os.write(done_w, b"x")
+        os._exit(0)
+    os.close(ask_r)
+    os.close(done_w)
+    _child_pipes = (ask_w, done_r)
+
+
+def child_grows() -> None:
+    ask_w, done_r = _child_pipes
+    os.write(ask_w, b"x")
+    if not os.read(done_r, 1):  # the child is gone (killed for memory): so will the bot be
         sleep_forever()
-    os.close(w)
-    os.read(r, 1)  # the child holds its memory (or was killed for it) before the bot plays
-    time.sleep(0.5)
 
 
 def cpu_hog() -> None:
@@ -205,7 +228,7 @@ def network() -> None:
 def at_start() -> None:
     if MODE in ("escape_daemon", "escape_crash"):
         escape()
-    elif MODE == "escape_pgid":
+    elif MODE in ("escape_pgid", "kill_launcher", "stop_launcher"):
         escape_pgid()
     elif MODE == "respawner":
         respawner()
@@ -252,14 +275,8 @@ def misbehave(msg: dict) -> bool:
         sleep_forever()
     if MODE in ("escape_crash", "stderr_crash"):
         sys.exit(3)
-    if MODE == "memory_hog":
-        # Answer first, then grow, while the arena waits for the next reply: the kill for
-        # memory comes whatever the allocation costs on a loaded machine.
-        send({"type": "move", "id": msg["id"], "move": msg["legal"][0]})
-        held = hog(int(os.environ.get("ZOO_HOG_MB", "3500")))
-        report(f"{len(held)}")
-        globals()["_held"] = held
-        return True
+    if MODE in ("kill_launcher", "stop_launcher"):
+        os.kill(os.getppid(), signal.SIGKILL if MODE == "kill_launcher" else signal.SIGSTOP)
     return False
 
 
@@ -279,7 +296,11 @@ def main() -> None:
             requests += 1
             if requests == N and misbehave(msg):
                 continue
+            if requests >= N and MODE == "memory_child":
+                child_grows()
             send({"type": "move", "id": msg["id"], "move": msg["legal"][0]})
+            if requests >= N and MODE == "memory_hog":
+                grow()
 
 
 if __name__ == "__main__":
