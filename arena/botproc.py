@@ -1,18 +1,20 @@
-"""Bot processes: spawn, talk lines with deadlines, capture stderr, and kill every descendant.
+"""Bot processes: start, talk lines with deadlines, capture stderr, and end every descendant.
 
-A bot is untrusted. Everything here is built so that no bot can hang, flood or outlive the
-arena:
+A bot is untrusted. Everything here is built so that no bot can hang, flood, exhaust or
+outlive the arena:
 
-- each bot runs in its own session and process group, marked by a unique environment
-  variable, with ``PR_SET_PDEATHSIG`` so it dies if the arena is killed with -9; a keeper
-  process (one per arena) then kills whatever the bots started, found by that marker;
-- the arena makes itself a child subreaper, so descendants that escape the group (``setsid``,
-  double fork) are re-parented to it rather than to init and can be found and reaped;
+- bots are started by this process's launcher (``arena.containment``, ``arena.launcher``): a
+  child subreaper that keeps each bot in cgroups where it can, applies its resource limits
+  (``arena.resources.ResourceLimits``), measures its CPU time and memory, kills every orphan
+  a bot leaves, and everything when the arena ends, even by ``kill -9``;
 - stdout is read non-blocking with ``poll`` on the raw fd, a line at most ``max_line_bytes``
   long: a 100 MB line is refused after the first chunk past the cap, never held in memory;
-- stderr is drained continuously by a thread into a size-capped file (past the cap the bytes
-  are read and dropped), so a flood neither blocks the bot nor fills the disk;
-- every wait has a deadline on ``time.monotonic()``.
+- every wait has a deadline on ``time.monotonic()``, checked whatever the bot sends: blank
+  lines, late replies to abandoned requests and unfinished lines do not push it back;
+- stderr is drained continuously by a thread into a file capped per bot (the cap counts what
+  the file already holds, so it holds over restarts and over the workers of a tournament);
+  past the cap the bytes are read and dropped, so a flood neither blocks the bot nor fills
+  the disk.
 
 Failures are raised as ``BotFailure`` (a ``Termination`` plus a detail) for the referee to
 record; nothing else escapes for anything a bot can do.
@@ -21,15 +23,11 @@ record; nothing else escapes for anything a bot can do.
 from __future__ import annotations
 
 import atexit
-import ctypes
-import itertools
 import os
 import select
 import shlex
 import shutil
 import signal
-import subprocess
-import sys
 import threading
 import time
 from collections import deque
@@ -38,6 +36,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import IO, Any
 
+from arena import containment
+from arena.containment import Child, Launcher, LauncherError, SpawnError
 from arena.errors import ArenaError
 from arena.protocol import (
     DEFAULT_MAX_LINE_BYTES,
@@ -53,12 +53,22 @@ from arena.protocol import (
     request_line,
     timeout_line,
 )
+from arena.resources import ResourceLimits, Usage
 
-ENV_TAG = "ESCOBA_ARENA_BOT"
 _READ_CHUNK = 1 << 16
 _SHELL_CHARS = set("|&;<>()$`*?~\n")
-_PR_SET_PDEATHSIG = 1
-_PR_SET_CHILD_SUBREAPER = 36
+_LOGGED_BLANKS = 10  # blank lines written to the conversation log per reply, the rest counted
+_EXIT_NEWS_S = 0.25  # how long a bot's closed stdout waits for the news of its exit
+
+# Signals a bot may die of because of a limit, said in its failure.
+_SIGNAL_NOTES = {
+    int(signal.SIGKILL): "SIGKILL",
+    int(signal.SIGXFSZ): "SIGXFSZ: it wrote a file over its file_size_mb limit",
+    int(signal.SIGXCPU): "SIGXCPU: CPU time limit",
+    int(signal.SIGSEGV): "SIGSEGV",
+    int(signal.SIGABRT): "SIGABRT",
+    int(signal.SIGTERM): "SIGTERM",
+}
 
 
 class BotSpecError(ArenaError, ValueError):
@@ -148,13 +158,13 @@ def missing_program(cmd: str | tuple[str, ...], cwd: str, env: dict[str, str]) -
     return None
 
 
-
 @dataclass(frozen=True)
 class BotSpec:
     """How to start a bot: a plain, picklable value the tournament code can pass around.
 
     ``cmd`` is an argv tuple or a command string (see ``split_command``); ``env`` adds to (or,
-    with ``inherit_env=False``, replaces) the arena's environment.
+    with ``inherit_env=False``, replaces) the arena's environment. ``limits`` are the time
+    and line limits (recorded in every game record); ``resources`` what its processes may use.
     """
 
     name: str
@@ -163,6 +173,7 @@ class BotSpec:
     env: tuple[tuple[str, str], ...] = ()
     inherit_env: bool = True
     limits: Limits = field(default_factory=Limits)
+    resources: ResourceLimits = field(default_factory=ResourceLimits)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "cmd", split_command(self.cmd))
@@ -184,7 +195,8 @@ class BotSpec:
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "cmd": list(self.cmd), "cwd": self.cwd, "env": dict(self.env),
-                "inherit_env": self.inherit_env, "limits": self.limits.to_dict()}
+                "inherit_env": self.inherit_env, "limits": self.limits.to_dict(),
+                "resources": self.resources.to_dict()}
 
 
 class ConversationLog:
@@ -198,7 +210,8 @@ class ConversationLog:
 
     def write(self, direction: str, seat: int | None, pid: int | None, data: bytes | str) -> None:
         text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
-        for line in text.splitlines() or [""]:
+        # One protocol line may hold any control character: only newlines split it.
+        for line in text.split("\n")[:-1] if text.endswith("\n") else text.split("\n"):
             if len(line) > self._max:
                 line = f"{line[:self._max]}... [{len(line)} chars]"
             seat_text = "-" if seat is None else str(seat)
@@ -208,190 +221,25 @@ class ConversationLog:
         self.write("##", seat, pid, text)
 
 
-# --- process-wide safety nets ---------------------------------------------------------------
-
-_libc: Any = None
-_subreaper_set = False
-# Live bots, so that an arena exiting normally (even on an exception, or after dropping a
-# BotProcess without closing it) leaves no process behind. Strong references on purpose.
-_LIVE: set[BotProcess] = set()
-_TAGS = itertools.count(1)
-
-
-def _prctl(option: int, arg: int) -> int:
-    global _libc
-    if _libc is None:
-        _libc = ctypes.CDLL(None, use_errno=True)
-    return _libc.prctl(option, arg, 0, 0, 0)
-
-
-def _become_subreaper() -> None:
-    global _subreaper_set
-    if not _subreaper_set:
-        _subreaper_set = True
-        try:
-            _prctl(_PR_SET_CHILD_SUBREAPER, 1)
-        except (OSError, AttributeError):  # not Linux: the group kill and /proc scan remain
-            pass
-
-
-# The keeper: a tiny process started once per arena process, holding the read end of a pipe
-# that only the arena writes to. When the arena dies in any way (even SIGKILL, when nothing in
-# it can run), the keeper reads EOF and kills every process still carrying this arena's
-# environment marker: the bots' descendants, which PR_SET_PDEATHSIG does not cover.
-_KEEPER_CODE = r"""
-import os, signal, sys, time
-prefix = ("%s=" % sys.argv[1] + sys.argv[2] + ".").encode()
-me = os.getpid()
-while sys.stdin.buffer.read(65536):
-    pass
-for sweep in range(20):
-    found = 0
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == me:
-            continue
-        try:
-            with open("/proc/%s/environ" % entry, "rb") as f:
-                env = f.read().split(b"\0")
-        except OSError:
-            continue
-        if any(item.startswith(prefix) for item in env):
-            found += 1
-            try:
-                os.kill(int(entry), signal.SIGKILL)
-            except OSError:
-                pass
-    if not found:
-        break
-    time.sleep(0.05)
-"""
-_keeper: subprocess.Popen[bytes] | None = None
-_keeper_owner = 0
-
-
-def _ensure_keeper() -> None:
-    """Start this process's keeper (again in a forked child: the parent's is not ours)."""
-    global _keeper, _keeper_owner
-    if _keeper is not None and _keeper_owner == os.getpid() and _keeper.poll() is None:
-        return
-    try:
-        _keeper = subprocess.Popen(
-            [sys.executable, "-S", "-c", _KEEPER_CODE, ENV_TAG, str(os.getpid())],
-            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True, close_fds=True,
-        )
-        _keeper_owner = os.getpid()
-    except OSError:  # without a keeper the other safety nets remain
-        _keeper = None
-
-
-def _child_setup_for(parent: int, cpus: frozenset[int] | None = None):
-    prctl = _libc.prctl if _libc is not None else None
-    sigkill = int(signal.SIGKILL)
-
-    def setup() -> None:  # runs in the child between fork and exec: no locks taken
-        if prctl is not None:
-            prctl(_PR_SET_PDEATHSIG, sigkill, 0, 0, 0)
-        if cpus:
-            os.sched_setaffinity(0, cpus)
-        if os.getppid() != parent:  # the arena died before prctl took effect
-            os._exit(1)
-
-    return setup
-
-
-def _kill_all_live() -> None:
-    for bot in list(_LIVE):
-        bot.kill()
-
-
-atexit.register(_kill_all_live)
-
-
-# --- /proc ------------------------------------------------------------------------------------
-
-
-def _proc_stat(pid: int) -> tuple[str, int, int, int] | None:
-    """(state, ppid, pgid, sid) of a process, or None if it is gone."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            data = f.read()
-    except OSError:
-        return None
-    # The command name is in parentheses and may itself contain spaces or parentheses.
-    rest = data[data.rfind(b")") + 2:].split()
-    return rest[0].decode(), int(rest[1]), int(rest[2]), int(rest[3])
-
-
-def _has_tag(pid: int, marker: bytes) -> bool:
-    try:
-        with open(f"/proc/{pid}/environ", "rb") as f:
-            return marker in f.read().split(b"\0")
-    except OSError:
-        return False
-
-
-def find_bot_processes(root: int, marker: bytes | None, root_alive: bool = True) -> set[int]:
-    """Every live process that belongs to a bot: in its session or group, descended from its
-    first process, or carrying its environment marker (which survives setsid and re-parenting).
-
-    ``root_alive`` False: the first process has been reaped, so its pid may belong to someone
-    else by now (a session or group id is never reused while a member lives, so those stay)."""
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return set()
-    stats: dict[int, tuple[str, int, int, int]] = {}
-    for entry in entries:
-        if entry.isdigit():
-            st = _proc_stat(int(entry))
-            if st is not None and st[0] not in ("Z", "X"):
-                stats[int(entry)] = st
-    me = os.getpid()
-    found = {pid for pid, (_, _, pgid, sid) in stats.items() if sid == root or pgid == root}
-    if root_alive and root in stats:
-        found.add(root)
-    children: dict[int, list[int]] = {}
-    for pid, (_, ppid, _, _) in stats.items():
-        children.setdefault(ppid, []).append(pid)
-    stack = list(found)
-    while stack:
-        for child in children.get(stack.pop(), ()):
-            if child not in found:
-                found.add(child)
-                stack.append(child)
-    if marker is not None:
-        for pid in stats:
-            if pid not in found and pid != me and _has_tag(pid, marker):
-                found.add(pid)
-    found.discard(me)
-    return found
-
-
-def _reap(pids: set[int], timeout: float = 0.5) -> None:
-    """Collect the exit status of adopted descendants (we are their subreaper) so they do not
-    linger as zombies. Pids that are not our children are none of our business."""
-    pending = set(pids)
-    deadline = time.monotonic() + timeout
-    while pending:
-        for pid in list(pending):
-            try:
-                done, _ = os.waitpid(pid, os.WNOHANG)
-            except OSError:  # not our child (ECHILD), or already collected
-                pending.discard(pid)
-                continue
-            if done:
-                pending.discard(pid)
-        if not pending or time.monotonic() > deadline:
-            return
-        time.sleep(0.002)
-
-
 # --- stderr -----------------------------------------------------------------------------------
 
 
+def _open_log(path: Path | None) -> int:
+    """The stderr log opened for appending, never through a link; -1 if it cannot be."""
+    if path is None:
+        return -1
+    try:
+        return os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    except OSError:
+        return -1
+
+
 class _StderrPump(threading.Thread):
-    """Drains a bot's stderr into a capped file, keeping a short tail in memory for reports."""
+    """Drains a bot's stderr into its log, keeping a short tail in memory for reports.
+
+    The log is capped at ``cap`` bytes counting what the file already holds: every process of
+    the bot (restarts, other workers of the tournament) appends to the same file, and once it
+    is full the bytes are read and dropped."""
 
     def __init__(self, fd: int, path: Path | None, cap: int) -> None:
         super().__init__(daemon=True, name=f"stderr-{fd}")
@@ -404,37 +252,66 @@ class _StderrPump(threading.Thread):
         self.tail = b""
 
     def run(self) -> None:
-        sink = open(self._path, "ab") if self._path is not None else None
+        sink = _open_log(self._path)
+        poller = select.poll()
+        poller.register(self._fd, select.POLLIN)
         try:
             while not self._halt.is_set():
-                ready, _, _ = select.select([self._fd], [], [], 0.2)
-                if not ready:
+                if not poller.poll(200):
                     continue
                 try:
                     chunk = os.read(self._fd, _READ_CHUNK)
+                except BlockingIOError:
+                    continue
                 except OSError:
                     break
                 if not chunk:
                     break
                 self.tail = (self.tail + chunk)[-2048:]
-                room = self._cap - self.written
-                if room > 0 and sink is not None:
-                    sink.write(chunk[:room])
-                    sink.flush()
-                keep = min(room, len(chunk)) if room > 0 else 0
-                self.written += keep
-                self.dropped += len(chunk) - keep
+                self._store(sink, chunk)
         finally:
-            if sink is not None:
-                if self.dropped:
-                    sink.write(f"\n[arena: stderr cut at {self._cap} bytes, {self.dropped} more dropped]\n".encode())
-                sink.close()
+            if sink >= 0:
+                os.close(sink)
+
+    def _store(self, sink: int, chunk: bytes) -> None:
+        if sink < 0:
+            self.dropped += len(chunk)
+            return
+        try:
+            size = os.fstat(sink).st_size
+        except OSError:
+            size = self._cap + 1
+        room = self._cap - size
+        try:
+            if room > 0:
+                os.write(sink, chunk[:room])
+                self.written += min(room, len(chunk))
+            if len(chunk) > room:
+                self.dropped += len(chunk) - max(room, 0)
+                if room >= 0:  # this write reached the cap: say so once (the file is then past it)
+                    os.write(sink, f"\n[arena: stderr cut at {self._cap} bytes for this bot; what follows is dropped]\n"
+                             .encode())
+        except OSError:  # disk full, say: the bot must not notice
+            self.dropped += len(chunk)
 
     def stop(self) -> None:
         self._halt.set()
 
 
 # --- the bot process --------------------------------------------------------------------------
+
+# Live bots, so that an arena exiting normally (even on an exception, or after dropping a
+# BotProcess without closing it) leaves no process behind. Strong references on purpose.
+_LIVE: set[BotProcess] = set()
+
+
+def _at_exit() -> None:
+    for bot in list(_LIVE):
+        bot.kill()
+    containment.shutdown()
+
+
+atexit.register(_at_exit)
 
 
 class BotProcess:
@@ -443,8 +320,9 @@ class BotProcess:
     The referee drives it: ``send_hello`` and ``await_ready`` (or ``begin_match``) for the
     handshake, ``queue`` for events, ``decide`` for each move, ``flush`` at the end. Lines queued
     for the bot go out with the next write, so a decision costs one
-    write and one read. Use it as a context manager, or call ``close()``; either way every
-    process of the bot is gone afterwards.
+    write and one read. ``usage()`` says what its process tree used since the match began.
+    Use it as a context manager, or call ``close()``; either way every process of the bot is
+    gone afterwards.
     """
 
     def __init__(
@@ -454,11 +332,13 @@ class BotProcess:
         stderr_dir: str | Path | None = None,
         log: ConversationLog | None = None,
         cpus: Sequence[int] | None = None,
+        launcher: Launcher | None = None,
     ) -> None:
         """``cpus``: pin the bot (and what it starts) to these CPUs. Pinning the arena and the
         bots of a match to one CPU makes each hand-over a local context switch instead of a
         cross-CPU wake-up, about twice as fast per decision on small VMs; but a bot then
-        cannot use more than those CPUs. Off by default."""
+        cannot use more than those CPUs. Off by default. ``launcher``: the launcher to start
+        it with (default: this process's)."""
         self.spec = spec
         self.cpus = frozenset(cpus) if cpus else None
         self.limits = spec.limits
@@ -468,11 +348,13 @@ class BotProcess:
         self.starts = 0
         self.matches = 0  # matches begun on the current process
         self._stderr_dir = Path(stderr_dir) if stderr_dir is not None else None
-        self._popen: subprocess.Popen[bytes] | None = None
-        self._marker: bytes | None = None
+        self._launcher = launcher
+        self._child: Child | None = None
         self._out_fd = -1
         self._in_fd = -1
+        self._err_fd = -1
         self._poll: select.poll | None = None
+        self._write_poll: select.poll | None = None
         self._pump: _StderrPump | None = None
         self._buf = bytearray()
         self._lines: deque[bytes] = deque()
@@ -492,12 +374,16 @@ class BotProcess:
         return self.spec.name
 
     @property
+    def resources(self) -> ResourceLimits:
+        return self.spec.resources
+
+    @property
     def pid(self) -> int | None:
-        return self._popen.pid if self._popen is not None else None
+        return self._child.pid if self._child is not None else None
 
     @property
     def alive(self) -> bool:
-        return self._popen is not None and self._dead_reason is None and self._popen.poll() is None
+        return self._child is not None and self._dead_reason is None and self._child.running
 
     @property
     def stderr_path(self) -> Path | None:
@@ -511,35 +397,29 @@ class BotProcess:
 
     def start(self) -> None:
         """Spawn the bot. Raises ``BotFailure(NO_HANDSHAKE)`` if it cannot be started."""
-        if self._popen is not None:
+        if self._child is not None:
             self.kill()
-        _become_subreaper()
-        _ensure_keeper()
         spec = self.spec
         env = dict(os.environ) if spec.inherit_env else {}
         env.update(spec.env)
-        self._marker = f"{ENV_TAG}={os.getpid()}.{next(_TAGS)}.{time.monotonic_ns()}".encode()
-        env[ENV_TAG] = self._marker.decode().split("=", 1)[1]
         if self.stderr_path is not None:
             self.stderr_path.parent.mkdir(parents=True, exist_ok=True)
-        _prctl_ready()
+        cannot = f"cannot start {list(spec.cmd)!r}"
+        pipes = [os.pipe() for _ in range(3)]  # stdin, stdout, stderr; (read end, write end)
+        theirs = (pipes[0][0], pipes[1][1], pipes[2][1])
+        ours = (pipes[0][1], pipes[1][0], pipes[2][0])
         try:
-            popen = subprocess.Popen(
-                spec.cmd,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=spec.cwd,
-                env=env,
-                start_new_session=True,
-                close_fds=True,
-                bufsize=0,
-                preexec_fn=_child_setup_for(os.getpid(), self.cpus),
-            )
-        except (OSError, subprocess.SubprocessError) as exc:
-            self._popen = None
-            raise BotFailure(Termination.NO_HANDSHAKE, f"cannot start {list(spec.cmd)!r}: {exc}") from None
-        self._popen = popen
+            launcher = self._launcher if self._launcher is not None else containment.launcher()
+            child = launcher.spawn(spec.cmd, env, spec.cwd, spec.resources, theirs, cpus=sorted(self.cpus or ()))
+        except (SpawnError, LauncherError) as exc:
+            for fd in ours:
+                os.close(fd)
+            self._child = None
+            raise BotFailure(Termination.NO_HANDSHAKE, f"{cannot}: {exc}") from None
+        finally:
+            for fd in theirs:
+                os.close(fd)
+        self._child = child
         self._killed = False
         self.starts += 1
         self.matches = 0
@@ -548,17 +428,18 @@ class BotProcess:
         self._lines = deque()
         self._pending = []
         self._abandoned = set()
-        self._in_fd = popen.stdin.fileno()  # type: ignore[union-attr]
-        self._out_fd = popen.stdout.fileno()  # type: ignore[union-attr]
+        self._in_fd, self._out_fd, self._err_fd = ours
         os.set_blocking(self._in_fd, False)
         os.set_blocking(self._out_fd, False)
         self._poll = select.poll()
         self._poll.register(self._out_fd, select.POLLIN)
-        self._pump = _StderrPump(popen.stderr.fileno(), self.stderr_path, self.limits.stderr_bytes)  # type: ignore[union-attr]
+        self._write_poll = select.poll()
+        self._write_poll.register(self._in_fd, select.POLLOUT)
+        self._pump = _StderrPump(self._err_fd, self.stderr_path, self.limits.stderr_bytes)
         self._pump.start()
         _LIVE.add(self)
         if self.log is not None:
-            self.log.note(self.seat, popen.pid, f"started {spec.name}: {list(spec.cmd)!r}")
+            self.log.note(self.seat, child.pid, f"started {spec.name}: {list(spec.cmd)!r}")
 
     def ensure_started(self) -> None:
         if not self.alive:
@@ -566,51 +447,22 @@ class BotProcess:
 
     def kill(self) -> None:
         """End the bot and every process it started: SIGTERM to all of them, a short grace,
-        then SIGKILL until none is left. Idempotent; never raises for anything the bot did."""
-        popen = self._popen
-        if popen is None or self._killed:
+        then SIGKILL until none is left (the launcher does it, cgroup and all). Idempotent;
+        never raises for anything the bot did."""
+        child = self._child
+        if child is None or self._killed:
             return
         if self._dead_reason is None:
             self._dead_reason = "killed"
-        root = popen.pid
-        marker = self._marker
-
-        def find() -> set[int]:
-            return find_bot_processes(root, marker, root_alive=popen.returncode is None)
-
-        targets = find()
-        seen = set(targets)
-        if targets:
-            _signal_all(root if popen.returncode is None else None, targets, signal.SIGTERM)
-            deadline = time.monotonic() + self.limits.kill_grace_ms / 1000
-            while time.monotonic() < deadline:
-                popen.poll()
-                targets = find()
-                seen |= targets
-                if not targets:
-                    break
-                time.sleep(0.005)
-        for _ in range(200):  # bounded: a fork bomb must not keep the arena here forever
-            popen.poll()
-            targets = find()
-            if not targets:
-                break
-            seen |= targets
-            _signal_all(root if popen.returncode is None else None, targets, signal.SIGKILL)
-            time.sleep(0.002)
-        try:
-            popen.wait(timeout=1.0)
-        except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL cannot be ignored
-            pass
-        seen.discard(root)
-        _reap(seen)
+        child.launcher.kill(child, self.limits.kill_grace_ms / 1000)
         self._close_pipes()
-        self._killed = True  # from now on the pids are not ours: never signal them again
+        self._killed = True
         _LIVE.discard(self)
 
     def close(self) -> None:
         """Say goodbye, give the bot its grace to exit, then make sure everything is gone."""
-        if self._popen is None or self._killed:
+        child = self._child
+        if child is None or self._killed:
             return
         self.exited_on_goodbye = False
         if self.alive:
@@ -619,11 +471,7 @@ class BotProcess:
             except BotFailure:
                 pass
             self._pending = []
-            try:
-                self._popen.wait(timeout=max(self.limits.grace_ms, 100) / 1000)
-                self.exited_on_goodbye = True
-            except subprocess.TimeoutExpired:
-                pass
+            self.exited_on_goodbye = child.wait(max(self.limits.grace_ms, 100) / 1000) is not None
         self.kill()
 
     def __enter__(self) -> BotProcess:
@@ -633,34 +481,52 @@ class BotProcess:
         self.close()
 
     def _close_pipes(self) -> None:
-        popen = self._popen
         if self._pump is not None:
             self._pump.stop()
             self._pump.join(timeout=1.0)
-        if popen is not None:
-            for stream in (popen.stdin, popen.stdout, popen.stderr):
+        for fd in (self._in_fd, self._out_fd, self._err_fd):
+            if fd >= 0:
                 try:
-                    if stream is not None:
-                        stream.close()
+                    os.close(fd)
                 except OSError:
                     pass
+        self._in_fd = self._out_fd = self._err_fd = -1
         self._poll = None
+        self._write_poll = None
+
+    # -- what it used ------------------------------------------------------------------------
+
+    def usage(self) -> Usage:
+        """CPU time (user + system, whole process tree, exited processes included) and peak
+        memory since the last reset: the start of the current match (``send_hello``). For a
+        bot killed during the match, what it had used until then."""
+        child = self._child
+        if child is None:
+            return Usage()
+        return child.launcher.usage(child)
+
+    def reset_usage(self) -> None:
+        """Count CPU time and peak memory from now on (``send_hello`` does it)."""
+        child = self._child
+        if child is not None and child.running:
+            child.launcher.reset(child)
 
     def _gone(self, when: str) -> BotFailure:
-        """The failure for a bot whose output ended: its exit status and last stderr words."""
-        popen = self._popen
-        code = None
-        if popen is not None:
-            try:
-                code = popen.wait(timeout=0.05)
-            except subprocess.TimeoutExpired:
-                code = None
-        if code is None:
+        """The failure for a bot whose output ended: how it ended and its last stderr words."""
+        child = self._child
+        ended = child.wait(_EXIT_NEWS_S) if child is not None else None
+        if ended is not None and ended.reason == "memory":
+            self._dead_reason = "over its memory limit"
+            return BotFailure(Termination.MEMORY, f"bot killed: {ended.detail}")
+        if ended is None:
             what = "closed its stdout"
-        elif code < 0:
-            what = f"was killed by signal {-code}"
+        elif ended.status is None:
+            what = f"was lost ({ended.detail})"
+        elif ended.status < 0:
+            note = _SIGNAL_NOTES.get(-ended.status)
+            what = f"was killed by signal {-ended.status}" + (f" ({note})" if note else "")
         else:
-            what = f"exited with code {code}"
+            what = f"exited with code {ended.status}"
         self._dead_reason = what
         tail = self.stderr_tail.strip().splitlines()[-3:]
         detail = " ".join(filter(None, ("bot", what, when))) + (f"; stderr ends: {' | '.join(tail)[-300:]}" if tail else "")
@@ -673,10 +539,10 @@ class BotProcess:
         self._pending.append(line)
 
     def _write(self, data: bytes, deadline: float) -> None:
-        if self._dead_reason is not None or self._popen is None:
+        if self._dead_reason is not None or self._child is None or self._write_poll is None:
             raise BotFailure(Termination.CRASH, f"bot is gone ({self._dead_reason or 'not started'})")
         if self.log is not None:
-            self.log.write(">>", self.seat, self._popen.pid, data)
+            self.log.write(">>", self.seat, self._child.pid, data)
         view = memoryview(data)
         while view:
             try:
@@ -691,7 +557,7 @@ class BotProcess:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise BotFailure(Termination.TIMEOUT, "bot stopped reading its input (pipe full)")
-            _, ready, _ = select.select([], [self._in_fd], [], remaining)
+            self._write_poll.poll(remaining * 1000.0 + 0.5)
 
     def _read_line(self, deadline: float) -> bytes:
         """The next line from the bot (without its newline), by ``deadline``."""
@@ -734,6 +600,10 @@ class BotProcess:
                 buf += chunk[start:]
                 if len(buf) > limit:
                     self._oversized(len(buf), partial=True)
+                # An unfinished line that keeps coming in small pieces never waits on poll:
+                # the deadline is checked here too.
+                if not lines and time.monotonic() > deadline:
+                    raise BotFailure(Termination.TIMEOUT, f"no reply before the deadline ({len(buf)} bytes, no newline)")
         return lines.popleft()
 
     def _oversized(self, size: int, partial: bool = False) -> None:
@@ -744,12 +614,26 @@ class BotProcess:
         raise BotFailure(Termination.OVERSIZED_LINE, f"line of {size}{more} bytes, the limit is {self.limits.max_line_bytes}")
 
     def _next_reply(self, deadline: float) -> bytes:
-        while True:
-            line = self._read_line(deadline)
+        """The next line that is not blank, by ``deadline``. Blank lines (spaces, ``\\r``) are
+        allowed between replies, but a bot that streams them still loses on its deadline."""
+        line = self._read_line(deadline)
+        if line.strip():  # the usual case: no blank line
             if self.log is not None:
                 self.log.write("<<", self.seat, self.pid, line)
-            if line.strip():
-                return line
+            return line
+        blanks = 0
+        while not line.strip():
+            blanks += 1
+            if self.log is not None and blanks <= _LOGGED_BLANKS:
+                self.log.write("<<", self.seat, self.pid, line)
+            if time.monotonic() > deadline:
+                raise BotFailure(Termination.TIMEOUT, f"no reply before the deadline (after {blanks} blank lines)")
+            line = self._read_line(deadline)
+        if self.log is not None:
+            if blanks > _LOGGED_BLANKS:
+                self.log.note(self.seat, self.pid, f"{blanks - _LOGGED_BLANKS} more blank lines skipped")
+            self.log.write("<<", self.seat, self.pid, line)
+        return line
 
     # -- the protocol ----------------------------------------------------------------------
 
@@ -758,8 +642,12 @@ class BotProcess:
 
         ``hello`` is ``protocol.match_start(...)``; this picks ``hello`` (first match of the
         process) or ``new_match`` and the match number. Raises ``BotFailure(NO_HANDSHAKE)``.
+        The bot's usage (``usage()``) counts from here.
         """
+        if self._child is not None:
+            self._child.launcher.check()  # a stuck launcher is replaced now, bots and all
         self.ensure_started()
+        self.reset_usage()
         first = self.matches == 0
         self.matches += 1
         message = dict(hello, type="hello" if first else "new_match", match=self.matches)
@@ -768,30 +656,34 @@ class BotProcess:
             self._write(b"".join(self._pending) + encode(message), self._hello_deadline)
         except BotFailure as exc:
             self.kill()
-            raise BotFailure(Termination.NO_HANDSHAKE, exc.detail) from None
+            raise _handshake_failure(exc) from None
         finally:
             self._pending = []
 
     def await_ready(self) -> Ready:
         """Wait for ``ready`` (by the start-up deadline set by ``send_hello``)."""
+        deadline = self._hello_deadline
         try:
             while True:
-                line = self._next_reply(self._hello_deadline)
+                line = self._next_reply(deadline)
                 if self._abandoned and b'"move"' in line:
                     # A late answer to a request that timed out in the last match.
                     try:
                         if parse_move(line).id in self._abandoned:
+                            if time.monotonic() > deadline:
+                                raise BotFailure(Termination.TIMEOUT, "late replies until the deadline")
                             continue
-                    except BotFailure:
-                        pass
+                    except BotFailure as exc:
+                        if exc.termination is Termination.TIMEOUT:
+                            raise
                 ready = parse_ready(line)
                 break
         except BotFailure as exc:
-            detail = exc.detail
             if exc.termination is Termination.TIMEOUT:
-                detail = f"no ready within {self.limits.startup_ms} ms (+{self.limits.grace_ms} ms grace)"
+                limits = self.limits
+                exc = BotFailure(exc.termination, f"no ready within {limits.startup_ms} ms (+{limits.grace_ms} ms grace)")
             self.kill()
-            raise BotFailure(Termination.NO_HANDSHAKE, detail) from None
+            raise _handshake_failure(exc) from None
         self.ready_name = ready.name
         return ready
 
@@ -830,7 +722,11 @@ class BotProcess:
                 if reply.id == request_id:
                     return request_id, reply.move, time.monotonic() - start
                 if reply.id in self._abandoned:
-                    continue  # the late answer to a request that timed out: harmless
+                    # The late answer to a request that timed out: harmless, unless the bot
+                    # streams them to hold the arena past the deadline.
+                    if time.monotonic() > deadline:
+                        raise BotFailure(Termination.TIMEOUT, "late replies until the deadline")
+                    continue
                 raise BotFailure(Termination.WRONG_ID, f"reply id {reply.id}, expected {request_id} (move {reply.move!r})")
         except BotFailure as exc:
             if exc.termination is Termination.TIMEOUT:
@@ -867,30 +763,13 @@ class BotProcess:
         self._pending = []
 
 
+def _handshake_failure(exc: BotFailure) -> BotFailure:
+    """A failure before ``ready`` is a failed handshake, except going over the memory limit,
+    which says more."""
+    if exc.termination is Termination.MEMORY:
+        return exc
+    return BotFailure(Termination.NO_HANDSHAKE, exc.detail)
+
+
 def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "._+-" else "_" for c in name) or "bot"
-
-
-def _prctl_ready() -> None:
-    """Load libc in the parent, so the child only calls into it between fork and exec."""
-    global _libc
-    if _libc is None:
-        try:
-            _libc = ctypes.CDLL(None, use_errno=True)
-        except OSError:  # pragma: no cover
-            _libc = None
-
-
-def _signal_all(root: int | None, pids: set[int], sig: int) -> None:
-    """Signal the group ``root`` (None: the group's leader is reaped, its id may be reused, so
-    only the listed pids) and every listed pid."""
-    if root is not None:
-        try:
-            os.killpg(root, sig)
-        except OSError:
-            pass
-    for pid in pids:
-        try:
-            os.kill(pid, sig)
-        except OSError:
-            pass

@@ -34,6 +34,7 @@ class Termination(Enum):
     WRONG_ID = "wrong_id"
     ILLEGAL_MOVE = "illegal_move"
     OVERSIZED_LINE = "oversized_line"
+    MEMORY = "memory"  # the bot's process tree went over its memory limit and was killed
 
     @property
     def is_failure(self) -> bool:
@@ -42,7 +43,7 @@ class Termination(Enum):
     @property
     def kills_bot(self) -> bool:
         """After these the conversation cannot go on: the bot is (or must be) gone."""
-        return self in (Termination.CRASH, Termination.OVERSIZED_LINE, Termination.NO_HANDSHAKE)
+        return self in (Termination.CRASH, Termination.OVERSIZED_LINE, Termination.NO_HANDSHAKE, Termination.MEMORY)
 
 
 class BotFailure(ArenaError):

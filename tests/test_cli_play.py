@@ -131,7 +131,8 @@ def test_sigterm_to_arena_play_leaves_no_bot_behind(tmp_path):
     while len(set(pids_in(pidfile))) < 3 and time.monotonic() < deadline:
         time.sleep(0.05)
     pids = set(pids_in(pidfile))
-    assert len(pids) >= 3 and all(running(p) for p in pids)
+    # Both bots run; the escaped child (an orphan) may already be dead: it is killed at once.
+    assert len(pids) >= 3 and sum(running(p) for p in pids) >= 2
     arena.send_signal(signal.SIGTERM)
     assert arena.wait(timeout=20) == 128 + signal.SIGTERM
     assert [p for p in pids if running(p)] == []

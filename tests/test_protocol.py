@@ -74,7 +74,7 @@ def test_parse_move():
 def test_termination_values_are_the_documented_names():
     names = {t.value for t in Termination}
     assert names == {"ok", "no_handshake", "timeout", "crash", "malformed", "wrong_id", "illegal_move",
-                     "oversized_line"}
+                     "oversized_line", "memory"}
     assert not Termination.OK.is_failure and Termination.TIMEOUT.is_failure
 
 

@@ -25,6 +25,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from arena.botproc import BotSpecError, missing_program, split_command
 from arena.errors import ArenaError, OptionError, SeatingError
 from arena.record import DEFAULT_STRIKES, POLICIES, FailurePolicy
+from arena.resources import ResourceLimits
 from arena.rules import RULE_OPTIONS, Rules, Seating
 from arena.tournament.buildspec import BuildSpec, bot_keys_dict, parse_build_keys
 from arena.tournament.sources import SourceSpec
@@ -61,8 +62,9 @@ TOP_KEYS = (
     "concurrency",
     "output",
     "cluster",
+    "limits",
 )
-BOT_KEYS = ("name", "cmd", "cwd", "env", "startup_ms", "move_ms", "bank_ms", "build", "inputs", "source")
+BOT_KEYS = ("name", "cmd", "cwd", "env", "startup_ms", "move_ms", "bank_ms", "limits", "build", "inputs", "source")
 TEAM_KEYS = ("name", "members")
 FAILURE_KEYS = ("policy", "strikes")
 
@@ -95,6 +97,9 @@ class BotConfig:
     base_dir: str = "."  # absolute folder of the tournament file; a checkout's, once a source bot is checked out
     build: BuildSpec | None = None  # build.py runs it
     source: SourceSpec | None = None  # sources.py checks it out; cwd is then relative to the repository
+    # Resource limits the file sets for this bot (the top-level ``limits:``, then its own);
+    # the others keep their defaults (arena.resources.ResourceLimits).
+    limits: tuple[tuple[str, Any], ...] = ()
 
     @property
     def resolved_cwd(self) -> str:
@@ -113,6 +118,8 @@ class BotConfig:
             "move_ms": self.move_ms,
             "bank_ms": self.bank_ms,
             **bot_keys_dict(self.build, self.source),
+            # Only when set: files without limits keep the fingerprint they had before the key.
+            **({"limits": dict(self.limits)} if self.limits else {}),
         }
 
 
@@ -370,7 +377,8 @@ def parse_config(
     mode = doc.choice(top["mode"][1], "mode", MODES) if "mode" in top else "single"
     players, team_size = _parse_table(doc, top, mode)
 
-    bots = _parse_bots(doc, required("bots"), base_dir)
+    top_limits = _parse_limits(doc, top["limits"][1], "limits") if "limits" in top else {}
+    bots = _parse_bots(doc, required("bots"), base_dir, top_limits)
     bot_names = [b.name for b in bots]
 
     team_mode, teams = _parse_teams(doc, top, mode, bot_names, team_size)
@@ -525,7 +533,7 @@ def _parse_table(doc: _Doc, top: dict[str, tuple[Node, Node]], mode: str) -> tup
     return players, team_size
 
 
-def _parse_bots(doc: _Doc, node: Node, base_dir: str) -> tuple[BotConfig, ...]:
+def _parse_bots(doc: _Doc, node: Node, base_dir: str, top_limits: dict[str, Any]) -> tuple[BotConfig, ...]:
     items = doc.sequence(node, "bots", "bots (each a mapping with name and cmd)")
     if not items:
         raise doc.error(node, "bots", "expected a non-empty list of bots")
@@ -579,8 +587,24 @@ def _parse_bots(doc: _Doc, node: Node, base_dir: str) -> tuple[BotConfig, ...]:
                 if limit in fields
                 else None
             )
-        bots.append(BotConfig(name, cmd, cwd, env, base_dir=base_dir, build=build, source=source, **limits))
+        own = _parse_limits(doc, fields["limits"][1], f"{key}.limits") if "limits" in fields else {}
+        resources = tuple(sorted({**top_limits, **own}.items()))
+        bots.append(
+            BotConfig(name, cmd, cwd, env, base_dir=base_dir, build=build, source=source, limits=resources, **limits)
+        )
     return tuple(bots)
+
+
+def _parse_limits(doc: _Doc, node: Node, key: str) -> dict[str, Any]:
+    """A ``limits:`` mapping (docs/TOURNAMENTS.md): the resource limits it sets."""
+    out: dict[str, Any] = {}
+    for name, (_, value_node) in doc.mapping(node, key, ResourceLimits.keys()).items():
+        path = f"{key}.{name}"
+        value = doc.value(value_node, path) if isinstance(value_node, ScalarNode) else None
+        if not ResourceLimits.valid(name, value):
+            raise doc.error(value_node, path, f"expected {ResourceLimits.expected(name)}, got {_describe(value_node, value)}")
+        out[name] = value
+    return out
 
 
 def _parse_cmd(doc: _Doc, node: Node, key: str) -> str | tuple[str, ...]:

@@ -15,6 +15,7 @@ from typing import Any
 from arena.botproc import BotProcess, BotSpec, Limits
 from arena.record import FailurePolicy, GameRecord, derive_row_values
 from arena.referee import play_match
+from arena.resources import ResourceLimits
 from arena.rules import Rules, Seating
 from arena.tournament.config import TournamentConfig
 from arena.tournament.executors import WorkerPlan
@@ -44,7 +45,8 @@ def bot_spec(bot: Any, python: str) -> BotSpec:
     limits = {
         k: v for k, v in (("startup_ms", bot.startup_ms), ("move_ms", bot.move_ms), ("bank_ms", bot.bank_ms)) if v is not None
     }
-    return BotSpec(name=bot.name, cmd=bot.resolved_cmd(python), cwd=bot.resolved_cwd, env=bot.env, limits=Limits(**limits))
+    return BotSpec(name=bot.name, cmd=bot.resolved_cmd(python), cwd=bot.resolved_cwd, env=bot.env, limits=Limits(**limits),
+                   resources=ResourceLimits.from_dict(dict(bot.limits)))
 
 
 def make_job(config: TournamentConfig, *, python: str, logs_dir: str | None) -> Job:

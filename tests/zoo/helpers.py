@@ -2,17 +2,21 @@
 
 import json
 import os
+import secrets
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from arena.botproc import BotSpec, Limits
 from arena.protocol import match_start
+from arena.resources import ResourceLimits
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 ZOO = HERE / "zoobot.py"
 FAKE = HERE / "fakebot.py"
+HOSTILE = HERE / "hostile.py"
 
 # Limits for bots expected to behave: generous, so that a loaded 2-core machine never turns a
 # good move into a timeout. Tests that wait for a timeout pass shorter limits explicitly.
@@ -22,6 +26,44 @@ FAST = Limits(startup_ms=10000, move_ms=1000, grace_ms=200, kill_grace_ms=100)
 def zoo_spec(mode: str, n: int = 1, limits: Limits = FAST, env: dict | None = None, name: str | None = None) -> BotSpec:
     return BotSpec(name=name or f"zoo-{mode}", cmd=(sys.executable, str(ZOO), mode, str(n)), limits=limits,
                    env=env or {})
+
+
+def new_token() -> str:
+    """A marker for one test's hostile processes: also a valid ``sleep`` duration."""
+    return f"86400.{secrets.randbelow(10**12):012d}"
+
+
+def hostile_spec(mode: str, token: str, n: int = 1, limits: Limits = FAST, env: dict | None = None,
+                 resources: ResourceLimits | None = None, name: str | None = None) -> BotSpec:
+    return BotSpec(name=name or f"hostile-{mode}", cmd=(sys.executable, str(HOSTILE), mode, token, str(n)),
+                   limits=limits, env=env or {}, resources=resources or ResourceLimits())
+
+
+def survivors(token: str) -> list[int]:
+    """Every running process whose command line carries ``token`` (see hostile.py)."""
+    found = []
+    needle = token.encode()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmdline = f.read()
+        except OSError:
+            continue
+        if needle in cmdline and running(int(entry)):
+            found.append(int(entry))
+    return found
+
+
+def wait_until(condition, timeout: float = 20.0) -> bool:
+    """Poll ``condition`` until it holds or ``timeout`` passes (generous: the machine is shared)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
 
 
 def fake_spec(steps: list, limits: Limits = FAST, env: dict | None = None) -> BotSpec:

@@ -1,0 +1,193 @@
+"""Every hostile bot of the zoo in one tournament under the default limits: nothing lost,
+nothing left running, the arena's own memory bounded.
+
+    .venv/bin/python benchmarks/hostile.py [--concurrency 2] [--keep]
+
+A gauntlet: an ordinary bot (bots/greedy_bot.py) plays every other entrant, two matches
+each (duplicate deals): bots/random_bot.py, every mode of tests/zoo/hostile.py (floods,
+stalls, escapes, a fork bomb, memory and CPU hogs, file and network probes, a stderr flood
+that crashes every match, attacks on the launcher) and every mode of tests/zoo/zoobot.py,
+all with the default time
+and resource limits (docs/PROTOCOL.md). It is ``arena run`` as a user runs it, in a temporary
+folder. Afterwards:
+
+- lost: scheduled matches missing from the store;
+- survivors: processes still running, right after ``arena run`` exits, that carry the run's
+  token in their command line (every process of tests/zoo/hostile.py does, even one that
+  cleared its environment) or its tag in their environment (every process the arena
+  started that kept its environment: workers, launchers, bots and their children);
+- arena peak MB: the highest peak resident memory (VmHWM) of the arena's own processes (the
+  ``arena run`` process and its workers; not the bots, not the launchers), sampled every 0.1 s.
+
+One line per bot says how its matches ended; the last line is
+``hostile: N bots, M matches, lost 0, survivors 0, arena peak MB X``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from arena.containment import containment_line  # noqa: E402
+from arena.tournament.config import load_config  # noqa: E402
+from arena.tournament.schedule import build_schedule  # noqa: E402
+from arena.tournament.store import ResultStore  # noqa: E402
+
+HOSTILE = ROOT / "tests" / "zoo" / "hostile.py"
+ZOOBOT = ROOT / "tests" / "zoo" / "zoobot.py"
+HOSTILE_MODES = (
+    "blank_flood", "space_flood", "crlf_flood", "cr_flood", "partial_line", "trickle", "late_flood", "hello_flood",
+    "stop_self", "close_stdout", "escape_daemon", "escape_crash", "escape_pgid", "respawner", "fork_bomb",
+    "memory_hog", "memory_child", "cpu_hog", "fd_hog", "big_file", "big_file_die", "network", "stderr_crash",
+    "kill_launcher", "stop_launcher",
+)
+ZOOBOT_MODES = (
+    ("hang_start", 1), ("exit_now", 1), ("hang_mid", 3), ("crash_mid", 3), ("garbage", 2), ("huge_line", 2),
+    ("flood_stderr", 1), ("illegal", 2), ("stale_id", 2), ("orphan", 1), ("orphan_setsid", 1), ("orphan_crash", 2),
+)
+# What some modes need: a late flood that misses its deadline, a file over the default
+# file_size_mb (1024), a port to knock at.
+EXTRA_ENV = {
+    "late_flood": {"ZOO_SLOW_MS": "2500"},
+    "big_file": {"ZOO_FILE_MB": "1100"},
+    "big_file_die": {"ZOO_FILE_MB": "1100"},
+    "network": {"ZOO_CONNECT": "127.0.0.1:9"},
+}
+TAG_VAR = "ARENA_HOSTILE_TAG"
+
+
+def write_tournament(folder: Path, token: str) -> Path:
+    def bot(name: str, cmd: str, env: dict[str, str] | None = None) -> str:
+        env_text = ", ".join(f"{k}: {v!r}" for k, v in (env or {}).items())
+        return f'  - {{name: {name}, cmd: "{cmd}", cwd: "{ROOT}"' + (f", env: {{{env_text}}}" if env_text else "") + "}"
+
+    lines = [bot("greedy", "$PYTHON bots/greedy_bot.py"), bot("random", "$PYTHON bots/random_bot.py")]
+    for mode in HOSTILE_MODES:
+        env = {"ZOO_OUT": str(folder / mode), **EXTRA_ENV.get(mode, {})}
+        lines.append(bot(mode.replace("_", "-"), f"$PYTHON {HOSTILE} {mode} {token} 2", env))
+    for mode, n in ZOOBOT_MODES:
+        lines.append(bot(f"zoo-{mode.replace('_', '-')}", f"$PYTHON {ZOOBOT} {mode} {n}"))
+    text = "name: hostile\nseed: 11\nformat: gauntlet\nchallenger: greedy\nbots:\n" + "\n".join(lines) + "\n"
+    path = folder / "hostile.yaml"
+    path.write_text(text)
+    return path
+
+
+def survivors(token: str, tag: str, me: int) -> list[int]:
+    found = []
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        pid = int(entry)
+        if pid == me:
+            continue
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                if f.read().rsplit(b")", 1)[1].split()[0] in (b"Z", b"X"):
+                    continue
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmdline = f.read()
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                environ = f.read().split(b"\0")
+        except (OSError, IndexError):
+            continue
+        if token.encode() in cmdline or tag.encode() in environ:
+            found.append(pid)
+    return found
+
+
+def arena_processes(main: int) -> list[int]:
+    """The arena run process and its workers (its children other than launchers)."""
+    pids = [main]
+    try:
+        with open(f"/proc/{main}/task/{main}/children") as f:
+            kids = [int(x) for x in f.read().split()]
+    except OSError:
+        kids = []
+    for pid in kids:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if b"launcher.py" not in f.read():
+                    pids.append(pid)
+        except OSError:
+            pass
+    return pids
+
+
+def peak_kb(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument("--keep", action="store_true", help="keep the results folder (its path is printed)")
+    args = parser.parse_args()
+    token = f"86400.{secrets.randbelow(10**12):012d}"
+    tag = f"{TAG_VAR}={token}"
+    work = Path(tempfile.mkdtemp(prefix="arena-hostile-"))
+    try:
+        path = write_tournament(work, token)
+        config = load_config(path)
+        schedule_ids = sorted(spec.id for spec in build_schedule(config))
+        output = work / "results"
+        print(f"containment: {containment_line()}")
+        print(f"{len(config.bots)} bots, {len(schedule_ids)} matches, concurrency {args.concurrency}; "
+              f"load average {open('/proc/loadavg').read().split()[0]}")
+        env = dict(os.environ, **{TAG_VAR: token})
+        start = time.monotonic()
+        run = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(path), "--no-progress", "--output",
+                                str(output), "--concurrency", str(args.concurrency)],
+                               cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        peak = 0
+        while run.poll() is None:
+            for pid in arena_processes(run.pid):
+                peak = max(peak, peak_kb(pid))
+            time.sleep(0.1)
+        out, err = run.communicate()
+        left = survivors(token, tag, os.getpid())
+        took = time.monotonic() - start
+        if run.returncode != 0:
+            print(f"arena run exited {run.returncode}:\n{out[-2000:]}\n{err[-2000:]}", file=sys.stderr)
+        with ResultStore.open_existing(str(output)) as store:
+            rows = store.results()
+        stored = {row.id for row in rows}
+        lost = len(set(schedule_ids) - stored)
+        ended: dict[str, Counter[str]] = {}
+        for row in rows:
+            for bot, termination in zip(row.seats, row.terminations, strict=True):
+                ended.setdefault(bot, Counter())[termination] += 1
+        for bot in config.bots:
+            tally = ", ".join(f"{k} {v}" for k, v in sorted(ended.get(bot.name, Counter()).items()))
+            print(f"  {bot.name:20} {tally}")
+        if left:
+            print(f"survivors: {left}")
+        print(f"run took {took:.0f} s (exit {run.returncode}); load average {open('/proc/loadavg').read().split()[0]}")
+        if args.keep:
+            print(f"results: {output}")
+        print(f"hostile: {len(config.bots)} bots, {len(schedule_ids)} matches, lost {lost}, survivors {len(left)}, "
+              f"arena peak MB {peak / 1024:.1f}")
+        return 0 if run.returncode == 0 and lost == 0 and not left else 1
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
