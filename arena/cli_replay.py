@@ -20,8 +20,9 @@ from typing import Annotated, Any
 import typer
 
 from arena.cli_edge import Interrupted
-from arena.errors import ArenaError, ExitCode, InputError, WriteError
+from arena.errors import ArenaError, ExitCode, InputError
 from arena.record import RecordError
+from arena.safe_files import make_folder, write_text
 
 _STORE_FILE = "results.sqlite"
 _SUITS = ("spanish", "french")
@@ -251,15 +252,9 @@ def _seconds(text: str) -> float | None:
     return value if value >= 0 and value == value and value != float("inf") else None
 
 
-def _write_text(path: Path, text: str) -> None:
-    try:
-        if path.parent and not path.parent.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise WriteError(f"cannot write {path}: {exc.strerror or exc}") from None
+def _write_text(path: Path, text: str, *, folder_may_be_link: bool = True) -> None:
+    # A new file renamed into place: a link planted under the name is replaced, never followed.
+    write_text(path, text, folder_may_be_link=folder_may_be_link)
 
 
 _CLEAR = "\x1b[H\x1b[2J"
@@ -440,10 +435,7 @@ def report_cmd(
     name = str(config.get("name") or results.name)
     matches: list[dict[str, Any]] = []
     refusals: list[str] = []
-    try:
-        replays_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise WriteError(f"cannot create {replays_dir}: {exc.strerror or exc}") from None
+    make_folder(replays_dir)  # a link planted as the replays folder is refused
     sources = list(iter_sources(results))
     for source in sources:
         row = source.summary
@@ -451,7 +443,8 @@ def report_cmd(
         href = None
         if rep is not None:
             file = _file_name(row.id)
-            _write_text(replays_dir / file, render_replay_html(rep, title=f"{name} · match {row.id}", suits=suits))
+            _write_text(replays_dir / file, render_replay_html(rep, title=f"{name} · match {row.id}", suits=suits),
+                        folder_may_be_link=False)
             href = f"{replays_dir.name}/{file}"
         else:
             refusals.append(f"refused {row.id}: {why}")
