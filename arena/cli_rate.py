@@ -5,12 +5,14 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from arena.errors import ArenaError, InputError
+from arena.printable import printable
 from arena.ratings import (
     ConvergenceError,
     PairResult,
@@ -46,7 +48,7 @@ def parse_results_csv(text: str, source: str = "<csv>") -> tuple[tuple[PairResul
     header_seen = False
     results: list[PairResult] = []
     lines: list[int] = []
-    for row in reader:
+    for row in _rows(reader, source):
         line = reader.line_num
         if not any(cell.strip() for cell in row):
             continue
@@ -82,6 +84,23 @@ def parse_results_csv(text: str, source: str = "<csv>") -> tuple[tuple[PairResul
             source, reader.line_num + 1, f"no results after the header; expected rows of {expected_header}"
         )
     return tuple(results), tuple(lines)
+
+
+def _rows(reader: Any, source: str) -> Iterator[list[str]]:
+    """The reader's rows; a row the csv module refuses (a field longer than its limit of
+    131,072 characters, say) is a ``ResultsCsvError`` at its line, not a traceback."""
+    while True:
+        start = reader.line_num + 1  # where the row begins: a quoted field may span lines
+        try:
+            row: list[str] = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            why = str(exc)
+            if "field larger than field limit" in why:
+                why = f"a field longer than {csv.field_size_limit()} characters; expected a bot name"
+            raise ResultsCsvError(source, start, f"not a results row: {why}") from None
+        yield row
 
 
 def _fmt_elo(row_elo: float | None, status: Status) -> str:
@@ -178,7 +197,7 @@ def format_ratings(table: RatingTable, fmt: TableFormat) -> str:
         rows.append(cells)
     text = render_table(headers, rows, fmt, colalign=align)
     if table.notes:
-        text += "\n\n" + "\n".join(f"Note: {note}" for note in table.notes)
+        text += "\n\n" + "\n".join(f"Note: {printable(note)}" for note in table.notes)
     return text
 
 
@@ -253,6 +272,6 @@ def rate(
         typer.echo(out)
         # Keep the machine-readable output clean; the caveats go to stderr.
         for note in table.notes:
-            typer.echo(f"note: {note}", err=True)
+            typer.echo(f"note: {printable(note)}", err=True)
     else:
         typer.echo(out)
