@@ -479,6 +479,8 @@ def report_cmd(
         raise InputError(f"--suits: expected spanish or french, got {suits!r}")
     if not results.is_dir() or not _is_store(results):
         raise InputError(f"{results}: not a tournament results folder (no {_STORE_FILE}; run a tournament first)")
+    if html is None:
+        make_folder(results)  # the default page goes in the results folder: not through a link to it
     out = html if html is not None else results / "report.html"
     replays_dir = out.parent / f"{out.stem}_replays"
     with ResultStore.open_existing(str(results)) as store:

@@ -19,10 +19,11 @@ it. Every file the arena writes goes through this module, under two rules:
   would let two runs write one store, and a store or a folder is the user's data.
 
 The path *to* a folder (its parents, as the user or the tournament file gave it) is followed as
-given: it is the user's layout (``/tmp`` is a link on macOS), and nothing can be planted there
-by writing the results folder. Inside the folder, files are opened relative to a descriptor of
-the folder opened once, so a parent swapped for a link half-way changes nothing. SQLite opens
-its files by name: they are checked just before it does.
+given: it is the user's layout (``/tmp`` is a link on macOS), and nothing written inside the
+results folder can change it. Each file is created, checked and renamed relative to a
+descriptor of its folder, opened once (without following a link at the folder), so neither the
+name nor the folder can be swapped for a link between the check and the write. SQLite opens its
+files by name: they are checked just before it does.
 """
 
 from __future__ import annotations

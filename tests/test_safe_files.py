@@ -318,6 +318,17 @@ def test_report_refuses_a_replays_folder_that_is_a_link(finished, tmp_path: Path
     assert _untouched(victim) and sorted(p.name for p in victim.parent.iterdir()) == ["00000.0.html"]
 
 
+def test_report_refuses_a_results_folder_that_is_a_link_unless_the_page_goes_elsewhere(finished, tmp_path: Path):
+    _, results = _copy(finished, tmp_path)
+    linked = tmp_path / "linked"
+    linked.symlink_to(results)
+    _refused_naming(cli.invoke(app, ["report", str(linked)]), linked)
+    assert not (results / "report.html").exists()
+    page = tmp_path / "site" / "page.html"
+    assert cli.invoke(app, ["report", str(linked), "--html", str(page)]).exit_code == 0  # reading through it is fine
+    assert page.is_file() and len(list((tmp_path / "site" / "page_replays").glob("*.html"))) == 2
+
+
 def test_replay_html_replaces_a_link_planted_as_its_page(finished, tmp_path: Path):
     _, results = finished
     victim, tmp_victim = _outside(tmp_path, "page.html"), _outside(tmp_path, "tmp.html")
