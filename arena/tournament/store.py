@@ -439,9 +439,11 @@ def _is_write_failure(exc: sqlite3.Error) -> bool:
     return any(word in text for word in ("full", "disk i/o", "readonly", "read-only", "locked", "busy"))
 
 
-# SQLite opens these by name, following a link: a link there would lead its writes (even a
-# reader's, to the -shm) out of the results folder. A second name (a hard link) of the store
-# would be written too, so a run refuses that; reading leaves it be (a backup made of links).
+# SQLite opens these by name. It follows a link as the store itself and puts its -wal and -shm
+# (written even by a reader) beside the link's target, out of the results folder; a linked -wal
+# or -shm it fails on with a message blaming the store. So each is checked first, and named. A
+# second name (a hard link) of the store would be written too: a run refuses that, reading
+# leaves it be (a backup made of hard links).
 _SQLITE_SUFFIXES = ("", "-wal", "-shm", "-journal")
 
 
