@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from arena.errors import InputError
+from arena.printable import printable
 from arena.ratings import DEFAULT_PRIOR, ConvergenceError, Model, RatingError, RatingTable, Status, fit_ratings
 from arena.ratings import check_prior as ratings_prior
 from arena.results_input import CSV_HEADER as CSV_HEADER
@@ -114,7 +115,7 @@ def format_ratings(table: RatingTable, fmt: TableFormat) -> str:
         rows.append(cells)
     text = render_table(headers, rows, fmt, colalign=align)
     if table.notes:
-        text += "\n\n" + "\n".join(f"Note: {note}" for note in table.notes)
+        text += "\n\n" + "\n".join(f"Note: {printable(note)}" for note in table.notes)
     return text
 
 
@@ -190,6 +191,6 @@ def rate(
         typer.echo(out)
         # Keep the machine-readable output clean; the caveats go to stderr.
         for note in table.notes:
-            typer.echo(f"note: {note}", err=True)
+            typer.echo(f"note: {printable(note)}", err=True)
     else:
         typer.echo(out)

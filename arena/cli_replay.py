@@ -15,14 +15,21 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from arena.cli_edge import Interrupted
 from arena.cli_rate import PriorOption, check_prior
-from arena.errors import ArenaError, ExitCode, InputError, WriteError
+from arena.errors import ArenaError, ExitCode, InputError
+from arena.printable import printable
 from arena.record import RecordError
+from arena.safe_files import make_folder, write_text
+
+if TYPE_CHECKING:
+    from arena.tournament.config import TournamentConfig
+    from arena.tournament.schedule import MatchSpec
+    from arena.tournament.store import MatchRow
 
 _STORE_FILE = "results.sqlite"
 _SUITS = ("spanish", "french")
@@ -34,24 +41,42 @@ _KEYS_HELP = "keys: -> n space next | <- p back | up/down hand | g/G start/end |
 
 @dataclass(frozen=True)
 class Source:
-    """One record to check or show: where it came from, and its JSON (or why it could not be read)."""
+    """One record to check or show: where it came from, and its JSON (or why it could not be read).
+
+    From a results store, also what the record must agree with: the store's row for it
+    (``summary``), the tournament the store describes (``config``) and the schedule's match of
+    that id (``spec``; None for a row whose id the schedule does not have)."""
 
     label: str
     record: Any
-    summary: Any = None  # the store's row for it, when there is one
+    summary: MatchRow | None = None
     error: str | None = None
+    config: TournamentConfig | None = None
+    spec: MatchSpec | None = None
+    missing: bool = False  # a match of the schedule that the store does not hold
+
+
+# A game record file larger than this is refused unread: a match to 21 points is about 100 KB,
+# one that reaches the largest hand limit a few MB.
+MAX_RECORD_BYTES = 64 * 1024 * 1024
 
 
 def _read_json(path: Path) -> Any:
     try:
-        with open(path, encoding="utf-8") as fh:
-            return json.load(fh)
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_RECORD_BYTES + 1)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    if len(data) > MAX_RECORD_BYTES:
+        raise InputError(f"{path}: not a game record: larger than {MAX_RECORD_BYTES // (1024 * 1024)} MB")
+    try:
+        return json.loads(data.decode("utf-8"))
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: not a JSON game record ({exc})") from None
     except UnicodeDecodeError:
         raise InputError(f"{path}: not a JSON game record (not UTF-8 text)") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    except RecursionError:
+        raise InputError(f"{path}: not a game record: its JSON is nested too deep") from None
 
 
 def _is_store(folder: Path) -> bool:
@@ -101,24 +126,12 @@ def _some_ids(folder: Path) -> str:
     return f" (its {len(ids)} match ids: {shown})"
 
 
-def iter_sources(path: Path) -> Iterator[Source]:
+def iter_sources(path: Path, *, missing: bool = False) -> Iterator[Source]:
     """Every record under ``path``: a tournament's results folder, a folder of record JSON
-    files, or one record file."""
+    files, or one record file. With ``missing``, a results folder also gives a Source (with
+    its error) for each match of its schedule that it does not hold."""
     if path.is_dir() and _is_store(path):
-        from arena.tournament.store import ResultStore, StoreError
-
-        try:
-            store = ResultStore.open_existing(str(path))
-        except StoreError as exc:
-            raise InputError(str(exc)) from None
-        with store:
-            for row in store.results():
-                try:
-                    record = store.record(row.id)
-                except (StoreError, ValueError) as exc:
-                    yield Source(row.id, None, row, f"unreadable record: {exc}")
-                    continue
-                yield Source(row.id, record, row)
+        yield from _store_sources(path, missing)
         return
     if path.is_dir():
         files = sorted(path.glob("*.json"))
@@ -135,9 +148,45 @@ def iter_sources(path: Path) -> Iterator[Source]:
     yield Source(path.name, _read_json(path))
 
 
+def _store_sources(path: Path, missing: bool) -> Iterator[Source]:
+    from arena.tournament.audit import store_schedule
+    from arena.tournament.store import ResultStore, StoreError
+
+    try:
+        store = ResultStore.open_existing(str(path))
+    except StoreError as exc:
+        raise InputError(str(exc)) from None
+    with store:
+        config, schedule = store_schedule(store)
+        by_id = {spec.id: spec for spec in schedule}
+        rows = store.results()
+        for row in rows:
+            spec = by_id.get(row.id)
+            if spec is None:
+                # Not the tournament's: refused unread, however well its record replays.
+                yield Source(row.id, None, row, f"not in the tournament's schedule ({len(schedule)} matches), "
+                             "yet stored as one of its matches", config, None)
+                continue
+            try:
+                record = store.record(row.id)
+            except (StoreError, ValueError) as exc:
+                yield Source(row.id, None, row, f"unreadable record: {exc}", config, spec)
+                continue
+            yield Source(row.id, record, row, None, config, spec)
+        if missing:
+            stored = {row.id for row in rows}
+            for spec in schedule:
+                if spec.id not in stored:
+                    yield Source(spec.id, None, None, "in the schedule, not in the store (deleted, or not played yet: "
+                                 "arena run resumes)", config, spec, missing=True)
+
+
 def check_source(source: Source) -> tuple[Any, str | None]:
-    """Replay one source; (the Replay or None, why it was refused or None)."""
+    """Replay one source; (the Replay or None, why it was refused or None). A record from a
+    results store must also agree with its row, every column of it, with the schedule's match
+    of its id, and with the tournament's rules, table and failure policy."""
     from arena.replay import replay
+    from arena.tournament.audit import game_differences, record_differences, schedule_differences
 
     if source.error is not None:
         return None, source.error
@@ -147,16 +196,15 @@ def check_source(source: Source) -> tuple[Any, str | None]:
         return None, str(exc)
     row = source.summary
     if row is not None:
-        rec = rep.record
-        said = (row.seed, tuple(row.seats), row.winner, tuple(row.scores), row.reason, row.hands)
-        got = (rec.seed, tuple(rec.seats), rec.result.winner, tuple(rec.result.scores), rec.result.reason,
-               rec.result.hands)
-        if said != got:
-            names = ("seed", "seats", "winner", "scores", "reason", "hands")
-            diff = ", ".join(
-                f"{n} {a!r} in the table, {b!r} in the record" for n, a, b in zip(names, said, got, strict=False) if a != b
-            )
-            return None, f"the store's summary row does not match its record: {diff}"
+        diff = record_differences(row, rep.record)
+        if diff:
+            return None, "the store's summary row does not match its record: " + "; ".join(diff)
+        diff = schedule_differences(row, source.spec) if source.spec is not None else []
+        if diff:
+            return None, "the store's row is not the schedule's match of its id: " + "; ".join(diff)
+        diff = game_differences(rep.record, source.config) if source.config is not None else []
+        if diff:
+            return None, "; ".join(diff)
     return rep, None
 
 
@@ -252,15 +300,9 @@ def _seconds(text: str) -> float | None:
     return value if value >= 0 and value == value and value != float("inf") else None
 
 
-def _write_text(path: Path, text: str) -> None:
-    try:
-        if path.parent and not path.parent.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise WriteError(f"cannot write {path}: {exc.strerror or exc}") from None
+def _write_text(path: Path, text: str, *, folder_may_be_link: bool = True) -> None:
+    # A new file renamed into place: a link planted under the name is replaced, never followed.
+    write_text(path, text, folder_may_be_link=folder_may_be_link)
 
 
 _CLEAR = "\x1b[H\x1b[2J"
@@ -392,22 +434,28 @@ def verify_cmd(
         bool, typer.Option("--verbose", "-v", help="Print a line for every record, not only the refused ones.")
     ] = False,
 ) -> None:
-    """Re-play every game record through the rules core and check it ends as recorded.
-    Exit code 1 if any record is refused (each refusal names the first move that does not match)."""
-    checked = refused = 0
-    for source in iter_sources(results):
+    """Re-play every game record through the rules core and check it ends as recorded. For a
+    results folder, also check every column of every row against its record and the schedule,
+    and that the store holds exactly the schedule's matches. Exit code 1 if anything is refused."""
+    checked = refused = absent = 0
+    for source in iter_sources(results, missing=True):
+        if source.missing:
+            absent += 1
+            typer.echo(printable(f"missing {source.label}: {source.error}"))
+            continue
         rep, why = check_source(source)
         checked += 1
         if why is not None:
             refused += 1
-            typer.echo(f"refused {source.label}: {why}")
+            typer.echo(printable(f"refused {source.label}: {why}"))
         elif verbose:
             r = rep.result
-            typer.echo(f"ok {source.label}: {rep.moves} moves, {'-'.join(map(str, r.scores))} ({r.reason})")
-    if refused:
-        typer.echo(f"{results}: {refused} of {checked} records refused", err=True)
+            typer.echo(printable(f"ok {source.label}: {rep.moves} moves, {'-'.join(map(str, r.scores))} ({r.reason})"))
+    if refused or absent:
+        gone = f"; {absent} scheduled match{'es' if absent != 1 else ''} missing" if absent else ""
+        typer.echo(printable(f"{results}: {refused} of {checked} records refused{gone}"), err=True)
         raise typer.Exit(ExitCode.CHECK_FAILED)
-    typer.echo(f"{results}: all {checked} records replay to their recorded results")
+    typer.echo(printable(f"{results}: all {checked} records replay to their recorded results"))
 
 
 # --- arena report ------------------------------------------------------------------------------
@@ -434,6 +482,8 @@ def report_cmd(
     prior = check_prior(prior)
     if not results.is_dir() or not _is_store(results):
         raise InputError(f"{results}: not a tournament results folder (no {_STORE_FILE}; run a tournament first)")
+    if html is None:
+        make_folder(results)  # the default page goes in the results folder: not through a link to it
     out = html if html is not None else results / "report.html"
     replays_dir = out.parent / f"{out.stem}_replays"
     with ResultStore.open_existing(str(results)) as store:
@@ -443,18 +493,18 @@ def report_cmd(
     name = str(config.get("name") or results.name)
     matches: list[dict[str, Any]] = []
     refusals: list[str] = []
-    try:
-        replays_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise WriteError(f"cannot create {replays_dir}: {exc.strerror or exc}") from None
+    make_folder(replays_dir)  # a link planted as the replays folder is refused
     sources = list(iter_sources(results))
     for source in sources:
         row = source.summary
+        if row is None:  # only a store's rows are listed (results was checked to be a store)
+            continue
         rep, why = check_source(source)
         href = None
         if rep is not None:
             file = _file_name(row.id)
-            _write_text(replays_dir / file, render_replay_html(rep, title=f"{name} · match {row.id}", suits=suits))
+            _write_text(replays_dir / file, render_replay_html(rep, title=f"{name} · match {row.id}", suits=suits),
+                        folder_may_be_link=False)
             href = f"{replays_dir.name}/{file}"
         else:
             refusals.append(f"refused {row.id}: {why}")
@@ -493,11 +543,12 @@ def report_cmd(
     )
     _write_text(out, page)
     for line in refusals:
-        typer.echo(line, err=True)
+        typer.echo(printable(line), err=True)
     typer.echo(f"wrote {out} and {len(matches) - len(refusals)} replay pages in {replays_dir}")
     if refusals:
         typer.echo(f"{results}: {len(refusals)} of {len(matches)} records refused", err=True)
         raise typer.Exit(ExitCode.CHECK_FAILED)
 
 
-__all__ = ["replay_cmd", "verify_cmd", "report_cmd", "load_game", "iter_sources", "check_source", "Source"]
+__all__ = ["MAX_RECORD_BYTES", "replay_cmd", "verify_cmd", "report_cmd", "load_game", "iter_sources", "check_source",
+           "Source"]

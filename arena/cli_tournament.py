@@ -14,7 +14,8 @@ import typer
 
 from arena.cli_edge import Interrupted, interrupt_exit_code, interrupt_name
 from arena.cli_rate import FormatOption, PriorOption, check_prior
-from arena.errors import ArenaError, WriteError
+from arena.errors import ArenaError
+from arena.safe_files import write_text
 from arena.tables_format import TableFormat, render_table
 from arena.tournament import runner
 from arena.tournament.config import TournamentConfig, load_config
@@ -272,13 +273,9 @@ def write_tables(store: ResultStore) -> tuple[Standings, list[str]]:
     for fmt in STANDINGS_FILES:
         for what, render in (("standings", format_standings), ("crosstable", format_crosstable)):
             path = os.path.join(store.folder, f"{what}.{_EXT[fmt]}")
-            tmp = path + ".tmp"
-            try:
-                with open(tmp, "w", encoding="utf-8") as fh:
-                    fh.write(render(standings, fmt) + "\n")
-                os.replace(tmp, path)
-            except OSError as exc:
-                raise WriteError(f"cannot write {path}: {exc.strerror or exc}") from None
+            # A new file renamed into place: a link planted under the name is replaced, not
+            # followed; the results folder itself must not be a link (arena/safe_files.py).
+            write_text(path, render(standings, fmt) + "\n", folder_may_be_link=False)
             paths.append(path)
     return standings, paths
 

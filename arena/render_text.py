@@ -4,6 +4,9 @@ Pure: frames in, strings out; the CLI decides where they go. Cards are drawn in 
 (``[ 7o]``), coloured by suit with ANSI codes when asked (oros yellow, copas red, espadas blue,
 bastos green, the same colours for the French ♦ ♥ ♠ ♣), in canonical Spanish notation or in
 French suits (display only: A 2-7 J Q K), with a plain ASCII fallback for both.
+
+Names and failure details come from the record, untrusted: they are escaped
+(``arena.printable``) before any colour of the arena's own is added around them.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from arena.cards import Card, Suit
+from arena.printable import printable
 from arena.record import EndReason
 from arena.replay import Frame, Replay
 from arena.scoring import CATEGORIES
@@ -98,11 +102,11 @@ def cards_text(cards: Iterable[Card], style: TextStyle = PLAIN) -> str:
 
 
 def seat_name(replay: Replay, seat: int) -> str:
-    return f"seat {seat} ({replay.record.seats[seat]})"
+    return f"seat {seat} ({printable(replay.record.seats[seat])})"
 
 
 def _side_labels(replay: Replay) -> tuple[str, ...]:
-    return replay.side_names()
+    return tuple(printable(name) for name in replay.side_names())
 
 
 CardsFormatter = Callable[[Iterable[Card], TextStyle], str]
@@ -174,8 +178,8 @@ def result_text(replay: Replay) -> str:
     score = "-".join(map(str, r.scores))
     if r.reason is EndReason.FORFEIT:
         failed = [o for o in replay.record.outcomes if o.termination.is_failure]
-        why = "; ".join(f"seat {o.seat} ({o.bot}) {o.termination.value}" + (f": {o.detail}" if o.detail else "")
-                        for o in failed)
+        why = "; ".join(f"seat {o.seat} ({printable(o.bot)}) {o.termination.value}"
+                        + (f": {printable(o.detail)}" if o.detail else "") for o in failed)
         head = f"{names[r.winner]} wins" if r.winner is not None else "no winner"
         return f"{head} {score} after {_n(r.hands, 'hand')}, by forfeit ({why})"
     if r.winner is None:
@@ -304,7 +308,7 @@ def render_transcript(replay: Replay, style: TextStyle = PLAIN, seat: int | None
     seating = replay.seating
     out = [
         f"Escoba replay | seed {rec.seed} | {seating.players} players | {rules_text(replay)}",
-        "Seats: " + ", ".join(f"{s} {rec.seats[s]}" for s in range(seating.players))
+        "Seats: " + ", ".join(f"{s} {printable(rec.seats[s])}" for s in range(seating.players))
         + ("" if not seating.is_teams else " | sides: " + " vs ".join(names)),
         f"Result: {result_text(replay)}",
         f"Verified: {_n(replay.moves, 'recorded move')} replayed through the rules core to this result.",

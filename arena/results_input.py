@@ -73,7 +73,7 @@ class _CsvResults:
 
     def __iter__(self) -> Iterator[PairResult]:
         source = self._source
-        rows = iter(self._reader)
+        rows = _guarded_rows(self._reader, source)
         for row in rows:
             if any(cell.strip() for cell in row):
                 got = tuple(cell.strip() for cell in row)
@@ -106,6 +106,23 @@ class _CsvResults:
             raise ResultsFileError(
                 source, self.line + 1, f"no results after the header; expected rows of {_EXPECTED_HEADER}"
             )
+
+
+def _guarded_rows(reader: Any, source: str) -> Iterator[list[str]]:
+    """The reader's rows; a row the csv module refuses (a field longer than its limit of
+    131,072 characters, say) is a ``ResultsFileError`` at the line it starts on."""
+    while True:
+        start = reader.line_num + 1  # a quoted field may span lines
+        try:
+            row: list[str] = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            why = str(exc)
+            if "field larger than field limit" in why:
+                why = f"a field longer than {csv.field_size_limit()} characters; expected a bot name"
+            raise ResultsFileError(source, start, f"not a results row: {why}") from None
+        yield row
 
 
 def iter_results_csv(lines: Iterable[str], source: str = "<csv>") -> Iterator[PairResult]:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from arena.safe_files import make_folder
 from arena.tournament.config import TournamentConfig
 from arena.tournament.executors import Completed, Executor, InlineExecutor, LocalExecutor
 from arena.tournament.schedule import MatchSpec, build_schedule
@@ -59,7 +60,9 @@ def plan_run(config: TournamentConfig, store: ResultStore) -> RunPlan:
 def make_executor(config: TournamentConfig, concurrency: int, *, python: str | None = None, inline: bool = False) -> Executor:
     from arena.tournament import worker
 
-    plan = worker.worker_plan(config, python=python or sys.executable, logs_dir=os.path.join(config.output, LOGS_DIR))
+    logs_dir = os.path.join(config.output, LOGS_DIR)
+    make_folder(logs_dir)  # a link planted as logs/ is refused here, before any bot runs
+    plan = worker.worker_plan(config, python=python or sys.executable, logs_dir=logs_dir)
     if inline:
         return InlineExecutor(plan)
     return LocalExecutor(plan, concurrency)

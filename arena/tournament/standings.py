@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from arena.printable import printable
 from arena.protocol import Termination
 from arena.ratings import DEFAULT_PRIOR, MatchResult, Model, PairResult, RatingTable, fit_ratings
 from arena.record import EndReason
@@ -346,8 +347,11 @@ def standings_from_store(store: ResultStore, *, prior: float | None = DEFAULT_PR
     game = store.meta().get("game")
     if not isinstance(game, dict):
         raise StoreError(f"{store.folder}: the store has no tournament description")
+    from arena.tournament.audit import scheduled_rows
+
+    # Only rows that are the schedule's matches are counted: an extra row is refused, not added.
     return compute_standings(
-        store.results(),
+        scheduled_rows(store),
         seating_of(game),
         [bot["name"] for bot in game["bots"]],
         by_bot_crosstable=game.get("teams") == "rotating",
@@ -466,7 +470,7 @@ def format_crosstable(standings: Standings, fmt: str) -> str:
 def _format_table(headers: list[str], rows: list[list[Any]], fmt: str, notes: Sequence[str] = ()) -> str:
     text = render_table(headers, rows, TableFormat(fmt))
     if notes and fmt != "csv":
-        text += "\n\n" + "\n".join(f"Note: {n}" for n in notes)
+        text += "\n\n" + "\n".join(f"Note: {printable(n)}" for n in notes)
     return text
 
 

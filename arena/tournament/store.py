@@ -22,7 +22,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from arena.errors import ArenaError, ExitCode
+from arena.errors import ArenaError, ExitCode, WriteError
+from arena.safe_files import make_folder, open_lock_file, refuse_links
 from arena.tournament.schedule import plain_fields
 
 SCHEMA_VERSION = 1
@@ -138,12 +139,14 @@ _T = TypeVar("_T")
 
 def _lock_folder(folder: str) -> int:
     """One writer per results folder. The kernel drops the lock when the process dies,
-    however it dies, so a kill -9 never leaves a stale lock behind."""
+    however it dies, so a kill -9 never leaves a stale lock behind. The lock file is shared by
+    every run that takes it: a link in its place (or as the folder) is refused, never followed
+    nor replaced (``arena/safe_files.py``)."""
     import fcntl
 
     path = os.path.join(folder, LOCK_FILE)
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = open_lock_file(folder, LOCK_FILE)
     except OSError as exc:
         raise StoreWriteError(f"cannot write {path}: {exc.strerror or exc}") from None
     try:
@@ -203,9 +206,9 @@ class ResultStore:
     def open_for_run(cls, folder: str, fingerprint: str, game_dict: Mapping[str, Any], config: Mapping[str, Any]) -> ResultStore:
         """Create the store, or reopen it to resume; refuse one from a changed tournament."""
         try:
-            os.makedirs(folder, exist_ok=True)
-        except OSError as exc:
-            raise StoreWriteError(f"cannot create the results folder {folder}: {exc.strerror or exc}") from None
+            make_folder(folder)  # a link as the results folder is refused
+        except WriteError as exc:
+            raise StoreWriteError(str(exc)) from None
         lock = _lock_folder(folder)
         try:
             conn = _connect(store_path(folder))
@@ -436,7 +439,17 @@ def _is_write_failure(exc: sqlite3.Error) -> bool:
     return any(word in text for word in ("full", "disk i/o", "readonly", "read-only", "locked", "busy"))
 
 
+# SQLite opens these by name. It follows a link as the store itself and puts its -wal and -shm
+# (written even by a reader) beside the link's target, out of the results folder; a linked -wal
+# or -shm it fails on with a message blaming the store. So each is checked first, and named. A
+# second name (a hard link) of the store would be written too: a run refuses that, reading
+# leaves it be (a backup made of hard links).
+_SQLITE_SUFFIXES = ("", "-wal", "-shm", "-journal")
+
+
 def _connect(path: str, readonly: bool = False) -> sqlite3.Connection:
+    folder, name = os.path.split(path)
+    refuse_links(folder or ".", [name + suffix for suffix in _SQLITE_SUFFIXES], one_name=not readonly)
     try:
         return _connect_raw(path, readonly)
     except sqlite3.DatabaseError as exc:
