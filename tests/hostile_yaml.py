@@ -27,7 +27,7 @@ def generated() -> list[tuple[str, bytes, str]]:
         ("long_line_name", _fill("name: ", "a", "\nseed: 1\n" + TWO_BOTS), "characters; at most"),
         ("long_line_flow_list", _fill(HEAD + "bots: [", "x,", "x]\n"), "more than 50,000 values"),
         ("long_line_flow_mapping", _fill(HEAD + "rules: {", "k: 1, ", "k: 1}\n" + TWO_BOTS), "more than 50,000 values"),
-        ("long_line_nesting", _fill(HEAD + "rules: ", "[", "\n"), "nest"),  # libyaml: "maximum nesting depth"
+        ("long_line_nesting", _fill(HEAD + "rules: ", "[", "\n"), "nested more than 32 levels deep"),
         ("long_line_nesting_mappings", _fill(HEAD + "rules: ", "{a: ", "\n"), "nested more than 32 levels deep"),
         ("long_key", _fill("? ", "k", "\n: 1\n" + HEAD + TWO_BOTS), "characters; at most"),
         ("long_block_text", _fill(HEAD + "output: |\n", "  " + "o" * 77 + "\n", TWO_BOTS), "characters; at most"),

@@ -723,6 +723,10 @@ def _compose(doc: _Doc, text: str) -> Node | None:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
         problem = " ".join((exc.problem or exc.context or "invalid YAML").split())
+        if problem == "exceeded maximum nesting depth":
+            # libyaml's own limit (1,000), met while its scanner looks ahead, before the
+            # composer reaches MAX_DEPTH: the same refusal, in the same words.
+            raise ConfigError(doc.file, line, None, _Composer.too_deep) from None
         raise ConfigError(doc.file, line, None, f"invalid YAML: {_cut(problem, _MESSAGE_CHARS)}") from None
     except ReaderError as exc:
         raise _reader_error(doc, text, exc) from None
