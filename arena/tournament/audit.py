@@ -15,7 +15,6 @@ holding a row that is not in its schedule rather than count it.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -23,12 +22,12 @@ from arena.errors import ArenaError
 from arena.record import FailurePolicy, GameRecord, derive_row_values
 from arena.rules import Rules, Seating
 from arena.tournament.config import FORMATS, MODES, BotConfig, TeamConfig, TournamentConfig
-from arena.tournament.schedule import MatchSpec, build_schedule
+from arena.tournament.schedule import MAX_MATCHES, MatchSpec, build_schedule, schedule_size
 from arena.tournament.store import MatchRow, ResultStore, StoreDamagedError
 
 # A store's meta is untrusted: a schedule larger than this is not built from it (a real
 # tournament of this size would take years to play).
-MAX_AUDITED_MATCHES = 2_000_000
+MAX_AUDITED_MATCHES = MAX_MATCHES  # a store comes from a file that passed this cap
 
 _SCHEDULE_COLUMNS = ("index", "pairing", "deal", "rotation", "seed", "sides", "seats")
 # The summary columns, in RowValues' order; seed and seats are compared with the schedule too.
@@ -103,23 +102,6 @@ def config_from_game(game: Mapping[str, Any]) -> TournamentConfig:
     if size > MAX_AUDITED_MATCHES:
         raise _BadMeta(f"its schedule would have {size} matches, more than the {MAX_AUDITED_MATCHES} a store is checked for")
     return config
-
-
-def schedule_size(config: TournamentConfig) -> int:
-    """How many matches ``build_schedule(config)`` gives, counted without building it."""
-    sides = config.sides
-    if config.mode == "pairs" and config.team_mode == "rotating":
-        pool, take = len(config.bots), config.players
-        # Unordered splits of the group into teams: players! / (team_size!^sides * sides!).
-        per_team: int = math.factorial(config.team_size) ** sides  # int ** int is typed Any
-        splits = math.factorial(take) // (per_team * math.factorial(sides))
-    else:
-        pool = len(config.teams) if config.mode == "pairs" and config.team_mode == "fixed" else len(config.bots)
-        take, splits = sides, 1
-    groups = math.comb(pool - 1, take - 1) if config.challenger is not None else math.comb(pool, take)
-    legs = 2 if config.format == "double_round_robin" else 1
-    rotations = sides if config.duplicate else 1
-    return groups * splits * legs * (config.matches_per_pairing // rotations) * rotations
 
 
 def store_schedule(store: ResultStore) -> tuple[TournamentConfig, tuple[MatchSpec, ...]]:
