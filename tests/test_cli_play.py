@@ -40,8 +40,9 @@ def test_play_shows_the_match_as_it_goes():
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0].startswith("seed 8; seat 0: firstmove.bin#1, seat 1: zoobot.py, seat 2: firstmove.bin#2")
-    assert any(x.startswith("hand 0: dealer seat") for x in lines)
-    assert any("table:" in x for x in lines) and any(x.startswith("hand 0 points:") for x in lines)
+    # Hands are numbered from 1, as arena replay numbers them.
+    assert any(x.startswith("hand 1: dealer seat") for x in lines) and not any(x.startswith("hand 0") for x in lines)
+    assert any("table:" in x for x in lines) and any(x.startswith("hand 1 points:") for x in lines)
     assert lines[-1].startswith("result: ")
 
 

@@ -42,11 +42,12 @@ def test_plain_table(good_csv):
     result = _invoke(str(good_csv))
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert lines[0].split()[:7] == ["rank", "name", "elo", "±ci95", "LOS", "next", "matches"]
+    # The same headers as the ratings columns of `arena table`.
+    assert lines[0].split()[:7] == ["rank", "bot", "elo", "ci95", "los_next", "matches", "w-d-l"]
     body = [line.split() for line in lines[2:5]]
     table = fit_ratings(parse_results_csv(GOOD)[0])
     assert [row[1] for row in body] == [r.name for r in table.ratings]
-    assert body[0][2] == f"{table.ratings[0].elo:.0f}"
+    assert body[0][2] == f"{table.ratings[0].elo:+.0f}"
     assert body[0][3] == f"±{table.ratings[0].ci95:.0f}"
     assert body[0][4] == f"{100 * table.ratings[0].los_next:.1f}%"
     assert "group" not in lines[0]  # one group only: no group column
@@ -79,8 +80,8 @@ def test_csv_format_round_trips(good_csv):
     result = _invoke(str(good_csv), "--format", "csv")
     assert result.exit_code == 0
     rows = list(csv.DictReader(io.StringIO(result.stdout)))
-    assert list(rows[0]) == ["rank", "name", "elo", "ci95", "los_next", "matches", "wins", "draws", "losses",
-                             "group", "status", "note"]
+    assert list(rows[0]) == ["rank", "name", "elo", "ci95", "los_next", "group", "matches", "wins", "draws",
+                             "losses", "status", "note"]
     assert {row["name"] for row in rows} == {"alpha", "beta", "gamma"}
     assert rows[-1]["los_next"] == ""
 

@@ -138,4 +138,4 @@ def test_a_draw_and_a_forfeit_read_well():
     assert "Result: draw " in render_transcript(draw) and "after 1 hand (max_hands)" in render_transcript(draw)
     forfeit = replay(play(Seating.alone(2), {}, 3, failing_seat=1, fail_on=2))
     text = render_transcript(forfeit)
-    assert "Match over: bot0 wins" in text and "by forfeit (seat 1 (bot1) crash: exited with code 3)" in text
+    assert "Match over: bot0 wins" in text and "by forfeit in hand 1 (seat 1 (bot1) crash: exited with code 3)" in text
