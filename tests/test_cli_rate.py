@@ -115,6 +115,23 @@ def test_perfect_record_and_groups_are_explained(tmp_path):
     assert rows["x"]["group"] == 2
 
 
+def test_named_columns_after_score_a_are_ignored(tmp_path):
+    # What `arena export --games csv` writes: the three columns, then the match for people.
+    extra = "side_a,side_b,score_a,id,reason\n" + "".join(
+        f"{line},m{k},target\n" for k, line in enumerate(GOOD.splitlines()[1:]))
+    assert parse_results_csv(extra)[0] == parse_results_csv(GOOD)[0]
+    path = tmp_path / "extra.csv"
+    path.write_text(extra)
+    plain = tmp_path / "plain.csv"
+    plain.write_text(GOOD)
+    assert _invoke(str(path), "--format", "json").stdout == _invoke(str(plain), "--format", "json").stdout
+    path.write_text(extra + "alpha,beta,1,short\n")
+    short = _invoke(str(path))
+    assert short.exit_code == 2 and "expected 5 columns" in short.stderr and ":8:" in short.stderr
+    path.write_text("side_a,side_b,score_a,,reason\nalpha,beta,1,x,y\n")
+    assert _invoke(str(path)).exit_code == 2  # an unnamed column is not a header
+
+
 def test_teams_are_parsed():
     results, lines = parse_results_csv("side_a,side_b,score_a\n a + b ,c+d,0.5\n\nc+a,b+d,1\n")
     assert results == (PairResult(("a", "b"), ("c", "d"), 0.5), PairResult(("c", "a"), ("b", "d"), 1.0))

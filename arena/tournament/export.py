@@ -154,8 +154,8 @@ def is_record_lines(path: Path) -> bool:
 
 @dataclass(frozen=True)
 class RecordLine:
-    """One record of a JSON-lines file: its match id (the line number for a bare record), the
-    record's JSON, or why the line could not be read."""
+    """One record of a JSON-lines file: its match id (the line number for a bare record, ``line
+    N`` for a line that holds none), the record's JSON, or why the line could not be read."""
 
     id: str
     line: int
@@ -182,21 +182,21 @@ def iter_record_lines(path: Path) -> Iterator[RecordLine]:
 
 
 def _record_line(raw: bytes, number: int) -> RecordLine:
-    where = f"line {number}"
+    where = f"line {number}"  # what names a line that holds no record
     try:
         data = json.loads(raw.decode("utf-8").removeprefix("\ufeff"))
     except UnicodeDecodeError:
-        return RecordLine(where, number, error=f"{where}: not UTF-8 text")
+        return RecordLine(where, number, error="not UTF-8 text")
     except (ValueError, RecursionError) as exc:
-        return RecordLine(where, number, error=f"{where}: not JSON ({exc.__class__.__name__})")
+        return RecordLine(where, number, error=f"not JSON ({exc.__class__.__name__})")
     if isinstance(data, dict) and set(data) == {"id", "record"}:
         match_id = data["id"]
         if not isinstance(match_id, str) or not match_id:
-            return RecordLine(where, number, error=f"{where}: id must be a match id (text)")
+            return RecordLine(where, number, error="id must be a match id (text)")
         return RecordLine(match_id, number, data["record"])
     if isinstance(data, dict) and "schema_version" in data:
         return RecordLine(str(number), number, data)
-    return RecordLine(where, number, error=f'{where}: expected {{"id": ..., "record": {{...}}}} or a game record')
+    return RecordLine(where, number, error='expected {"id": ..., "record": {...}} or a game record')
 
 
 def find_record(path: Path, match_id: str | None) -> tuple[Any, str]:
