@@ -16,6 +16,7 @@ from typing import Any
 import typer
 
 from arena.cli_edge import ArenaCommand, ArenaGroup
+from arena.cli_export import export
 from arena.cli_play import check_bot, play
 from arena.cli_rate import rate
 from arena.cli_replay import replay_cmd, report_cmd, verify_cmd
@@ -49,6 +50,7 @@ _command("check-bot", check_bot, "Check that a bot follows the protocol: PASS or
 _command("rate", rate, "Fit Elo-scale ratings to a CSV of match results.")
 _command("verify", verify_cmd, "Re-play every game record and check it ends as recorded.")
 _command("validate", validate, "Check a tournament file and print its schedule.")
+_command("export", export, "Export a results folder's matches or game records for other tools.")
 
 
 def main() -> None:

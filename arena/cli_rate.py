@@ -10,78 +10,70 @@ import typer
 
 from arena.errors import InputError
 from arena.printable import printable
-from arena.ratings import DEFAULT_PRIOR, ConvergenceError, Model, RatingError, RatingTable, Status, fit_ratings
+from arena.ratings import DEFAULT_PRIOR, ConvergenceError, RatingError, RatingTable, fit_ratings
 from arena.ratings import check_prior as ratings_prior
 from arena.results_input import CSV_HEADER as CSV_HEADER
 from arena.results_input import ResultsCsvError as ResultsCsvError
 from arena.results_input import parse_results_csv as parse_results_csv
 from arena.results_input import read_results
 from arena.tables_format import TableFormat, render_json, render_table
-
-
-def _fmt_elo(row_elo: float | None, status: Status) -> str:
-    if status is Status.UNBOUNDED_ABOVE:
-        return "+inf"
-    if status is Status.UNBOUNDED_BELOW:
-        return "-inf"
-    if status is Status.SEPARATED:
-        return "unbounded"
-    if row_elo is None:
-        return ""
-    return f"{row_elo:.0f}"
-
-
-def _fmt_los(los: float | None) -> str:
-    if los is None:
-        return ""
-    if los > 0.999:
-        return ">99.9%"
-    if los < 0.001:
-        return "<0.1%"
-    return f"{100 * los:.1f}%"
-
-
-def _round(value: float | None, digits: int) -> float | None:
-    return None if value is None or not math.isfinite(value) else round(value, digits)
+from arena.tournament.standings import (
+    RATING_HEADERS,
+    RATING_KEYS,
+    ci95_cell,
+    elo_cell,
+    los_cell,
+    place_keys,
+    plain_number,
+    record_header,
+)
 
 
 def format_ratings(table: RatingTable, fmt: TableFormat) -> str:
-    """The rating table as text in ``fmt`` (pure; the caller prints it)."""
+    """The rating table as text in ``fmt`` (pure; the caller prints it).
+
+    The headers (text tables) and keys (CSV, JSON) of the ratings columns are those of
+    ``arena table`` (``arena/tournament/standings.py``): ``rank``, ``bot``/``name``, ``elo``,
+    ``ci95``, ``los_next``, ``matches``. CSV and JSON hold plain numbers (``elo`` and ``ci95``
+    in Elo points, ``los_next`` a probability) and an empty cell or ``null`` where there is no
+    number; never ``-0``."""
+    width = max((len(r.places) for r in table.ratings), default=0)
     if fmt is TableFormat.JSON:
         return render_json(
             [
                 {
                     "rank": r.rank,
                     "name": r.name,
-                    "elo": _round(r.elo, 2),
-                    "ci95": _round(r.ci95, 2),
-                    "los_next": _round(r.los_next, 4),
+                    "elo": plain_number(r.elo, 2),
+                    "ci95": plain_number(r.ci95, 2),
+                    "los_next": plain_number(r.los_next, 4),
+                    "group": r.group,
                     "matches": r.matches,
                     "wins": r.wins,
                     "draws": r.draws,
                     "losses": r.losses,
-                    "group": r.group,
+                    **({"places": list(r.places)} if width else {}),
                     "status": r.status.value,
                     "note": r.note,
-                    **({"places": list(r.places)} if r.places else {}),
                 }
                 for r in table.ratings
             ]
         )
     if fmt is TableFormat.CSV:
-        headers = ["rank", "name", "elo", "ci95", "los_next", "matches", "wins", "draws", "losses", "group", "status", "note"]
+        headers = [*RATING_KEYS[:5], "group", "matches", "wins", "draws", "losses", *place_keys(width), "status", "note"]
         csv_rows: list[list[object]] = [
             [
                 r.rank,
                 r.name,
-                _round(r.elo, 1),
-                _round(r.ci95, 1),
-                _round(r.los_next, 4),
+                plain_number(r.elo, 2),
+                plain_number(r.ci95, 2),
+                plain_number(r.los_next, 4),
+                r.group,
                 r.matches,
                 r.wins,
                 r.draws,
                 r.losses,
-                r.group,
+                *r.places,
                 r.status.value,
                 r.note,
             ]
@@ -89,8 +81,8 @@ def format_ratings(table: RatingTable, fmt: TableFormat) -> str:
         ]
         return render_table(headers, csv_rows, fmt)
     several_groups = len(table.groups) > 1
-    record = "W-D-L" if table.model is Model.BRADLEY_TERRY else "W-D-L/places"
-    headers = ["rank", "name", "elo", "±ci95", "LOS next", "matches", record]
+    two_sided = any(r.wins + r.draws + r.losses for r in table.ratings)
+    headers = [*RATING_HEADERS, record_header(two_sided, width if any(any(r.places) for r in table.ratings) else 0)]
     align = ["right", "left", "right", "right", "right", "right", "right"]
     if several_groups:
         headers.append("group")
@@ -99,13 +91,12 @@ def format_ratings(table: RatingTable, fmt: TableFormat) -> str:
     align.append("left")
     rows: list[list[object]] = []
     for r in table.ratings:
-        ci = "" if r.status not in (Status.RATED, Status.NOT_IDENTIFIED) else "?" if r.ci95 is None else f"±{r.ci95:.0f}"
         cells: list[object] = [
             r.rank,
             r.name,
-            _fmt_elo(r.elo, r.status),
-            ci,
-            _fmt_los(r.los_next),
+            elo_cell(r.elo, r.status.value),
+            ci95_cell(r.ci95, r.status.value),
+            los_cell(r.los_next),
             r.matches,
             r.record,
         ]

@@ -25,6 +25,7 @@ from arena.errors import ArenaError, ExitCode, InputError
 from arena.printable import printable
 from arena.record import RecordError
 from arena.safe_files import make_folder, write_text
+from arena.tournament.export import find_record, is_record_lines, iter_record_lines
 
 if TYPE_CHECKING:
     from arena.tournament.config import TournamentConfig
@@ -103,6 +104,8 @@ def load_game(game: Path, game_id: str | None) -> tuple[Any, str]:
         raise InputError(f"{game}: no record {game_id!r} (looked for {game_id}.json)")
     if not game.exists():
         raise InputError(f"{game}: no such file or folder")
+    if is_record_lines(game):  # records one per line (arena export --records jsonl)
+        return find_record(game, game_id)
     if game_id is not None:
         raise InputError(f"{game} is a file: a match id is only needed with a results folder")
     return _read_json(game), str(game)
@@ -145,6 +148,9 @@ def iter_sources(path: Path, *, missing: bool = False) -> Iterator[Source]:
         return
     if not path.exists():
         raise InputError(f"{path}: no such file or folder")
+    if is_record_lines(path):  # records one per line (arena export --records jsonl)
+        yield from (Source(line.id, line.record, None, line.error) for line in iter_record_lines(path))
+        return
     yield Source(path.name, _read_json(path))
 
 
@@ -249,7 +255,7 @@ def replay_cmd(
         raise InputError(f"{game}: no such file or folder")
     # ``--auto 0.5``: typer options cannot take an optional value, so the number arrives as the
     # positional after GAME (or after GAME GAME_ID for a results folder).
-    if game.is_dir():
+    if game.is_dir() or is_record_lines(game):
         given = auto_delay
     else:
         given, game_id = (game_id, auto_delay) if auto_delay is None else (auto_delay, game_id)

@@ -7,6 +7,7 @@ import shlex
 import time
 from collections import defaultdict
 from dataclasses import replace
+from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -14,7 +15,8 @@ import typer
 
 from arena.cli_edge import Interrupted, interrupt_exit_code, interrupt_name
 from arena.cli_rate import FormatOption, PriorOption, check_prior
-from arena.errors import ArenaError
+from arena.errors import ArenaError, InputError
+from arena.printable import printable
 from arena.safe_files import write_text
 from arena.tables_format import TableFormat, render_table
 from arena.tournament import runner
@@ -293,27 +295,54 @@ def _finish(store: ResultStore, config: TournamentConfig) -> None:
     )
 
 
+class TableWhat(str, Enum):
+    """Which table ``arena table`` prints (``--what``)."""
+
+    STANDINGS = "standings"
+    CROSSTABLE = "crosstable"
+
+
 def table(
     results_dir: Annotated[Path, typer.Argument(help="A tournament's results folder (results/<name>).")],
     fmt: FormatOption = TableFormat.PLAIN,
-    crosstable: Annotated[bool, typer.Option("--crosstable", help="Print only the crosstable.")] = False,
+    what: Annotated[
+        TableWhat | None,
+        typer.Option(
+            "--what",
+            help="Which table: standings or crosstable. Default: both in plain and github, the standings in csv and "
+            "json (one table per output).",
+        ),
+    ] = None,
+    crosstable: Annotated[bool, typer.Option("--crosstable", hidden=True, help="The same as --what crosstable.")] = False,
     prior: PriorOption = None,
 ) -> None:
-    """Print the ranked standings and the crosstable of a tournament (derived from its results store)."""
-    from arena.tournament.standings import format_crosstable, format_standings, standings_from_store
+    """Print the ranked standings and the crosstable of a tournament (derived from its results store).
+
+    csv and json hold plain numbers, one table per output (docs/TOURNAMENTS.md lists the columns);
+    their notes go to stderr."""
+    from arena.tournament.standings import format_crosstable, format_standings, standings_from_store, standings_notes
 
     prior = check_prior(prior)
+    if crosstable:
+        if what is TableWhat.STANDINGS:
+            raise InputError("--crosstable and --what standings: give one (--what crosstable)")
+        what = TableWhat.CROSSTABLE
     with ResultStore.open_existing(str(results_dir)) as store:
         standings = standings_from_store(store, prior=prior)
-    if crosstable:
-        typer.echo(format_crosstable(standings, fmt.value))
-    elif fmt is TableFormat.JSON:
-        # A bare list of objects: the machine-readable form scripts rely on.
-        typer.echo(format_standings(standings, "json"))
+    machine = fmt in (TableFormat.CSV, TableFormat.JSON)
+    if what is None:
+        shown = [TableWhat.STANDINGS] if machine else [TableWhat.STANDINGS, TableWhat.CROSSTABLE]
     else:
-        typer.echo(format_standings(standings, fmt.value))
-        typer.echo("")
-        typer.echo(format_crosstable(standings, fmt.value))
+        shown = [what]
+    for i, one in enumerate(shown):
+        if i:
+            typer.echo("")
+        render = format_standings if one is TableWhat.STANDINGS else format_crosstable
+        typer.echo(render(standings, fmt.value))
+    if machine and TableWhat.STANDINGS in shown:
+        # Keep the machine-readable output clean; the caveats go to stderr, as in arena rate.
+        for note in standings_notes(standings):
+            typer.echo(f"note: {printable(note)}", err=True)
 
 
 __all__ = ["run", "table", "validate", "write_tables"]

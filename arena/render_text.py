@@ -173,18 +173,24 @@ def describe(frame: Frame, replay: Replay, style: TextStyle = PLAIN, show: Cards
 
 
 def result_text(replay: Replay) -> str:
+    """How the match ended, in a sentence: ``greedy wins 21-9 after 5 hands``; a team of two or
+    three (``greedy & js``) takes the plural verb. A forfeit says in which hand it came (the
+    hands before it are the ones played) or that it came before any move."""
     r = replay.result
     names = _side_labels(replay)
     score = "-".join(map(str, r.scores))
+    head = "no winner"
+    if r.winner is not None:
+        head = f"{names[r.winner]} {'win' if len(replay.seating.seats_of(r.winner)) > 1 else 'wins'}"
     if r.reason is EndReason.FORFEIT:
         failed = [o for o in replay.record.outcomes if o.termination.is_failure]
         why = "; ".join(f"seat {o.seat} ({printable(o.bot)}) {o.termination.value}"
                         + (f": {printable(o.detail)}" if o.detail else "") for o in failed)
-        head = f"{names[r.winner]} wins" if r.winner is not None else "no winner"
-        return f"{head} {score} after {_n(r.hands, 'hand')}, by forfeit ({why})"
+        when = f"in hand {r.hands}" if replay.record.moves else "before any move"
+        return f"{head} {score} by forfeit {when} ({why})"
     if r.winner is None:
         return f"draw {score} after {_n(r.hands, 'hand')} ({r.reason})"
-    return f"{names[r.winner]} wins {score} after {_n(r.hands, 'hand')}"
+    return f"{head} {score} after {_n(r.hands, 'hand')}"
 
 
 def rules_text(replay: Replay) -> str:
@@ -232,11 +238,14 @@ def breakdown_lines(replay: Replay, breakdown: Sequence[dict[str, int]], totals:
 
 
 def _pile_summary(pile: Sequence[Card], escobas: int) -> str:
+    """``21 cards, 5 oros, 2 sevens (with the velo), 1 escoba``: what a side's pile holds for
+    the count (an oro is a card of oros; the velo is the siete de oros)."""
     oros = sum(c.oro for c in pile)
-    sevens = sum(c.seven for c in pile)
-    velo = " velo" if any(c.is_velo for c in pile) else ""
-    esc = f", {escobas} escoba{'s' if escobas != 1 else ''}" if escobas else ""
-    return f"{_n(len(pile), 'card')}, {oros} oros, {_n(sevens, 'seven')}{velo}{esc}"
+    sevens = _n(sum(c.seven for c in pile), "seven")
+    if any(c.is_velo for c in pile):
+        sevens = "1 seven (the velo)" if sevens == "1 seven" else f"{sevens} (with the velo)"
+    esc = f", {_n(escobas, 'escoba')}" if escobas else ""
+    return f"{_n(len(pile), 'card')}, {_n(oros, 'oro')}, {sevens}{esc}"
 
 
 def _n(count: int, word: str) -> str:
