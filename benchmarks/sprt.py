@@ -3,6 +3,7 @@
     python benchmarks/sprt.py                          # 1000 runs per hypothesis, seed 20261201
     python benchmarks/sprt.py --runs 4000 --seed 7
     python benchmarks/sprt.py --elo0 0 --elo1 5 --model logistic
+    python benchmarks/sprt.py --points-only --points1 0.3 --points-min-pairs 1   # the points metric without its guard
 
 Pairs are drawn from known pentanomial distributions and fed to the test until it
 stops: ``--runs`` tests where the true strength difference is exactly elo0 (every H1
@@ -128,7 +129,7 @@ def run_elo(rng: np.random.Generator, probs: np.ndarray, params: SprtParams) -> 
     return "undecided", played, np.concatenate(drawn)
 
 
-def run_points(rng: np.random.Generator, mean: float, params: SprtParams) -> tuple[str, int, np.ndarray]:
+def run_points(rng: np.random.Generator, mean: float, params: SprtParams, min_pairs: int) -> tuple[str, int, np.ndarray]:
     """One simulated points-metric test, all prefixes at once: (decision, pairs, point differences drawn).
 
     A pair's point difference is a whole number over PAIR_HANDS hands, from a normal
@@ -143,7 +144,7 @@ def run_points(rng: np.random.Generator, mean: float, params: SprtParams) -> tup
     s0 = np.maximum(squares - 2 * params.h0 * total + n * params.h0**2, floor)
     s1 = np.maximum(squares - 2 * params.h1 * total + n * params.h1**2, floor)
     ratios = n / 2.0 * np.log(s0 / s1)
-    crossing = first_crossing(ratios, lower, upper, POINTS_MIN_PAIRS - 1)
+    crossing = first_crossing(ratios, lower, upper, min_pairs - 1)
     if crossing is None:
         return "undecided", x.size, diffs
     i, decision = crossing
@@ -218,9 +219,14 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--beta", type=float, default=0.05)
     ap.add_argument("--points1", type=float, default=0.05, help="points per hand under H1 (points0 is 0)")
     ap.add_argument("--check", type=int, default=2, help="runs per hypothesis also replayed through SprtState")
+    ap.add_argument("--points-min-pairs", type=int, default=POINTS_MIN_PAIRS,
+                    help=f"simulate the points metric with another minimum (the library's is {POINTS_MIN_PAIRS}; "
+                         "no replay check then)")
+    ap.add_argument("--points-only", action="store_true", help="skip the elo metric (the last line is then the points one)")
     args = ap.parse_args(argv)
 
-    rng = np.random.default_rng(args.seed)
+    # One stream per metric, so --points-only reproduces the points lines of a full run.
+    elo_rng, points_rng = np.random.default_rng([args.seed, 1]), np.random.default_rng([args.seed, 2])
     model = EloModel(args.model)
     params = SprtParams.elo(args.elo0, args.elo1, model=model, alpha=args.alpha, beta=args.beta)
     h0_probs, h1_probs = escoba_pentanomial(args.elo0, model), escoba_pentanomial(args.elo1, model)
@@ -230,21 +236,26 @@ def main(argv: list[str] | None = None) -> None:
         print(f"pentanomial at {name} = {params.h0 if name == 'elo0' else params.h1:g} {model.value}: "
               f"LL {probs[0]:.4f}, split {probs[2]:.4f}, WW {probs[4]:.4f}")
 
-    fp, power, pairs = simulate(
-        "elo", args.runs, lambda probs, p: run_elo(rng, probs, p), h0_probs, h1_probs, params, replay_elo, args.check
-    )
-    mu0, mu1 = float(h0_probs @ PAIR_SCORES), float(h1_probs @ PAIR_SCORES)
-    sd0 = math.sqrt(float(h0_probs @ (PAIR_SCORES - mu0) ** 2))
-    sd1 = math.sqrt(float(h1_probs @ (PAIR_SCORES - mu1) ** 2))
-    fixed = fixed_pairs(mu0, sd0, mu1, sd1, args.alpha, args.beta)
+    if not args.points_only:
+        fp, power, pairs = simulate(
+            "elo", args.runs, lambda probs, p: run_elo(elo_rng, probs, p), h0_probs, h1_probs, params, replay_elo, args.check
+        )
+        mu0, mu1 = float(h0_probs @ PAIR_SCORES), float(h1_probs @ PAIR_SCORES)
+        sd0 = math.sqrt(float(h0_probs @ (PAIR_SCORES - mu0) ** 2))
+        sd1 = math.sqrt(float(h1_probs @ (PAIR_SCORES - mu1) ** 2))
+        fixed = fixed_pairs(mu0, sd0, mu1, sd1, args.alpha, args.beta)
 
     points = SprtParams.points(0.0, args.points1, alpha=args.alpha, beta=args.beta)
+    check = args.check if args.points_min_pairs == POINTS_MIN_PAIRS else 0
     pfp, ppower, ppairs = simulate(
-        "points", args.runs, lambda mean, p: run_points(rng, mean, p), 0.0, args.points1, points, replay_points, args.check
+        "points", args.runs, lambda mean, p: run_points(points_rng, mean, p, args.points_min_pairs), 0.0, args.points1, points,
+        replay_points, check,
     )
     pfixed = fixed_pairs(0.0, POINTS_SD, args.points1, POINTS_SD, args.alpha, args.beta)
-    print(f"points: false positives {100 * pfp:.1f}%, power {100 * ppower:.1f}%, pairs {ppairs:.0f} (fixed match {pfixed})")
-    print(f"sprt: false positives {100 * fp:.1f}%, power {100 * power:.1f}%, pairs {pairs:.0f} (fixed match {fixed})")
+    print(f"points: false positives {100 * pfp:.1f}%, power {100 * ppower:.1f}%, pairs {ppairs:.0f} (fixed match {pfixed})"
+          + (f", minimum {args.points_min_pairs} pairs" if args.points_min_pairs != POINTS_MIN_PAIRS else ""))
+    if not args.points_only:
+        print(f"sprt: false positives {100 * fp:.1f}%, power {100 * power:.1f}%, pairs {pairs:.0f} (fixed match {fixed})")
 
 
 if __name__ == "__main__":

@@ -25,8 +25,10 @@ Two guards, both documented in docs/SPRT.md:
   finite when every pair has exactly one value (two copies of one deterministic bot mirror
   each other on duplicate deals: every pair is exactly 0);
 * no decision before ``POINTS_MIN_PAIRS`` pairs: with a handful of pairs the estimated
-  variance can be tiny by chance and the ratio overshoots (simulated: 6.7% false positives
-  at alpha = 5% without it when a test needs about 30 pairs, 3.6% with 10).
+  variance can be tiny by chance and the ratio overshoots. Simulated with
+  ``benchmarks/sprt.py --points-only --points-min-pairs N``: without the guard a test that
+  needs about 30 pairs accepts H1 wrongly about 9% of the time at alpha = 5%; with 20
+  pairs, at most alpha (docs/SPRT.md gives the figures).
 
 The tally keeps the count, mean and sum of squared deviations (Welford's update), so the
 test's state is three numbers however long it runs.
@@ -39,7 +41,7 @@ from dataclasses import dataclass
 
 from arena.ratings import Z95
 
-POINTS_MIN_PAIRS = 10
+POINTS_MIN_PAIRS = 20
 """Pairs with points before the points metric may stop at a bound."""
 
 VARIANCE_FLOOR = 1e-6

@@ -242,8 +242,8 @@ class EloEstimate:
     on the score mapped to Elo, its two sides averaged, as fishtest and fastchess print
     it), ``nelo`` and ``nelo_error`` the same in normalized Elo, ``los`` the likelihood of
     superiority (the probability that the first bot is the stronger), ``score`` the mean
-    score per game and ``stdev`` the standard deviation of one game's score (per-pair
-    spread over sqrt(2) for pairs).
+    score per game and ``stdev`` the standard deviation of one game's score (for pairs: the
+    standard deviation of a pair's 0-2 points divided by sqrt(2)).
     """
 
     elo: float
