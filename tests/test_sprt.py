@@ -8,9 +8,9 @@ Where each expected number comes from is said next to it:
   ``[L, D, W]`` and ``[LL, LD, WL+DD, WD, WW]``.
 * fastchess's printed match summaries quoted in public engine repositories (Elo, nElo,
   LOS and LLR to two decimals, with the ``Ptnml(0-2)`` counts they came from).
-* fishtest's printed results: Stockfish commit messages (``LLR: 2.93 (-2.94,2.94)
-  <0.00,2.00>`` with ``Ptnml(0-2)``), a fishtest run record, and an exact LLR a fishtest
-  instance reported to 16 digits.
+* fishtest's printed results: a Stockfish commit message (``LLR: 2.93 (-2.94,2.94)
+  <0.00,2.00>`` with ``Ptnml(0-2)``), a run document in fishtest's format, and an exact
+  LLR a fishtest server reported to 16 digits.
 * the definition itself, computed independently with a general-purpose constrained
   optimizer (the maximum-likelihood distributions found by SLSQP rather than by the
   secular equation and fixed point the library uses).
@@ -151,20 +151,22 @@ def test_everything_fastchess_prints_matches_on_the_same_counts(counts, elo0, el
 
 
 def test_llr_matches_fishtest_exactly():
-    # A fishtest instance (Pikafish's, running fishtest's stats code) reported the exact
-    # terminal LLR of a normalized [-1.75, 0.25] test on Ptnml 53, 4675, 12862, 4701, 139:
-    # 2.9552727429174466. Ours agrees to 11 significant digits.
+    # A xiangqi engine project's own fishtest server (fishtest's stats code) reported the
+    # exact terminal LLR of a normalized [-1.75, 0.25] test on Ptnml 53, 4675, 12862, 4701,
+    # 139: 2.9552727429174466 (quoted in the project's notes). Ours agrees to 11 significant digits.
     assert llr([53, 4675, 12862, 4701, 139], -1.75, 0.25, NORMALIZED) == pytest.approx(2.9552727429174466, abs=1e-10)
 
 
 @pytest.mark.parametrize(
     ("counts", "elo0", "elo1", "printed"),
     [
-        # Stockfish commit messages, fishtest's normalized model, as printed (two decimals).
-        # fishtest passes a test slightly below 2.94 when its overshoot correction says so.
+        # STC and LTC blocks of a Stockfish commit message (fishtest's normalized model, as
+        # printed), quoted in a public contributor guide. fishtest passes a test slightly
+        # below 2.94 when its overshoot correction says so.
         ([372, 17511, 39320, 17934, 399], 0.0, 2.0, "2.93"),
         ([39, 11353, 31686, 11822, 33], 0.5, 2.5, "2.96"),
-        # a fishtest run record (rejected): "LLR: -2.94 (-2.94,2.94) <0.00,2.00>"
+        # a finished run document in fishtest's format (rejected), with its results_info
+        # line "LLR: -2.94 (-2.94,2.94) <0.00,2.00>"
         ([369, 12695, 27124, 12664, 332], 0.0, 2.0, "-2.94"),
     ],
 )
