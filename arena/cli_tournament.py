@@ -244,8 +244,12 @@ def run(
     matches, deals = _size(config)
     store = runner.open_store(config)
     with store:
-        out.say(_summary(config, matches, deals))
         try:
+            # Everything stored is read (and checked) before anything is printed or built: a
+            # damaged store is one line, and nothing is written to it.
+            plan = runner.plan_run(config, store)
+            live = _Live(config, store, plan, out, mode=mode, verbose=verbose)
+            out.say(_summary(config, matches, deals))
             built = run_builds(config, os.path.join(config.output, runner.LOGS_DIR), jobs=min(2, config.concurrency))
             for line in built.lines():
                 out.say(f"build: {line}")
@@ -253,10 +257,8 @@ def run(
             note = runner.check_identities(store, runner.identify_bots(config))
             if note:
                 out.say(f"note: {note}")
-            plan = runner.plan_run(config, store)
             if plan.done:
                 out.say(f"resuming: {plan.done} of {plan.total} matches already played")
-            live = _Live(config, store, plan, out, mode=mode, verbose=verbose)
             if plan.to_play:
                 executor: Executor
                 if address:
@@ -294,6 +296,8 @@ def _dry_run(config: TournamentConfig) -> None:
                 raise ResumeMismatchError(config.output, _changed(existing, config))
             # As the run itself would: every stored match checked against the schedule.
             plan = runner.plan_run(config, existing)
+            for _row in existing.iter_rows():
+                pass  # every stored row read as the run would, so a damaged one is refused here too
             stored, done = plan.is_stored, plan.done
             _check_identities_read_only(config, existing, planned)
     typer.echo(_summary(config, len(schedule), len({s.deal for s in schedule})))

@@ -345,3 +345,34 @@ def test_the_local_executor_takes_specs_only_as_workers_free_up(tmp_path: Path):
     # Two workers: two specs to start with, a third when the first result came back.
     assert seen_at_first is not None and seen_at_first <= 3
     assert sorted(finished) == sorted(pulled) and len(finished) == 6
+
+
+# --- a fresh clone, the README's commands only ---------------------------------------------------
+
+
+def test_the_example_tournaments_run_from_a_fresh_clone_with_the_readme_commands(tmp_path: Path):
+    from test_build import tracked_copy
+
+    clone = tracked_copy(tmp_path / "clone")
+    assert not list(clone.glob("bots/**/*.bin"))
+    files = sorted(p.name for p in (clone / "tournaments").glob("*.yaml"))
+    assert files == sorted(p.name for p in (ROOT / "tournaments").glob("*.yaml"))
+    for name in files:
+        dry = arena("run", f"tournaments/{name}", "--dry-run", cwd=clone)
+        assert dry.returncode == 0, (name, dry.stderr)
+        assert "nothing played yet" in dry.stdout
+    big = arena("run", "tournaments/big.yaml", "--dry-run", cwd=clone)
+    assert "builds: 2 to run, 0 cached" in big.stdout
+    assert "c-firstmove: build: cc -O2 -o bots/c/firstmove.bin bots/c/firstmove.c" in big.stdout
+    assert "java-greedy: build: javac" in big.stdout
+    assert not list(clone.glob("bots/**/*.bin")) and not (clone / "results").exists()  # nothing built or written
+    # A real, short run of a file whose C bot builds itself.
+    (clone / "tournaments" / "cbot.yaml").write_text(
+        "name: cbot\nseed: 3\nrules: {target: 5}\nconcurrency: 2\nbots:\n"
+        "  - {name: c-firstmove, cmd: ./bots/c/firstmove.bin, cwd: .., build: cc -O2 -o bots/c/firstmove.bin bots/c/firstmove.c}\n"
+        "  - {name: random, cmd: $PYTHON bots/random_bot.py, cwd: ..}\n")
+    done = arena("run", "tournaments/cbot.yaml", cwd=clone)
+    assert done.returncode == 0, done.stderr
+    assert "build: c-firstmove: built in" in done.stderr and (clone / "bots" / "c" / "firstmove.bin").is_file()
+    assert stored(clone / "results" / "cbot") == 2 and (clone / "results" / "cbot" / "report.html").is_file()
+    assert "failure:" not in done.stderr and "bot failures" not in done.stderr
