@@ -369,10 +369,27 @@ def test_the_example_tournaments_run_from_a_fresh_clone_with_the_readme_commands
     # A real, short run of a file whose C bot builds itself.
     (clone / "tournaments" / "cbot.yaml").write_text(
         "name: cbot\nseed: 3\nrules: {target: 5}\nconcurrency: 2\nbots:\n"
-        "  - {name: c-firstmove, cmd: ./bots/c/firstmove.bin, cwd: .., build: cc -O2 -o bots/c/firstmove.bin bots/c/firstmove.c}\n"
+        "  - {name: c-firstmove, cmd: ./bots/c/firstmove.bin, cwd: ..,\n"
+        "     build: cc -O2 -o bots/c/firstmove.bin bots/c/firstmove.c}\n"
         "  - {name: random, cmd: $PYTHON bots/random_bot.py, cwd: ..}\n")
     done = arena("run", "tournaments/cbot.yaml", cwd=clone)
     assert done.returncode == 0, done.stderr
     assert "build: c-firstmove: built in" in done.stderr and (clone / "bots" / "c" / "firstmove.bin").is_file()
     assert stored(clone / "results" / "cbot") == 2 and (clone / "results" / "cbot" / "report.html").is_file()
     assert "failure:" not in done.stderr and "bot failures" not in done.stderr
+
+
+def test_a_long_tournament_gets_no_report_page_unless_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    from typer.testing import CliRunner
+
+    import arena.cli_tournament as ct
+    from arena.cli import app
+
+    monkeypatch.setattr(ct, "REPORT_MAX_MATCHES", 1)
+    path = tournament(tmp_path, policy("greedy") + policy("first"))
+    done = CliRunner().invoke(app, ["run", str(path), "--no-progress"])
+    assert done.exit_code == 0, done.output
+    assert "no report page for 2 matches (over 1; --report writes it)" in done.stderr
+    assert not (tmp_path / "out" / "report.html").exists()
+    asked = CliRunner().invoke(app, ["run", str(path), "--no-progress", "--report"])
+    assert asked.exit_code == 0 and (tmp_path / "out" / "report.html").is_file()
