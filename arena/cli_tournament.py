@@ -229,8 +229,10 @@ def run(
     if dry_run:
         _dry_run(config)
         return
-    mode = Progress.NONE if no_progress or quiet else progress
-    out = _Human(quiet=quiet, tables_to_stderr=progress is Progress.JSONL)
+    mode = Progress.NONE if no_progress else progress
+    if quiet and mode is Progress.BAR:
+        mode = Progress.NONE  # quiet silences what is for a person, not the JSON lines for a script
+    out = _Human(quiet=quiet, tables_to_stderr=mode is Progress.JSONL)
 
     import rich.progress  # noqa: F401
 

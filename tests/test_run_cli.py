@@ -133,6 +133,11 @@ def test_jsonl_progress_is_one_object_per_match_on_stdout_and_everything_else_on
             [(f["seat"], f["reason"]) for f in o["failures"]] == list(row.failures)
         assert all(f["bot"] == "debugbot" and "DEBUG got hello" in f["detail"] for f in o["failures"])
     assert "rank" in done.stderr and "failure: debugbot" in done.stderr and "bot failures:" in done.stderr
+    # --quiet silences the person's lines, not the script's.
+    shutil.rmtree(tmp_path / "out")
+    quiet = arena("run", str(path), "--progress", "jsonl", "--quiet", "--no-report")
+    assert quiet.returncode == 0 and len([json.loads(line) for line in quiet.stdout.splitlines()]) == 6
+    assert "failure: debugbot" not in quiet.stderr and "rank" in quiet.stderr and "bot failures:" in quiet.stderr
 
 
 def test_verbose_prints_a_line_per_match_and_quiet_only_the_tables(tmp_path: Path):
