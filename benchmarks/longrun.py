@@ -16,8 +16,10 @@ printed too, for reference).
 
 Each size prints its time, the arena's peak, and its resident memory sampled every second
 at a quarter, half and three quarters of the run and at the end: flat memory means those
-do not grow with the number of matches played. The last line is that of the largest size:
-``longrun: N matches, peak MB X``.
+do not grow with the number of matches played. Then the same command runs again on the
+finished results (a resume that finds every match stored: it reads them all, for the failure
+tally, the leader and the tables), and its peak is printed too. The last line is that of the
+largest size, the higher of the two peaks: ``longrun: N matches, peak MB X``.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -102,24 +105,38 @@ def child(argv: list[str]) -> None:
     }), file=sys.stderr)
 
 
-def measure(matches: int, concurrency: int, keep: bool) -> dict[str, object]:
+@dataclass(frozen=True)
+class Measured:
+    seconds: float
+    peak_mb: float
+    largest_child_mb: float
+    rss_at: dict[str, float | None]  # share of the run ("0.25", ...) -> RSS in MB then
+
+
+def _run(path: Path, matches: int) -> Measured:
+    proc = subprocess.run(
+        [sys.executable, __file__, "--child", "run", str(path), "--no-progress", "--no-report"],
+        cwd=ROOT, capture_output=True, text=True,
+    )
+    lines = proc.stderr.strip().splitlines()
+    try:
+        result = json.loads(lines[-1])
+    except (IndexError, ValueError):
+        raise SystemExit(f"the run of {matches} matches failed:\n{proc.stderr[-3000:]}") from None
+    if result["code"] != 0:
+        raise SystemExit(f"the run of {matches} matches exited {result['code']}:\n{proc.stderr[-3000:]}")
+    if "bot failures" in proc.stderr:
+        raise SystemExit(f"bot failures in the run of {matches} matches:\n{proc.stderr[-3000:]}")
+    return Measured(float(result["seconds"]), float(result["peak_mb"]), float(result["largest_child_mb"]),
+                    dict(result["rss_at"]))
+
+
+def measure(matches: int, concurrency: int, keep: bool) -> tuple[Measured, Measured]:
+    """(the run, then the same command again: a resume that finds every match stored)."""
     folder = Path(tempfile.mkdtemp(prefix=f"arena-longrun-{matches}-"))
     try:
         path = write_tournament(folder, matches, concurrency)
-        proc = subprocess.run(
-            [sys.executable, __file__, "--child", "run", str(path), "--no-progress", "--no-report"],
-            cwd=ROOT, capture_output=True, text=True,
-        )
-        lines = proc.stderr.strip().splitlines()
-        try:
-            result: dict[str, object] = json.loads(lines[-1])
-        except (IndexError, ValueError):
-            raise SystemExit(f"the run of {matches} matches failed:\n{proc.stderr[-3000:]}") from None
-        if result["code"] != 0:
-            raise SystemExit(f"the run of {matches} matches exited {result['code']}:\n{proc.stderr[-3000:]}")
-        if "bot failures" in proc.stderr:
-            raise SystemExit(f"bot failures in the run of {matches} matches:\n{proc.stderr[-3000:]}")
-        return result
+        return _run(path, matches), _run(path, matches)
     finally:
         if keep:
             print(f"kept {folder}")
@@ -142,16 +159,14 @@ def main() -> None:
     print(f"load average before: {' '.join(open('/proc/loadavg').read().split()[:3])}; cores: {os.cpu_count()}")
     last = None
     for size in sizes:
-        result = measure(size, args.concurrency, args.keep)
-        rss = result["rss_at"]
-        assert isinstance(rss, dict)
-        shown = ", ".join(f"{int(float(k) * 100)}%: {v:.0f}" if v is not None else f"{int(float(k) * 100)}%: -"
-                          for k, v in rss.items())
-        seconds = float(result["seconds"])  # type: ignore[arg-type]
-        print(f"{size} matches: {seconds:.0f} s ({size / seconds:.1f} matches/s); arena peak RSS "
-              f"{result['peak_mb']:.0f} MB; RSS MB over the run ({shown}); largest worker or bot "
-              f"{result['largest_child_mb']:.0f} MB")
-        last = (size, result["peak_mb"])
+        result, resumed = measure(size, args.concurrency, args.keep)
+        shown = ", ".join(f"{int(float(k) * 100)}%: " + (f"{v:.0f}" if v is not None else "-")
+                          for k, v in result.rss_at.items())
+        print(f"{size} matches: {result.seconds:.0f} s ({size / result.seconds:.1f} matches/s); arena peak RSS "
+              f"{result.peak_mb:.0f} MB; RSS MB over the run ({shown}); largest worker or bot "
+              f"{result.largest_child_mb:.0f} MB; run again (a resume with all stored): "
+              f"{resumed.seconds:.0f} s, peak {resumed.peak_mb:.0f} MB")
+        last = (size, max(result.peak_mb, resumed.peak_mb))
     print(f"load average after: {' '.join(open('/proc/loadavg').read().split()[:3])}")
     if last is not None:
         print(f"longrun: {last[0]} matches, peak MB {last[1]:.0f}")
