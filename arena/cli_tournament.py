@@ -408,6 +408,9 @@ class _Live:
         from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
         from rich.progress import Progress as Bar
 
+        from arena.tournament.progress import Throughput
+
+        self.rate = Throughput()  # from the first match on, not from the builds
         console = Console(stderr=True)
         columns = (
             TextColumn("[bold]{task.description}"),
