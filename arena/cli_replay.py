@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import select
 import sys
 import time
@@ -188,30 +187,13 @@ def _store_sources(path: Path, missing: bool) -> Iterator[Source]:
 
 
 def check_source(source: Source) -> tuple[Any, str | None]:
-    """Replay one source; (the Replay or None, why it was refused or None). A record from a
-    results store must also agree with its row, every column of it, with the schedule's match
-    of its id, and with the tournament's rules, table and failure policy."""
-    from arena.replay import replay
-    from arena.tournament.audit import game_differences, record_differences, schedule_differences
+    """Replay one source; (the Replay or None, why it was refused or None); see
+    ``arena.report.check_record`` for what a record from a results store must agree with."""
+    from arena.report import check_record
 
     if source.error is not None:
         return None, source.error
-    try:
-        rep = replay(source.record)
-    except RecordError as exc:
-        return None, str(exc)
-    row = source.summary
-    if row is not None:
-        diff = record_differences(row, rep.record)
-        if diff:
-            return None, "the store's summary row does not match its record: " + "; ".join(diff)
-        diff = schedule_differences(row, source.spec) if source.spec is not None else []
-        if diff:
-            return None, "the store's row is not the schedule's match of its id: " + "; ".join(diff)
-        diff = game_differences(rep.record, source.config) if source.config is not None else []
-        if diff:
-            return None, "; ".join(diff)
-    return rep, None
+    return check_record(source.record, source.summary, source.config, source.spec)
 
 
 # --- arena replay ------------------------------------------------------------------------------
@@ -467,10 +449,6 @@ def verify_cmd(
 # --- arena report ------------------------------------------------------------------------------
 
 
-def _file_name(match_id: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]", "_", match_id) + ".html"
-
-
 def report_cmd(
     results: Annotated[Path, typer.Argument(help="A tournament's results folder (results/<name>).")],
     html: Annotated[Path | None, typer.Option("--html", help="The report page to write (default: RESULTS/report.html).")] = None,
@@ -479,9 +457,7 @@ def report_cmd(
 ) -> None:
     """Write a tournament report page (standings, crosstable, ratings plot) with a verified replay
     page for every match beside it, in OUT_replays/. Exit code 1 if any record is refused."""
-    from arena.render_html import render_replay_html, render_report_html
-    from arena.tournament.standings import crosstable_rows, standings_from_store, standings_headers, standings_rows
-    from arena.tournament.store import ResultStore
+    from arena.report import TournamentReport
 
     if suits not in _SUITS:
         raise InputError(f"--suits: expected spanish or french, got {suits!r}")
@@ -492,62 +468,13 @@ def report_cmd(
         make_folder(results)  # the default page goes in the results folder: not through a link to it
     out = html if html is not None else results / "report.html"
     replays_dir = out.parent / f"{out.stem}_replays"
-    with ResultStore.open_existing(str(results)) as store:
-        meta = store.meta()
-        standings = standings_from_store(store, prior=prior)
-    config = meta.get("config") or {}
-    name = str(config.get("name") or results.name)
-    matches: list[dict[str, Any]] = []
-    refusals: list[str] = []
     make_folder(replays_dir)  # a link planted as the replays folder is refused
-    sources = list(iter_sources(results))
-    for source in sources:
-        row = source.summary
-        if row is None:  # only a store's rows are listed (results was checked to be a store)
-            continue
-        rep, why = check_source(source)
-        href = None
-        if rep is not None:
-            file = _file_name(row.id)
-            _write_text(replays_dir / file, render_replay_html(rep, title=f"{name} · match {row.id}", suits=suits),
-                        folder_may_be_link=False)
-            href = f"{replays_dir.name}/{file}"
-        else:
-            refusals.append(f"refused {row.id}: {why}")
-        matches.append(
-            {
-                "id": row.id,
-                "sides": list(row.sides),
-                "winner": row.winner,
-                "score": "-".join(map(str, row.scores)),
-                "reason": row.reason,
-                "hands": row.hands,
-                "failures": ", ".join(f"seat {s} {reason}" for s, reason in row.failures),
-                "href": href,
-                "refused": why,
-            }
-        )
-    notes = [*standings.notes, *(f"{s.name}: {s.note}" for s in standings.bots if s.note)]
-    ratings = [(s.name, s.elo, s.ci95, s.status) for s in standings.bots]
-    cross_headers, cross_rows = crosstable_rows(standings)
-    summary = (
-        f"{len(matches)} matches · seed {config.get('seed', '?')} · {config.get('format', '')} · "
-        f"{config.get('players', '?')} players"
-        + (" in teams" if config.get("mode") == "pairs" else "")
-        + " · every match re-played through the rules core"
-    )
-    page = render_report_html(
-        f"{name}: tournament report",
-        summary,
-        standings_headers(standings),
-        standings_rows(standings),
-        cross_headers,
-        cross_rows,
-        ratings,
-        matches,
-        notes,
-    )
-    _write_text(out, page)
+    report = TournamentReport(results, replays_dir=replays_dir.name, suits=suits)
+    for file, page in report.replay_pages():
+        _write_text(replays_dir / file, page, folder_may_be_link=False)
+    _write_text(out, report.page(prior=prior))
+    refusals = report.refusals
+    matches = report.matches
     for line in refusals:
         typer.echo(printable(line), err=True)
     typer.echo(f"wrote {out} and {len(matches) - len(refusals)} replay pages in {replays_dir}")

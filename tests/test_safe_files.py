@@ -45,6 +45,13 @@ def _untouched(*victims: Path) -> bool:
     return all(v.read_text() == PRECIOUS for v in victims)
 
 
+def _plant(link: Path, target: Path) -> None:
+    """A symbolic link at ``link`` (what a finished run wrote there, such as its report page,
+    is removed first)."""
+    link.unlink(missing_ok=True)
+    link.symlink_to(target)
+
+
 def test_a_file_written_whole_replaces_a_symlink_or_a_hard_link_at_its_name(tmp_path: Path):
     folder = tmp_path / "results"
     folder.mkdir()
@@ -151,7 +158,7 @@ def _tournament(folder: Path, output: Path) -> Path:
 def finished(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     folder = tmp_path_factory.mktemp("links")
     path = _tournament(folder, folder / "out")
-    result = cli.invoke(app, ["run", str(path), "--no-progress"])
+    result = cli.invoke(app, ["run", str(path), "--no-progress", "--no-report"])
     assert result.exit_code == 0, result.output
     return path, folder / "out"
 
@@ -297,9 +304,9 @@ def test_reading_commands_refuse_a_link_planted_as_a_store_file(finished, tmp_pa
 def test_report_replaces_links_planted_as_its_pages(finished, tmp_path: Path):
     _, results = _copy(finished, tmp_path)
     victims = [_outside(tmp_path, "report.html"), _outside(tmp_path, "page.html"), _outside(tmp_path, "tmp.html")]
-    (results / "report.html").symlink_to(victims[0])
+    _plant(results / "report.html", victims[0])
     (results / "report_replays").mkdir()
-    (results / "report_replays" / "00000.0.html").symlink_to(victims[1])
+    _plant(results / "report_replays" / "00000.0.html", victims[1])
     (results / "report.html.tmp").symlink_to(victims[2])
     result = cli.invoke(app, ["report", str(results)])
     assert result.exit_code == 0, result.output

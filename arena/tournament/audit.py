@@ -22,7 +22,7 @@ from arena.errors import ArenaError
 from arena.record import FailurePolicy, GameRecord, derive_row_values
 from arena.rules import Rules, Seating
 from arena.tournament.config import FORMATS, MODES, BotConfig, TeamConfig, TournamentConfig
-from arena.tournament.schedule import MAX_MATCHES, MatchSpec, build_schedule, schedule_size
+from arena.tournament.schedule import MAX_MATCHES, MatchSpec, build_schedule, iter_schedule, schedule_size
 from arena.tournament.store import MatchRow, ResultStore, StoreDamagedError
 
 # A store's meta is untrusted: a schedule larger than this is not built from it (a real
@@ -104,17 +104,23 @@ def config_from_game(game: Mapping[str, Any]) -> TournamentConfig:
     return config
 
 
-def store_schedule(store: ResultStore) -> tuple[TournamentConfig, tuple[MatchSpec, ...]]:
-    """The tournament and the schedule a store's meta describes; ``StoreDamagedError`` when
-    its meta does not describe one this arena can play."""
+def store_config(store: ResultStore) -> TournamentConfig:
+    """The tournament a store's meta describes; ``StoreDamagedError`` when its meta does not
+    describe one this arena can play."""
     game = store.meta().get("game")
     try:
         if not isinstance(game, Mapping):
             raise _BadMeta("expected an object")
-        config = config_from_game(game)
+        return config_from_game(game)
     except _BadMeta as exc:
         raise StoreDamagedError(f"{store.path}: meta 'game' does not describe a tournament ({exc}); "
                                 "restore the store from a copy") from None
+
+
+def store_schedule(store: ResultStore) -> tuple[TournamentConfig, tuple[MatchSpec, ...]]:
+    """The tournament and the whole schedule a store's meta describes (what ``arena verify``
+    compares the store with, matches missing from it included)."""
+    config = store_config(store)
     return config, build_schedule(config)
 
 
@@ -179,18 +185,32 @@ def unscheduled(rows: Sequence[MatchRow], schedule: Sequence[MatchSpec]) -> list
     return out
 
 
-def scheduled_rows(store: ResultStore) -> list[MatchRow]:
+def scheduled_rows(store: ResultStore) -> Sequence[MatchRow]:
     """The store's rows, each checked to be its schedule's match (id, place, seed, sides and
-    seats); ``StoreDamagedError`` names the first that is not, so no table counts it."""
-    _, schedule = store_schedule(store)
-    rows = store.results()
-    bad = unscheduled(rows, schedule)
+    seats); ``StoreDamagedError`` names the first that is not, so no table counts it.
+
+    Rows and schedule are both walked in schedule order, side by side, so that a table of a
+    long tournament never holds its whole schedule."""
+    specs = iter_schedule(store_config(store))
+    spec: MatchSpec | None = None
+    bad: list[tuple[MatchRow, str]] = []
+    for row in store.iter_rows():
+        while spec is None or spec.index < row.index:
+            spec = next(specs, None)
+            if spec is None:
+                break
+        if spec is None or spec.index != row.index or spec.id != row.id:
+            bad.append((row, f"match {row.id!r} is not in the tournament's schedule at place {row.index}"))
+        else:
+            diff = schedule_differences(row, spec)
+            if diff:
+                bad.append((row, "; ".join(diff)))
     if bad:
         row, why = bad[0]
         more = f" (and {len(bad) - 1} more rows)" if len(bad) > 1 else ""
         raise StoreDamagedError(f"{store.path}: a stored row is not the tournament's: {why}{more}; the store was "
                                 f"edited or is damaged; arena verify {store.folder} lists every problem")
-    return rows
+    return store.results()
 
 
 __all__ = [

@@ -69,7 +69,7 @@ TOP_KEYS = (
 )
 BOT_KEYS = ("name", "cmd", "cwd", "env", "startup_ms", "move_ms", "bank_ms", "limits", "build", "inputs", "source")
 TEAM_KEYS = ("name", "members")
-FAILURE_KEYS = ("policy", "strikes")
+FAILURE_KEYS = ("policy", "strikes", "max_failed_matches")
 
 MAX_MS = 3_600_000
 
@@ -171,6 +171,9 @@ class TournamentConfig:
     output: str  # absolute
     source: str = field(default="", compare=False)  # the file it came from
     cluster: str | None = None  # a Dask scheduler address (docs/CLUSTER.md); never changes the games
+    # failures.max_failed_matches: more matches with a bot failure than this and ``arena run``
+    # exits 1 (as with --strict, which is 0). Never changes the games: not in game_dict.
+    max_failed_matches: int | None = None
 
     @property
     def seating(self) -> Seating:
@@ -679,6 +682,7 @@ def parse_config(
         mpp = sides if duplicate else 1
 
     failures = _parse_failures(doc, top.get("failures"))
+    max_failed = _parse_max_failed(doc, top.get("failures"))
     cores = cpu_count if cpu_count is not None else (os.cpu_count() or 1)
     concurrency = doc.integer(top["concurrency"][1], "concurrency", 1, 1024) if "concurrency" in top else cores
     output_raw = doc.string(top["output"][1], "output", "a folder path") if "output" in top else os.path.join("results", name)
@@ -725,6 +729,7 @@ def parse_config(
         output=output,
         source=file,
         cluster=cluster,
+        max_failed_matches=max_failed,
     )
 
 
@@ -1014,6 +1019,16 @@ def _parse_teams(
             used[member] = name
         teams.append(TeamConfig(name, members))
     return "fixed", tuple(teams)
+
+
+def _parse_max_failed(doc: _Doc, item: tuple[Node, Node] | None) -> int | None:
+    if item is None:
+        return None
+    fields = doc.mapping(item[1], "failures", FAILURE_KEYS)
+    if "max_failed_matches" not in fields:
+        return None
+    return doc.integer(fields["max_failed_matches"][1], "failures.max_failed_matches", 0, None,
+                       allowed="a whole number of matches >= 0 (0: any bot failure fails the run)")
 
 
 def _parse_failures(doc: _Doc, item: tuple[Node, Node] | None) -> FailurePolicy:

@@ -113,12 +113,18 @@ def _partitions(group: Sequence[str], size: int) -> Iterator[tuple[tuple[str, ..
 
 
 def build_schedule(config: TournamentConfig) -> tuple[MatchSpec, ...]:
+    return tuple(iter_schedule(config))
+
+
+def iter_schedule(config: TournamentConfig) -> Iterator[MatchSpec]:
+    """``build_schedule`` one match at a time, in schedule order: a run streams it rather
+    than hold every match spec of a long tournament at once."""
     k = config.sides
     seating = config.seating
     legs = 2 if config.format == "double_round_robin" else 1
     rotations = k if config.duplicate else 1
     deals_per_leg = config.matches_per_pairing // rotations
-    specs: list[MatchSpec] = []
+    index = 0
     deal = 0
     for p, sides in enumerate(pairings(config)):
         for leg in range(legs):
@@ -134,20 +140,18 @@ def build_schedule(config: TournamentConfig) -> tuple[MatchSpec, ...]:
                     for side_index, side in enumerate(order):
                         for member, seat in zip(side.members, seating.seats_of(side_index), strict=False):
                             seats[seat] = member
-                    specs.append(
-                        MatchSpec(
-                            id=match_id(deal, r),
-                            index=len(specs),
-                            pairing=p,
-                            deal=deal,
-                            rotation=r,
-                            seed=seed,
-                            sides=tuple(s.label for s in order),
-                            seats=tuple(seats),
-                        )
+                    yield MatchSpec(
+                        id=match_id(deal, r),
+                        index=index,
+                        pairing=p,
+                        deal=deal,
+                        rotation=r,
+                        seed=seed,
+                        sides=tuple(s.label for s in order),
+                        seats=tuple(seats),
                     )
+                    index += 1
                 deal += 1
-    return tuple(specs)
 
 
 def count_matches(
