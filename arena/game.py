@@ -32,6 +32,7 @@ _PLAY = MoveKind.PLAY
 _new = tuple.__new__
 _order = attrgetter("order")
 _value = attrgetter("value")
+_index = attrgetter("index")
 
 
 _TRAILS: tuple[Move, ...] = tuple(Move(_PLAY, card, ()) for card in DECK)
@@ -667,12 +668,13 @@ class HandState:
         """A hand set up in any position (for analysis, tests and search). ``stock`` is dealt
         from its front. The 40 cards must each be somewhere exactly once; with the piles left
         out, every card not in the hands, the table or the stock is put in side 0's pile."""
-        placed = [c for h in hands for c in h] + list(table) + list(stock)
+        # Sets of deck indexes rather than of cards: an int hashes in C, a card in Python.
+        placed = [c.index for h in hands for c in h] + list(map(_index, table)) + list(map(_index, stock))
         if piles is None:
             seen = set(placed)
-            rest = [c for c in DECK if c not in seen]
+            rest = [c for c in DECK if c.index not in seen]
             piles = [rest] + [[] for _ in range(seating.sides - 1)]
-        placed += [c for p in piles for c in p]
+        placed += [c.index for p in piles for c in p]
         if len(placed) != 40 or len(set(placed)) != 40:  # 40 distinct cards: the whole deck
             raise ValueError("a position must hold each of the 40 cards exactly once")
         if len(hands) != seating.players or len(piles) != seating.sides:
@@ -680,8 +682,8 @@ class HandState:
         self = cls.__new__(cls)
         self.rules, self.seating, self.dealer, self.number = rules, seating, dealer, number
         self._side_of, self._deal_order = _layout(seating, dealer)
-        in_stock = set(stock)
-        self.deck = tuple([c for c in DECK if c not in in_stock] + list(stock))
+        in_stock = set(map(_index, stock))
+        self.deck = tuple([c for c in DECK if c.index not in in_stock] + list(stock))
         self.stock_pos = 40 - len(stock)
         self.hands = [_sorted(h) for h in hands]
         self.table = _sorted(table)
