@@ -221,7 +221,7 @@ class HandState:
 
     __slots__ = ("rules", "seating", "dealer", "number", "deck", "stock_pos", "hands", "table",
                  "piles", "escobas", "last_capturer", "turn", "phase", "pending", "round",
-                 "events", "breakdown", "_legal", "_options", "_trailer", "_side_of", "_deal_order", "_key")
+                 "events", "breakdown", "_legal", "_options", "_trailer", "_side_of", "_deal_order", "_key", "is_over")
 
     rules: Rules
     seating: Seating
@@ -240,6 +240,7 @@ class HandState:
     round: int
     events: list[Event]
     breakdown: tuple[dict[str, int], ...] | None
+    is_over: bool  # phase == OVER, as a plain attribute: every simulation loop asks it after each move
     _legal: list[Move] | None
     _options: list[tuple[Card, ...]] | None
     _trailer: int
@@ -272,6 +273,7 @@ class HandState:
         self.last_capturer = None
         self.turn = (dealer + 1) % n
         self.phase = PLAY
+        self.is_over = False
         self.pending = None
         self.round = -1
         self.events = [] if events is None else events
@@ -291,10 +293,6 @@ class HandState:
         return cls._start(rules, seating, dealer, deck, number, events)
 
     # -- queries --
-
-    @property
-    def is_over(self) -> bool:
-        return self.phase == OVER
 
     @property
     def current_seat(self) -> int | None:
@@ -318,6 +316,7 @@ class HandState:
         other.piles = [p[:] for p in self.piles]
         other.escobas = self.escobas[:]
         other.last_capturer, other.turn, other.phase = self.last_capturer, self.turn, self.phase
+        other.is_over = self.is_over
         other.pending, other.round = self.pending, self.round
         other._trailer = self._trailer
         other._side_of, other._deal_order = self._side_of, self._deal_order
@@ -649,6 +648,7 @@ class HandState:
         self.events.append(_new(Sweep, (side, rest)))
         self.pending = None
         self.phase = OVER
+        self.is_over = True
         self.breakdown = score_hand(self.piles, self.escobas, self.rules)
 
     def points(self) -> tuple[int, ...]:
@@ -693,6 +693,7 @@ class HandState:
         self.last_capturer = last_capturer
         self.turn = (dealer + 1) % seating.players if turn is None else turn
         self.phase = PLAY
+        self.is_over = False
         self.pending = None
         self.round = round
         self.events = []
@@ -725,6 +726,7 @@ class HandState:
                             last_capturer=view.last_capturer, round=view.round, number=view.hand_number)
         # A pending decision (a renuncio claim, the dealer's choice) is the current seat's to make.
         self.phase = view.phase
+        self.is_over = view.phase == OVER
         self.pending = view.pending
         self._options = list(view.options) if view.options else None
         return self
