@@ -42,6 +42,7 @@ class _CardFields(NamedTuple):
     oro: int
     seven: int
     text: str
+    bit: int  # 1 << index: a set of cards as one integer
 
 
 class Card(_CardFields):
@@ -51,7 +52,7 @@ class Card(_CardFields):
     ``index`` is the position in the unshuffled deck: suit by suit (oros, copas, espadas,
     bastos), rank by rank. Sorting (``order``) is by capture value, then suit. ``value`` is
     the capture value, ``primera`` the primera value, ``oro`` and ``seven`` are 1 or 0 (for
-    counting by summing, in C), ``text`` the canonical text form.
+    counting by summing, in C), ``text`` the canonical text form, ``bit`` is ``1 << index``.
 
     A card is a named tuple of these fields, so comparing cards costs no Python call; the
     hash is ``index``, so sets of cards iterate in the same order on every run.
@@ -97,7 +98,7 @@ def _card(rank: int, suit: Suit, index: int) -> Card:
     # Tables and hands are shown and enumerated by capture value, then suit.
     return Card(order=value * 4 + SUITS.index(suit), rank=rank, suit=suit, value=value, index=index,
                 primera=_PRIMERA_VALUE[rank], oro=int(suit is Suit.OROS), seven=int(rank == 7),
-                text=f"{rank}{suit.value}")
+                text=f"{rank}{suit.value}", bit=1 << index)
 
 
 DECK: tuple[Card, ...] = tuple(

@@ -53,7 +53,7 @@ _KEY_WEIGHT: tuple[int, ...] = (0,) + tuple(5 ** i for i in range(10))  # by cap
 
 
 def _table_key(cards: Sequence[Card]) -> int:
-    return sum(_KEY_WEIGHT[c.value] for c in cards)
+    return sum(map(_KEY_WEIGHT.__getitem__, map(_value, cards)))
 
 
 # A capture set as a C-level function of the table (as a tuple) that returns the cards taken,

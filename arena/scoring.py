@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from operator import attrgetter
 
-from arena.cards import Card, Suit
+from arena.cards import DECK, Card, Suit
 from arena.rules import Rules
 
-_oro = attrgetter("oro")
-_seven = attrgetter("seven")
-_VELO = Card.parse("7o")
+_bit = attrgetter("bit")
+_VELO = Card.parse("7o").bit
+_OROS = sum(c.bit for c in DECK if c.oro)
+_SEVENS = sum(c.bit for c in DECK if c.seven)
 
 # Order in which a tie on sevens is broken under sevens: most_tiebreak (seed 000).
 _TIEBREAK_RANKS: tuple[tuple[int, ...], ...] = ((6,), (1,), (5,), (4,), (3,), (2,), (10, 11, 12))
@@ -57,8 +58,9 @@ def score_hand(piles: Sequence[Sequence[Card]], escobas: Sequence[int], rules: R
     ``primera`` under sevens: primera) are the raw counts, kept so a reader can see why a point went where it did.
     """
     n_cards = [len(p) for p in piles]
-    n_oros = [sum(map(_oro, p)) for p in piles]
-    n_sevens = [sum(map(_seven, p)) for p in piles]
+    held = [sum(map(_bit, p)) for p in piles]  # each pile as a set of cards, one bit per card
+    n_oros = [(h & _OROS).bit_count() for h in held]
+    n_sevens = [(h & _SEVENS).bit_count() for h in held]
     cards_w = _unique_max(n_cards)
     oros_w = _unique_max(n_oros)
     sevens_w = _sevens_winner(piles, n_sevens, rules.sevens)
@@ -68,7 +70,7 @@ def score_hand(piles: Sequence[Sequence[Card]], escobas: Sequence[int], rules: R
         escoba = escobas[side]
         cards = int(cards_w == side)
         oros = int(oros_w == side)
-        velo = int(_VELO in pile)
+        velo = int(held[side] & _VELO != 0)
         sevens = int(sevens_w == side)
         all_sevens = int(bonus and n_sevens[side] == 4)
         # The keys in this order: CATEGORIES, total, then the counts.
