@@ -78,10 +78,13 @@ _TAKES = _TakeCache()
 # (1 to 14: the longer sums are the seeds of the next entries), and the same sets ready to pick,
 # in a list indexed by the value of the card played (1 to 10; an empty tuple when it captures
 # nothing). single_capture_priority, which drops sets, has its own cache of the second kind.
-_Combos = dict[int, list[tuple[int, ...]]]
-_Captures = list[tuple[_Take, ...]]
+# All tuples: the garbage collector stops tracking containers of plain ints, and these caches
+# grow to many thousands of entries that it would otherwise traverse again and again.
+_Combos = dict[int, tuple[tuple[int, ...], ...]]
+_Captures = tuple[tuple[_Take, ...], ...]
+_NO_CAPTURES: _Captures = ((),) * 11
 _COMBOS: dict[int, _Combos] = {0: {}}
-_CAPTURES: dict[int, _Captures] = {0: [()] * 11}
+_CAPTURES: dict[int, _Captures] = {0: _NO_CAPTURES}
 _SINGLE_CAPTURES: dict[int, _Captures] = {}
 _CACHE_LIMIT = 200_000  # entries per cache; cleared when full
 
@@ -100,23 +103,24 @@ def _extend(key: int, values: tuple[int, ...]) -> tuple[_Combos, _Captures]:
     if len(_COMBOS) >= _CACHE_LIMIT or len(_CAPTURES) >= _CACHE_LIMIT:
         for cache in (_COMBOS, _CAPTURES, _SINGLE_CAPTURES):
             cache.clear()
-        _COMBOS[0], _CAPTURES[0] = {}, [()] * 11
+        _COMBOS[0], _CAPTURES[0] = {}, _NO_CAPTURES
     last = len(values) - 1
     top = values[last]
     prefix, prefix_captures = _extend(key - _KEY_WEIGHT[top], values[:last])
     # Subsets without the new card keep their lists (it sorts last, so indexes do not move);
     # only the lists that gain subsets with it are copied.
-    grown: _Combos = {15 - top: [(last,)]}
+    grown: dict[int, list[tuple[int, ...]]] = {15 - top: [(last,)]}
     for need, sets in prefix.items():
         if need - top >= 1:
             grown.setdefault(need - top, []).extend(c + (last,) for c in sets)
     combos = dict(prefix)
-    captures = prefix_captures[:]
+    by_value = list(prefix_captures)
     pick = _TAKES.__getitem__
     for need, extra in grown.items():
-        combos[need] = combos.get(need, []) + extra
+        combos[need] = combos.get(need, ()) + tuple(extra)
         if need <= 10:
-            captures[need] = captures[need] + tuple(map(pick, extra))
+            by_value[need] += tuple(map(pick, extra))
+    captures = tuple(by_value)
     _COMBOS[key] = combos
     _CAPTURES[key] = captures
     return combos, captures
@@ -127,9 +131,9 @@ def _extend(key: int, values: tuple[int, ...]) -> tuple[_Combos, _Captures]:
 _CACHED_TABLE_SIZE = 12
 
 
-def _enumerate_sums(values: tuple[int, ...], limit: int) -> _Combos:
+def _enumerate_sums(values: tuple[int, ...], limit: int) -> dict[int, list[tuple[int, ...]]]:
     """Index tuples of the subsets of ``values`` (ascending) by their sum, up to ``limit``."""
-    found: _Combos = {}
+    found: dict[int, list[tuple[int, ...]]] = {}
     n = len(values)
 
     def walk(start: int, total: int, chosen: tuple[int, ...]) -> None:
@@ -165,9 +169,9 @@ def _subsets_summing(values: tuple[int, ...], target: int) -> list[tuple[int, ..
     return found
 
 
-def _prefer_single(combos: list[tuple[T, ...]]) -> list[tuple[T, ...]]:
+def _prefer_single(combos: Sequence[tuple[T, ...]]) -> Sequence[tuple[T, ...]]:
     """Option single_capture_priority: a one-card capture, where one exists, excludes sets."""
-    singles: list[tuple[T, ...]] = [c for c in combos if len(c) == 1]
+    singles = [c for c in combos if len(c) == 1]
     return singles or combos
 
 
@@ -177,14 +181,14 @@ def _captures(key: int, table: Sequence[Card], hand: Sequence[Card], single: boo
     values = tuple(map(_value, table))
     pick = _TAKES.__getitem__
     if len(values) > _CACHED_TABLE_SIZE:
-        found: _Captures = [()] * 11
+        picks: list[tuple[_Take, ...]] = [()] * 11
         for v in {c.value for c in hand}:
             combos = _subsets_summing(values, 15 - v)
-            found[v] = tuple(map(pick, _prefer_single(combos) if single else combos))
-        return found
+            picks[v] = tuple(map(pick, _prefer_single(combos) if single else combos))
+        return tuple(picks)
     by_need, found = _extend(key, values)
     if single:
-        found = [tuple(map(pick, _prefer_single(by_need.get(v, [])))) for v in range(11)]
+        found = tuple(tuple(map(pick, _prefer_single(by_need.get(v, ())))) for v in range(11))
         _SINGLE_CAPTURES[key] = found
     return found
 
@@ -499,7 +503,7 @@ class HandState:
 
     def _note_renuncio(self, card: Card) -> None:
         """Option renuncio: remember the captures a trailed card could have made."""
-        options = captures_for(card, self.table)
+        options: Sequence[tuple[Card, ...]] = captures_for(card, self.table)
         if self.rules.single_capture_priority:
             options = _prefer_single(options)
         self.pending = (card, tuple(options)) if options else None
