@@ -40,7 +40,7 @@ from arena.seeding import Rng
 if __package__:
     from .kit import escoba_kit as kit
 else:  # run as a script: its directory, bots/, is first on sys.path
-    from kit import escoba_kit as kit  # type: ignore[no-redef]
+    from kit import escoba_kit as kit  # type: ignore[no-redef, import-not-found]  # the script's own folder
 
 DEFAULT_MS = 90.0
 DEFAULT_PLAYOUTS = 1000
@@ -80,7 +80,8 @@ def seat_view(game: kit.Game, request: kit.Request, rules: Rules, seating: Seati
     options: tuple[tuple[Card, ...], ...] = ()
     if request.phase == kit.CLAIM:
         claims = [m for m in request.legal if m.kind == kit.CLAIM]
-        pending = (_CORE[claims[0].card.text], tuple(_core(m.take) for m in claims))
+        claimed = [m.card for m in claims if m.card is not None]  # every claim names the trailed card
+        pending = (_CORE[claimed[0].text], tuple(_core(m.take) for m in claims))
     elif request.phase == kit.TAKE:
         options = tuple(_core(m.take) for m in request.legal if m.kind == kit.TAKE)
     return SeatView(
@@ -123,7 +124,7 @@ def playout(state: HandState, last_round: int = 99) -> None:
             for move in legal:
                 kind, card, take = move
                 if take:
-                    if kind is _PLAY:
+                    if kind is _PLAY and card is not None:  # a play always names its card
                         left = total
                         velo = card.seven and card.oro
                         sevens, oros, n = card.seven, card.oro, 1 + len(take)
@@ -150,7 +151,7 @@ def playout(state: HandState, last_round: int = 99) -> None:
                             if h.value == need and h is not card:
                                 risk -= 1
                     score = swept * 1_000_000 + velo * 100_000 + sevens * 10_000 + oros * 1_000 + n * 10 - risk
-                elif kind is _PLAY:
+                elif kind is _PLAY and card is not None:
                     need = 15 - total - card.value
                     risk = 0
                     if 1 <= need <= 10:
@@ -166,7 +167,7 @@ def playout(state: HandState, last_round: int = 99) -> None:
                     best_score = score
                     best = move
         kind, card, take = best
-        if kind is _PLAY:
+        if kind is _PLAY and card is not None:
             public[card.value] += 1
         state.apply(best)
 
@@ -229,7 +230,7 @@ def evaluate(state: HandState, side: int) -> float:
     return estimate(state, side)
 
 
-def capturing_values(table: Sequence[kit.Card]) -> set:
+def capturing_values(table: Sequence[kit.Card]) -> set[int]:
     """The card values that could have captured something on ``table``."""
     sums = {0}
     for c in table:
@@ -237,20 +238,20 @@ def capturing_values(table: Sequence[kit.Card]) -> set:
     return {15 - x for x in sums if 5 <= x <= 14}
 
 
-def inferred_voids(game: kit.Game) -> dict[int, set]:
+def inferred_voids(game: kit.Game) -> dict[int, set[int]]:
     """Per other seat: card values it cannot be holding, if players capture when they can.
 
     A seat that trailed this round, when one of its cards could have captured, would have
     taken instead (always so under forced_capture, and so for most bots), so every card still
     in its hand, held since the deal, has none of the values that could have captured then."""
-    voids: dict[int, set] = {}
+    voids: dict[int, set[int]] = {}
     for p in game.played:
         if p.round == game.round and not p.take and p.seat != game.seat:
             voids.setdefault(p.seat, set()).update(capturing_values(p.table))
     return voids
 
 
-def constrain(world: HandState, voids: dict[int, set], rng: Rng) -> None:
+def constrain(world: HandState, voids: dict[int, set[int]], rng: Rng) -> None:
     """Swap the cards a seat cannot hold (``voids``) for random stock cards it can hold.
 
     Among the cards a seat may hold all are exchangeable, so its hand stays uniform over the
