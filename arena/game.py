@@ -3,7 +3,12 @@
 Pure: no I/O, no clock, no global random. The deal comes from a seed through ``arena.seeding``.
 A ``HandState`` is one deal from shuffle to score; a ``MatchState`` chains hands until a side
 wins. Both mutate in place when a move is applied and offer ``copy()`` for simulation; there is
-no undo.
+no undo. Both answer for a move as pokerkit does for an action: ``check(move)`` (the legal move,
+or ``IllegalMoveError`` with the precise reason), ``is_legal(move)``, and ``apply(move)``,
+which accepts exactly what ``check`` accepts.
+
+``table`` is kept sorted and is read-only outside this module: its capture-value key
+(``_key``) is updated with every change the rules make to it.
 """
 
 from __future__ import annotations
