@@ -31,7 +31,6 @@ by their file's modification time, and the tournament list says so.
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -48,7 +47,6 @@ from arena.ratings import (
     MatchResult,
     PairResult,
     RatingTable,
-    Status,
     fit_ratings,
 )
 from arena.results_input import read_results
@@ -663,18 +661,6 @@ def date_text(when: datetime | None, *, time: bool = False) -> str:
 def iso(when: datetime | None) -> str | None:
     """The machine-readable form: ISO 8601 in UTC, to the second."""
     return None if when is None else when.astimezone(timezone.utc).isoformat(timespec="seconds")
-
-
-def rated(row: LeagueRow) -> bool:
-    return row.rating.status is Status.RATED and row.rating.elo is not None and math.isfinite(row.rating.elo)
-
-
-def tournament_names(pool: Pool) -> list[str]:
-    return [t.label for t in pool.tournaments]
-
-
-def every_entry(league: League) -> Iterable[Entry]:
-    return dict.fromkeys(league.entries.values()).keys()
 
 
 __all__ = [

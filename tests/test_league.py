@@ -56,14 +56,42 @@ def _identity(name: str, program: str = "v1", ready: str | None = None, commit: 
                        ready_name=ready if ready is not None else name).to_dict()
 
 
-def _store(root: Path, name: str, *, bots=("ana", "luis", "marta"), seed: int = 5, matches: int = 2, extra: str = "",
+# The stand-ins' strengths: a bot named here plays the first legal move (weak), the others a
+# seeded random one, each bot with its own seed (so a deal played from both seats is not a
+# mirror image of itself).
+FIRST_MOVERS = ("marta",)
+
+
+def _fill(config) -> None:  # noqa: ANN001
+    from arena.referee import LocalBot, play_match
+    from arena.tournament.runner import open_store
+    from arena.tournament.schedule import build_schedule
+    from arena.tournament.worker import row_from_record
+
+    names = [bot.name for bot in config.bots]
+    with open_store(config) as store:
+        for spec in build_schedule(config):
+            players = [LocalBot(n, seed=spec.seed * 7 + names.index(n), first=n in FIRST_MOVERS) for n in spec.seats]
+            record = play_match(players, config.rules, config.seating, spec.seed)
+            store.add(row_from_record(spec, record.to_dict(), 0.0), record.to_dict())
+
+
+def _store(root: Path, name: str, *, bots=("ana", "luis", "marta"), seed: int = 5, matches: int = 4, extra: str = "",
            rules: dict | None = None, versions: dict[str, str] | None = None, date: str | None = None) -> Path:
-    """A results folder ``root/name``; ``versions``: bot -> program text (its identity);
-    ``date``: when its last match was stored."""
-    out = Path(make_store(root / f".work-{name}", bots=bots, matches=matches, seed=seed, extra=extra, rules=rules))
+    """A results folder ``root/name`` (a real schedule and store, in-process bots);
+    ``versions``: bot -> program text (its identity); ``date``: when its last match was stored."""
+    from arena.tournament.config import load_config
+
+    work = root / f".work-{name}"
+    work.mkdir(parents=True)
+    lines = [f"name: {name}", f"seed: {seed}", f"output: {root / name}", f"matches_per_pairing: {matches}", extra]
+    if rules:
+        lines += ["rules:", *(f"  {k}: {str(v).lower() if isinstance(v, bool) else v}" for k, v in rules.items())]
+    lines += ["bots:", *(f'  - {{name: "{b}", cmd: "$PYTHON none.py"}}' for b in bots)]
+    (work / "t.yaml").write_text("\n".join(lines) + "\n")
+    _fill(load_config(work / "t.yaml", check_commands=False))  # in-process bots stand in for none.py
+    shutil.rmtree(work)
     dest = root / name
-    shutil.move(str(out), dest)
-    shutil.rmtree(root / f".work-{name}")
     if versions is not None:
         _set_meta(dest, "identities", {bot: _identity(bot, program) for bot, program in versions.items()})
     if date is not None:
@@ -118,7 +146,7 @@ def test_the_table_says_tournaments_and_when_each_bot_last_played(tmp_path: Path
     text = _arena("rate", league)
     assert text.exit_code == 0, text.output
     lines = text.stdout.splitlines()
-    assert lines[0] == "2 players alone, standard rules; target 21 · 2 tournaments, 12 matches"
+    assert lines[0] == "2 players alone, standard rules; target 21 · 2 tournaments, 24 matches"
     header = lines[2].split()
     assert header[:9] == ["rank", "bot", "elo", "ci95", "los_next", "matches", "w-d-l", "tournaments", "last_played"]
     marta = next(line for line in lines if " marta " in line).split()
@@ -169,12 +197,12 @@ def test_the_same_program_is_one_entry_and_a_changed_one_another(tmp_path: Path)
     assert set(rows) == {old.label, new.label, "luis", "marta"}  # BotIdentity.label: name@short hash
     assert (rows[old.label]["tournaments"], rows[new.label]["tournaments"]) == (2, 1)
     assert rows[new.label]["bot"] == "ana" and rows[new.label]["version"] == new.digest[:7]
-    assert rows[old.label]["matches"] + rows[new.label]["matches"] == 12
+    assert rows[old.label]["matches"] + rows[new.label]["matches"] == rows["luis"]["matches"] == 24
     text = _arena("rate", league)
     assert f"ana: 2 versions ({old.label}, {new.label}); --by-name pools them" in text.stdout
     # --by-name: one entry per name, as the concatenated games would give.
     merged = {row["name"]: row for row in _json(_arena("rate", league, "--by-name", "--format", "json"))}
-    assert set(merged) == {"ana", "luis", "marta"} and merged["ana"]["matches"] == 12
+    assert set(merged) == {"ana", "luis", "marta"} and merged["ana"]["matches"] == 24
     # The anchor names an entry; a name with several versions is ambiguous.
     ambiguous = _arena("rate", league, "--anchor", "ana=100")
     assert ambiguous.exit_code == 2
