@@ -69,7 +69,7 @@ def history_plot_svg(steps: Sequence[tuple[int, str, str]], series: Sequence[Ser
         f'viewBox="0 0 {width} {height}" role="img" aria-label="ratings after each tournament, with 95% intervals">',
         f'<text x="{left}" y="16">Elo after each tournament (the joint fit of every result so far), with 95% intervals</text>',
     ]
-    step = _nice_step((hi - lo) / 6)
+    step = _nice_step((hi - lo) / 8)
     tick = math.ceil(lo / step) * step
     while tick <= hi:
         ty = y(tick)
