@@ -275,7 +275,7 @@ def assign_entries(
     tournaments: Sequence[Tournament], *, by_name: bool = False
 ) -> tuple[dict[tuple[int, str], Entry], list[str]]:
     """Each (tournament index, bot name) -> its entry, and notes on how versions were told
-    apart. ``tournaments`` in date order (a name's versions are numbered in that order)."""
+    apart. ``tournaments`` in date order (a name's versions are listed in that order)."""
     notes: list[str] = []
     if by_name:
         return {(t.index, name): Entry(name, name) for t in tournaments for name in t.bots}, notes
@@ -328,11 +328,13 @@ def assign_entries(
             identity = (t.identities or {}).get(name)
             entry = labels.get((name, key(identity) if identity is not None else None))
             out[t.index, name] = entry if entry is not None else Entry(name, name)
-    taken: dict[str, str] = {}
+    # Two entries under one label would be one bot to the fit: refused, never merged.
+    taken: dict[str, Entry] = {}
     for entry in out.values():
-        other = taken.setdefault(entry.label, entry.name)
-        if other != entry.name:
-            raise LeagueError(f"bots {other!r} and {entry.name!r} would both be listed as {entry.label!r}; rename one")
+        other = taken.setdefault(entry.label, entry)
+        if other != entry:
+            what = f"bots {other.name!r} and {entry.name!r}" if other.name != entry.name else f"two versions of {entry.name!r}"
+            raise LeagueError(f"{what} would both be listed as {entry.label!r}; rename one")
     return out, notes
 
 

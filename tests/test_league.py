@@ -451,3 +451,14 @@ def test_report_on_a_folder_of_results_writes_the_league_page(tmp_path: Path):
     assert 'href="a/report.html"' in page
     assert "Content-Security-Policy" in page
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", page)
+
+
+def test_a_bot_named_like_another_bots_version_is_refused_not_merged(tmp_path: Path):
+    league = tmp_path / "league"
+    label = BotIdentity.from_dict(_identity("ana", "a1")).label
+    _store(league, "t1", versions={"ana": "a1", "luis": "l", "marta": "m"})
+    _store(league, "t2", seed=7, versions={"ana": "a2", "luis": "l", "marta": "m"})
+    # Names in a tournament file cannot hold '@'; in a results file they can.
+    extra = tmp_path / "extra.csv"
+    extra.write_text(f"side_a,side_b,score_a\n{label},luis,1\n")
+    _one_line_exit_2(_arena("rate", league, extra), f"bots 'ana' and '{label}' would both be listed as '{label}'; rename one")
