@@ -12,6 +12,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # plays the whole demo
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
