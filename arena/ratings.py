@@ -676,8 +676,7 @@ def _assemble(
 
     n_components = len({ci for ci, _, _ in clusters})
     notes: list[str] = []
-    if model is Model.PLACKETT_LUCE:
-        notes.append(f"model: {model.description}")
+    notes.append(f"model: {model.description}")
     if n_components > 1:
         notes.append(
             f"the field splits into {n_components} parts that never met (directly or "
