@@ -543,44 +543,60 @@ class BotProcess:
             raise BotFailure(Termination.CRASH, f"bot is gone ({self._dead_reason or 'not started'})")
         if self.log is not None:
             self.log.write(">>", self.seat, self._child.pid, data)
-        view = memoryview(data)
+        try:
+            n = os.write(self._in_fd, data)
+        except BlockingIOError:
+            n = 0
+        except (BrokenPipeError, ConnectionResetError):
+            raise self._gone("(its stdin is closed)") from None
+        if n == len(data):  # the usual case: the pipe had room for all of it
+            return
+        view = memoryview(data)[n:]
         while view:
-            try:
-                n = os.write(self._in_fd, view)
-                view = view[n:]
-                continue
-            except BlockingIOError:
-                pass
-            except (BrokenPipeError, ConnectionResetError):
-                raise self._gone("(its stdin is closed)") from None
             # The pipe is full: the bot is not reading. Wait for room, within the deadline.
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise BotFailure(Termination.TIMEOUT, "bot stopped reading its input (pipe full)")
             self._write_poll.poll(remaining * 1000.0 + 0.5)
+            try:
+                view = view[os.write(self._in_fd, view):]
+            except BlockingIOError:
+                pass
+            except (BrokenPipeError, ConnectionResetError):
+                raise self._gone("(its stdin is closed)") from None
 
     def _read_line(self, deadline: float) -> bytes:
         """The next line from the bot (without its newline), by ``deadline``."""
         lines = self._lines
+        if lines:
+            return lines.popleft()
         limit = self.limits.max_line_bytes
         while not lines:
             if self._dead_reason is not None or self._poll is None:
                 raise BotFailure(Termination.CRASH, f"bot is gone ({self._dead_reason})")
-            # Read first, poll only when nothing is there: the reply has often arrived by the
-            # time the request's write returns, and that saves a system call per decision.
+            # Wait, then read: a read that finds the pipe empty costs more (an exception) than
+            # the wait, and a reply is seldom there the moment its request is written. Whatever
+            # is there is taken, even past the deadline (poll(0) then only looks).
+            remaining = deadline - time.monotonic()
+            if not self._poll.poll(remaining * 1000.0 + 0.5 if remaining > 0 else 0):
+                if remaining <= 0:
+                    raise BotFailure(Termination.TIMEOUT, "no reply before the deadline")
+                continue
             try:
                 chunk = os.read(self._out_fd, _READ_CHUNK)
-            except BlockingIOError:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
+            except BlockingIOError:  # woken for nothing
+                if time.monotonic() > deadline:
                     raise BotFailure(Termination.TIMEOUT, "no reply before the deadline") from None
-                self._poll.poll(remaining * 1000.0 + 0.5)
                 continue
             except OSError as exc:
                 raise self._gone(f"(read error {exc.errno})") from None
             if not chunk:
                 raise self._gone("")
             buf = self._buf
+            if not buf and chunk.find(b"\n") == len(chunk) - 1:  # the usual case: one whole line
+                if len(chunk) > limit + 1:
+                    self._oversized(len(chunk) - 1)
+                return chunk[:-1]
             start = 0
             while True:
                 end = chunk.find(b"\n", start)
@@ -704,14 +720,17 @@ class BotProcess:
         id is ``wrong_id``. On timeout the request is abandoned.
         """
         request_id = self._next_id
-        self._next_id += 1
+        self._next_id = request_id + 1
         self.last_request_id = request_id
         time_ms = move_ms + bank_ms
         data = request_line(request_id, time_ms, bank_ms, view, legal)
-        if self._pending:
-            data = b"".join(self._pending) + data
+        pending = self._pending
+        if pending:
+            pending.append(data)
+            data = b"".join(pending)
             self._pending = []
-        start = time.monotonic()
+        monotonic = time.monotonic
+        start = monotonic()
         deadline = start + (time_ms + self.limits.grace_ms) / 1000
         try:
             self._write(data, deadline)
@@ -720,7 +739,7 @@ class BotProcess:
             while True:
                 reply: MoveReply = parse_move(self._next_reply(deadline))
                 if reply.id == request_id:
-                    return request_id, reply.move, time.monotonic() - start
+                    return request_id, reply.move, monotonic() - start
                 if reply.id in self._abandoned:
                     # The late answer to a request that timed out: harmless, unless the bot
                     # streams them to hold the arena past the deadline.
