@@ -50,12 +50,14 @@ from arena.protocol import (
     encode,
     parse_move,
     parse_ready,
+    quick_reply,
     request_line,
     timeout_line,
 )
 from arena.resources import ResourceLimits, Usage
 
 _READ_CHUNK = 1 << 16
+_monotonic = time.monotonic
 _SHELL_CHARS = set("|&;<>()$`*?~\n")
 _LOGGED_BLANKS = 10  # blank lines written to the conversation log per reply, the rest counted
 _EXIT_NEWS_S = 0.25  # how long a bot's closed stdout waits for the news of its exit
@@ -568,59 +570,61 @@ class BotProcess:
     def _read_line(self, deadline: float) -> bytes:
         """The next line from the bot (without its newline), by ``deadline``."""
         lines = self._lines
-        if lines:
-            return lines.popleft()
-        limit = self.limits.max_line_bytes
         while not lines:
             if self._dead_reason is not None or self._poll is None:
                 raise BotFailure(Termination.CRASH, f"bot is gone ({self._dead_reason})")
             # Wait, then read: a read that finds the pipe empty costs more (an exception) than
             # the wait, and a reply is seldom there the moment its request is written. Whatever
             # is there is taken, even past the deadline (poll(0) then only looks).
-            remaining = deadline - time.monotonic()
+            remaining = deadline - _monotonic()
             if not self._poll.poll(remaining * 1000.0 + 0.5 if remaining > 0 else 0):
                 if remaining <= 0:
                     raise BotFailure(Termination.TIMEOUT, "no reply before the deadline")
                 continue
-            try:
-                chunk = os.read(self._out_fd, _READ_CHUNK)
-            except BlockingIOError:  # woken for nothing
-                if time.monotonic() > deadline:
-                    raise BotFailure(Termination.TIMEOUT, "no reply before the deadline") from None
-                continue
-            except OSError as exc:
-                raise self._gone(f"(read error {exc.errno})") from None
-            if not chunk:
-                raise self._gone("")
-            buf = self._buf
-            if not buf and chunk.find(b"\n") == len(chunk) - 1:  # the usual case: one whole line
-                if len(chunk) > limit + 1:
-                    self._oversized(len(chunk) - 1)
-                return chunk[:-1]
-            start = 0
-            while True:
-                end = chunk.find(b"\n", start)
-                if end < 0:
-                    break
-                if buf:
-                    buf += chunk[start:end]
-                    line = bytes(buf)
-                    buf.clear()
-                else:
-                    line = chunk[start:end]
-                if len(line) > limit:
-                    self._oversized(len(line))
-                lines.append(line)
-                start = end + 1
-            if start < len(chunk):
-                buf += chunk[start:]
-                if len(buf) > limit:
-                    self._oversized(len(buf), partial=True)
-                # An unfinished line that keeps coming in small pieces never waits on poll:
-                # the deadline is checked here too.
-                if not lines and time.monotonic() > deadline:
-                    raise BotFailure(Termination.TIMEOUT, f"no reply before the deadline ({len(buf)} bytes, no newline)")
+            self._take_chunk(self._read_chunk(), deadline)
         return lines.popleft()
+
+    def _read_chunk(self) -> bytes:
+        """What the bot has written, once poll said there is something (b"" for nothing yet)."""
+        try:
+            chunk = os.read(self._out_fd, _READ_CHUNK)
+        except BlockingIOError:  # woken for nothing
+            return b""
+        except OSError as exc:
+            raise self._gone(f"(read error {exc.errno})") from None
+        if not chunk:
+            raise self._gone("")
+        return chunk
+
+    def _take_chunk(self, chunk: bytes, deadline: float) -> None:
+        """Split what was read into whole lines (``_lines``) and the start of the next (``_buf``),
+        refusing a line over the limit as soon as it is, and an unfinished line past the
+        deadline (one that keeps coming in small pieces never waits on poll)."""
+        buf = self._buf
+        lines = self._lines
+        limit = self.limits.max_line_bytes
+        start = 0
+        while True:
+            end = chunk.find(b"\n", start)
+            if end < 0:
+                break
+            if buf:
+                buf += chunk[start:end]
+                line = bytes(buf)
+                buf.clear()
+            else:
+                line = chunk[start:end]
+            if len(line) > limit:
+                self._oversized(len(line))
+            lines.append(line)
+            start = end + 1
+        if start < len(chunk):
+            buf += chunk[start:]
+            if len(buf) > limit:
+                self._oversized(len(buf), partial=True)
+        if not lines and _monotonic() > deadline:
+            detail = f" ({len(buf)} bytes, no newline)" if buf else ""
+            raise BotFailure(Termination.TIMEOUT, f"no reply before the deadline{detail}")
 
     def _oversized(self, size: int, partial: bool = False) -> None:
         self._buf = bytearray()
@@ -729,21 +733,36 @@ class BotProcess:
             pending.append(data)
             data = b"".join(pending)
             self._pending = []
-        monotonic = time.monotonic
-        start = monotonic()
+        start = _monotonic()
         deadline = start + (time_ms + self.limits.grace_ms) / 1000
         try:
             self._write(data, deadline)
             if idle is not None:
                 idle()
+            poll = self._poll
+            if poll is not None and not self._lines and not self._buf and self.log is None:
+                # The usual reply, taken here at once: the bot's only output since the request,
+                # one line in the canonical shape with this request's id and a legal move.
+                # Anything else (blank lines, several lines, a late reply, a line in pieces, a
+                # log to write) goes through the general path below.
+                remaining = deadline - _monotonic()
+                if poll.poll(remaining * 1000.0 + 0.5 if remaining > 0 else 0):
+                    try:
+                        chunk = os.read(self._out_fd, _READ_CHUNK)
+                    except OSError:  # nothing after all, or an error: the general path says which
+                        chunk = b""
+                    move = quick_reply(chunk, request_id, legal)
+                    if move is not None:
+                        return request_id, move, _monotonic() - start
+                    self._take_chunk(chunk, deadline)
             while True:
                 reply: MoveReply = parse_move(self._next_reply(deadline))
                 if reply.id == request_id:
-                    return request_id, reply.move, monotonic() - start
+                    return request_id, reply.move, _monotonic() - start
                 if reply.id in self._abandoned:
                     # The late answer to a request that timed out: harmless, unless the bot
                     # streams them to hold the arena past the deadline.
-                    if time.monotonic() > deadline:
+                    if _monotonic() > deadline:
                         raise BotFailure(Termination.TIMEOUT, "late replies until the deadline")
                     continue
                 raise BotFailure(Termination.WRONG_ID, f"reply id {reply.id}, expected {request_id} (move {reply.move!r})")

@@ -20,7 +20,6 @@ from arena.moves import Move, MoveKind
 PROTOCOL_VERSION = 1
 DEFAULT_MAX_LINE_BYTES = 65536
 
-_new_tuple = tuple.__new__
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _loads = json.loads
 
@@ -134,8 +133,16 @@ _SEP = '","'
 
 
 def card_list(cards: Sequence[Any]) -> str:
-    """The cards as the inside of a JSON list: ``"5e","12c"``, empty for none."""
-    return f'"{_SEP.join(map(_card_text, cards))}"' if cards else ""
+    """The cards as the inside of a JSON list: ``"5e","12c"``, empty for none. A hand holds at
+    most three cards: those lists are written out, without a join."""
+    n = len(cards)
+    if n == 1:
+        return f'"{_card_text(cards[0])}"'
+    if n == 2:
+        return f'"{_card_text(cards[0])}","{_card_text(cards[1])}"'
+    if n == 3:
+        return f'"{_card_text(cards[0])}","{_card_text(cards[1])}","{_card_text(cards[2])}"'
+    return f'"{_SEP.join(map(_card_text, cards))}"' if n else ""
 
 
 def cards_json(cards: Sequence[Any]) -> str:
@@ -197,9 +204,16 @@ def request_line(request_id: int, time_ms: int, bank_ms: int, view: Mapping[str,
     """A request; ``view`` is a mapping, or its JSON text already built by the caller."""
     if not isinstance(view, str):
         view = _dumps(view)
+    times = _TIMES.get((time_ms, bank_ms))
+    if times is None:  # a bot's times change only when it spends its bank
+        if len(_TIMES) > 10_000:
+            _TIMES.clear()
+        times = _TIMES[time_ms, bank_ms] = f'"time_ms":{time_ms:d},"bank_ms":{bank_ms:d}'
     legal_json = f'["{_SEP.join(legal)}"]' if legal else "[]"
-    return (f'{{"type":"request","id":{request_id},"time_ms":{time_ms},"bank_ms":{bank_ms},'
-            f'"view":{view},"legal":{legal_json}}}\n').encode()
+    return f'{{"type":"request","id":{request_id},{times},"view":{view},"legal":{legal_json}}}\n'.encode()
+
+
+_TIMES: dict[tuple[int, int], str] = {}
 
 
 def timeout_line(request_id: int, move: str) -> bytes:
@@ -247,6 +261,21 @@ def parse_ready(line: bytes) -> Ready:
 _CANONICAL_MOVE = re.compile(rb'\{"type": ?"move", ?"id": ?(0|[1-9][0-9]{0,17}), ?"move": ?"([0-9a-z +]{1,60})"\}\r?')
 
 
+def quick_reply(chunk: bytes, request_id: int, legal: Sequence[str]) -> str | None:
+    """The move when ``chunk`` is exactly one line ``{"type":"move","id":N,"move":"M"}`` and its
+    newline, with N ``request_id`` and M one of ``legal``: what ``parse_move`` would read, found
+    without a parser. Move texts never need escaping, so the bytes are the text, and hold no
+    newline: the line's is the chunk's only one. None for anything else (``parse_move`` then
+    judges it)."""
+    head = b'{"type":"move","id":%d,"move":"' % request_id
+    cut = len(head)
+    if chunk[:cut] == head and chunk[-3:] == b'"}\n':
+        move = chunk[cut:-3].decode("latin-1")
+        if move in legal:
+            return move
+    return None
+
+
 def parse_move(line: bytes) -> MoveReply:
     """The answer to a request: ``{"type":"move","id":N,"move":"..."}``.
 
@@ -255,10 +284,7 @@ def parse_move(line: bytes) -> MoveReply:
     """
     fast = _CANONICAL_MOVE.fullmatch(line)
     if fast is not None:
-        request_id, move_bytes = fast.groups()
-        # tuple.__new__: the named tuple's own constructor is a Python function, and this is
-        # every decision's path.
-        return _new_tuple(MoveReply, (int(request_id), move_bytes.decode()))
+        return MoveReply(int(fast.group(1)), fast.group(2).decode())
     obj = parse_object(line)
     if obj.get("type") != "move":
         raise BotFailure(Termination.MALFORMED, f'expected {{"type":"move",...}}, got {_show(line)}')

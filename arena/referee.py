@@ -15,8 +15,9 @@ from typing import Any, Protocol
 
 from arena.botproc import Limits
 from arena.errors import ArenaError, MoveParseError
+from arena.events import Play
 from arena.game import MatchState
-from arena.moves import Move
+from arena.moves import PASS, Move
 from arena.protocol import (
     BotFailure,
     Ready,
@@ -138,10 +139,11 @@ def _view(state: MatchState, seat: int, side: int) -> dict[str, Any]:
     }
 
 
+_N = tuple(str(n) for n in range(41))  # hand sizes as text, without formatting an int each time
 _SIZES: dict[int, Callable[[Sequence[Sequence[Any]]], str]] = {
-    2: lambda h: f"{len(h[0])},{len(h[1])}",
-    3: lambda h: f"{len(h[0])},{len(h[1])},{len(h[2])}",
-    4: lambda h: f"{len(h[0])},{len(h[1])},{len(h[2])},{len(h[3])}",
+    2: lambda h: f"{_N[len(h[0])]},{_N[len(h[1])]}",
+    3: lambda h: f"{_N[len(h[0])]},{_N[len(h[1])]},{_N[len(h[2])]}",
+    4: lambda h: f"{_N[len(h[0])]},{_N[len(h[1])]},{_N[len(h[2])]},{_N[len(h[3])]}",
 }
 
 
@@ -193,6 +195,9 @@ def _event_entry(event: Any, t_ms: float) -> dict[str, Any]:
 
 
 _new_tuple = tuple.__new__
+# (seat, move text) -> the line of that play's event, its card's text and its taken cards'
+_PLAYS: dict[tuple[int, str], tuple[bytes, str, tuple[str, ...]]] = {}
+_PLAYS_KEPT = 50_000
 
 
 def play_match(
@@ -226,12 +231,33 @@ def play_match(
     sent = 0  # events of ``log`` sent to the bots and recorded
     queues = [bot.queue for bot in bots]
 
-    def dispatch(t_ms: float) -> None:
+    def dispatch(t_ms: float, seat: int = -1, text: str = "", move: Move = PASS) -> None:
         """Queue the new events for the seats that may see them (sent with their next write),
-        each encoded once, and record them with ``t_ms``: the time of the move that made them."""
+        each encoded once, and record them with ``t_ms``: the time of the move that made them,
+        ``move``, played by ``seat`` as ``text``."""
         nonlocal sent
         new = log[sent:]
         sent += len(new)
+        play = new[0]
+        if isinstance(play, Play) and play.seat == seat and play.card is move[1] and play.take == move[2]:
+            # The play of the move: its line and its cards' texts are the same every time that
+            # seat makes that move, so they are made once (per process).
+            known = _PLAYS.get((seat, text))
+            if known is None:
+                if len(_PLAYS) > _PLAYS_KEPT:
+                    _PLAYS.clear()
+                known = _PLAYS[seat, text] = (core_event_line(play), _card_text(play.card),
+                                              tuple(map(_card_text, play.take)))
+            line, card, take = known
+            for queue in queues:
+                queue(line)
+            data = {"type": "play", "seat": seat, "card": card, "take": [*take], "t_ms": t_ms}
+            events.append(data)
+            if observer is not None:
+                observer("event", data)
+            if len(new) == 1:
+                return
+            new = new[1:]
         for event in new:
             line = core_event_line(event)
             audience = event.audience
@@ -328,7 +354,7 @@ def play_match(
             observer("move", entry.to_dict())
         state.apply(chosen)
         if len(log) != sent:
-            dispatch(t_ms)
+            dispatch(t_ms, seat, text, chosen)
 
     end = state.result
     if end is not None:
