@@ -57,6 +57,7 @@ from arena.protocol import (
 from arena.resources import ResourceLimits, Usage
 
 _READ_CHUNK = 1 << 16
+_REPLY_CHUNK = 256  # a reply fits; so small a read costs less to allocate than a whole chunk
 _monotonic = time.monotonic
 _SHELL_CHARS = set("|&;<>()$`*?~\n")
 _LOGGED_BLANKS = 10  # blank lines written to the conversation log per reply, the rest counted
@@ -748,7 +749,7 @@ class BotProcess:
                 remaining = deadline - _monotonic()
                 if poll.poll(remaining * 1000.0 + 0.5 if remaining > 0 else 0):
                     try:
-                        chunk = os.read(self._out_fd, _READ_CHUNK)
+                        chunk = os.read(self._out_fd, _REPLY_CHUNK)
                     except OSError:  # nothing after all, or an error: the general path says which
                         chunk = b""
                     move = quick_reply(chunk, request_id, legal)

@@ -174,29 +174,45 @@ def texts_json(texts: Sequence[str]) -> str:
 
 # Lines as f-strings: compiled once, they are built twice as fast as a %-format. The numbers
 # are the core's ints (never bools), which print as JSON does.
-def core_event_line(event: Any) -> bytes:
-    """The event line for a rules-core event; byte for byte ``event_line(event.to_dict())``."""
+def core_event_out(event: Any) -> tuple[bytes, dict[str, Any]]:
+    """A rules-core event's line and its JSON object: byte for byte
+    ``event_line(event.to_dict())``, and equal to ``event.to_dict()`` (keys in its order). The
+    events of every decision are built here from the cards' texts, each text made once."""
     kind = event.kind
     if kind == "play" or kind == "renuncio":
+        seat = event.seat
+        card = _card_text(event.card)
         take = event.take
         if not take:  # a trail: most plays
-            return (f'{{"type":"event","event":{{"type":"{kind}","seat":{event.seat},'
-                    f'"card":"{_card_text(event.card)}","take":[]}}}}\n').encode()
-        return (f'{{"type":"event","event":{{"type":"{kind}","seat":{event.seat},'
-                f'"card":"{_card_text(event.card)}","take":["{_SEP.join(map(_card_text, take))}"]}}}}\n').encode()
+            return ((f'{{"type":"event","event":{{"type":"{kind}","seat":{seat},"card":"{card}","take":[]}}}}\n').encode(),
+                    {"type": kind, "seat": seat, "card": card, "take": []})
+        texts = list(map(_card_text, take))
+        return ((f'{{"type":"event","event":{{"type":"{kind}","seat":{seat},"card":"{card}",'
+                 f'"take":["{_SEP.join(texts)}"]}}}}\n').encode(),
+                {"type": kind, "seat": seat, "card": card, "take": texts})
     if kind == "cards":
-        return (f'{{"type":"event","event":{{"type":"cards","seat":{event.seat},'
-                f'"cards":[{card_list(event.cards)}]}}}}\n').encode()
+        seat = event.seat
+        texts = list(map(_card_text, event.cards))
+        return (f'{{"type":"event","event":{{"type":"cards","seat":{seat},"cards":["{_SEP.join(texts)}"]}}}}\n'.encode(),
+                {"type": kind, "seat": seat, "cards": texts})
     if kind == "deal":
-        return (f'{{"type":"event","event":{{"type":"deal","hand":{event.hand},"round":{event.round},'
-                f'"dealer":{event.dealer},"table":[{card_list(event.table)}],"stock":{event.stock}}}}}\n').encode()
+        texts = list(map(_card_text, event.table))
+        table = f'"{_SEP.join(texts)}"' if texts else ""
+        return ((f'{{"type":"event","event":{{"type":"deal","hand":{event.hand},"round":{event.round},'
+                 f'"dealer":{event.dealer},"table":[{table}],"stock":{event.stock}}}}}\n').encode(),
+                {"type": kind, "hand": event.hand, "round": event.round, "dealer": event.dealer, "table": texts,
+                 "stock": event.stock})
     if kind == "escoba":  # its source is one of the core's own words
-        return (f'{{"type":"event","event":{{"type":"escoba","seat":{event.seat},"side":{event.side},'
-                f'"source":"{event.source}"}}}}\n').encode()
-    if kind == "sweep":
-        side = "null" if event.side is None else f"{event.side}"
-        return f'{{"type":"event","event":{{"type":"sweep","side":{side},"cards":[{card_list(event.cards)}]}}}}\n'.encode()
-    return event_line(event.to_dict())
+        return ((f'{{"type":"event","event":{{"type":"escoba","seat":{event.seat},"side":{event.side},'
+                 f'"source":"{event.source}"}}}}\n').encode(),
+                {"type": kind, "seat": event.seat, "side": event.side, "source": event.source})
+    data: dict[str, Any] = event.to_dict()
+    return event_line(data), data
+
+
+def core_event_line(event: Any) -> bytes:
+    """The event line for a rules-core event; byte for byte ``event_line(event.to_dict())``."""
+    return core_event_out(event)[0]
 
 
 def request_line(request_id: int, time_ms: int, bank_ms: int, view: Mapping[str, Any] | str,

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from operator import attrgetter
 from typing import Any, Protocol
 
 from arena.botproc import Limits
@@ -23,7 +22,7 @@ from arena.protocol import (
     Ready,
     Termination,
     card_list,
-    core_event_line,
+    core_event_out,
     match_over_line,
     match_start,
     move_texts,
@@ -49,7 +48,6 @@ from arena.seeding import Rng, derive_seed
 __all__ = ["FailurePolicy", "LocalBot", "Observer", "Player", "RefereeError", "play_match"]
 
 _MAX_DETAIL = 500
-_card_text: Callable[[Any], str] = attrgetter("_text")
 
 
 class RefereeError(ArenaError, ValueError):
@@ -178,26 +176,10 @@ class _Views:
                 f'{self._middle}{self._sizes(hands)}{self._tail}')
 
 
-def _event_entry(event: Any, t_ms: float) -> dict[str, Any]:
-    """A core event as the record holds it: ``event.to_dict()`` with its time. The events of
-    every decision (plays, dealt cards) are built here without the general method's calls per
-    card; the test beside ``core_event_line``'s holds them equal."""
-    kind = event.kind
-    if kind == "play" or kind == "renuncio":
-        take = event.take
-        return {"type": kind, "seat": event.seat, "card": _card_text(event.card),
-                "take": list(map(_card_text, take)) if take else [], "t_ms": t_ms}
-    if kind == "cards":
-        return {"type": kind, "seat": event.seat, "cards": list(map(_card_text, event.cards)), "t_ms": t_ms}
-    data: dict[str, Any] = event.to_dict()
-    data["t_ms"] = t_ms
-    return data
-
-
 _new_tuple = tuple.__new__
-# (seat, move text) -> the line of that play's event, its card's text and its taken cards'
-_PLAYS: dict[tuple[int, str], tuple[bytes, str, tuple[str, ...]]] = {}
-_PLAYS_KEPT = 50_000
+# seat -> move text -> the line of that play's event, its card's text and its taken cards'
+_PLAYS: dict[int, dict[str, tuple[bytes, str, tuple[str, ...]]]] = {}
+_PLAYS_KEPT = 20_000
 
 
 def play_match(
@@ -230,24 +212,25 @@ def play_match(
     log = state.events  # the core appends every event of the match here
     sent = 0  # events of ``log`` sent to the bots and recorded
     queues = [bot.queue for bot in bots]
+    plays = [_PLAYS.setdefault(seat, {}) for seat in range(players)]
 
     def dispatch(t_ms: float, seat: int = -1, text: str = "", move: Move = PASS) -> None:
         """Queue the new events for the seats that may see them (sent with their next write),
         each encoded once, and record them with ``t_ms``: the time of the move that made them,
         ``move``, played by ``seat`` as ``text``."""
         nonlocal sent
-        new = log[sent:]
-        sent += len(new)
-        play = new[0]
+        i = sent
+        end = sent = len(log)
+        play = log[i]
         if isinstance(play, Play) and play.seat == seat and play.card is move[1] and play.take == move[2]:
             # The play of the move: its line and its cards' texts are the same every time that
             # seat makes that move, so they are made once (per process).
-            known = _PLAYS.get((seat, text))
+            known = plays[seat].get(text)
             if known is None:
-                if len(_PLAYS) > _PLAYS_KEPT:
-                    _PLAYS.clear()
-                known = _PLAYS[seat, text] = (core_event_line(play), _card_text(play.card),
-                                              tuple(map(_card_text, play.take)))
+                if len(plays[seat]) > _PLAYS_KEPT:
+                    plays[seat].clear()
+                line, data = core_event_out(play)
+                known = plays[seat][text] = (line, data["card"], tuple(data["take"]))
             line, card, take = known
             for queue in queues:
                 queue(line)
@@ -255,18 +238,18 @@ def play_match(
             events.append(data)
             if observer is not None:
                 observer("event", data)
-            if len(new) == 1:
-                return
-            new = new[1:]
-        for event in new:
-            line = core_event_line(event)
+            i += 1
+        while i < end:
+            event = log[i]
+            i += 1
+            line, data = core_event_out(event)
+            data["t_ms"] = t_ms
             audience = event.audience
             if audience is None:
                 for queue in queues:
                     queue(line)
             else:
                 queues[audience](line)
-            data = _event_entry(event, t_ms)
             events.append(data)
             if observer is not None:
                 observer("event", data)

@@ -82,8 +82,8 @@ def test_hand_built_lines_equal_the_json_encoder():
     from arena.cards import Card
     from arena.events import Sweep
     from arena.game import MatchState
-    from arena.protocol import core_event_line, move_texts, request_line
-    from arena.referee import _event_entry, _view, _Views
+    from arena.protocol import core_event_line, core_event_out, move_texts, request_line
+    from arena.referee import _view, _Views
     from arena.rules import Rules, Seating
     from arena.seeding import Rng
 
@@ -106,8 +106,9 @@ def test_hand_built_lines_equal_the_json_encoder():
         for event in [*state.events, Sweep(None, ()), Sweep(None, (Card.parse("7o"),))]:
             kinds.add(event.kind)
             assert core_event_line(event) == event_line(event.to_dict())
-            assert _event_entry(event, 1.5) == {**event.to_dict(), "t_ms": 1.5}
-            assert list(_event_entry(event, 1.5)) == [*event.to_dict(), "t_ms"]  # the same key order too
+            line, data = core_event_out(event)
+            assert line == event_line(event.to_dict()) and data == event.to_dict()
+            assert list(data) == list(event.to_dict())  # the same key order too
     assert kinds == {"deal", "cards", "play", "renuncio", "escoba", "escoba_en_mano", "initial_capture", "sweep",
                      "hand_score", "match_end"}
 
