@@ -1,15 +1,22 @@
 """Harness overhead: the arena's wall time per decision against a raw pipe round trip.
 
-    python benchmarks/harness.py [--matches N] [--roundtrips N]
+    python benchmarks/harness.py [--matches N] [--roundtrips N] [--rounds N]
 
 1. Raw: one JSON request line written to the trivial compiled bot (bots/c/firstmove.c) and
-   its reply read back, on the bare pipe, with nothing else (median of several batches).
+   its reply read back, on the bare pipe, with nothing else.
 2. Arena: full 1v1 matches between two such bots through ``play_match`` (events, views,
-   legal moves, checks, the record); wall time divided by the number of decisions.
+   legal moves, checks, the record, each bot's usage); wall time divided by the number of
+   decisions.
 
-The last line is ``overhead: X.XX`` = arena time per decision / raw round trip, both with
-the default scheduling (no CPU pinning); a line before gives the same two figures with the
-arena and the bots pinned to one CPU (``arena play --cpu``).
+Raw and arena batches alternate (``--rounds`` of each), so that a change in the machine's load
+touches both alike; each figure is the median of its batches. Printed:
+
+- ``breakdown``: the rules core alone and the referee with in-process bots (no pipe, no
+  process), per decision;
+- ``pinned``: the arena and its bots on one CPU (``arena play --cpu``), where each hand-over is
+  a local context switch: raw, arena, and their difference, the arena's own cost per decision
+  (the median of the rounds' differences);
+- unpinned (the default scheduling): raw and arena, and last ``overhead: X.XX``, arena / raw.
 """
 
 from __future__ import annotations
@@ -50,53 +57,76 @@ def typical_request() -> bytes:
     return request_line(1, 2000, 0, _view(state, seat, seat), legal)
 
 
-def raw_round_trip(binary: Path, count: int, batches: int = 5, cpu: int | None = None) -> float:
-    """Seconds per request/reply on the bare pipe (median of ``batches``)."""
-    pin = (lambda: os.sched_setaffinity(0, {cpu})) if cpu is not None else None
-    proc = subprocess.Popen([str(binary)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, preexec_fn=pin)
-    fin, fout = proc.stdin.fileno(), proc.stdout.fileno()
-    line = typical_request()
-    write, read = os.write, os.read
-    results = []
-    try:
-        write(fin, b'{"type":"hello","protocol":1}\n')
-        read(fout, 4096)
-        for _ in range(batches):
-            start = time.perf_counter()
-            for _ in range(count):
-                write(fin, line)
-                reply = read(fout, 4096)
-                while not reply.endswith(b"\n"):
-                    reply += read(fout, 4096)
-            results.append((time.perf_counter() - start) / count)
-    finally:
-        proc.stdin.close()
-        proc.wait()
-    return statistics.median(results)
+class RawPipe:
+    """The trivial bot on a bare pipe: nothing between the request and its reply."""
+
+    def __init__(self, binary: Path, cpu: int | None = None) -> None:
+        pin = (lambda: os.sched_setaffinity(0, {cpu})) if cpu is not None else None
+        self.proc = subprocess.Popen([str(binary)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0,
+                                     preexec_fn=pin)
+        self.fin, self.fout = self.proc.stdin.fileno(), self.proc.stdout.fileno()  # type: ignore[union-attr]
+        self.line = typical_request()
+        os.write(self.fin, b'{"type":"hello","protocol":1}\n')
+        os.read(self.fout, 4096)
+
+    def per_trip(self, count: int) -> float:
+        """Seconds per request and reply, over ``count`` of them."""
+        write, read, fin, fout, line = os.write, os.read, self.fin, self.fout, self.line
+        start = time.perf_counter()
+        for _ in range(count):
+            write(fin, line)
+            reply = read(fout, 4096)
+            while not reply.endswith(b"\n"):
+                reply += read(fout, 4096)
+        return (time.perf_counter() - start) / count
+
+    def close(self) -> None:
+        self.proc.stdin.close()  # type: ignore[union-attr]
+        self.proc.wait()
 
 
-def arena_per_decision(binary: Path, matches: int, batches: int = 5, cpu: int | None = None) -> tuple[float, int]:
-    """Seconds of arena wall time per decision in full matches (median of ``batches``)."""
-    spec = BotSpec(name="firstmove", cmd=(str(binary),), limits=Limits())
-    cpus = None if cpu is None else [cpu]
-    bots = [BotProcess(spec, cpus=cpus), BotProcess(spec, cpus=cpus)]
-    rules, seating = Rules(), Seating.alone(2)
-    results = []
-    total = 0
+class ArenaMatches:
+    """Two trivial bots playing full matches through the referee."""
+
+    def __init__(self, binary: Path, cpu: int | None = None) -> None:
+        spec = BotSpec(name="firstmove", cmd=(str(binary),), limits=Limits())
+        cpus = None if cpu is None else [cpu]
+        self.bots = [BotProcess(spec, cpus=cpus), BotProcess(spec, cpus=cpus)]
+        self.rules, self.seating = Rules(), Seating.alone(2)
+        self.seed = 0
+        play_match(self.bots, self.rules, self.seating, seed=10**9)  # start the processes, warm the caches
+
+    def per_decision(self, matches: int) -> tuple[float, int]:
+        """Seconds per decision over ``matches`` matches, and the number of decisions."""
+        decisions = 0
+        start = time.perf_counter()
+        for _ in range(matches):
+            record = play_match(self.bots, self.rules, self.seating, seed=self.seed)
+            self.seed += 1
+            decisions += len(record.moves)
+        return (time.perf_counter() - start) / decisions, decisions
+
+    def close(self) -> None:
+        for bot in self.bots:
+            bot.close()
+
+
+def interleaved(binary: Path, matches: int, roundtrips: int, rounds: int,
+                cpu: int | None = None) -> tuple[list[float], list[float], int]:
+    """``rounds`` raw batches and arena batches, alternating: the seconds per trip and per
+    decision of each, and the number of decisions played."""
+    raw, arena = RawPipe(binary, cpu), ArenaMatches(binary, cpu)
+    raws, arenas, total = [], [], 0
     try:
-        play_match(bots, rules, seating, seed=0)  # start the processes, warm the caches
-        for b in range(batches):
-            decisions = 0
-            start = time.perf_counter()
-            for i in range(matches):
-                record = play_match(bots, rules, seating, seed=1000 * b + i)
-                decisions += len(record.moves)
-            results.append((time.perf_counter() - start) / decisions)
+        for _ in range(rounds):
+            raws.append(raw.per_trip(roundtrips))
+            per, decisions = arena.per_decision(matches)
+            arenas.append(per)
             total += decisions
     finally:
-        for bot in bots:
-            bot.close()
-    return statistics.median(results), total
+        raw.close()
+        arena.close()
+    return raws, arenas, total
 
 
 def in_process_per_decision(matches: int) -> tuple[float, float]:
@@ -121,27 +151,29 @@ def in_process_per_decision(matches: int) -> tuple[float, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--matches", type=int, default=20, help="matches per batch")
-    parser.add_argument("--roundtrips", type=int, default=5000, help="raw round trips per batch")
+    parser.add_argument("--matches", type=int, default=20, help="matches per arena batch")
+    parser.add_argument("--roundtrips", type=int, default=5000, help="round trips per raw batch")
+    parser.add_argument("--rounds", type=int, default=5, help="raw and arena batches of each kind, alternating")
     args = parser.parse_args()
     binary = build_bot()
     core, local = in_process_per_decision(args.matches * 5)
     print(f"breakdown: rules core alone {core * 1e6:.1f} us per decision; "
           f"referee with in-process bots {local * 1e6:.1f} us per decision")
-    # Everything on one CPU (arena --cpu): hand-overs are local context switches.
+    # Everything on one CPU (arena --cpu): hand-overs are local context switches, and the
+    # difference is what the arena itself costs a decision.
     allowed = os.sched_getaffinity(0)
     cpu = min(allowed)
     os.sched_setaffinity(0, {cpu})
     try:
-        raw_pinned = raw_round_trip(binary, args.roundtrips, cpu=cpu)
-        arena_pinned, _ = arena_per_decision(binary, args.matches, cpu=cpu)
+        raws, arenas, decisions = interleaved(binary, args.matches, args.roundtrips, args.rounds, cpu)
     finally:
         os.sched_setaffinity(0, allowed)
-    print(f"pinned to CPU {cpu} (arena and bots): raw round trip {raw_pinned * 1e6:.1f} us, "
-          f"arena {arena_pinned * 1e6:.1f} us per decision, ratio {arena_pinned / raw_pinned:.2f}")
+    own = statistics.median(a - r for a, r in zip(arenas, raws, strict=True))
+    print(f"pinned: raw {statistics.median(raws) * 1e6:.1f} us, arena {statistics.median(arenas) * 1e6:.1f} us, "
+          f"overhead {own * 1e6:.1f} us per decision (arena and bots on CPU {cpu}; {decisions} decisions)")
     # The default: no pinning. This is the figure the last line reports.
-    raw = raw_round_trip(binary, args.roundtrips)
-    arena, decisions = arena_per_decision(binary, args.matches)
+    raws, arenas, decisions = interleaved(binary, args.matches, args.roundtrips, args.rounds)
+    raw, arena = statistics.median(raws), statistics.median(arenas)
     print(f"raw round trip: {raw * 1e6:.1f} us per JSON line through a pipe to {binary.name}")
     print(f"arena: {arena * 1e6:.1f} us per decision ({decisions} decisions in full 1v1 matches)")
     print(f"overhead: {arena / raw:.2f}")
