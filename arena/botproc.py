@@ -55,6 +55,7 @@ from arena.protocol import (
     timeout_line,
 )
 from arena.resources import ResourceLimits, Usage
+from arena.safe_files import open_log
 
 _READ_CHUNK = 1 << 16
 _REPLY_CHUNK = 256  # a reply fits; so small a read costs less to allocate than a whole chunk
@@ -228,12 +229,15 @@ class ConversationLog:
 
 
 def _open_log(path: Path | None) -> int:
-    """The stderr log opened for appending, never through a link; -1 if it cannot be."""
+    """The stderr log opened for appending, never written through a link (a symbolic or hard
+    link planted at its name is replaced; a linked logs folder is refused); -1 if it cannot
+    be opened, and the bot's stderr is then read and dropped."""
     if path is None:
         return -1
     try:
-        return os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-    except OSError:
+        with open_log(path) as log:
+            return os.dup(log.fileno())
+    except (OSError, ArenaError):
         return -1
 
 

@@ -16,6 +16,7 @@ from typing import Any
 import typer
 
 from arena.cli_edge import ArenaCommand, ArenaGroup
+from arena.cli_export import export
 from arena.cli_play import check_bot, play
 from arena.cli_rate import rate
 from arena.cli_replay import replay_cmd, report_cmd, verify_cmd
@@ -42,13 +43,14 @@ def _command(name: str, function: Callable[..., Any], summary: str) -> None:
 
 _command("run", run, "Play a tournament from a YAML file, or resume it.")
 _command("table", table, "Print the standings and crosstable of a results folder.")
-_command("report", report_cmd, "Write a tournament's report page, with a verified replay page per match.")
+_command("report", report_cmd, "Write a tournament's report page (a verified replay per match), or a league's page.")
 _command("replay", replay_cmd, "Replay a logged match in the terminal, or as an HTML page.")
 _command("play", play, "Play one match between bot commands and show it as it goes.")
 _command("check-bot", check_bot, "Check that a bot follows the protocol: PASS or FAIL.")
-_command("rate", rate, "Fit Elo-scale ratings to a CSV of match results.")
+_command("rate", rate, "Fit Elo-scale ratings to results files, or to results folders as a league.")
 _command("verify", verify_cmd, "Re-play every game record and check it ends as recorded.")
 _command("validate", validate, "Check a tournament file and print its schedule.")
+_command("export", export, "Export a results folder's matches or game records for other tools.")
 
 
 def main() -> None:

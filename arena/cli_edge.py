@@ -33,6 +33,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from arena.errors import ArenaError, ExitCode
+from arena.printable import printable, printable_lines
 
 # Signals that stop a command as Ctrl-C does.
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
@@ -143,20 +144,21 @@ def _saved_at(path: Path | None) -> str:
 
 def report_arena_error(exc: ArenaError) -> int:
     """Print ``exc`` as ``error: ...`` (and its hint, when it has one); returns its exit code."""
-    line = f"error: {one_line(str(exc), 2000)}"
+    # Escaped: the message may quote a bot's name or move, a file's text (arena/printable.py).
+    line = f"error: {printable(one_line(str(exc), 2000))}"
     remote = getattr(exc, "remote_traceback", None)
     if remote:
         line += f" ({_saved_at(save_traceback(remote))})"
     say(line)
     if exc.hint:
-        say(exc.hint)
+        say(printable_lines(exc.hint))
     return int(exc.exit_code)
 
 
 def report_internal_error(exc: BaseException) -> int:
     """A bug: one line naming it, and the file its traceback went to."""
     path = save_traceback("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
-    say(f"error: internal error: {type(exc).__name__}: {one_line(str(exc))}; this is a bug in the arena, "
+    say(f"error: internal error: {type(exc).__name__}: {printable(one_line(str(exc)))}; this is a bug in the arena, "
         f"please report it; {_saved_at(path)}")
     return int(ExitCode.INTERNAL)
 

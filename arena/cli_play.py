@@ -18,7 +18,7 @@ from arena.conformance import Step
 from arena.conformance import check_bot as run_conformance
 from arena.errors import ExitCode, InputError, WriteError
 from arena.protocol import Termination
-from arena.record import GameRecord
+from arena.record import EndReason, GameRecord
 from arena.referee import FailurePolicy, play_match
 from arena.rules import Rules, Seating
 
@@ -107,7 +107,8 @@ class _Printer:
         if t == "deal":
             if item["round"] == 0:
                 self.table = list(item["table"])
-                self.echo(f"hand {item['hand']}: dealer seat {item['dealer']}, table {' '.join(self.table)}")
+                # Hands are numbered from 1 for people, as arena replay numbers them (the record counts from 0).
+                self.echo(f"hand {item['hand'] + 1}: dealer seat {item['dealer']}, table {' '.join(self.table)}")
         elif t == "initial_capture":
             for c in item["cards"]:
                 self.table.remove(c)
@@ -136,7 +137,26 @@ class _Printer:
         elif t == "hand_score":
             points = ", ".join(str(p) for p in item["points"])
             totals = "-".join(str(p) for p in item["totals"])
-            self.echo(f"hand {item['hand']} points: {points}; match {totals}")
+            self.echo(f"hand {item['hand'] + 1} points: {points}; match {totals}")
+
+
+def _hands(count: int) -> str:
+    return f"{count} hand{'' if count == 1 else 's'}"
+
+
+def _result_line(record: GameRecord, printer: _Printer) -> str:
+    """``side 0 (greedy) wins 21-9 (target, 5 hands)``; a forfeit names the hand it came in
+    and counts the hands played before it."""
+    result = record.result
+    scores = "-".join(map(str, result.scores))
+    forfeit = result.reason is EndReason.FORFEIT
+    if result.winner is not None:
+        head = f"{printer.side_name(result.winner)} wins"
+    else:
+        head = "no winner" if forfeit else "draw"
+    if forfeit:
+        return f"{head} {scores} (forfeit in hand {result.hands}, {_hands(result.hands - 1)} played)"
+    return f"{head} {scores} ({result.reason}, {_hands(result.hands)})"
 
 
 def _summary(record: GameRecord, seating: Seating) -> dict[str, Any]:
@@ -221,15 +241,7 @@ def play(
     if as_json:
         typer.echo(json.dumps(summary))
         return
-    result = game.result
-    scores = "-".join(map(str, result.scores))
-    if result.winner is None:
-        typer.echo(f"result: draw {scores} ({result.reason}, {result.hands} hands)")
-    else:
-        typer.echo(
-            f"result: {_Printer(names, seating, echo).side_name(result.winner)} wins {scores} "
-            f"({result.reason}, {result.hands} hands)"
-        )
+    typer.echo(f"result: {_result_line(game, _Printer(names, seating, echo))}")
     for outcome in game.outcomes:
         if outcome.termination is not Termination.OK or outcome.strikes:
             typer.echo(

@@ -8,21 +8,28 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import select
 import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from arena.cli_edge import Interrupted
-from arena.cli_rate import PriorOption, check_prior
-from arena.errors import ArenaError, ExitCode, InputError, WriteError
+from arena.cli_rate import ByNameOption, MixOption, PriorOption, check_prior, is_league, write_league_report
+from arena.errors import ArenaError, ExitCode, InputError
+from arena.printable import printable
 from arena.record import RecordError
+from arena.safe_files import make_folder, write_text
+from arena.tournament.export import find_record, is_record_lines, iter_record_lines
+
+if TYPE_CHECKING:
+    from arena.tournament.config import TournamentConfig
+    from arena.tournament.schedule import MatchSpec
+    from arena.tournament.store import MatchRow
 
 _STORE_FILE = "results.sqlite"
 _SUITS = ("spanish", "french")
@@ -34,24 +41,42 @@ _KEYS_HELP = "keys: -> n space next | <- p back | up/down hand | g/G start/end |
 
 @dataclass(frozen=True)
 class Source:
-    """One record to check or show: where it came from, and its JSON (or why it could not be read)."""
+    """One record to check or show: where it came from, and its JSON (or why it could not be read).
+
+    From a results store, also what the record must agree with: the store's row for it
+    (``summary``), the tournament the store describes (``config``) and the schedule's match of
+    that id (``spec``; None for a row whose id the schedule does not have)."""
 
     label: str
     record: Any
-    summary: Any = None  # the store's row for it, when there is one
+    summary: MatchRow | None = None
     error: str | None = None
+    config: TournamentConfig | None = None
+    spec: MatchSpec | None = None
+    missing: bool = False  # a match of the schedule that the store does not hold
+
+
+# A game record file larger than this is refused unread: a match to 21 points is about 100 KB,
+# one that reaches the largest hand limit a few MB.
+MAX_RECORD_BYTES = 64 * 1024 * 1024
 
 
 def _read_json(path: Path) -> Any:
     try:
-        with open(path, encoding="utf-8") as fh:
-            return json.load(fh)
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_RECORD_BYTES + 1)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    if len(data) > MAX_RECORD_BYTES:
+        raise InputError(f"{path}: not a game record: larger than {MAX_RECORD_BYTES // (1024 * 1024)} MB")
+    try:
+        return json.loads(data.decode("utf-8"))
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: not a JSON game record ({exc})") from None
     except UnicodeDecodeError:
         raise InputError(f"{path}: not a JSON game record (not UTF-8 text)") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    except RecursionError:
+        raise InputError(f"{path}: not a game record: its JSON is nested too deep") from None
 
 
 def _is_store(folder: Path) -> bool:
@@ -78,6 +103,8 @@ def load_game(game: Path, game_id: str | None) -> tuple[Any, str]:
         raise InputError(f"{game}: no record {game_id!r} (looked for {game_id}.json)")
     if not game.exists():
         raise InputError(f"{game}: no such file or folder")
+    if is_record_lines(game):  # records one per line (arena export --records jsonl)
+        return find_record(game, game_id)
     if game_id is not None:
         raise InputError(f"{game} is a file: a match id is only needed with a results folder")
     return _read_json(game), str(game)
@@ -101,24 +128,12 @@ def _some_ids(folder: Path) -> str:
     return f" (its {len(ids)} match ids: {shown})"
 
 
-def iter_sources(path: Path) -> Iterator[Source]:
+def iter_sources(path: Path, *, missing: bool = False) -> Iterator[Source]:
     """Every record under ``path``: a tournament's results folder, a folder of record JSON
-    files, or one record file."""
+    files, or one record file. With ``missing``, a results folder also gives a Source (with
+    its error) for each match of its schedule that it does not hold."""
     if path.is_dir() and _is_store(path):
-        from arena.tournament.store import ResultStore, StoreError
-
-        try:
-            store = ResultStore.open_existing(str(path))
-        except StoreError as exc:
-            raise InputError(str(exc)) from None
-        with store:
-            for row in store.results():
-                try:
-                    record = store.record(row.id)
-                except (StoreError, ValueError) as exc:
-                    yield Source(row.id, None, row, f"unreadable record: {exc}")
-                    continue
-                yield Source(row.id, record, row)
+        yield from _store_sources(path, missing)
         return
     if path.is_dir():
         files = sorted(path.glob("*.json"))
@@ -132,32 +147,53 @@ def iter_sources(path: Path) -> Iterator[Source]:
         return
     if not path.exists():
         raise InputError(f"{path}: no such file or folder")
+    if is_record_lines(path):  # records one per line (arena export --records jsonl)
+        yield from (Source(line.id, line.record, None, line.error) for line in iter_record_lines(path))
+        return
     yield Source(path.name, _read_json(path))
 
 
+def _store_sources(path: Path, missing: bool) -> Iterator[Source]:
+    from arena.tournament.audit import store_schedule
+    from arena.tournament.store import ResultStore, StoreError
+
+    try:
+        store = ResultStore.open_existing(str(path))
+    except StoreError as exc:
+        raise InputError(str(exc)) from None
+    with store:
+        config, schedule = store_schedule(store)
+        by_id = {spec.id: spec for spec in schedule}
+        rows = store.results()
+        for row in rows:
+            spec = by_id.get(row.id)
+            if spec is None:
+                # Not the tournament's: refused unread, however well its record replays.
+                yield Source(row.id, None, row, f"not in the tournament's schedule ({len(schedule)} matches), "
+                             "yet stored as one of its matches", config, None)
+                continue
+            try:
+                record = store.record(row.id)
+            except (StoreError, ValueError) as exc:
+                yield Source(row.id, None, row, f"unreadable record: {exc}", config, spec)
+                continue
+            yield Source(row.id, record, row, None, config, spec)
+        if missing:
+            stored = {row.id for row in rows}
+            for spec in schedule:
+                if spec.id not in stored:
+                    yield Source(spec.id, None, None, "in the schedule, not in the store (deleted, or not played yet: "
+                                 "arena run resumes)", config, spec, missing=True)
+
+
 def check_source(source: Source) -> tuple[Any, str | None]:
-    """Replay one source; (the Replay or None, why it was refused or None)."""
-    from arena.replay import replay
+    """Replay one source; (the Replay or None, why it was refused or None); see
+    ``arena.report.check_record`` for what a record from a results store must agree with."""
+    from arena.report import check_record
 
     if source.error is not None:
         return None, source.error
-    try:
-        rep = replay(source.record)
-    except RecordError as exc:
-        return None, str(exc)
-    row = source.summary
-    if row is not None:
-        rec = rep.record
-        said = (row.seed, tuple(row.seats), row.winner, tuple(row.scores), row.reason, row.hands)
-        got = (rec.seed, tuple(rec.seats), rec.result.winner, tuple(rec.result.scores), rec.result.reason,
-               rec.result.hands)
-        if said != got:
-            names = ("seed", "seats", "winner", "scores", "reason", "hands")
-            diff = ", ".join(
-                f"{n} {a!r} in the table, {b!r} in the record" for n, a, b in zip(names, said, got, strict=False) if a != b
-            )
-            return None, f"the store's summary row does not match its record: {diff}"
-    return rep, None
+    return check_record(source.record, source.summary, source.config, source.spec)
 
 
 # --- arena replay ------------------------------------------------------------------------------
@@ -201,7 +237,7 @@ def replay_cmd(
         raise InputError(f"{game}: no such file or folder")
     # ``--auto 0.5``: typer options cannot take an optional value, so the number arrives as the
     # positional after GAME (or after GAME GAME_ID for a results folder).
-    if game.is_dir():
+    if game.is_dir() or is_record_lines(game):
         given = auto_delay
     else:
         given, game_id = (game_id, auto_delay) if auto_delay is None else (auto_delay, game_id)
@@ -252,15 +288,9 @@ def _seconds(text: str) -> float | None:
     return value if value >= 0 and value == value and value != float("inf") else None
 
 
-def _write_text(path: Path, text: str) -> None:
-    try:
-        if path.parent and not path.parent.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise WriteError(f"cannot write {path}: {exc.strerror or exc}") from None
+def _write_text(path: Path, text: str, *, folder_may_be_link: bool = True) -> None:
+    # A new file renamed into place: a link planted under the name is replaced, never followed.
+    write_text(path, text, folder_may_be_link=folder_may_be_link)
 
 
 _CLEAR = "\x1b[H\x1b[2J"
@@ -392,112 +422,80 @@ def verify_cmd(
         bool, typer.Option("--verbose", "-v", help="Print a line for every record, not only the refused ones.")
     ] = False,
 ) -> None:
-    """Re-play every game record through the rules core and check it ends as recorded.
-    Exit code 1 if any record is refused (each refusal names the first move that does not match)."""
-    checked = refused = 0
-    for source in iter_sources(results):
+    """Re-play every game record through the rules core and check it ends as recorded. For a
+    results folder, also check every column of every row against its record and the schedule,
+    and that the store holds exactly the schedule's matches. Exit code 1 if anything is refused."""
+    checked = refused = absent = 0
+    for source in iter_sources(results, missing=True):
+        if source.missing:
+            absent += 1
+            typer.echo(printable(f"missing {source.label}: {source.error}"))
+            continue
         rep, why = check_source(source)
         checked += 1
         if why is not None:
             refused += 1
-            typer.echo(f"refused {source.label}: {why}")
+            typer.echo(printable(f"refused {source.label}: {why}"))
         elif verbose:
             r = rep.result
-            typer.echo(f"ok {source.label}: {rep.moves} moves, {'-'.join(map(str, r.scores))} ({r.reason})")
-    if refused:
-        typer.echo(f"{results}: {refused} of {checked} records refused", err=True)
+            typer.echo(printable(f"ok {source.label}: {rep.moves} moves, {'-'.join(map(str, r.scores))} ({r.reason})"))
+    if refused or absent:
+        gone = f"; {absent} scheduled match{'es' if absent != 1 else ''} missing" if absent else ""
+        typer.echo(printable(f"{results}: {refused} of {checked} records refused{gone}"), err=True)
         raise typer.Exit(ExitCode.CHECK_FAILED)
-    typer.echo(f"{results}: all {checked} records replay to their recorded results")
+    typer.echo(printable(f"{results}: all {checked} records replay to their recorded results"))
 
 
 # --- arena report ------------------------------------------------------------------------------
 
 
-def _file_name(match_id: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]", "_", match_id) + ".html"
-
-
 def report_cmd(
-    results: Annotated[Path, typer.Argument(help="A tournament's results folder (results/<name>).")],
+    inputs: Annotated[
+        list[Path],
+        typer.Argument(
+            help="A tournament's results folder (results/<name>); several, or a folder of them, make a league page.",
+            metavar="RESULTS...",
+        ),
+    ],
     html: Annotated[Path | None, typer.Option("--html", help="The report page to write (default: RESULTS/report.html).")] = None,
     suits: Annotated[str, typer.Option("--suits", help="Card faces in the replay pages: spanish or french.")] = "spanish",
     prior: PriorOption = None,
+    by_name: ByNameOption = False,
+    mix: MixOption = False,
 ) -> None:
     """Write a tournament report page (standings, crosstable, ratings plot) with a verified replay
-    page for every match beside it, in OUT_replays/. Exit code 1 if any record is refused."""
-    from arena.render_html import render_replay_html, render_report_html
-    from arena.tournament.standings import crosstable_rows, standings_from_store, standings_headers, standings_rows
-    from arena.tournament.store import ResultStore
+    page for every match beside it, in OUT_replays/. Exit code 1 if any record is refused.
+    Several results folders (or a folder of them) get a league page instead: the rating list,
+    the tournaments and the ratings over time (default: FOLDER/league.html)."""
+    from arena.report import TournamentReport
 
+    if is_league(inputs):
+        write_league_report(inputs, html, prior=prior, by_name=by_name, mix=mix)
+        return
+    results = inputs[0]
     if suits not in _SUITS:
         raise InputError(f"--suits: expected spanish or french, got {suits!r}")
     prior = check_prior(prior)
     if not results.is_dir() or not _is_store(results):
         raise InputError(f"{results}: not a tournament results folder (no {_STORE_FILE}; run a tournament first)")
+    if html is None:
+        make_folder(results)  # the default page goes in the results folder: not through a link to it
     out = html if html is not None else results / "report.html"
     replays_dir = out.parent / f"{out.stem}_replays"
-    with ResultStore.open_existing(str(results)) as store:
-        meta = store.meta()
-        standings = standings_from_store(store, prior=prior)
-    config = meta.get("config") or {}
-    name = str(config.get("name") or results.name)
-    matches: list[dict[str, Any]] = []
-    refusals: list[str] = []
-    try:
-        replays_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise WriteError(f"cannot create {replays_dir}: {exc.strerror or exc}") from None
-    sources = list(iter_sources(results))
-    for source in sources:
-        row = source.summary
-        rep, why = check_source(source)
-        href = None
-        if rep is not None:
-            file = _file_name(row.id)
-            _write_text(replays_dir / file, render_replay_html(rep, title=f"{name} · match {row.id}", suits=suits))
-            href = f"{replays_dir.name}/{file}"
-        else:
-            refusals.append(f"refused {row.id}: {why}")
-        matches.append(
-            {
-                "id": row.id,
-                "sides": list(row.sides),
-                "winner": row.winner,
-                "score": "-".join(map(str, row.scores)),
-                "reason": row.reason,
-                "hands": row.hands,
-                "failures": ", ".join(f"seat {s} {reason}" for s, reason in row.failures),
-                "href": href,
-                "refused": why,
-            }
-        )
-    notes = [*standings.notes, *(f"{s.name}: {s.note}" for s in standings.bots if s.note)]
-    ratings = [(s.name, s.elo, s.ci95, s.status) for s in standings.bots]
-    cross_headers, cross_rows = crosstable_rows(standings)
-    summary = (
-        f"{len(matches)} matches · seed {config.get('seed', '?')} · {config.get('format', '')} · "
-        f"{config.get('players', '?')} players"
-        + (" in teams" if config.get("mode") == "pairs" else "")
-        + " · every match re-played through the rules core"
-    )
-    page = render_report_html(
-        f"{name}: tournament report",
-        summary,
-        standings_headers(standings),
-        standings_rows(standings),
-        cross_headers,
-        cross_rows,
-        ratings,
-        matches,
-        notes,
-    )
-    _write_text(out, page)
+    make_folder(replays_dir)  # a link planted as the replays folder is refused
+    report = TournamentReport(results, replays_dir=replays_dir.name, suits=suits)
+    for file, page in report.replay_pages():
+        _write_text(replays_dir / file, page, folder_may_be_link=False)
+    _write_text(out, report.page(prior=prior))
+    refusals = report.refusals
+    matches = report.matches
     for line in refusals:
-        typer.echo(line, err=True)
+        typer.echo(printable(line), err=True)
     typer.echo(f"wrote {out} and {len(matches) - len(refusals)} replay pages in {replays_dir}")
     if refusals:
         typer.echo(f"{results}: {len(refusals)} of {len(matches)} records refused", err=True)
         raise typer.Exit(ExitCode.CHECK_FAILED)
 
 
-__all__ = ["replay_cmd", "verify_cmd", "report_cmd", "load_game", "iter_sources", "check_source", "Source"]
+__all__ = ["MAX_RECORD_BYTES", "replay_cmd", "verify_cmd", "report_cmd", "load_game", "iter_sources", "check_source",
+           "Source"]

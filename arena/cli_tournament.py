@@ -1,33 +1,76 @@
-"""``arena validate``, ``arena run`` and ``arena table``: tournaments from a YAML file."""
+"""``arena validate``, ``arena run`` and ``arena table``: tournaments from a YAML file.
+
+What ``arena run`` prints, and where: tables on stdout (on stderr with ``--progress jsonl``,
+whose stdout is one JSON object per finished match); everything for a person on stderr: the
+plan, the builds, the progress bar (matches per minute, the leader by rating, failures so
+far), each bot failure as it happens with a hint, ``-v``'s line per match, and at the end a
+failure summary per bot. ``--quiet`` leaves only errors, the failure summary and the tables.
+Every file a run writes goes through ``write_file``.
+"""
 
 from __future__ import annotations
 
+import enum
 import os
 import shlex
+import sys
 import time
-from collections import defaultdict
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
+from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from arena.cli_edge import Interrupted, interrupt_exit_code, interrupt_name
 from arena.cli_rate import FormatOption, PriorOption, check_prior
-from arena.errors import ArenaError, WriteError
+from arena.errors import ArenaError, ExitCode, InputError
+from arena.printable import printable
+from arena.safe_files import write_text
 from arena.tables_format import TableFormat, render_table
 from arena.tournament import runner
 from arena.tournament.config import TournamentConfig, load_config
-from arena.tournament.executors import Executor
-from arena.tournament.runner import RunPlan
-from arena.tournament.schedule import MatchSpec, build_schedule
-from arena.tournament.store import MatchRow, ResultStore, ResumeMismatchError
+from arena.tournament.executors import Completed, Executor
+from arena.tournament.failures import FailureNote, FailureTally, describe, failure_notes_of, hint
+from arena.tournament.schedule import MatchSpec, build_schedule, iter_schedule
+from arena.tournament.store import ResultStore, ResumeMismatchError, StoreError
 
 if TYPE_CHECKING:
+    from arena.tournament.build import PlannedBuild
     from arena.tournament.standings import Standings
 
 STANDINGS_FILES = ("plain", "csv", "json")
 _EXT = {"plain": "txt", "github": "md", "csv": "csv", "json": "json"}
+REPORT_FILE = "report.html"
+# Above this many matches the run writes no report page unless asked (--report): a replay
+# page per match takes long and makes a folder of that many files.
+REPORT_MAX_MATCHES = 5000
+# Failures of one bot printed as they happen before the rest are only counted (-v shows all).
+LIVE_FAILURES_PER_BOT = 10
+# Without a terminal (a CI log, a file) the bar becomes a status line this often, and at the end.
+STATUS_EVERY_S = 30.0
+
+
+class FailureLimitError(ArenaError):
+    """``--strict`` or ``failures.max_failed_matches``: the run had more bot failures than allowed."""
+
+    exit_code = ExitCode.CHECK_FAILED
+
+
+class Progress(str, enum.Enum):
+    BAR = "bar"
+    JSONL = "jsonl"
+    NONE = "none"
+
+
+def write_file(path: str, text: str) -> None:
+    """Every file ``arena run`` writes into a results folder (tables, report pages) goes here:
+    a new file renamed into place, so a link planted under the name is replaced, never
+    followed, and the folder it goes in must not be a link (arena/safe_files.py)."""
+    write_text(path, text, folder_may_be_link=False)
 
 
 def _load(file: Path, *, concurrency: int | None = None, output: Path | None = None,
@@ -40,20 +83,32 @@ def _load(file: Path, *, concurrency: int | None = None, output: Path | None = N
     return config
 
 
-def _summary(config: TournamentConfig, schedule: tuple[MatchSpec, ...]) -> str:
+def _summary(config: TournamentConfig, matches: int, deals: int) -> str:
     shape = f"{config.players} players alone" if config.mode == "single" else (
         f"pairs: {config.players} players in teams of {config.team_size} ({config.team_mode})"
     )
     fmt = config.format + (f" (challenger {config.challenger})" if config.challenger else "")
-    deals = len({s.deal for s in schedule})
+    limit = ""
+    if config.max_failed_matches is not None:
+        limit = f", at most {config.max_failed_matches} matches with a failure"
     return (
         f"{config.name}: {len(config.bots)} bots, {shape}, {fmt}, "
         f"{config.matches_per_pairing} matches per pairing{' (duplicate deals)' if config.duplicate else ''}; "
-        f"{len(schedule)} matches on {deals} deals; seed {config.seed}; "
+        f"{matches} matches on {deals} deals; seed {config.seed}; "
         f"failures: {config.failures.policy}"
         + (f" ({config.failures.strikes} strikes)" if config.failures.policy == "substitute" else "")
+        + limit
         + f"; concurrency {config.concurrency}; output {_rel(config.output)}"
     )
+
+
+def _size(config: TournamentConfig) -> tuple[int, int]:
+    """(matches, deals) of the schedule, counted as it is generated (never held whole)."""
+    matches = deals = 0
+    for spec in iter_schedule(config):
+        matches += 1
+        deals = spec.deal + 1
+    return matches, deals
 
 
 def _rel(path: str) -> str:
@@ -64,34 +119,51 @@ def _rel(path: str) -> str:
     return rel if not rel.startswith("..") else path
 
 
-def _schedule_table(config: TournamentConfig, schedule: tuple[MatchSpec, ...], done: set[str]) -> str:
+def _schedule_table(config: TournamentConfig, schedule: tuple[MatchSpec, ...], done: Callable[[MatchSpec], bool] | None) -> str:
     headers = ["match", "deal seed", *(f"seat {i}" for i in range(config.players))]
     if config.mode == "pairs":
         headers.append("sides")
-    if done:
+    if done is not None:
         headers.append("status")
     rows = []
     for spec in schedule:
         row: list[object] = [spec.id, spec.seed, *spec.seats]
         if config.mode == "pairs":
             row.append(" vs ".join(spec.sides))
-        if done:
-            row.append("done" if spec.id in done else "to play")
+        if done is not None:
+            row.append("done" if done(spec) else "to play")
         rows.append(row)
     return render_table(headers, rows, TableFormat.PLAIN)
+
+
+def _planned_builds(config: TournamentConfig) -> list[PlannedBuild]:
+    from arena.tournament.build import plan_builds
+
+    return plan_builds(config)
+
+
+def _build_lines(planned: list[PlannedBuild]) -> list[str]:
+    if not planned:
+        return []
+    todo = sum(1 for p in planned if p.will_run)
+    head = f"builds: {todo} to run, {len(planned) - todo} cached (nothing is built until arena run)"
+    return [head, *(f"  {p.describe()}" for p in planned)]
 
 
 def validate(
     file: Annotated[Path, typer.Argument(help="Tournament YAML file (see docs/TOURNAMENTS.md).")],
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the summary line, not the schedule.")] = False,
 ) -> None:
-    """Check a tournament file and print its schedule. Exit code 2 if the file is invalid."""
+    """Check a tournament file and print its schedule and what would be built. Exit code 2 if the file is invalid."""
     config = _load(file)
     schedule = build_schedule(config)
+    planned = _planned_builds(config)
     typer.echo(f"{file}: ok")
-    typer.echo(_summary(config, schedule))
+    typer.echo(_summary(config, len(schedule), len({s.deal for s in schedule})))
     if not quiet:
-        typer.echo(_schedule_table(config, schedule, set()))
+        for line in _build_lines(planned):
+            typer.echo(line)
+        typer.echo(_schedule_table(config, schedule, None))
 
 
 def _resume_command(file: Path, concurrency: int | None, output: Path | None) -> str:
@@ -106,7 +178,9 @@ def _resume_command(file: Path, concurrency: int | None, output: Path | None) ->
 def run(
     file: Annotated[Path, typer.Argument(help="Tournament YAML file (see docs/TOURNAMENTS.md).")],
     dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Check the file and print the schedule; play nothing, write nothing.")
+        bool,
+        typer.Option("--dry-run", help="Check the file; print the schedule, what is already played and what would be "
+                                       "built; play, build and write nothing."),
     ] = False,
     concurrency: Annotated[
         int | None,
@@ -117,7 +191,25 @@ def run(
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Results folder (default: the file's output, else results/<name>).")
     ] = None,
-    progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show the progress bar (on stderr).")] = True,
+    progress: Annotated[
+        Progress,
+        typer.Option("--progress", help="bar: a progress bar on stderr; jsonl: one JSON object per finished match on "
+                                        "stdout (tables then go to stderr); none: neither."),
+    ] = Progress.BAR,
+    no_progress: Annotated[bool, typer.Option("--no-progress", help="The same as --progress none.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="A line per finished match, and every failure.")] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="Print only errors, the failure summary and the final tables.")
+    ] = False,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Exit with code 1 if any bot failed in any match (after writing the tables).")
+    ] = False,
+    report: Annotated[
+        bool | None,
+        typer.Option("--report/--no-report", help=f"Write the report page (report.html) into the results folder at the "
+                                                  f"end (default: when the tournament has at most {REPORT_MAX_MATCHES} "
+                                                  "matches)."),
+    ] = None,
     cluster: Annotated[
         str | None,
         typer.Option(
@@ -127,59 +219,109 @@ def run(
         ),
     ] = None,
 ) -> None:
-    """Play a tournament, or resume it: matches already in the results folder are not played again.
+    """Build the bots, then play a tournament, or resume it: matches already in the results folder are not played again.
 
     Ctrl-C, SIGTERM and SIGHUP stop it cleanly and print the command that resumes it."""
     # With --cluster the bots run on the workers: their programs need not exist here.
     config = _load(file, concurrency=concurrency, output=output, check_commands=not cluster)
-    schedule = build_schedule(config)
     if dry_run:
-        done: set[str] = set()
-        if os.path.isfile(os.path.join(config.output, "results.sqlite")):
-            with ResultStore.open_existing(config.output) as existing:
-                if existing.fingerprint != config.fingerprint:
-                    raise ResumeMismatchError(config.output, _changed(existing, config))
-                # As the run itself would: every stored row read and checked against the schedule.
-                pending = {spec.id for spec in runner.plan_run(config, existing).pending}
-                done = {spec.id for spec in schedule if spec.id not in pending}
-        typer.echo(_summary(config, schedule))
-        typer.echo(f"{len(done)} of {len(schedule)} matches already in {_rel(config.output)}" if done else "nothing played yet")
-        typer.echo(_schedule_table(config, schedule, done))
+        _dry_run(config)
         return
+    mode = Progress.NONE if no_progress else progress
+    if quiet and mode is Progress.BAR:
+        mode = Progress.NONE  # quiet silences what is for a person, not the JSON lines for a script
+    out = _Human(quiet=quiet, tables_to_stderr=mode is Progress.JSONL)
 
     import rich.progress  # noqa: F401
 
     # Imported before any match is played: a Ctrl-C that lands inside an import surfaces as a
     # RuntimeError from deep in Python, not as the KeyboardInterrupt handled below.
     import arena.tournament.standings  # noqa: F401
+    from arena.tournament.build import run_builds
 
     resume = _resume_command(file, concurrency, output) + (f" --cluster {shlex.quote(cluster)}" if cluster else "")
     address = cluster or config.cluster
+    matches, deals = _size(config)
     store = runner.open_store(config)
     with store:
-        plan = runner.plan_run(config, store)
-        typer.echo(_summary(config, schedule), err=True)
-        if plan.done:
-            typer.echo(f"resuming: {plan.done} of {plan.total} matches already played", err=True)
         try:
-            if plan.pending:
+            # Everything stored is read (and checked) before anything is printed or built: a
+            # damaged store is one line, and nothing is written to it.
+            plan = runner.plan_run(config, store)
+            live = _Live(config, store, plan, out, mode=mode, verbose=verbose)
+            out.say(_summary(config, matches, deals))
+            built = run_builds(config, os.path.join(config.output, runner.LOGS_DIR), jobs=min(2, config.concurrency))
+            for line in built.lines():
+                out.say(f"build: {line}")
+            config = built.config
+            note = runner.check_identities(store, runner.identify_bots(config))
+            if note:
+                out.say(f"note: {note}")
+            if plan.done:
+                out.say(f"resuming: {plan.done} of {plan.total} matches already played")
+            if plan.to_play:
                 executor: Executor
                 if address:
                     from arena.tournament.dask_executor import make_dask_executor
 
-                    typer.echo(f"cluster: {address}", err=True)
+                    out.say(f"cluster: {address}")
                     executor = make_dask_executor(config, address)
                 else:
                     executor = runner.make_executor(config, config.concurrency)
-                _play_with_progress(store, plan, executor, config, show=progress)
+                ready = runner.ReadyNames(store, store.identities() or {})
+                try:
+                    live.play(executor, ready)
+                except ArenaError as exc:
+                    # A changed bot says itself what to do; anything else may simply resume.
+                    if exc.hint is None and not isinstance(exc, runner.BotChangedError):
+                        exc.hint = f"the results so far are safe in {_rel(config.output)}; resume with: {resume}"
+                    raise
         except KeyboardInterrupt as stop:
             # Ctrl-C, SIGTERM or SIGHUP (arena/cli_edge.py): every stored match is durable.
-            _say_interrupted(store, plan.total, config, resume, stop)
+            _say_interrupted(store, matches, config, resume, stop)
             raise typer.Exit(interrupt_exit_code(stop)) from None
-        except ArenaError as exc:
-            exc.hint = f"the results so far are safe in {_rel(config.output)}; resume with: {resume}"
-            raise
-        _finish(store, config)
+        _finish(store, config, live, out, strict=strict, report=report)
+
+
+def _dry_run(config: TournamentConfig) -> None:
+    """What ``arena run`` would do: the summary, the builds (none run), the schedule and what is
+    already stored; refused as the run would be for a changed file or a changed bot."""
+    schedule = build_schedule(config)
+    planned = _planned_builds(config)
+    stored: Callable[[MatchSpec], bool] | None = None
+    done = 0
+    if os.path.isfile(os.path.join(config.output, "results.sqlite")):
+        with ResultStore.open_existing(config.output) as existing:
+            if existing.fingerprint != config.fingerprint:
+                raise ResumeMismatchError(config.output, _changed(existing, config))
+            # As the run itself would: every stored match checked against the schedule.
+            plan = runner.plan_run(config, existing)
+            for _row in existing.iter_rows():
+                pass  # every stored row read as the run would, so a damaged one is refused here too
+            stored, done = plan.is_stored, plan.done
+            _check_identities_read_only(config, existing, planned)
+    typer.echo(_summary(config, len(schedule), len({s.deal for s in schedule})))
+    for line in _build_lines(planned):
+        typer.echo(line)
+    typer.echo(f"{done} of {len(schedule)} matches already in {_rel(config.output)}" if done else "nothing played yet")
+    typer.echo(_schedule_table(config, schedule, stored if done else None))
+
+
+def _check_identities_read_only(config: TournamentConfig, store: ResultStore, planned: list[PlannedBuild]) -> None:
+    """The resume's identity check, for the bots whose files are final now (no build to run,
+    not from a revision: those are checked when the run has built them)."""
+    from arena.tournament.identity import identify_bot, identity_changes
+
+    recorded = store.identities()
+    if not recorded or not store.count():
+        return
+    building = {name for p in planned if p.will_run for name in p.bots}
+    for bot in config.bots:
+        if bot.source is not None or bot.name in building or bot.name not in recorded:
+            continue
+        changes = identity_changes(recorded[bot.name], identify_bot(bot))
+        if changes:
+            raise runner.BotChangedError(store.folder, bot.name, changes)
 
 
 def _say_interrupted(store: ResultStore, total: int, config: TournamentConfig, resume: str, stop: BaseException) -> None:
@@ -203,64 +345,141 @@ def _changed(store: ResultStore, config: TournamentConfig) -> list[str]:
     return diff_game_dicts(store.meta().get("game") or {}, config.game_dict())
 
 
-class _Leader:
-    """Running score fractions, for the progress bar's 'leader' (the full fit runs at the end)."""
-
-    def __init__(self, config: TournamentConfig) -> None:
-        self._seating = config.seating
-        self.points: dict[str, float] = defaultdict(float)
-        self.games: dict[str, int] = defaultdict(int)
-
-    def add(self, row: MatchRow) -> None:
-        from arena.tournament.standings import pair_results
-
-        for pair in pair_results(row, self._seating):
-            for name in pair.side_a:
-                self.points[name] += pair.score_a
-                self.games[name] += 1
-            for name in pair.side_b:
-                self.points[name] += 1.0 - pair.score_a
-                self.games[name] += 1
-
-    def text(self) -> str:
-        if not self.games:
-            return "-"
-        name = max(self.games, key=lambda n: (self.points[n] / self.games[n], self.games[n], n))
-        return f"{name} ({100 * self.points[name] / self.games[name]:.0f}%)"
+# --- what a person sees while it runs ---------------------------------------------------------------
 
 
-def _play_with_progress(store: ResultStore, plan: RunPlan, executor: Executor, config: TournamentConfig, *, show: bool) -> None:
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+class _Human:
+    """The lines for a person, on stderr: above the progress bar while it is up."""
 
-    leader = _Leader(config)
-    for row in store.results():
-        leader.add(row)
-    console = Console(stderr=True)
-    columns = (
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[rate]}"),
-        TextColumn("elapsed"),
-        TimeElapsedColumn(),
-        TextColumn("eta"),
-        TimeRemainingColumn(),
-        TextColumn("leader: {task.fields[leader]}"),
-    )
-    start = time.monotonic()
-    with Progress(*columns, console=console, disable=not show, transient=False) as bar:
-        task = bar.add_task(config.name, total=plan.total, completed=plan.done, rate="-", leader=leader.text())
-        played = 0
+    def __init__(self, *, quiet: bool, tables_to_stderr: bool) -> None:
+        self.quiet = quiet
+        self.tables_to_stderr = tables_to_stderr
+        self._console: Any = None  # the live bar's console, while it is shown
 
-        def on_match(row: MatchRow, done: int) -> None:
-            nonlocal played
-            played += 1
-            leader.add(row)
-            elapsed = max(time.monotonic() - start, 1e-9)
-            bar.update(task, completed=done, rate=f"{60 * played / elapsed:.1f}/min", leader=leader.text())
+    def say(self, line: str, *, always: bool = False) -> None:
+        if self.quiet and not always:
+            return
+        if self._console is not None:
+            self._console.print(line, markup=False, highlight=False, soft_wrap=True)
+        else:
+            typer.echo(line, err=True)
 
-        runner.play(store, plan, executor, on_match)
+    def table(self, text: str) -> None:
+        typer.echo(text, err=self.tables_to_stderr)
+
+    @contextmanager
+    def above(self, console: Any) -> Iterator[None]:
+        self._console = console
+        try:
+            yield
+        finally:
+            self._console = None
+
+
+class _Live:
+    """Everything counted while a run plays: the failure tally (stored matches and new ones),
+    the leader, the rate; and what is printed as each match finishes."""
+
+    def __init__(self, config: TournamentConfig, store: ResultStore, plan: runner.RunPlan, out: _Human, *,
+                 mode: Progress, verbose: bool) -> None:
+        from arena.tournament.progress import LiveLeader, Throughput
+
+        self.config = config
+        self.store = store
+        self.plan = plan
+        self.out = out
+        self.mode = mode
+        self.verbose = verbose
+        self.tally = FailureTally(bot.name for bot in config.bots)
+        self.leader = LiveLeader(config.seating, [bot.name for bot in config.bots])
+        self.rate = Throughput()
+        self._shown: Counter[str] = Counter()  # failures printed per bot
+        self._hinted: set[tuple[str, str]] = set()
+        if plan.done:
+            # One pass over what is stored, a few hundred rows at a time.
+            for row in store.results():
+                self.tally.add(row)
+                self.leader.add(row)
+
+    def play(self, executor: Executor, ready: runner.ReadyNames) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+        from rich.progress import Progress as Bar
+
+        from arena.tournament.progress import Throughput
+
+        self.rate = Throughput()  # from the first match on, not from the builds
+        console = Console(stderr=True)
+        columns = (
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[rate]}"),
+            TextColumn("elapsed"),
+            TimeElapsedColumn(),
+            TextColumn("eta"),
+            TimeRemainingColumn(),
+            TextColumn("leader: {task.fields[leader]}"),
+            TextColumn("failures: {task.fields[failures]}"),
+        )
+        show = self.mode is Progress.BAR and console.is_terminal
+        status = self.mode is Progress.BAR and not show
+        clock = time.monotonic
+        last_status = clock()
+        with Bar(*columns, console=console, disable=not show, transient=False) as bar:
+            task = bar.add_task(self.config.name, total=self.plan.total, completed=self.plan.done, rate="-/min",
+                                leader=self.leader.text(), failures=self._failures_text())
+
+            def on_completed(completed: Completed, done: int) -> None:
+                nonlocal last_status
+                self.finished(completed, done)
+                bar.update(task, completed=done, rate=self.rate.text(), leader=self.leader.text(),
+                           failures=self._failures_text())
+                if status and (clock() - last_status >= STATUS_EVERY_S or done == self.plan.total):
+                    last_status = clock()
+                    self.out.say(self.status_line(done))
+
+            with self.out.above(console if show else None):
+                runner.play(self.store, self.plan, executor, on_completed=on_completed, ready_names=ready)
+
+    def status_line(self, done: int) -> str:
+        return (f"{self.config.name}: {done}/{self.plan.total} matches, {self.rate.text()}, "
+                f"leader: {self.leader.text()}, failures: {self._failures_text()}")
+
+    def _failures_text(self) -> str:
+        failed = self.tally.failed_matches
+        return "none" if not failed else f"{failed} match" + ("es" if failed != 1 else "")
+
+    def finished(self, completed: Completed, done: int) -> None:
+        from arena.tournament.progress import match_json, match_line
+
+        row = completed.row
+        notes = completed.failures
+        self.tally.add(row, notes)
+        self.leader.add(row)
+        self.rate.add()
+        if self.mode is Progress.JSONL:
+            typer.echo(match_json(row, notes, done, self.plan.total))
+        if self.verbose:
+            self.out.say(match_line(row, notes))
+        for note in notes:
+            self._failure(note, row.id)
+
+    def _failure(self, note: FailureNote, match_id: str) -> None:
+        shown = self._shown[note.bot]
+        if shown >= LIVE_FAILURES_PER_BOT and not self.verbose:
+            return
+        self._shown[note.bot] += 1
+        self.out.say(describe(note, match_id))
+        advice = hint(note.reason, note.detail)
+        if advice and (note.bot, note.reason) not in self._hinted:
+            self._hinted.add((note.bot, note.reason))
+            self.out.say(f"  hint: {advice}")
+        if shown + 1 == LIVE_FAILURES_PER_BOT and not self.verbose:
+            self.out.say(f"  (further failures of {note.bot} are counted, not shown; -v shows them all)")
+
+
+# --- the end of a run ---------------------------------------------------------------------------
 
 
 def write_tables(store: ResultStore) -> tuple[Standings, list[str]]:
@@ -272,51 +491,129 @@ def write_tables(store: ResultStore) -> tuple[Standings, list[str]]:
     for fmt in STANDINGS_FILES:
         for what, render in (("standings", format_standings), ("crosstable", format_crosstable)):
             path = os.path.join(store.folder, f"{what}.{_EXT[fmt]}")
-            tmp = path + ".tmp"
-            try:
-                with open(tmp, "w", encoding="utf-8") as fh:
-                    fh.write(render(standings, fmt) + "\n")
-                os.replace(tmp, path)
-            except OSError as exc:
-                raise WriteError(f"cannot write {path}: {exc.strerror or exc}") from None
+            write_file(path, render(standings, fmt) + "\n")
             paths.append(path)
     return standings, paths
 
 
-def _finish(store: ResultStore, config: TournamentConfig) -> None:
+def write_report(folder: str) -> tuple[str, list[str]]:
+    """The report page ``arena report`` writes, into the results folder; (its path, refusals)."""
+    from arena.report import TournamentReport
+
+    page = os.path.join(folder, REPORT_FILE)
+    replays = os.path.join(folder, REPORT_FILE.removesuffix(".html") + "_replays")
+    report = TournamentReport(folder, replays_dir=os.path.basename(replays))
+    for name, html in report.replay_pages():
+        write_file(os.path.join(replays, name), html)
+    write_file(page, report.page())
+    return page, list(report.refusals)
+
+
+def _finish(store: ResultStore, config: TournamentConfig, live: _Live, out: _Human, *, strict: bool,
+            report: bool | None) -> None:
     from arena.tournament.standings import format_crosstable, format_standings
 
     standings, paths = write_tables(store)
-    typer.echo(format_standings(standings, "plain"))
-    typer.echo("")
-    typer.echo(format_crosstable(standings, "plain"))
-    typer.echo("")
-    typer.echo(
-        f"results: {_rel(config.output)} ({store.count()} matches); tables: {', '.join(os.path.basename(p) for p in paths)}"
-    )
+    out.table(format_standings(standings, "plain"))
+    out.table("")
+    out.table(format_crosstable(standings, "plain"))
+    out.table("")
+    count = store.count()
+    for line in _failure_summary(store, config, live.tally):
+        out.say(line, always=True)
+    wrote = f"tables: {', '.join(os.path.basename(p) for p in paths)}"
+    if report is None:
+        report = count <= REPORT_MAX_MATCHES
+        if not report:
+            wrote += f"; no report page for {count} matches (over {REPORT_MAX_MATCHES}; --report writes it)"
+    if report:
+        page, refused = write_report(store.folder)
+        for line in refused:
+            out.say(f"report: {line}", always=True)
+        wrote += f"; report: {_rel(page)}"
+    out.say(f"results: {_rel(config.output)} ({count} matches); {wrote}")
+    limit = 0 if strict else config.max_failed_matches
+    failed = live.tally.failed_matches
+    if limit is not None and failed > limit:
+        why = "--strict" if strict else f"failures.max_failed_matches is {limit}"
+        raise FailureLimitError(f"{why}: {failed} of {count} matches had a bot failure (see the summary above)")
+
+
+def _failure_summary(store: ResultStore, config: TournamentConfig, tally: FailureTally) -> list[str]:
+    logs: dict[str, str] = {}
+    commands: dict[str, str] = {}
+    for name, stats in tally.failing():
+        if stats.first is None and stats.first_match is not None:
+            # Played by an earlier run: the detail is in its record.
+            try:
+                notes = failure_notes_of(store.record(stats.first_match))
+            except (StoreError, ValueError):
+                notes = ()
+            first = next((n for n in notes if n.bot == name), None)
+            if first is not None:
+                tally.set_first(name, first)
+        log = os.path.join(config.output, runner.LOGS_DIR, f"{name}.stderr.log")
+        if os.path.isfile(log):
+            logs[name] = _rel(log)
+        try:
+            bot = config.bot(name)
+        except KeyError:
+            continue
+        cmd = bot.resolved_cmd(sys.executable)
+        text = shlex.quote(cmd if isinstance(cmd, str) else shlex.join(cmd))
+        cwd = _rel(bot.resolved_cwd)
+        commands[name] = f"arena check-bot {text}" if cwd == "." else f"(cd {shlex.quote(cwd)} && arena check-bot {text})"
+    return tally.summary_lines(logs, commands)
+
+
+class TableWhat(str, Enum):
+    """Which table ``arena table`` prints (``--what``)."""
+
+    STANDINGS = "standings"
+    CROSSTABLE = "crosstable"
 
 
 def table(
     results_dir: Annotated[Path, typer.Argument(help="A tournament's results folder (results/<name>).")],
     fmt: FormatOption = TableFormat.PLAIN,
-    crosstable: Annotated[bool, typer.Option("--crosstable", help="Print only the crosstable.")] = False,
+    what: Annotated[
+        TableWhat | None,
+        typer.Option(
+            "--what",
+            help="Which table: standings or crosstable. Default: both in plain and github, the standings in csv and "
+            "json (one table per output).",
+        ),
+    ] = None,
+    crosstable: Annotated[bool, typer.Option("--crosstable", hidden=True, help="The same as --what crosstable.")] = False,
     prior: PriorOption = None,
 ) -> None:
-    """Print the ranked standings and the crosstable of a tournament (derived from its results store)."""
-    from arena.tournament.standings import format_crosstable, format_standings, standings_from_store
+    """Print the ranked standings and the crosstable of a tournament (derived from its results store).
+
+    csv and json hold plain numbers, one table per output (docs/TOURNAMENTS.md lists the columns);
+    their notes go to stderr."""
+    from arena.tournament.standings import format_crosstable, format_standings, standings_from_store, standings_notes
 
     prior = check_prior(prior)
+    if crosstable:
+        if what is TableWhat.STANDINGS:
+            raise InputError("--crosstable and --what standings: give one (--what crosstable)")
+        what = TableWhat.CROSSTABLE
     with ResultStore.open_existing(str(results_dir)) as store:
         standings = standings_from_store(store, prior=prior)
-    if crosstable:
-        typer.echo(format_crosstable(standings, fmt.value))
-    elif fmt is TableFormat.JSON:
-        # A bare list of objects: the machine-readable form scripts rely on.
-        typer.echo(format_standings(standings, "json"))
+    machine = fmt in (TableFormat.CSV, TableFormat.JSON)
+    if what is None:
+        shown = [TableWhat.STANDINGS] if machine else [TableWhat.STANDINGS, TableWhat.CROSSTABLE]
     else:
-        typer.echo(format_standings(standings, fmt.value))
-        typer.echo("")
-        typer.echo(format_crosstable(standings, fmt.value))
+        shown = [what]
+    for i, one in enumerate(shown):
+        if i:
+            typer.echo("")
+        render = format_standings if one is TableWhat.STANDINGS else format_crosstable
+        typer.echo(render(standings, fmt.value))
+    if machine and TableWhat.STANDINGS in shown:
+        # Keep the machine-readable output clean; the caveats go to stderr, as in arena rate.
+        for note in standings_notes(standings):
+            typer.echo(f"note: {printable(note)}", err=True)
 
 
-__all__ = ["run", "table", "validate", "write_tables"]
+__all__ = ["FailureLimitError", "Progress", "run", "table", "validate", "write_file", "write_report", "write_tables"]

@@ -4,6 +4,9 @@ Pure: frames in, strings out; the CLI decides where they go. Cards are drawn in 
 (``[ 7o]``), coloured by suit with ANSI codes when asked (oros yellow, copas red, espadas blue,
 bastos green, the same colours for the French ♦ ♥ ♠ ♣), in canonical Spanish notation or in
 French suits (display only: A 2-7 J Q K), with a plain ASCII fallback for both.
+
+Names and failure details come from the record, untrusted: they are escaped
+(``arena.printable``) before any colour of the arena's own is added around them.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from arena.cards import Card, Suit
+from arena.events import Cards, Claim, Deal, EscobaEnMano, HandScore, InitialCapture, Play, Sweep
+from arena.printable import printable
 from arena.record import EndReason
 from arena.replay import Frame, Replay
 from arena.scoring import CATEGORIES
@@ -98,11 +103,11 @@ def cards_text(cards: Iterable[Card], style: TextStyle = PLAIN) -> str:
 
 
 def seat_name(replay: Replay, seat: int) -> str:
-    return f"seat {seat} ({replay.record.seats[seat]})"
+    return f"seat {seat} ({printable(replay.record.seats[seat])})"
 
 
 def _side_labels(replay: Replay) -> tuple[str, ...]:
-    return replay.side_names()
+    return tuple(printable(name) for name in replay.side_names())
 
 
 CardsFormatter = Callable[[Iterable[Card], TextStyle], str]
@@ -123,43 +128,34 @@ def describe(frame: Frame, replay: Replay, style: TextStyle = PLAIN, show: Cards
     if escoba and escoba_word:
         word = "ESCOBA!" if escoba == 1 else f"{escoba} ESCOBAS!"
         tail = "  " + style.bold(word)
-    if kind == "deal":
-        deal = ev[0]
-        if deal.round == 0:  # type: ignore[union-attr]
-            text = (f"Hand {frame.hand + 1}: {seat_name(replay, frame.dealer)} deals; "
-                    f"table {show(deal.table, style)}")  # type: ignore[union-attr]
-        else:
-            text = f"Round {deal.round + 1} of hand {frame.hand + 1}: 3 more cards each ({frame.stock} left in the stock)"  # type: ignore[union-attr]
-        return text
-    if kind == "initial_capture":
-        e = ev[0]
-        return f"{seat_name(replay, e.seat)}, the dealer, takes {show(e.cards, style)} from the table{tail}"  # type: ignore[union-attr]
-    if kind == "escoba_en_mano":
-        e = ev[0]
-        return f"{seat_name(replay, e.seat)} shows {show(e.cards, style)} (15 in hand) and sits out the round{tail}"  # type: ignore[union-attr]
-    if kind == "play":
-        e = ev[0]
-        who = seat_name(replay, e.seat)  # type: ignore[union-attr]
-        card = show([e.card], style)  # type: ignore[union-attr]
-        if e.take:  # type: ignore[union-attr]
-            return f"{who} plays {card} and takes {show(e.take, style)}{tail}"  # type: ignore[union-attr]
+    first = ev[0] if ev else None
+    if isinstance(first, Deal):
+        if first.round == 0:
+            return f"Hand {frame.hand + 1}: {seat_name(replay, frame.dealer)} deals; table {show(first.table, style)}"
+        return f"Round {first.round + 1} of hand {frame.hand + 1}: 3 more cards each ({frame.stock} left in the stock)"
+    if isinstance(first, InitialCapture):
+        return f"{seat_name(replay, first.seat)}, the dealer, takes {show(first.cards, style)} from the table{tail}"
+    if isinstance(first, EscobaEnMano):
+        return f"{seat_name(replay, first.seat)} shows {show(first.cards, style)} (15 in hand) and sits out the round{tail}"
+    if isinstance(first, Play):
+        who = seat_name(replay, first.seat)
+        card = show([first.card], style)
+        if first.take:
+            return f"{who} plays {card} and takes {show(first.take, style)}{tail}"
         return f"{who} plays {card} onto the table"
-    if kind == "renuncio":
-        e = ev[0]
-        return (f"{seat_name(replay, e.seat)} claims the renuncio: takes {show([e.card], style)} "  # type: ignore[union-attr]
-                f"with {show(e.take, style) or 'nothing else'}{tail}")  # type: ignore[union-attr]
+    if isinstance(first, Claim):
+        return (f"{seat_name(replay, first.seat)} claims the renuncio: takes {show([first.card], style)} "
+                f"with {show(first.take, style) or 'nothing else'}{tail}")
     if kind == "pass":
         return f"{seat_name(replay, frame.seat)} lets the renuncio go" if frame.seat is not None else "pass"
-    if kind == "sweep":
-        e = ev[0]
-        if not e.cards:  # type: ignore[union-attr]
+    if isinstance(first, Sweep):
+        if not first.cards:
             return "The hand is over; the table is empty"
-        if e.side is None:  # type: ignore[union-attr]
-            return f"The hand is over; nobody captured, so {show(e.cards, style)} go to nobody"  # type: ignore[union-attr]
-        return f"The hand is over; {show(e.cards, style)} go to {names[e.side]}, who captured last"  # type: ignore[union-attr]
-    if kind == "hand_score":
-        e = ev[0]
-        pts = ", ".join(f"{names[s]} {p}" for s, p in enumerate(e.points))  # type: ignore[union-attr]
+        if first.side is None:
+            return f"The hand is over; nobody captured, so {show(first.cards, style)} go to nobody"
+        return f"The hand is over; {show(first.cards, style)} go to {names[first.side]}, who captured last"
+    if isinstance(first, HandScore):
+        pts = ", ".join(f"{names[s]} {p}" for s, p in enumerate(first.points))
         return f"Hand {frame.hand + 1} scored: {pts}"
     if kind == "match_end":
         return "Match over: " + result_text(replay)
@@ -169,18 +165,24 @@ def describe(frame: Frame, replay: Replay, style: TextStyle = PLAIN, show: Cards
 
 
 def result_text(replay: Replay) -> str:
+    """How the match ended, in a sentence: ``greedy wins 21-9 after 5 hands``; a team of two or
+    three (``greedy & js``) takes the plural verb. A forfeit says in which hand it came (the
+    hands before it are the ones played) or that it came before any move."""
     r = replay.result
     names = _side_labels(replay)
     score = "-".join(map(str, r.scores))
+    head = "no winner"
+    if r.winner is not None:
+        head = f"{names[r.winner]} {'win' if len(replay.seating.seats_of(r.winner)) > 1 else 'wins'}"
     if r.reason is EndReason.FORFEIT:
         failed = [o for o in replay.record.outcomes if o.termination.is_failure]
-        why = "; ".join(f"seat {o.seat} ({o.bot}) {o.termination.value}" + (f": {o.detail}" if o.detail else "")
-                        for o in failed)
-        head = f"{names[r.winner]} wins" if r.winner is not None else "no winner"
-        return f"{head} {score} after {_n(r.hands, 'hand')}, by forfeit ({why})"
+        why = "; ".join(f"seat {o.seat} ({printable(o.bot)}) {o.termination.value}"
+                        + (f": {printable(o.detail)}" if o.detail else "") for o in failed)
+        when = f"in hand {r.hands}" if replay.record.moves else "before any move"
+        return f"{head} {score} by forfeit {when} ({why})"
     if r.winner is None:
         return f"draw {score} after {_n(r.hands, 'hand')} ({r.reason})"
-    return f"{names[r.winner]} wins {score} after {_n(r.hands, 'hand')}"
+    return f"{head} {score} after {_n(r.hands, 'hand')}"
 
 
 def rules_text(replay: Replay) -> str:
@@ -228,11 +230,14 @@ def breakdown_lines(replay: Replay, breakdown: Sequence[dict[str, int]], totals:
 
 
 def _pile_summary(pile: Sequence[Card], escobas: int) -> str:
+    """``21 cards, 5 oros, 2 sevens (with the velo), 1 escoba``: what a side's pile holds for
+    the count (an oro is a card of oros; the velo is the siete de oros)."""
     oros = sum(c.oro for c in pile)
-    sevens = sum(c.seven for c in pile)
-    velo = " velo" if any(c.is_velo for c in pile) else ""
-    esc = f", {escobas} escoba{'s' if escobas != 1 else ''}" if escobas else ""
-    return f"{_n(len(pile), 'card')}, {oros} oros, {_n(sevens, 'seven')}{velo}{esc}"
+    sevens = _n(sum(c.seven for c in pile), "seven")
+    if any(c.is_velo for c in pile):
+        sevens = "1 seven (the velo)" if sevens == "1 seven" else f"{sevens} (with the velo)"
+    esc = f", {_n(escobas, 'escoba')}" if escobas else ""
+    return f"{_n(len(pile), 'card')}, {_n(oros, 'oro')}, {sevens}{esc}"
 
 
 def _n(count: int, word: str) -> str:
@@ -304,7 +309,7 @@ def render_transcript(replay: Replay, style: TextStyle = PLAIN, seat: int | None
     seating = replay.seating
     out = [
         f"Escoba replay | seed {rec.seed} | {seating.players} players | {rules_text(replay)}",
-        "Seats: " + ", ".join(f"{s} {rec.seats[s]}" for s in range(seating.players))
+        "Seats: " + ", ".join(f"{s} {printable(rec.seats[s])}" for s in range(seating.players))
         + ("" if not seating.is_teams else " | sides: " + " vs ".join(names)),
         f"Result: {result_text(replay)}",
         f"Verified: {_n(replay.moves, 'recorded move')} replayed through the rules core to this result.",
@@ -314,18 +319,18 @@ def render_transcript(replay: Replay, style: TextStyle = PLAIN, seat: int | None
     width = max(len(seat_name(replay, s)) for s in range(seating.players))
     for frame in replay.frames:
         kind = frame.kind
-        if kind == "deal":
-            deal = frame.events[0]
-            if deal.round == 0:  # type: ignore[union-attr]
+        deal = frame.events[0] if frame.events else None
+        if isinstance(deal, Deal):
+            if deal.round == 0:
                 out.append("")
                 out.append(style.bold(f"== Hand {frame.hand + 1} | dealer {seat_name(replay, frame.dealer)} | "
                                       f"score {'-'.join(map(str, frame.scores))} =="))
-                out.append(f"  table: {draw_cards(deal.table, style)}")  # type: ignore[union-attr]
+                out.append(f"  table: {draw_cards(deal.table, style)}")
             else:
-                out.append(f"  -- round {deal.round + 1} ({frame.stock} cards left in the stock)")  # type: ignore[union-attr]
+                out.append(f"  -- round {deal.round + 1} ({frame.stock} cards left in the stock)")
             for e in frame.events:
-                if e.kind == "cards" and (seat is None or e.seat == seat):  # type: ignore[union-attr]
-                    out.append(f"  {seat_name(replay, e.seat).ljust(width)}  {draw_cards(e.cards, style)}")  # type: ignore[union-attr]
+                if isinstance(e, Cards) and (seat is None or e.seat == seat):
+                    out.append(f"  {seat_name(replay, e.seat).ljust(width)}  {draw_cards(e.cards, style)}")
             continue
         if kind in ("play", "renuncio", "pass"):
             num = f"{frame.move_index + 1}." if frame.move_index is not None else ""

@@ -10,6 +10,9 @@ CSV (two sides per match)::
     greedy,random,1
     alice+bob,carol+dave,0.5
 
+Further named columns after ``score_a`` (a match id, a date: what ``arena export --games
+csv`` writes) are ignored, as other keys are in JSON lines.
+
 JSON lines (any number of sides; teams as lists of names)::
 
     {"sides": [["a"], ["b"], ["c"]], "scores": [21, 15, 9]}
@@ -73,11 +76,11 @@ class _CsvResults:
 
     def __iter__(self) -> Iterator[PairResult]:
         source = self._source
-        rows = iter(self._reader)
+        rows = _guarded_rows(self._reader, source)
         for row in rows:
             if any(cell.strip() for cell in row):
                 got = tuple(cell.strip() for cell in row)
-                if got != CSV_HEADER:
+                if got[:3] != CSV_HEADER or not all(got[3:]):
                     message = f"expected the header '{_EXPECTED_HEADER}', got '{','.join(got)}'"
                     raise ResultsFileError(source, self.line, message)
                 break
@@ -85,10 +88,11 @@ class _CsvResults:
             raise ResultsFileError(source, 1, f"empty file; expected the header '{_EXPECTED_HEADER}' and result rows")
         count = 0
         scores = _SCORES
+        width = len(got)
         for row in rows:
-            if len(row) == 3:
+            if len(row) == width:
                 # The common row, "one bot each side" with a plain score, checked in line.
-                a, b, text = row
+                a, b, text = row[0], row[1], row[2]
                 score = scores.get(text)
                 if score is not None and "+" not in a and "+" not in b:
                     x, y = a.strip(), b.strip()
@@ -98,7 +102,7 @@ class _CsvResults:
                         continue
             if not any(cell.strip() for cell in row):
                 continue
-            result = _csv_row(row, source, self.line)
+            result = _csv_row(row, source, self.line, width)
             _checked(result, source, self.line)
             count += 1
             yield result
@@ -108,18 +112,37 @@ class _CsvResults:
             )
 
 
+def _guarded_rows(reader: Any, source: str) -> Iterator[list[str]]:
+    """The reader's rows; a row the csv module refuses (a field longer than its limit of
+    131,072 characters, say) is a ``ResultsFileError`` at the line it starts on."""
+    while True:
+        start = reader.line_num + 1  # a quoted field may span lines
+        try:
+            row: list[str] = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            why = str(exc)
+            if "field larger than field limit" in why:
+                why = f"a field longer than {csv.field_size_limit()} characters; expected a bot name"
+            raise ResultsFileError(source, start, f"not a results row: {why}") from None
+        yield row
+
+
 def iter_results_csv(lines: Iterable[str], source: str = "<csv>") -> Iterator[PairResult]:
     """Parse ``side_a,side_b,score_a`` rows lazily.
 
-    Team members are joined by ``+``; ``score_a`` is 1, 0.5 or 0. Blank lines are ignored.
+    Team members are joined by ``+``; ``score_a`` is 1, 0.5 or 0. Blank lines are ignored, and
+    so are further columns named in the header after ``score_a``.
     Raises :class:`ResultsFileError` at the first bad line.
     """
     return iter(_CsvResults(lines, source))
 
 
-def _csv_row(row: list[str], source: str, line: int) -> PairResult:
-    if len(row) != 3:
-        raise ResultsFileError(source, line, f"expected 3 columns ({_EXPECTED_HEADER}), got {len(row)}: '{','.join(row)}'")
+def _csv_row(row: list[str], source: str, line: int, width: int = 3) -> PairResult:
+    if len(row) != width:
+        columns = _EXPECTED_HEADER if width == 3 else f"{_EXPECTED_HEADER} and {width - 3} more, as the header"
+        raise ResultsFileError(source, line, f"expected {width} columns ({columns}), got {len(row)}: '{','.join(row)}'")
     sides = []
     for label, cell in zip(CSV_HEADER[:2], row[:2], strict=False):
         members = tuple(part.strip() for part in cell.split("+"))

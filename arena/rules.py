@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from arena.errors import OptionError, SeatingError
@@ -87,6 +87,9 @@ class Seating:
 
     players: int
     teams: tuple[tuple[int, ...], ...]
+    # Derived in __post_init__, kept for the rules core's hot paths.
+    _side_of: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    deal_order: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         n = self.players
@@ -145,7 +148,7 @@ class Seating:
         return len(self.teams[0]) > 1
 
     def side_of(self, seat: int) -> int:
-        return self._side_of[seat]  # type: ignore[attr-defined]
+        return self._side_of[seat]
 
     def seats_of(self, side: int) -> tuple[int, ...]:
         return self.teams[side]

@@ -2,6 +2,10 @@
 
 Shared by the commands that print tables (``arena rate``, standings). Pure: returns
 strings, never prints.
+
+Every cell and header is shown with its control characters escaped (``arena.printable``), in
+every format: a bot's name or a CSV cell holding ESC, BEL or CR cannot act on the terminal, and
+a newline cannot break a row. JSON needs no such care: ``json.dumps`` escapes them itself.
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ from collections.abc import Mapping, Sequence
 from enum import Enum
 
 from tabulate import tabulate
+
+from arena.printable import printable
 
 
 class TableFormat(str, Enum):
@@ -32,11 +38,13 @@ def render_table(
     *,
     colalign: Sequence[str] | None = None,
 ) -> str:
-    """A text table (plain or GitHub markdown) or CSV; cells are printed as given.
+    """A text table (plain or GitHub markdown) or CSV; cells are printed as given, their control
+    characters escaped.
 
     ``None`` cells print as empty. JSON is not a table layout: use :func:`render_json`.
     """
-    cells = [["" if cell is None else cell for cell in row] for row in rows]
+    cells = [["" if cell is None else _shown(cell) for cell in row] for row in rows]
+    headers = [printable(str(h)) for h in headers]
     if fmt is TableFormat.CSV:
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
@@ -54,6 +62,11 @@ def render_table(
         disable_numparse=True,
         colalign=tuple(colalign) if colalign is not None else None,
     )
+
+
+def _shown(cell: object) -> object:
+    # Numbers stay numbers (tabulate aligns them); text is escaped.
+    return printable(cell) if isinstance(cell, str) else cell
 
 
 def _json_safe(value: object) -> object:

@@ -61,6 +61,7 @@ def timed_run(path: Path, concurrency: int, output: Path) -> float:
             "run",
             str(path),
             "--no-progress",
+            "--no-report",  # the time to play, as before the run wrote a report page
             "--concurrency",
             str(concurrency),
             "--output",

@@ -40,8 +40,9 @@ def test_play_shows_the_match_as_it_goes():
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0].startswith("seed 8; seat 0: firstmove.bin#1, seat 1: zoobot.py, seat 2: firstmove.bin#2")
-    assert any(x.startswith("hand 0: dealer seat") for x in lines)
-    assert any("table:" in x for x in lines) and any(x.startswith("hand 0 points:") for x in lines)
+    # Hands are numbered from 1, as arena replay numbers them.
+    assert any(x.startswith("hand 1: dealer seat") for x in lines) and not any(x.startswith("hand 0") for x in lines)
+    assert any("table:" in x for x in lines) and any(x.startswith("hand 1 points:") for x in lines)
     assert lines[-1].startswith("result: ")
 
 
@@ -55,6 +56,12 @@ def test_play_pairs_with_a_failing_bot_records_its_reason(tmp_path):
     record = GameRecord.from_dict(json.loads(record_path.read_text()))
     replay(record)
     assert record.rules["target"] == 21 and record.seating["teams"] == [[0, 2], [1, 3]]
+    shown = run("play", C, zoo("illegal", 2), C, C, "--pairs", "--seed", "4")
+    hands = record.result.hands
+    played = f"{hands - 1} hand{'' if hands == 2 else 's'} played"
+    assert shown.stdout.splitlines()[-2].startswith(
+        f"result: side 0 (firstmove.bin#1 + firstmove.bin#2) wins {'-'.join(map(str, record.result.scores))} "
+        f"(forfeit in hand {hands}, {played})")
 
 
 def test_play_with_rule_options_and_substitutes(tmp_path):

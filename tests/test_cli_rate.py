@@ -42,11 +42,12 @@ def test_plain_table(good_csv):
     result = _invoke(str(good_csv))
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert lines[0].split()[:7] == ["rank", "name", "elo", "±ci95", "LOS", "next", "matches"]
+    # The same headers as the ratings columns of `arena table`.
+    assert lines[0].split()[:7] == ["rank", "bot", "elo", "ci95", "los_next", "matches", "w-d-l"]
     body = [line.split() for line in lines[2:5]]
     table = fit_ratings(parse_results_csv(GOOD)[0])
     assert [row[1] for row in body] == [r.name for r in table.ratings]
-    assert body[0][2] == f"{table.ratings[0].elo:.0f}"
+    assert body[0][2] == f"{table.ratings[0].elo:+.0f}"
     assert body[0][3] == f"±{table.ratings[0].ci95:.0f}"
     assert body[0][4] == f"{100 * table.ratings[0].los_next:.1f}%"
     assert "group" not in lines[0]  # one group only: no group column
@@ -79,8 +80,8 @@ def test_csv_format_round_trips(good_csv):
     result = _invoke(str(good_csv), "--format", "csv")
     assert result.exit_code == 0
     rows = list(csv.DictReader(io.StringIO(result.stdout)))
-    assert list(rows[0]) == ["rank", "name", "elo", "ci95", "los_next", "matches", "wins", "draws", "losses",
-                             "group", "status", "note"]
+    assert list(rows[0]) == ["rank", "name", "elo", "ci95", "los_next", "group", "matches", "wins", "draws",
+                             "losses", "status", "note"]
     assert {row["name"] for row in rows} == {"alpha", "beta", "gamma"}
     assert rows[-1]["los_next"] == ""
 
@@ -112,6 +113,23 @@ def test_perfect_record_and_groups_are_explained(tmp_path):
     assert default["champ"]["status"] == "rated" and default["champ"]["elo"] > default["alpha"]["elo"]
     assert default["champ"]["ci95"] > default["alpha"]["ci95"]  # 2 matches against alpha's 4
     assert rows["x"]["group"] == 2
+
+
+def test_named_columns_after_score_a_are_ignored(tmp_path):
+    # What `arena export --games csv` writes: the three columns, then the match for people.
+    extra = "side_a,side_b,score_a,id,reason\n" + "".join(
+        f"{line},m{k},target\n" for k, line in enumerate(GOOD.splitlines()[1:]))
+    assert parse_results_csv(extra)[0] == parse_results_csv(GOOD)[0]
+    path = tmp_path / "extra.csv"
+    path.write_text(extra)
+    plain = tmp_path / "plain.csv"
+    plain.write_text(GOOD)
+    assert _invoke(str(path), "--format", "json").stdout == _invoke(str(plain), "--format", "json").stdout
+    path.write_text(extra + "alpha,beta,1,short\n")
+    short = _invoke(str(path))
+    assert short.exit_code == 2 and "expected 5 columns" in short.stderr and ":8:" in short.stderr
+    path.write_text("side_a,side_b,score_a,,reason\nalpha,beta,1,x,y\n")
+    assert _invoke(str(path)).exit_code == 2  # an unnamed column is not a header
 
 
 def test_teams_are_parsed():

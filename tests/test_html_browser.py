@@ -143,7 +143,7 @@ def test_a_forfeit_page_ends_on_the_forfeit(browser, tmp_path: Path):
         tab.page.goto(path.as_uri())
         tab.page.keyboard.press("End")
         assert _scores(tab.page, 2) == list(record.result.scores)
-        assert "by forfeit (seat 3 (bot3) crash" in tab.page.inner_text("#final")
+        assert f"by forfeit in hand {record.result.hands} (seat 3 (bot3) crash" in tab.page.inner_text("#final")
         tab.page.screenshot(path=str(ARTIFACTS / "replay-forfeit-end.png"), full_page=True)
         assert tab.errors == [] and tab.blocked == []
     finally:

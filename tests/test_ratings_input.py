@@ -7,12 +7,9 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from arena.cli import _register_all, app
+from arena.cli import app
 from arena.ratings import MatchResult, PairResult, fit_ratings
 from arena.results_input import ResultsFileError, iter_results_csv, iter_results_jsonl, parse_results_csv, read_results
-
-if not any(cmd.name == "rate" for cmd in app.registered_commands):
-    _register_all()
 
 runner = CliRunner()
 
@@ -123,7 +120,7 @@ def test_rate_reads_jsonl_and_shows_places(tmp_path):
     assert "model: Plackett-Luce" in result.stderr
     plain = runner.invoke(app, ["rate", str(path)])
     assert plain.exit_code == 0
-    assert "W-D-L/places" in plain.stdout and "0-0-1, places 1-2-0" in plain.stdout
+    assert "w-d-l, places 1st-2nd-3rd" in plain.stdout and "0-0-1, places 1-2-0" in plain.stdout
 
 
 def test_rate_jsonl_error_is_one_line_exit_2(tmp_path):

@@ -138,4 +138,42 @@ def test_a_draw_and_a_forfeit_read_well():
     assert "Result: draw " in render_transcript(draw) and "after 1 hand (max_hands)" in render_transcript(draw)
     forfeit = replay(play(Seating.alone(2), {}, 3, failing_seat=1, fail_on=2))
     text = render_transcript(forfeit)
-    assert "Match over: bot0 wins" in text and "by forfeit (seat 1 (bot1) crash: exited with code 3)" in text
+    assert "Match over: bot0 wins" in text and "by forfeit in hand 1 (seat 1 (bot1) crash: exited with code 3)" in text
+
+
+def test_a_forfeit_before_any_move_says_so():
+    forfeit = replay(play(Seating.alone(2), {}, 3, failing_seat=0, fail_on=1))
+    assert not forfeit.record.moves
+    assert "Result: bot1 wins 0-0 by forfeit before any move (seat 0 (bot0) crash" in render_transcript(forfeit)
+
+
+def test_a_team_takes_the_plural_verb():
+    for seed in range(1, 6):
+        rep = replay(play(Seating.pairs(4), {"target": 11}, seed))
+        winner = rep.result.winner
+        if winner is None:
+            continue
+        team = rep.side_names()[winner]
+        assert " & " in team
+        assert f"Result: {team} win {'-'.join(map(str, rep.result.scores))}" in render_transcript(rep)
+        assert f"{team} wins" not in render_transcript(rep)
+        break
+    else:
+        pytest.fail("no pairs match had a winner")
+
+
+def test_piles_count_oros_and_sevens_in_words():
+    from arena.render_text import _pile_summary
+
+    cards = [Card.parse(c) for c in ("7o", "7c", "1o", "12b")]
+    assert _pile_summary(cards, 2) == "4 cards, 2 oros, 2 sevens (with the velo), 2 escobas"
+    assert _pile_summary(cards[:1], 1) == "1 card, 1 oro, 1 seven (the velo), 1 escoba"
+    assert _pile_summary(cards[1:2], 0) == "1 card, 0 oros, 1 seven"
+    assert _pile_summary([], 0) == "0 cards, 0 oros, 0 sevens"
+    shown = replay(play(Seating.alone(2), {"target": 11}, 31))
+    piles = "\n".join(line for i in range(len(shown.frames)) for line in render_screen(shown, i).splitlines()
+                      if "pile of" in line)
+    assert re.search(r"pile of bot\d: \d+ cards?, \d+ oros?, \d+ sevens?", piles)
+    assert "(with the velo)" in piles or "(the velo)" in piles
+    assert " velo" not in piles.replace("(with the velo)", "").replace("(the velo)", "")
+    assert not re.search(r"\b1 oros\b|\b1 sevens\b", piles)

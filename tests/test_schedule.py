@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from collections import Counter
 from itertools import combinations
+from math import comb
+
+import pytest
 
 from arena.seeding import derive_seed
-from arena.tournament.config import parse_config
-from arena.tournament.schedule import MatchSpec, build_schedule, pairings
+from arena.tournament.config import ConfigError, parse_config
+from arena.tournament.schedule import MAX_MATCHES, MatchSpec, build_schedule, pairings, schedule_size
 
 
 def config(extra: str = "", bots: str = "abcd", **kw):
@@ -133,3 +136,53 @@ def test_pairs_three_teams_of_two():
 def test_spec_round_trips_as_a_dict():
     for s in build_schedule(config("mode: pairs\nteams: rotating")):
         assert MatchSpec.from_dict(s.to_dict()) == s
+
+
+def _shapes():
+    """Many small tournaments: every mode, team mode and format, gauntlets, duplicates."""
+    bots = "abcdefg"
+    out = []
+    for fmt in ("round_robin", "double_round_robin", "gauntlet"):
+        gauntlet = "\nchallenger: a" if fmt == "gauntlet" else ""
+        for players in (2, 3, 4):
+            for n in range(players, 7):
+                for mpp, dup in ((players, "true"), (2 * players, "true"), (1, "false"), (3, "false")):
+                    out.append((f"players: {players}\nformat: {fmt}{gauntlet}\nmatches_per_pairing: {mpp}\nduplicate: {dup}",
+                                bots[:n]))
+        for players, size in ((4, 2), (6, 2), (6, 3)):
+            sides = players // size
+            for teams in ("clones", "rotating"):
+                for n in range(sides if teams == "clones" else players, 8):
+                    for mpp, dup in ((sides, "true"), (1, "false"), (2, "false")):
+                        out.append((f"mode: pairs\nplayers: {players}\nteam_size: {size}\nteams: {teams}\n"
+                                    f"format: {fmt}{gauntlet}\nmatches_per_pairing: {mpp}\nduplicate: {dup}", bots[:n]))
+        for players, size, groups in ((4, 2, ("ab", "cd", "ef")), (6, 3, ("abc", "def", "g")), (6, 2, ("ab", "cd", "ef"))):
+            members = [g for g in groups if len(g) == size]
+            for k in range(players // size, len(members) + 1):
+                teams = "".join(f"\n  - {{name: t{g}, members: [{', '.join(g)}]}}" for g in members[:k])
+                fixed_gauntlet = f"\nchallenger: t{members[0]}" if gauntlet else ""
+                out.append((f"mode: pairs\nplayers: {players}\nteam_size: {size}\nteams:{teams}\n"
+                            f"format: {fmt}{fixed_gauntlet}", bots))
+    return out
+
+
+def test_the_closed_form_count_is_the_schedule_length():
+    shapes = _shapes()
+    assert len(shapes) > 300
+    for extra, bots in shapes:
+        c = config(extra, bots=bots)
+        assert schedule_size(c) == len(build_schedule(c)), extra
+
+
+def test_a_schedule_too_large_is_refused_with_its_size():
+    forty = [f"b{i}" for i in range(40)]
+    text = "name: t\nseed: 1\nplayers: 4\nmatches_per_pairing: 100000\nbots:\n" + "".join(
+        f"  - {{name: {b}, cmd: x}}\n" for b in forty)
+    with pytest.raises(ConfigError) as info:
+        parse_config(text)
+    assert (info.value.line, info.value.key) == (4, "matches_per_pairing")
+    assert f"the schedule would have {comb(40, 4) * 100000:,} matches; at most {MAX_MATCHES:,}" in str(info.value)
+    # At the cap exactly, the file is valid (and not built here: counting is the point).
+    cap = parse_config(text.replace("players: 4\nmatches_per_pairing: 100000", f"format: gauntlet\nchallenger: b0\n"
+                                    f"duplicate: false\nmatches_per_pairing: {MAX_MATCHES // 39}"))
+    assert schedule_size(cap) == 39 * (MAX_MATCHES // 39) <= MAX_MATCHES

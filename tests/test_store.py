@@ -120,7 +120,7 @@ def test_standings_are_derived_from_the_rows(tmp_path: Path):
     assert standings.crosstable.cell("b", "a") == (1.0, 4)
     text = format_standings(standings, "plain")
     assert "a" in text and "4-4-0" in text
-    assert format_crosstable(standings, "csv").splitlines()[0] == ",a,b,c,score"
+    assert format_crosstable(standings, "csv").splitlines()[:2] == ["name,opponent,points,games", "a,b,3.0,4"]
     import json
 
     data = json.loads(format_standings(standings, "json"))
@@ -149,3 +149,73 @@ def test_one_writer_per_folder(tmp_path: Path):
             assert reader.count() == 0
     with open_store(tmp_path):
         pass
+
+
+# --- streaming reads and bot identities (issues 12, 14) ----------------------------------------------
+
+
+def test_the_rows_are_a_sequence_read_as_it_is_walked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    from arena.tournament import store as store_module
+
+    monkeypatch.setattr(store_module, "_FETCH", 2)  # several batches for a handful of rows
+    c = parse_config(TEXT)
+    specs = build_schedule(c)
+    rows = [row_for(spec, i % 2) for i, spec in enumerate(specs)]
+    with open_store(tmp_path) as store:
+        for row in reversed(rows):  # written out of order, read in schedule order
+            store.add(row, {})
+        stored = store.results()
+        assert len(stored) == len(rows) == 6
+        assert list(stored) == rows and stored == rows
+        assert stored[0] == rows[0] and stored[-1] == rows[-1] and stored[1:3] == rows[1:3]
+        with pytest.raises(IndexError):
+            stored[6]
+        assert list(store.stored_keys()) == [(r.index, r.id, r.seed, r.seats) for r in rows]
+        # The standings read the same rows through it.
+        assert format_standings(compute_standings(stored, c.seating, "abc"), "plain") == format_standings(
+            compute_standings(rows, c.seating, "abc"), "plain")
+
+
+def _identity(name: str, sha: str = "1" * 64, ready: str | None = None):
+    from arena.tournament.identity import BotIdentity
+
+    return BotIdentity(name=name, cmd="python3 bot.py", files=(("bot.py", sha),), ready_name=ready)
+
+
+def test_identities_are_stored_in_the_meta_and_read_back(tmp_path: Path):
+    with open_store(tmp_path) as store:
+        assert store.identities() is None  # nothing recorded yet
+        identities = {"a": _identity("a", ready="Bot A"), "b": _identity("b", "2" * 64)}
+        store.set_identities(identities)
+        assert store.identities() == identities
+    with ResultStore.open_existing(str(tmp_path)) as store:
+        assert store.identities() == identities
+        assert store.meta()["identities"]["a"] == {
+            "name": "a", "cmd": "python3 bot.py", "files": {"bot.py": "1" * 64}, "inputs_sha256": None,
+            "commit": None, "ready_name": "Bot A",
+        }
+
+
+@pytest.mark.parametrize("value", ['[1]', '{"a": {"name": "b", "cmd": "x"}}', '{"a": {"name": "a", "cmd": 3}}',
+                                   '{"a": {"name": "a", "cmd": "x", "files": {"f": 5}}}',
+                                   '{"a": {"name": "a", "cmd": "x", "commit": 7}}'])
+def test_a_hand_edited_identities_meta_is_a_damaged_store(tmp_path: Path, value: str):
+    from arena.tournament.store import StoreDamagedError
+
+    with open_store(tmp_path):
+        pass
+    conn = sqlite3.connect(tmp_path / "results.sqlite")
+    conn.execute("INSERT INTO meta(key, value) VALUES ('identities', ?)", (value,))
+    conn.commit()
+    conn.close()
+    with ResultStore.open_existing(str(tmp_path)) as store, pytest.raises(StoreDamagedError, match="identities"):
+        store.identities()
+
+
+def test_a_store_written_before_identities_opens_and_has_none(tmp_path: Path):
+    import shutil
+
+    shutil.copytree(Path(__file__).parent / "golden" / "store", tmp_path / "golden")
+    with ResultStore.open_existing(str(tmp_path / "golden")) as store:
+        assert store.identities() is None
+        assert len(store.results()) == 12 == len(list(store.stored_keys()))

@@ -44,6 +44,7 @@ from typing import Any
 
 from arena.botproc import missing_program, split_command
 from arena.errors import ArenaError
+from arena.safe_files import open_text_log
 from arena.tournament.buildspec import BuildSpec
 from arena.tournament.config import BotConfig, TournamentConfig, expand_python
 from arena.tournament.identity import build_input_files, command_outputs, digest_files, digest_of, program_files
@@ -181,7 +182,7 @@ def _write_cached_log(build: _Build, cache_dir: str, log: str, reason: str) -> N
             last = f.read()
     except OSError:
         last = "(the last build's output is no longer in the cache)\n"
-    with open(log, "w", encoding="utf-8") as out:
+    with open_text_log(log) as out:  # a link planted as the log is replaced, never followed
         out.write(f"# build of {', '.join(build.bots)} not run: {reason}; the last build's output follows\n{last}")
 
 
@@ -380,7 +381,7 @@ def _execute(build: _Build, log: str, reason: str, timeout_s: float, running: _R
     """Run the build with its output in ``log``: (exit code or None on timeout, seconds)."""
     env = {**os.environ, **dict(build.env)}
     t0 = time.monotonic()
-    with open(log, "w", encoding="utf-8", errors="replace") as out:
+    with open_text_log(log) as out:  # a link planted as the log is replaced, never followed
         out.write(f"# build of {', '.join(build.bots)} in {build.cwd}\n# $ {_command_text(build.cmd)}\n# why: {reason}\n")
         out.flush()
         try:

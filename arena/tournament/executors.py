@@ -17,11 +17,12 @@ import time
 import traceback
 from abc import ABC, abstractmethod
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from arena.errors import ArenaError, ExitCode
+from arena.tournament.failures import FailureNote
 from arena.tournament.schedule import MatchSpec
 from arena.tournament.store import MatchRow
 
@@ -40,11 +41,23 @@ class ExecutorError(ArenaError):
 
 
 @dataclass(frozen=True)
+class Summary:
+    """What a worker makes of a played match (``WorkerPlan.summarize``)."""
+
+    row: MatchRow
+    record_json: str  # GameRecord.to_dict(), as JSON text
+    ready: tuple[str | None, ...] = ()  # per seat: the name its bot gave in ``ready`` (None: not known)
+    failures: tuple[FailureNote, ...] = ()  # every bot failure of the match, with its detail
+
+
+@dataclass(frozen=True)
 class Completed:
     """A finished match as it comes back from a worker: plain, picklable data.
 
     The row and the record's JSON are made where the match was played, so the parent,
-    the one writer of the store, only has to write them.
+    the one writer of the store, only has to write them; the bots' ``ready`` names and the
+    failures' details come with them, so the parent can check and report without parsing
+    the record.
     """
 
     spec: MatchSpec
@@ -52,11 +65,14 @@ class Completed:
     record_json: str  # GameRecord.to_dict(), as JSON text
     duration: float  # wall seconds the worker spent on it
     worker: str
+    ready: tuple[str | None, ...] = ()
+    failures: tuple[FailureNote, ...] = ()
 
 
-# A match player: (job, spec, worker state) -> record dict. The worker state is created
+# A match player: (job, spec, worker state) -> the played match as a dict (the worker's
+# is {"record": record dict, "ready": [name or None per seat]}). The worker state is created
 # once per worker by ``open_state(job, worker_id)`` and closed by ``close_state(state)``;
-# ``summarize(spec, record, duration)`` turns the record into (row, record JSON).
+# ``summarize(spec, played, duration)`` turns what it returned into a ``Summary``.
 PlayFn = Callable[[Any, MatchSpec, Any], dict[str, Any]]
 
 
@@ -68,14 +84,14 @@ class WorkerPlan:
     open_state: Callable[[Any, str], Any]
     play: PlayFn
     close_state: Callable[[Any], None]
-    summarize: Callable[[MatchSpec, dict[str, Any], float], tuple[MatchRow, str]]
+    summarize: Callable[[MatchSpec, dict[str, Any], float], Summary]
 
     def complete(self, spec: MatchSpec, state: Any, worker_id: str) -> Completed:
         start = time.monotonic()
-        record = self.play(self.job, spec, state)
+        played = self.play(self.job, spec, state)
         duration = time.monotonic() - start
-        row, record_json = self.summarize(spec, record, duration)
-        return Completed(spec, row, record_json, duration, worker_id)
+        summary = self.summarize(spec, played, duration)
+        return Completed(spec, summary.row, summary.record_json, duration, worker_id, summary.ready, summary.failures)
 
 
 class Executor(ABC):
@@ -89,6 +105,11 @@ class Executor(ABC):
 
     @abstractmethod
     def run(self, specs: Sequence[MatchSpec]) -> Iterator[Completed]: ...
+
+    def run_stream(self, specs: Iterable[MatchSpec]) -> Iterator[Completed]:
+        """``run`` for specs given one at a time (a long schedule, streamed). An executor
+        that can take them lazily overrides this; the default gathers them first."""
+        return self.run(list(specs))
 
 
 class InlineExecutor(Executor):
@@ -108,6 +129,9 @@ class InlineExecutor(Executor):
             self._state = None
 
     def run(self, specs: Sequence[MatchSpec]) -> Iterator[Completed]:
+        return self.run_stream(specs)
+
+    def run_stream(self, specs: Iterable[MatchSpec]) -> Iterator[Completed]:
         for spec in specs:
             yield self._plan.complete(spec, self._state, "w0")
 
@@ -228,15 +252,32 @@ class LocalExecutor(Executor):
         self._workers[worker_id] = _Worker(worker_id, proc, parent_conn)
 
     def run(self, specs: Sequence[MatchSpec]) -> Iterator[Completed]:
+        return self.run_stream(specs)
+
+    def run_stream(self, specs: Iterable[MatchSpec]) -> Iterator[Completed]:
+        """Specs are taken from ``specs`` only as workers become free, so a schedule of any
+        length is never held here whole; a match whose worker died waits in ``retry``."""
         from multiprocess.connection import wait
 
-        pending = deque(specs)
-        remaining = {spec.id for spec in specs}
-        for _ in range(min(self._n, len(specs))):
-            self._spawn()
-        while remaining:
+        source: Iterator[MatchSpec] | None = iter(specs)
+        retry: deque[MatchSpec] = deque()
+        # A few specs ahead, to start no more workers than there are matches to play.
+        while source is not None and len(retry) < self._n:
+            spec = next(source, None)
+            if spec is None:
+                source = None
+            else:
+                retry.append(spec)
+        while True:
+            holding = sum(1 for w in self._workers.values() if w.holding is not None)
+            if source is None and not retry and not holding:
+                break
+            # Keep the pool full while there is work nobody holds.
+            wanted = self._n if source is not None else min(self._n, len(retry) + holding)
+            while len(self._workers) < wanted:
+                self._spawn()
             for worker in list(self._workers.values()):
-                self._dispatch(worker, pending)
+                source = self._dispatch(worker, retry, source)
             by_handle = {}
             for worker in self._workers.values():
                 by_handle[worker.conn] = worker
@@ -249,7 +290,7 @@ class LocalExecutor(Executor):
                     try:
                         kind, match_id, payload, duration = worker.conn.recv()
                     except (EOFError, OSError):
-                        self._lost(worker, pending)
+                        self._lost(worker, retry)
                         continue
                     if kind == _READY:
                         worker.ready = True
@@ -258,29 +299,30 @@ class LocalExecutor(Executor):
                         spec = worker.holding
                         worker.holding = None
                         # Next match first: the worker plays while the result is stored.
-                        self._dispatch(worker, pending)
-                        if spec is not None and spec.id == match_id and match_id in remaining:
-                            remaining.discard(match_id)
+                        source = self._dispatch(worker, retry, source)
+                        if spec is not None and spec.id == match_id:
                             yield payload
                     else:
                         raise ExecutorError(f"match {match_id} failed inside the arena (worker {worker.id})", payload)
                 elif not worker.conn.poll():
-                    self._lost(worker, pending)
-            # Keep the pool full while there is work nobody holds.
-            holding = sum(1 for w in self._workers.values() if w.holding is not None)
-            while len(self._workers) < min(self._n, len(pending) + holding):
-                self._spawn()
+                    self._lost(worker, retry)
         self._finished = True
 
-    def _dispatch(self, worker: _Worker, pending: deque[MatchSpec]) -> None:
-        if not (worker.ready and worker.holding is None and pending and worker.id in self._workers):
-            return
-        spec = pending.popleft()
+    def _dispatch(
+        self, worker: _Worker, retry: deque[MatchSpec], source: Iterator[MatchSpec] | None
+    ) -> Iterator[MatchSpec] | None:
+        """Hand the worker its next match if it is free; returns the source, None once it is exhausted."""
+        if not (worker.ready and worker.holding is None and worker.id in self._workers):
+            return source
+        spec = retry.popleft() if retry else next(source, None) if source is not None else None
+        if spec is None:
+            return None
         worker.holding = spec
         try:
             worker.conn.send(spec.to_dict())
         except (BrokenPipeError, ConnectionResetError, EOFError, OSError):
-            self._lost(worker, pending)
+            self._lost(worker, retry)
+        return source
 
     def _lost(self, worker: _Worker, pending: deque[MatchSpec]) -> None:
         """A worker died (OOM-killed, say): its match is played again from its seed, elsewhere."""

@@ -9,10 +9,19 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields
 from itertools import combinations
-from typing import Any
+from math import comb, factorial
+from typing import TYPE_CHECKING, Any
 
 from arena.seeding import derive_seed
-from arena.tournament.config import TournamentConfig
+
+if TYPE_CHECKING:
+    # Only a type here: config imports count_matches from this module to refuse a file
+    # whose schedule is too large before anything is built.
+    from arena.tournament.config import TournamentConfig
+
+# The most matches a tournament may have (docs/TOURNAMENTS.md, "Limits"). Every match is a
+# row of the store and the schedule is held in memory whole (about 0.5 GB at this size).
+MAX_MATCHES = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -104,12 +113,18 @@ def _partitions(group: Sequence[str], size: int) -> Iterator[tuple[tuple[str, ..
 
 
 def build_schedule(config: TournamentConfig) -> tuple[MatchSpec, ...]:
+    return tuple(iter_schedule(config))
+
+
+def iter_schedule(config: TournamentConfig) -> Iterator[MatchSpec]:
+    """``build_schedule`` one match at a time, in schedule order: a run streams it rather
+    than hold every match spec of a long tournament at once."""
     k = config.sides
     seating = config.seating
     legs = 2 if config.format == "double_round_robin" else 1
     rotations = k if config.duplicate else 1
     deals_per_leg = config.matches_per_pairing // rotations
-    specs: list[MatchSpec] = []
+    index = 0
     deal = 0
     for p, sides in enumerate(pairings(config)):
         for leg in range(legs):
@@ -117,32 +132,72 @@ def build_schedule(config: TournamentConfig) -> tuple[MatchSpec, ...]:
             base = sides if leg == 0 else tuple(reversed(sides))
             for d in range(deals_per_leg):
                 seed = derive_seed(config.seed, "deal", deal)
-                shifts: Sequence[int]
-                if config.duplicate:
-                    shifts = range(k)
-                else:
-                    # Without duplicates, successive deals still alternate who sits first.
-                    shifts = [d % k]
+                # Without duplicates, successive deals still alternate who sits first.
+                shifts = range(k) if config.duplicate else range(d % k, d % k + 1)
                 for r, shift in enumerate(shifts):
                     order = tuple(base[(s + shift) % k] for s in range(k))
                     seats = [""] * config.players
                     for side_index, side in enumerate(order):
                         for member, seat in zip(side.members, seating.seats_of(side_index), strict=False):
                             seats[seat] = member
-                    specs.append(
-                        MatchSpec(
-                            id=match_id(deal, r),
-                            index=len(specs),
-                            pairing=p,
-                            deal=deal,
-                            rotation=r,
-                            seed=seed,
-                            sides=tuple(s.label for s in order),
-                            seats=tuple(seats),
-                        )
+                    yield MatchSpec(
+                        id=match_id(deal, r),
+                        index=index,
+                        pairing=p,
+                        deal=deal,
+                        rotation=r,
+                        seed=seed,
+                        sides=tuple(s.label for s in order),
+                        seats=tuple(seats),
                     )
+                    index += 1
                 deal += 1
-    return tuple(specs)
+
+
+def count_matches(
+    *,
+    mode: str,
+    team_mode: str,
+    format: str,
+    players: int,
+    team_size: int,
+    bots: int,
+    teams: int,
+    gauntlet: bool,
+    matches_per_pairing: int,
+    duplicate: bool,
+) -> int:
+    """``len(build_schedule(config))`` in closed form, from the numbers a file gives, so a
+    file asking for billions of matches is refused before any is built."""
+    sides = players // team_size
+    if mode == "pairs" and team_mode == "rotating":
+        # Every group of `players` bots (the challenger's, in a gauntlet), split every way
+        # into teams of `team_size`.
+        groups = comb(bots - 1, players - 1) if gauntlet else comb(bots, players)
+        same_team_orders: int = factorial(team_size) ** sides * factorial(sides)
+        pairings = groups * factorial(players) // same_team_orders
+    else:
+        pool = teams if mode == "pairs" and team_mode == "fixed" else bots
+        pairings = comb(pool - 1, sides - 1) if gauntlet else comb(pool, sides)
+    legs = 2 if format == "double_round_robin" else 1
+    rotations = sides if duplicate else 1
+    return pairings * legs * (matches_per_pairing // rotations) * rotations
+
+
+def schedule_size(config: TournamentConfig) -> int:
+    """How many matches ``build_schedule(config)`` makes, without making them."""
+    return count_matches(
+        mode=config.mode,
+        team_mode=config.team_mode,
+        format=config.format,
+        players=config.players,
+        team_size=config.team_size,
+        bots=len(config.bots),
+        teams=len(config.teams),
+        gauntlet=config.challenger is not None,
+        matches_per_pairing=config.matches_per_pairing,
+        duplicate=config.duplicate,
+    )
 
 
 def side_members(config: TournamentConfig) -> dict[str, tuple[str, ...]]:

@@ -6,17 +6,24 @@ also pure (returns strings; the CLI prints them).
 Two-sided tournaments count wins, draws and losses; with three or more sides a match has
 finishing places instead (1st, 2nd, ...), and the ratings come from the Plackett-Luce model
 of that order (see docs/RATINGS.md).
+
+Per-hand figures count only the hands played to their end. A match that a forfeit ended
+stopped in a hand that was never scored (a forfeit at the handshake stops it in the first
+hand, before any card is played); that hand is not counted, nor the escobas made in it
+(its points never were). Forfeits have columns of their own: ``forfeits``, the matches a
+bot's own failure lost for its side, and ``opponent_forfeits``, the matches in which a bot
+of another side did so.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from arena.printable import printable
 from arena.protocol import Termination
 from arena.ratings import DEFAULT_PRIOR, MatchResult, Model, PairResult, RatingTable, fit_ratings
 from arena.record import EndReason
@@ -25,7 +32,17 @@ from arena.tables_format import TableFormat, render_json, render_table
 from arena.tournament.store import MatchRow, ResultStore, StoreError
 
 FORMATS = ("plain", "github", "csv", "json")
+WHATS = ("standings", "crosstable")
 OK = Termination.OK.value  # a MatchRow holds the enums' text
+FAILURE_REASONS = tuple(t.value for t in Termination if t.is_failure)
+
+
+def hands_played(row: MatchRow) -> int:
+    """The hands of the match played to their end (scored). A forfeit stops a match inside a
+    hand (the record's ``hands`` counts it) that never scores: that hand is not counted."""
+    if row.reason == EndReason.FORFEIT:
+        return max(row.hands - 1, 0)
+    return row.hands
 
 
 @dataclass(frozen=True)
@@ -41,7 +58,7 @@ class BotStanding:
     losses: int
     points_for: int
     points_against: int  # the other sides' points, summed
-    hands: int
+    hands: int  # hands played to their end (see hands_played)
     escobas: int
     failures: tuple[tuple[str, int], ...]  # reason -> count (substituted failures too), sorted by reason
     status: str = "rated"
@@ -49,6 +66,9 @@ class BotStanding:
     # Matches of three or more sides: how often the bot's side finished 1st, 2nd, ... (tied
     # sides share the better place). Empty in two-sided tournaments, where W-D-L says it.
     places: tuple[int, ...] = ()
+    forfeits: int = 0  # matches its own failure lost for its side
+    opponent_forfeits: int = 0  # matches in which a bot of another side lost by a failure
+    group: int = 1  # the rating group (bots rated on one scale); see docs/RATINGS.md
 
     @property
     def record(self) -> str:
@@ -66,25 +86,28 @@ class BotStanding:
         return self.escobas / self.hands if self.hands else None
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain values; ``places`` (a list: 1st, 2nd, ...) replaces ``wins``, ``draws`` and
-        ``losses`` when matches have three or more sides."""
+        """Plain values (the JSON form); ``places`` (a list: 1st, 2nd, ...) replaces ``wins``,
+        ``draws`` and ``losses`` when matches have three or more sides. No value is ever -0."""
         record: dict[str, Any] = (
             {"places": list(self.places)} if self.places else {"wins": self.wins, "draws": self.draws, "losses": self.losses}
         )
         return {
             "rank": self.rank,
             "name": self.name,
-            "elo": _round(self.elo, 2),
-            "ci95": _round(self.ci95, 2),
-            "los_next": _round(self.los_next, 4),
+            "elo": plain_number(self.elo, 2),
+            "ci95": plain_number(self.ci95, 2),
+            "los_next": plain_number(self.los_next, 4),
+            "group": self.group,
             "matches": self.matches,
             **record,
+            "forfeits": self.forfeits,
+            "opponent_forfeits": self.opponent_forfeits,
             "points_for": self.points_for,
             "points_against": self.points_against,
             "hands": self.hands,
-            "points_per_hand": _round(self.points_per_hand, 3),
+            "points_per_hand": plain_number(self.points_per_hand, 3),
             "escobas": self.escobas,
-            "escobas_per_hand": _round(self.escobas_per_hand, 3),
+            "escobas_per_hand": plain_number(self.escobas_per_hand, 3),
             "failures": dict(self.failures),
             "status": self.status,
             "note": self.note,
@@ -93,10 +116,14 @@ class BotStanding:
 
 @dataclass(frozen=True)
 class Crosstable:
-    """Score of each row entrant against each column entrant: (points, games); a win is 1, a draw 1/2."""
+    """Score of each row entrant against each column entrant: (points, games); a win is 1, a draw 1/2.
+
+    ``by_bot``: entrants are bots, and a cell counts the row bot's matches against sides that
+    included the column bot (rotating partners); otherwise entrants are the sides' labels."""
 
     names: tuple[str, ...]
     cells: dict[tuple[str, str], tuple[float, int]] = field(default_factory=dict)
+    by_bot: bool = False
 
     def cell(self, a: str, b: str) -> tuple[float, int] | None:
         return self.cells.get((a, b))
@@ -129,6 +156,8 @@ class _Tally:
     escobas: int = 0
     failures: Counter[str] = field(default_factory=Counter)
     places: list[int] = field(default_factory=list)
+    forfeits: int = 0
+    opponent_forfeits: int = 0
 
 
 def side_members(row: MatchRow, seating: Seating) -> list[tuple[str, ...]]:
@@ -141,6 +170,13 @@ def side_members(row: MatchRow, seating: Seating) -> list[tuple[str, ...]]:
                 members.append(row.seats[seat])
         out.append(tuple(members))
     return out
+
+
+def _failed_bots(row: MatchRow) -> set[str]:
+    """The bots whose failure lost the match (a forfeit), by name."""
+    if row.reason != EndReason.FORFEIT:
+        return set()
+    return {row.seats[seat] for seat, termination in enumerate(row.terminations) if termination != OK}
 
 
 def _forfeited(row: MatchRow, seating: Seating) -> list[bool]:
@@ -192,13 +228,18 @@ def compute_standings(
     *,
     by_bot_crosstable: bool = False,
     prior: float | None = DEFAULT_PRIOR,
+    unscored: Mapping[str, Sequence[int]] | None = None,
 ) -> Standings:
     """Everything in the standings table, derived from the match rows.
 
     ``by_bot_crosstable``: key the crosstable by bot rather than by side label (rotating
     partners, where side labels are one-off teams). ``prior``: the rating prior's strength
     in virtual draws per bot (0: the plain maximum-likelihood fit; None: the default).
+    ``unscored``: per match id, each side's escobas made in the hand a forfeit cut short
+    (``unscored_escobas`` of its record); they are left out with that hand. A forfeited
+    match missing from it keeps all its escobas.
     """
+    unscored = unscored or {}
     bot_names = list(dict.fromkeys(bots))
     tallies: dict[str, _Tally] = {name: _Tally() for name in bot_names}
     results: list[PairResult | MatchResult] = []
@@ -211,9 +252,16 @@ def compute_standings(
         results.append(match_result(row, seating))
         places = match_places(row, seating)
         total = sum(row.scores)
+        played = hands_played(row)
+        cut_short = unscored.get(row.id, ())
+        forfeited = _forfeited(row, seating)
+        failed = _failed_bots(row)
         for side, side_bots in enumerate(members):
+            others_forfeited = any(f for s, f in enumerate(forfeited) if s != side)
             for name in side_bots:
                 t = tallies.setdefault(name, _Tally())
+                t.forfeits += forfeited[side] and name in failed
+                t.opponent_forfeits += others_forfeited
                 t.matches += 1
                 if multi:
                     if not t.places:
@@ -227,8 +275,8 @@ def compute_standings(
                     t.losses += 1
                 t.points_for += row.scores[side]
                 t.points_against += total - row.scores[side]
-                t.hands += row.hands
-                t.escobas += row.escobas[side]
+                t.hands += played
+                t.escobas += row.escobas[side] - (cut_short[side] if side < len(cut_short) else 0)
         for seat, reason in row.failures:
             tallies[row.seats[seat]].failures[reason] += 1
         # Crosstable: from each pairwise result, both directions.
@@ -274,6 +322,9 @@ def compute_standings(
                 status=rating.status.value,
                 note=rating.note,
                 places=tuple(t.places or [0] * seating.sides) if multi else (),
+                forfeits=t.forfeits,
+                opponent_forfeits=t.opponent_forfeits,
+                group=rating.group,
             )
         )
     standings, ties = _break_ties(standings, table)
@@ -283,7 +334,7 @@ def compute_standings(
         names = tuple(sorted(labels, key=lambda n: order.get(n, len(order))))
     else:
         names = tuple(_order_labels(labels, cross))
-    crosstable = Crosstable(names, {key: (v[0], int(v[1])) for key, v in cross.items()})
+    crosstable = Crosstable(names, {key: (v[0], int(v[1])) for key, v in cross.items()}, by_bot=by_bot_crosstable)
     return Standings(
         tuple(standings),
         crosstable,
@@ -342,17 +393,57 @@ def seating_of(game: dict[str, Any]) -> Seating:
     return Seating.alone(int(game["players"]))
 
 
+def unscored_escobas(record: Mapping[str, Any], sides: int) -> tuple[int, ...]:
+    """Each side's escobas made after the record's last scored hand: in the hand a forfeit cut
+    short (an escoba of the deal counts too, when the forfeit came at the handshake)."""
+    events = record.get("events")
+    counts = [0] * sides
+    if not isinstance(events, list):
+        return tuple(counts)
+    for event in reversed(events):
+        if not isinstance(event, dict) or event.get("type") == "hand_score":
+            break
+        side = event.get("side")
+        if event.get("type") == "escoba" and isinstance(side, int) and not isinstance(side, bool) and 0 <= side < sides:
+            counts[side] += 1
+    return tuple(counts)
+
+
 def standings_from_store(store: ResultStore, *, prior: float | None = DEFAULT_PRIOR) -> Standings:
+    """The standings of a results store. Only the records of forfeited matches are read (for
+    the escobas of the hand the forfeit cut short); one that cannot be read keeps them, and a
+    note says so: the rows alone always give the table."""
     game = store.meta().get("game")
     if not isinstance(game, dict):
         raise StoreError(f"{store.folder}: the store has no tournament description")
-    return compute_standings(
-        store.results(),
-        seating_of(game),
+    from arena.tournament.audit import scheduled_rows
+
+    seating = seating_of(game)
+    # Only rows that are the schedule's matches are counted: an extra row is refused, not added.
+    rows = scheduled_rows(store)
+    unscored: dict[str, tuple[int, ...]] = {}
+    unreadable = 0
+    for row in rows:
+        if row.reason == EndReason.FORFEIT and any(row.escobas):
+            try:
+                unscored[row.id] = unscored_escobas(store.record(row.id), seating.sides)
+            except StoreError:
+                unreadable += 1
+    standings = compute_standings(
+        rows,
+        seating,
         [bot["name"] for bot in game["bots"]],
         by_bot_crosstable=game.get("teams") == "rotating",
         prior=prior,
+        unscored=unscored,
     )
+    if unreadable:
+        note = (
+            f"{unreadable} forfeited match{'es' if unreadable != 1 else ''} with an unreadable record: "
+            "escobas of the hand the forfeit cut short are counted (arena verify names the record)"
+        )
+        standings = replace(standings, notes=(*standings.notes, note))
+    return standings
 
 
 def _order_labels(labels: list[str], cross: dict[tuple[str, str], list[float]]) -> list[str]:
@@ -366,31 +457,90 @@ def _order_labels(labels: list[str], cross: dict[tuple[str, str], list[float]]) 
     return sorted(labels, key=lambda label: (-fraction(label), labels.index(label)))
 
 
-def _round(value: float | None, digits: int) -> float | None:
+def plain_number(value: float | None, digits: int) -> float | None:
+    """``value`` rounded to ``digits`` places for the machine-readable forms: ``None`` when it
+    is unknown or not finite, and never ``-0.0`` (a rounded -0.001 is 0.0)."""
     if value is None or not math.isfinite(value):
         return None
-    return round(value, digits)
+    return round(value, digits) + 0.0
+
+
+# --- the ratings columns, shared with ``arena rate`` ---------------------------------------------
+#
+# One set of headers for the text tables and one set of keys for CSV and JSON, in both commands.
+
+RATING_HEADERS = ("rank", "bot", "elo", "ci95", "los_next", "matches")
+RATING_KEYS = ("rank", "name", "elo", "ci95", "los_next", "matches")
+_ORDINALS = ("1st", "2nd", "3rd", "4th", "5th", "6th")
+
+
+def signed(value: float, digits: int = 0) -> str:
+    """``+72``, ``-35``; ``0`` when it rounds to zero (never ``-0`` or ``+0``)."""
+    text = f"{value:+.{digits}f}"
+    return f"{0:.{digits}f}" if float(text) == 0 else text
+
+
+def elo_cell(elo: float | None, status: str) -> str:
+    """The rating as a text table shows it; ``+inf``/``-inf``/``unbounded`` only without a prior."""
+    if status == "unbounded_above":
+        return "+inf"
+    if status == "unbounded_below":
+        return "-inf"
+    if status == "separated":
+        return "unbounded"
+    return "-" if elo is None else signed(elo)
+
+
+def ci95_cell(ci95: float | None, status: str) -> str:
+    """``±142``; ``?`` for a rated bot without an interval (team-mates never apart), else ``-``."""
+    if status not in ("rated", "not_identified"):
+        return "-"
+    return "?" if ci95 is None else f"±{ci95:.0f}"
+
+
+def los_cell(los: float | None) -> str:
+    if los is None:
+        return "-"
+    if los > 0.999:
+        return ">99.9%"
+    if los < 0.001:
+        return "<0.1%"
+    return f"{100 * los:.1f}%"
+
+
+def places_header(width: int) -> str:
+    return "-".join(_ORDINALS[:width])
+
+
+def record_header(two_sided: bool, places: int) -> str:
+    """The header of the record column: ``w-d-l``, the finishing places (``1st-2nd-3rd``) of
+    matches with more sides, or both (``w-d-l, places 1st-2nd-3rd``) when the data mix them."""
+    if not places:
+        return "w-d-l"
+    if not two_sided:
+        return places_header(places)
+    return f"w-d-l, places {places_header(places)}"
+
+
+def place_keys(width: int) -> list[str]:
+    """The CSV columns of a list of finishing-place counts: ``place_1``, ``place_2``, ..."""
+    return [f"place_{k}" for k in range(1, width + 1)]
 
 
 # --- text forms -----------------------------------------------------------------------
 
 STANDINGS_HEADERS = (
-    "rank",
-    "bot",
-    "elo",
-    "ci95",
-    "los_next",
-    "matches",
+    *RATING_HEADERS,
     "w-d-l",
+    "forfeits",
+    "opp_forfeits",
     "pts_for",
     "pts_against",
+    "hands",
     "pts/hand",
     "escobas/hand",
     "failures",
 )
-
-
-_ORDINALS = ("1st", "2nd", "3rd", "4th", "5th", "6th")
 
 
 def standings_headers(standings: Standings) -> tuple[str, ...]:
@@ -398,8 +548,7 @@ def standings_headers(standings: Standings) -> tuple[str, ...]:
     finishing place) when matches have three or more sides."""
     if standings.sides <= 2:
         return STANDINGS_HEADERS
-    places = "-".join(_ORDINALS[: standings.sides])
-    return tuple(places if h == "w-d-l" else h for h in STANDINGS_HEADERS)
+    return tuple(places_header(standings.sides) if h == "w-d-l" else h for h in STANDINGS_HEADERS)
 
 
 def standings_rows(standings: Standings) -> list[list[Any]]:
@@ -409,19 +558,55 @@ def standings_rows(standings: Standings) -> list[list[Any]]:
             [
                 s.rank,
                 s.name,
-                _fmt_elo(s),
-                _fmt(s.ci95, "±{:.0f}"),
-                _fmt_los(s.los_next),
+                elo_cell(s.elo, s.status),
+                ci95_cell(s.ci95, s.status),
+                los_cell(s.los_next),
                 s.matches,
                 s.record,
+                s.forfeits,
+                s.opponent_forfeits,
                 s.points_for,
                 s.points_against,
+                s.hands,
                 _fmt(s.points_per_hand, "{:.2f}"),
                 _fmt(s.escobas_per_hand, "{:.3f}"),
                 ", ".join(f"{reason} {n}" for reason, n in s.failures) or "-",
             ]
         )
     return rows
+
+
+def standings_keys(standings: Standings) -> list[str]:
+    """The CSV columns of the standings: the JSON keys, with ``places`` spread over
+    ``place_1``.. and ``failures`` over ``failures_<reason>`` for every failure reason."""
+    record = place_keys(standings.sides) if standings.sides > 2 else ["wins", "draws", "losses"]
+    return [
+        *RATING_KEYS[:5],
+        "group",
+        "matches",
+        *record,
+        "forfeits",
+        "opponent_forfeits",
+        "points_for",
+        "points_against",
+        "hands",
+        "points_per_hand",
+        "escobas",
+        "escobas_per_hand",
+        *(f"failures_{reason}" for reason in FAILURE_REASONS),
+        "status",
+        "note",
+    ]
+
+
+def _csv_record(standing: BotStanding) -> dict[str, Any]:
+    data = standing.to_dict()
+    places = data.pop("places", None)
+    if places is not None:
+        data.update(zip(place_keys(len(places)), places, strict=True))
+    failures = data.pop("failures")
+    data.update({f"failures_{reason}": failures.get(reason, 0) for reason in FAILURE_REASONS})
+    return data
 
 
 def crosstable_rows(standings: Standings) -> tuple[list[str], list[list[str]]]:
@@ -444,50 +629,79 @@ def crosstable_rows(standings: Standings) -> tuple[list[str], list[list[str]]]:
     return headers, rows
 
 
+CROSSTABLE_KEYS = ("name", "opponent", "points", "games")
+
+
+def crosstable_records(standings: Standings) -> list[dict[str, Any]]:
+    """The crosstable as one object per cell (``name`` against ``opponent``), in the table's
+    order; a pair that never met has no object."""
+    table = standings.crosstable
+    out = []
+    for a in table.names:
+        for b in table.names:
+            cell = table.cell(a, b)
+            if a != b and cell is not None:
+                out.append({"name": a, "opponent": b, "points": plain_number(cell[0], 1), "games": cell[1]})
+    return out
+
+
+def crosstable_note(standings: Standings) -> str:
+    """What a crosstable cell is."""
+    if standings.crosstable.by_bot:
+        return (
+            "partners rotate, so rows and columns are bots: a cell is the row bot's score in its matches "
+            "against a side that included the column bot (a win 1, a draw 1/2), as points/games; "
+            "score adds the row's cells, so a match counts once per opposing bot"
+        )
+    if standings.sides > 2:
+        return (
+            "a cell counts each match once for every two sides in it: 1 when the row finished ahead of the "
+            "column, 1/2 when level, 0 behind, as points/games; score adds the row's cells"
+        )
+    return "a cell is the row's score against the column (a win 1, a draw 1/2), as points/games; score adds the row's cells"
+
+
+def standings_notes(standings: Standings) -> list[str]:
+    """The notes under the standings: the fit's, then each bot's."""
+    return [*standings.notes, *(f"{s.name}: {s.note}" for s in standings.bots if s.note)]
+
+
 def format_standings(standings: Standings, fmt: str) -> str:
-    if fmt == "json":
+    """The standings in ``fmt``: a text table with its notes (plain, github); CSV with one
+    header row and plain numbers (``standings_keys``); JSON, a list of objects (``to_dict``).
+    The notes are left out of CSV and JSON (``standings_notes`` gives them)."""
+    form = TableFormat(fmt)
+    if form is TableFormat.JSON:
         return render_json([s.to_dict() for s in standings.bots])
-    notes = [*standings.notes, *(f"{s.name}: {s.note}" for s in standings.bots if s.note)]
-    return _format_table(list(standings_headers(standings)), standings_rows(standings), fmt, notes=notes)
+    if form is TableFormat.CSV:
+        keys = standings_keys(standings)
+        return render_table(keys, [[_csv_record(s)[k] for k in keys] for s in standings.bots], form)
+    headers = list(standings_headers(standings))
+    # As ``arena rate`` shows the same columns: numbers right, names and texts left.
+    align = ["left" if h in ("bot", "failures") else "right" for h in headers]
+    return _format_table(headers, standings_rows(standings), form, standings_notes(standings), align)
 
 
 def format_crosstable(standings: Standings, fmt: str) -> str:
+    """The crosstable in ``fmt``: a matrix of ``points/games`` with a note saying what a cell is
+    (plain, github); one row or object per cell with ``CROSSTABLE_KEYS`` (CSV, JSON)."""
+    form = TableFormat(fmt)
+    if form is TableFormat.JSON:
+        return render_json(crosstable_records(standings))
+    if form is TableFormat.CSV:
+        records = crosstable_records(standings)
+        return render_table(CROSSTABLE_KEYS, [[r[k] for k in CROSSTABLE_KEYS] for r in records], form)
     headers, rows = crosstable_rows(standings)
-    if fmt == "json":
-        names = standings.crosstable.names
-        data = {
-            a: {b: {"points": c[0], "games": c[1]} for b in names if (c := standings.crosstable.cell(a, b)) is not None}
-            for a in names
-        }
-        return json.dumps({"names": list(names), "scores": data}, indent=2)
-    return _format_table(headers, rows, fmt)
+    return _format_table(headers, rows, form, [crosstable_note(standings)])
 
 
-def _format_table(headers: list[str], rows: list[list[Any]], fmt: str, notes: Sequence[str] = ()) -> str:
-    text = render_table(headers, rows, TableFormat(fmt))
-    if notes and fmt != "csv":
-        text += "\n\n" + "\n".join(f"Note: {n}" for n in notes)
+def _format_table(
+    headers: list[str], rows: list[list[Any]], fmt: TableFormat, notes: Sequence[str] = (), align: Sequence[str] | None = None
+) -> str:
+    text = render_table(headers, rows, fmt, colalign=align)
+    if notes:
+        text += "\n\n" + "\n".join(f"Note: {printable(n)}" for n in notes)
     return text
-
-
-def _fmt_elo(s: BotStanding) -> str:
-    if s.status == "unbounded_above":
-        return "+inf"
-    if s.status == "unbounded_below":
-        return "-inf"
-    if s.status == "separated":
-        return "unbounded"
-    return _fmt(s.elo, "{:+.0f}")
-
-
-def _fmt_los(los: float | None) -> str:
-    if los is None:
-        return "-"
-    if los > 0.999:
-        return ">99.9%"
-    if los < 0.001:
-        return "<0.1%"
-    return f"{100 * los:.1f}%"
 
 
 def _fmt(value: float | None, pattern: str) -> str:

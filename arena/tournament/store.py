@@ -10,6 +10,15 @@ seats), and a summary derived from the record when the row is written (winner, s
 reason, terminations, escobas, hands, failures), stored so that tables need not parse every
 record; where the summary and the record disagree, the record is right and verify refuses
 the row. Standings, ratings and tables are derived from the rows every time, never stored.
+
+The meta table holds the tournament's description (``game``, ``config``, ``fingerprint``)
+and, since identities were recorded, ``identities``: each bot's ``BotIdentity.to_dict()`` by
+name (identity.py), so a resume can tell a rebuilt bot from the one that played. Stores
+written before that have no ``identities`` key and still open.
+
+Reading is streamed: ``results()`` is a sequence that reads rows as it is walked, and
+``stored_keys()`` gives the schedule keys of the stored matches without their summaries, so
+neither a resume nor the tables hold every row of a long tournament at once.
 """
 
 from __future__ import annotations
@@ -17,16 +26,27 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Callable, Iterator, Mapping
+import weakref
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from datetime import datetime, timezone
+from typing import Any, TypeVar, overload
 
-from arena.errors import ArenaError, ExitCode
+from arena.errors import ArenaError, ExitCode, WriteError
+from arena.safe_files import make_folder, open_lock_file, refuse_links
+from arena.tournament.identity import BotIdentity
 from arena.tournament.schedule import plain_fields
 
 SCHEMA_VERSION = 1
 STORE_FILE = "results.sqlite"
+IDENTITIES_KEY = "identities"
+LAST_MATCH_KEY = "last_match_at"
+_ROW_COLUMNS = (
+    "id, idx, pairing, deal, rotation, seed, sides, seats, winner, scores, reason,"
+    " terminations, escobas, hands, failures, duration"
+)
+_FETCH = 512  # rows read at a time while a sequence of rows is walked
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -138,12 +158,14 @@ _T = TypeVar("_T")
 
 def _lock_folder(folder: str) -> int:
     """One writer per results folder. The kernel drops the lock when the process dies,
-    however it dies, so a kill -9 never leaves a stale lock behind."""
+    however it dies, so a kill -9 never leaves a stale lock behind. The lock file is shared by
+    every run that takes it: a link in its place (or as the folder) is refused, never followed
+    nor replaced (``arena/safe_files.py``)."""
     import fcntl
 
     path = os.path.join(folder, LOCK_FILE)
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = open_lock_file(folder, LOCK_FILE)
     except OSError as exc:
         raise StoreWriteError(f"cannot write {path}: {exc.strerror or exc}") from None
     try:
@@ -185,6 +207,7 @@ class ResultStore:
         self._conn = conn
         self.folder = folder
         self._lock = lock
+        self._sequences: list[weakref.ref[StoredRows]] = []
 
     @property
     def path(self) -> str:
@@ -203,9 +226,9 @@ class ResultStore:
     def open_for_run(cls, folder: str, fingerprint: str, game_dict: Mapping[str, Any], config: Mapping[str, Any]) -> ResultStore:
         """Create the store, or reopen it to resume; refuse one from a changed tournament."""
         try:
-            os.makedirs(folder, exist_ok=True)
-        except OSError as exc:
-            raise StoreWriteError(f"cannot create the results folder {folder}: {exc.strerror or exc}") from None
+            make_folder(folder)  # a link as the results folder is refused
+        except WriteError as exc:
+            raise StoreWriteError(str(exc)) from None
         lock = _lock_folder(folder)
         try:
             conn = _connect(store_path(folder))
@@ -312,6 +335,15 @@ class ResultStore:
                 raise _damaged(self.path, f"meta 'game': {key}: expected an integer, got {_short(value)}")
 
     def close(self) -> None:
+        try:
+            for ref in self._sequences:
+                rows = ref()
+                if rows is not None:
+                    rows._keep()
+        except StoreError:
+            pass  # a damaged store: the sequence stays empty, the error was or will be seen by its reader
+        finally:
+            self._sequences = []
         self._conn.close()
         if self._lock is not None:
             os.close(self._lock)  # releases the flock
@@ -361,13 +393,68 @@ class ResultStore:
         with self._reading():
             return int(self._conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
 
-    def results(self) -> list[MatchRow]:
+    def results(self) -> StoredRows:
+        """Every stored match in schedule order, read as it is walked (see ``StoredRows``)."""
+        rows = StoredRows(self)
+        self._sequences = [ref for ref in self._sequences if ref() is not None]
+        self._sequences.append(weakref.ref(rows))
+        return rows
+
+    def iter_rows(self) -> Iterator[MatchRow]:
+        """The stored matches in schedule order, a few hundred rows in memory at a time."""
         with self._reading():
-            cursor = self._conn.execute(
-                "SELECT id, idx, pairing, deal, rotation, seed, sides, seats, winner, scores, reason,"
-                " terminations, escobas, hands, failures, duration FROM matches ORDER BY idx"
-            )
-            return [self._row(r) for r in cursor]
+            cursor = self._conn.execute(f"SELECT {_ROW_COLUMNS} FROM matches ORDER BY idx")
+            while batch := cursor.fetchmany(_FETCH):
+                for r in batch:
+                    yield self._row(r)
+
+    def stored_keys(self) -> Generator[tuple[int, str, int, tuple[str, ...]], None, None]:
+        """(index, id, seed, seats) of every stored match, in schedule order: what a resume
+        checks against the schedule, without reading the summaries."""
+        with self._reading():
+            cursor = self._conn.execute("SELECT idx, id, seed, seats FROM matches ORDER BY idx")
+            while batch := cursor.fetchmany(_FETCH * 4):
+                for idx, match_id, seed, seats in batch:
+                    try:
+                        yield (
+                            _check("idx", idx, int, "an integer"),
+                            _check("id", match_id, str, "a string"),
+                            _check("seed", seed, int, "an integer"),
+                            _list_of("seats", seats, str, "strings"),
+                        )
+                    except _BadColumn as exc:
+                        raise _damaged(self.path, f"match {_short(match_id)}, {exc}") from None
+
+    def identities(self) -> dict[str, BotIdentity] | None:
+        """The bots' identities as last recorded, by name; None for a store written before
+        identities were recorded."""
+        data = self.meta().get(IDENTITIES_KEY)
+        if data is None:
+            return None
+        return _read_identities(data, lambda why: _damaged(self.path, f"meta {IDENTITIES_KEY!r}: {why}"))
+
+    def last_match_at(self) -> datetime | None:
+        """When the last match was stored (UTC); None for a store written before that was
+        recorded, or with no match yet."""
+        value = self.meta().get(LAST_MATCH_KEY)
+        if value is None:
+            return None
+        try:
+            when = datetime.fromisoformat(value) if isinstance(value, str) else None
+        except ValueError:
+            when = None
+        if when is None or when.tzinfo is None:
+            raise _damaged(self.path, f"meta {LAST_MATCH_KEY!r}: expected a UTC time (ISO 8601), got {_short(value)}")
+        return when
+
+    def _row_at(self, position: int) -> MatchRow:
+        with self._reading():
+            found = self._conn.execute(
+                f"SELECT {_ROW_COLUMNS} FROM matches ORDER BY idx LIMIT 1 OFFSET ?", (position,)
+            ).fetchone()
+        if found is None:
+            raise IndexError(position)
+        return self._row(found)
 
     def record(self, match_id: str) -> dict[str, Any]:
         with self._reading():
@@ -391,6 +478,17 @@ class ResultStore:
             raise bad(str(exc)) from None
 
     # -- writing ----------------------------------------------------------------------
+
+    def set_identities(self, identities: Mapping[str, BotIdentity]) -> None:
+        """Record the bots' identities (replacing those recorded before), in one transaction."""
+        value = json.dumps({name: identity.to_dict() for name, identity in identities.items()}, sort_keys=True)
+        try:
+            with self._conn:
+                self._conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (IDENTITIES_KEY, value))
+        except sqlite3.DatabaseError as exc:
+            if _is_write_failure(exc):
+                raise StoreWriteError(f"cannot write the bots' identities to {self.path}: {exc}") from None
+            raise _damaged(self.path, exc) from None
 
     def add(self, row: MatchRow, record: Mapping[str, Any] | str) -> None:
         """Write one finished match durably, in one transaction; refuse a second copy.
@@ -422,6 +520,11 @@ class ResultStore:
                         record if isinstance(record, str) else json.dumps(record, separators=(",", ":")),
                     ),
                 )
+                # In the same transaction: the date is that of the last match durably stored.
+                self._conn.execute(
+                    "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+                    (LAST_MATCH_KEY, json.dumps(datetime.now(timezone.utc).isoformat(timespec="seconds"))),
+                )
         except sqlite3.IntegrityError:
             raise DuplicateMatchError(f"match {row.id!r} is already in {self.path}") from None
         except sqlite3.DatabaseError as exc:
@@ -430,13 +533,96 @@ class ResultStore:
             raise _damaged(self.path, exc) from None
 
 
+class StoredRows(Sequence[MatchRow]):
+    """The rows of a store as a sequence read on demand: walking it streams the rows in
+    schedule order (never all of them in memory), ``len`` counts them, an index reads one.
+    If one is still referenced when its store closes, it reads its rows into memory then,
+    so it stays valid (``with store: rows = store.results()`` and use them after)."""
+
+    def __init__(self, store: ResultStore) -> None:
+        self._store: ResultStore | None = store
+        self._rows: list[MatchRow] | None = None
+
+    def _keep(self) -> None:
+        """Called by the store as it closes."""
+        if self._store is not None and self._rows is None:
+            self._rows = list(self._store.iter_rows())
+        self._store = None
+
+    def __len__(self) -> int:
+        if self._store is None:
+            return len(self._rows or ())
+        return self._store.count()
+
+    def __iter__(self) -> Iterator[MatchRow]:
+        if self._store is None:
+            return iter(self._rows or ())
+        return self._store.iter_rows()
+
+    @overload
+    def __getitem__(self, index: int) -> MatchRow: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[MatchRow]: ...
+
+    def __getitem__(self, index: int | slice) -> MatchRow | list[MatchRow]:
+        if isinstance(index, slice) or self._store is None:
+            return list(self)[index]
+        position = index + len(self) if index < 0 else index
+        if position < 0:
+            raise IndexError(index)
+        return self._store._row_at(position)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, StoredRows):
+            other = list(other)
+        return isinstance(other, Sequence) and not isinstance(other, str) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]  # equal to lists, so unhashable like them
+
+    def __repr__(self) -> str:
+        return f"StoredRows({len(self)} rows)"
+
+
+def _read_identities(data: object, error: Callable[[str], Exception]) -> dict[str, BotIdentity]:
+    """The meta's identities, every field checked (a hand-edited meta is a damaged store)."""
+    if not isinstance(data, dict):
+        raise error(f"expected an object of bot identities, got {_short(data)}")
+    out: dict[str, BotIdentity] = {}
+    for name, item in data.items():
+        where = f"bot {name!r}"
+        if not isinstance(item, dict) or item.get("name") != name:
+            raise error(f"{where}: expected an identity object naming the bot")
+        cmd = item.get("cmd")
+        if not (isinstance(cmd, str) or isinstance(cmd, list) and cmd and all(isinstance(p, str) for p in cmd)):
+            raise error(f"{where}: cmd: expected a command, got {_short(cmd)}")
+        files = item.get("files", {})
+        if not isinstance(files, dict) or not all(isinstance(v, (str, type(None))) for v in files.values()):
+            raise error(f"{where}: files: expected an object of path -> sha256 or null")
+        for key in ("inputs_sha256", "commit", "ready_name"):
+            if not isinstance(item.get(key), (str, type(None))):
+                raise error(f"{where}: {key}: expected text or null, got {_short(item.get(key))}")
+        out[name] = BotIdentity.from_dict(item)
+    return out
+
+
 def _is_write_failure(exc: sqlite3.Error) -> bool:
     """Full or failing disk, read-only file: the place is at fault, not the store's content."""
     text = str(exc).lower()
     return any(word in text for word in ("full", "disk i/o", "readonly", "read-only", "locked", "busy"))
 
 
+# SQLite opens these by name. It follows a link as the store itself and puts its -wal and -shm
+# (written even by a reader) beside the link's target, out of the results folder; a linked -wal
+# or -shm it fails on with a message blaming the store. So each is checked first, and named. A
+# second name (a hard link) of the store would be written too: a run refuses that, reading
+# leaves it be (a backup made of hard links).
+_SQLITE_SUFFIXES = ("", "-wal", "-shm", "-journal")
+
+
 def _connect(path: str, readonly: bool = False) -> sqlite3.Connection:
+    folder, name = os.path.split(path)
+    refuse_links(folder or ".", [name + suffix for suffix in _SQLITE_SUFFIXES], one_name=not readonly)
     try:
         return _connect_raw(path, readonly)
     except sqlite3.DatabaseError as exc:

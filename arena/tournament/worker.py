@@ -18,7 +18,8 @@ from arena.referee import play_match
 from arena.resources import ResourceLimits
 from arena.rules import Rules, Seating
 from arena.tournament.config import TournamentConfig
-from arena.tournament.executors import WorkerPlan
+from arena.tournament.executors import Summary, WorkerPlan
+from arena.tournament.failures import failure_notes
 from arena.tournament.schedule import MatchSpec
 from arena.tournament.store import MatchRow
 
@@ -63,8 +64,18 @@ def worker_plan(config: TournamentConfig, *, python: str, logs_dir: str | None) 
     return WorkerPlan(make_job(config, python=python, logs_dir=logs_dir), open_state, play, close_state, summarize)
 
 
-def summarize(spec: MatchSpec, record: dict[str, Any], duration: float) -> tuple[MatchRow, str]:
-    return row_from_record(spec, record, duration), json.dumps(record, separators=(",", ":"))
+def summarize(spec: MatchSpec, played: dict[str, Any], duration: float) -> Summary:
+    """The row, the record's JSON, the bots' ready names and the failures' details of a
+    played match (what ``play`` returned; a bare record dict is taken as well)."""
+    record_dict = played["record"] if "record" in played else played
+    ready = tuple(name if isinstance(name, str) else None for name in played.get("ready", ()))
+    record = GameRecord.from_dict(record_dict)
+    return Summary(
+        row=row_from_record(spec, record, duration),
+        record_json=json.dumps(record_dict, separators=(",", ":")),
+        ready=ready,
+        failures=failure_notes(record),
+    )
 
 
 @dataclass
@@ -88,7 +99,9 @@ def close_state(state: WorkerState) -> None:
 
 
 def play(job: Job, spec: MatchSpec, state: WorkerState) -> dict[str, Any]:
-    """One match. Bots stay up for the next one; the referee restarts any that died."""
+    """One match: ``{"record": the record's dict, "ready": the name each seat's bot gave in
+    its ready reply this match (None: no name, or no handshake)}``. Bots stay up for the
+    next match; the referee restarts any that died."""
     bots = []
     copies: dict[str, int] = {}
     for name in spec.seats:
@@ -98,6 +111,9 @@ def play(job: Job, spec: MatchSpec, state: WorkerState) -> dict[str, Any]:
         if proc is None:
             proc = BotProcess(job.bot(name), stderr_dir=job.logs_dir)
             state.procs[name, copy] = proc
+        # Set again by this match's handshake: a name left from an earlier match must not
+        # vouch for a process that never answered this one.
+        proc.ready_name = None
         bots.append(proc)
     record = play_match(
         bots,
@@ -106,7 +122,7 @@ def play(job: Job, spec: MatchSpec, state: WorkerState) -> dict[str, Any]:
         spec.seed,
         job.policy,
     )
-    return record.to_dict()
+    return {"record": record.to_dict(), "ready": [proc.ready_name for proc in bots]}
 
 
 def row_from_record(spec: MatchSpec, record: GameRecord | Mapping[str, Any], duration: float) -> MatchRow:

@@ -1,0 +1,96 @@
+"""``arena export``: a results folder's matches or game records, as files for other tools."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable
+from enum import Enum
+from pathlib import Path
+from typing import IO, Annotated
+
+import typer
+
+from arena.errors import InputError, WriteError
+
+
+class GamesFormat(str, Enum):
+    """``--games``: one row per match."""
+
+    CSV = "csv"
+    JSONL = "jsonl"
+
+
+class RecordsFormat(str, Enum):
+    """``--records``: every game record."""
+
+    JSONL = "jsonl"
+
+
+def export(
+    results: Annotated[Path, typer.Argument(help="A tournament's results folder (results/<name>).")],
+    games: Annotated[
+        GamesFormat | None,
+        typer.Option(
+            "--games",
+            help="One row per match, ready for arena rate and spreadsheets: csv (side_a,side_b,score_a, then the "
+            "match id, seed, points, reason, hands, failures; two sides per match) or jsonl (any number of sides).",
+        ),
+    ] = None,
+    records: Annotated[
+        RecordsFormat | None,
+        typer.Option(
+            "--records",
+            help='Every game record, one per line ({"id": ..., "record": {...}}), which arena verify and '
+            "arena replay FILE.jsonl ID read.",
+        ),
+    ] = None,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout (replaced whole).")
+    ] = None,
+) -> None:
+    """Export a results folder's matches (--games) or game records (--records) for other tools."""
+    from arena.tournament.export import Results, games_csv, games_jsonl, records_jsonl
+    from arena.tournament.store import ResultStore
+
+    if (games is None) == (records is None):
+        raise InputError("give one of --games csv|jsonl or --records jsonl (one export per output)")
+    with ResultStore.open_existing(str(results)) as store:
+        lines: Iterable[str]
+        if records is not None:
+            lines = records_jsonl(store)
+        elif games is GamesFormat.CSV:
+            lines = games_csv(Results.of(store), str(results))
+        else:
+            lines = games_jsonl(Results.of(store))
+        if output is None:
+            _write_lines(sys.stdout, lines)
+            sys.stdout.flush()
+        else:
+            _write_file(output, lines)
+    if output is not None:
+        typer.echo(f"wrote {output}", err=True)
+
+
+def _write_lines(out: IO[str], lines: Iterable[str]) -> None:
+    for line in lines:
+        out.write(line)
+        out.write("\n")
+
+
+def _write_file(path: Path, lines: Iterable[str]) -> None:
+    """Written beside the target and renamed over it: a failed export leaves no half file."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        try:
+            with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+                _write_lines(fh, lines)
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise WriteError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+__all__ = ["export"]

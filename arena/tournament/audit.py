@@ -1,0 +1,227 @@
+"""A results store checked against its own tournament: what the tables are computed from.
+
+The standings are computed from the store's rows, and each row holds two kinds of values:
+its place in the schedule (id, index, pairing, deal, rotation, seed, sides, seats) and a
+summary of its match (winner, scores, reason, terminations, escobas, hands, failures). The
+schedule is rebuilt here from the tournament described in the store's meta (``game``, written
+when the run began); the summary is derived again from the row's game record
+(``arena.record.derive_row_values``). A row whose id the schedule does not have, or whose
+values differ from either source, is refused by name and column.
+
+This module does not replay records through the rules core (``arena.replay``, a layer above,
+does): ``arena verify`` does both. ``arena table`` uses ``scheduled_rows``: it refuses a store
+holding a row that is not in its schedule rather than count it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from arena.errors import ArenaError
+from arena.record import FailurePolicy, GameRecord, derive_row_values
+from arena.rules import Rules, Seating
+from arena.tournament.config import FORMATS, MODES, BotConfig, TeamConfig, TournamentConfig
+from arena.tournament.schedule import MAX_MATCHES, MatchSpec, build_schedule, iter_schedule, schedule_size
+from arena.tournament.store import MatchRow, ResultStore, StoreDamagedError
+
+# A store's meta is untrusted: a schedule larger than this is not built from it (a real
+# tournament of this size would take years to play).
+MAX_AUDITED_MATCHES = MAX_MATCHES  # a store comes from a file that passed this cap
+
+_SCHEDULE_COLUMNS = ("index", "pairing", "deal", "rotation", "seed", "sides", "seats")
+# The summary columns, in RowValues' order; seed and seats are compared with the schedule too.
+DERIVED_COLUMNS = ("seed", "seats", "winner", "scores", "reason", "terminations", "escobas", "hands", "failures")
+
+
+class _BadMeta(Exception):
+    pass
+
+
+def _get(game: Mapping[str, Any], key: str, kind: type, what: str) -> Any:
+    value = game.get(key)
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise _BadMeta(f"{key}: expected {what}")
+    return value
+
+
+def config_from_game(game: Mapping[str, Any]) -> TournamentConfig:
+    """The tournament (as far as the schedule and the games go) described by a store's meta
+    ``game`` object (``TournamentConfig.game_dict()``). Raises ``_BadMeta`` naming the key."""
+    name = _get(game, "name", str, "a string")
+    seed = _get(game, "seed", int, "an integer")
+    mode = _get(game, "mode", str, "single or pairs")
+    players = _get(game, "players", int, "an integer")
+    team_size = _get(game, "team_size", int, "an integer")
+    fmt = _get(game, "format", str, "a format")
+    mpp = _get(game, "matches_per_pairing", int, "an integer")
+    duplicate = _get(game, "duplicate", bool, "true or false")
+    challenger = game.get("challenger")
+    if mode not in MODES or fmt not in FORMATS:
+        raise _BadMeta(f"mode {mode!r} or format {fmt!r} is not one this arena plays")
+    if challenger is not None and not isinstance(challenger, str):
+        raise _BadMeta("challenger: expected a name or null")
+    if not 1 <= players <= 6 or not 1 <= team_size <= players or not 1 <= mpp <= 10**6:
+        raise _BadMeta("players, team_size or matches_per_pairing out of range")
+    try:
+        seating = Seating.alone(players) if mode == "single" else Seating.pairs(players=players, team_size=team_size)
+        rules = Rules.from_dict(_get(game, "rules", dict, "an object"))
+        failures = FailurePolicy.from_dict(_get(game, "failures", dict, "an object"))
+    except (ArenaError, ValueError, TypeError) as exc:
+        raise _BadMeta(str(exc)) from None
+    listed = _get(game, "bots", list, "a list of bots")
+    if not listed or not all(isinstance(b, Mapping) and isinstance(b.get("name"), str) for b in listed):
+        raise _BadMeta("bots: expected a list of bots, each with a name")
+    bots = tuple(BotConfig(bot["name"], "-", ".") for bot in listed)
+    names = [b.name for b in bots]
+    teams_value = game.get("teams")
+    teams: tuple[TeamConfig, ...] = ()
+    if isinstance(teams_value, list):
+        team_mode = "fixed"
+        for team in teams_value:
+            members = team.get("members") if isinstance(team, dict) else None
+            if not isinstance(team, dict) or not isinstance(team.get("name"), str) or not isinstance(members, list) \
+                    or len(members) != team_size or not all(isinstance(m, str) and m in names for m in members):
+                raise _BadMeta("teams: expected fixed teams of the bots, each with a name and members")
+            teams += (TeamConfig(team["name"], tuple(members)),)
+    elif teams_value in ("clones", "rotating"):
+        team_mode = str(teams_value)
+    else:
+        raise _BadMeta("teams: expected clones, rotating or a list of fixed teams")
+    if len(set(names)) != len(names) or (challenger is not None
+                                         and challenger not in (names if team_mode != "fixed" else [t.name for t in teams])):
+        raise _BadMeta("bots: names must be unique, and the challenger one of them")
+    config = TournamentConfig(
+        name=name, seed=seed, rules=rules, mode=mode, players=players, team_size=team_size if mode == "pairs" else 1,
+        team_mode=team_mode, teams=teams, bots=bots, format=fmt, challenger=challenger, matches_per_pairing=mpp,
+        duplicate=duplicate, failures=failures, concurrency=1, output=".",
+    )
+    if config.seating != seating:
+        raise _BadMeta("players and team_size do not make a table")
+    size = schedule_size(config)
+    if size > MAX_AUDITED_MATCHES:
+        raise _BadMeta(f"its schedule would have {size} matches, more than the {MAX_AUDITED_MATCHES} a store is checked for")
+    return config
+
+
+def store_config(store: ResultStore) -> TournamentConfig:
+    """The tournament a store's meta describes; ``StoreDamagedError`` when its meta does not
+    describe one this arena can play."""
+    game = store.meta().get("game")
+    try:
+        if not isinstance(game, Mapping):
+            raise _BadMeta("expected an object")
+        return config_from_game(game)
+    except _BadMeta as exc:
+        raise StoreDamagedError(f"{store.path}: meta 'game' does not describe a tournament ({exc}); "
+                                "restore the store from a copy") from None
+
+
+def store_schedule(store: ResultStore) -> tuple[TournamentConfig, tuple[MatchSpec, ...]]:
+    """The tournament and the whole schedule a store's meta describes (what ``arena verify``
+    compares the store with, matches missing from it included)."""
+    config = store_config(store)
+    return config, build_schedule(config)
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, tuple):
+        value = [list(v) if isinstance(v, tuple) else v for v in value]
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _differences(names: Sequence[str], stored: Sequence[Any], expected: Sequence[Any], where: str) -> list[str]:
+    return [f"{n} {_shown(a)} in the store, {_shown(b)} in {where}"
+            for n, a, b in zip(names, stored, expected, strict=True) if a != b]
+
+
+def schedule_differences(row: MatchRow, spec: MatchSpec) -> list[str]:
+    """How ``row``'s place in the schedule differs from ``spec``'s (the same id)."""
+    return _differences(_SCHEDULE_COLUMNS, [getattr(row, n) for n in _SCHEDULE_COLUMNS],
+                        [getattr(spec, n) for n in _SCHEDULE_COLUMNS], "the schedule")
+
+
+def record_differences(row: MatchRow, record: GameRecord) -> list[str]:
+    """How ``row``'s summary differs from what its record says (``derive_row_values``)."""
+    values = derive_row_values(record)
+    return _differences(DERIVED_COLUMNS, [getattr(row, n) for n in DERIVED_COLUMNS],
+                        [getattr(values, n) for n in DERIVED_COLUMNS], "the record")
+
+
+def game_differences(record: GameRecord, config: TournamentConfig) -> list[str]:
+    """How the record's rules, seating and failure policy differ from the tournament's."""
+    out = []
+    try:
+        rules = Rules.from_dict(record.rules)
+    except (ArenaError, ValueError, TypeError):
+        rules = None
+    if rules != config.rules:
+        out.append("its record was played under other rules than the tournament's")
+    try:
+        seating = Seating.from_dict(record.seating)
+    except (ArenaError, ValueError, TypeError):
+        seating = None
+    if seating != config.seating:
+        out.append("its record was played at another table than the tournament's")
+    if record.policy is not None and record.policy != config.failures:
+        out.append(f"its record's failure policy is {record.policy.policy} ({record.policy.strikes} strikes), "
+                   f"the tournament's {config.failures.policy} ({config.failures.strikes} strikes)")
+    return out
+
+
+def unscheduled(rows: Sequence[MatchRow], schedule: Sequence[MatchSpec]) -> list[tuple[MatchRow, str]]:
+    """Every row that is not the schedule's match of its id, with why."""
+    by_id = {spec.id: spec for spec in schedule}
+    out = []
+    for row in rows:
+        spec = by_id.get(row.id)
+        if spec is None:
+            out.append((row, f"match {row.id!r} is not in the tournament's schedule ({len(schedule)} matches)"))
+            continue
+        diff = schedule_differences(row, spec)
+        if diff:
+            out.append((row, "; ".join(diff)))
+    return out
+
+
+def scheduled_rows(store: ResultStore) -> Sequence[MatchRow]:
+    """The store's rows, each checked to be its schedule's match (id, place, seed, sides and
+    seats); ``StoreDamagedError`` names the first that is not, so no table counts it.
+
+    Rows and schedule are both walked in schedule order, side by side, so that a table of a
+    long tournament never holds its whole schedule."""
+    specs = iter_schedule(store_config(store))
+    spec: MatchSpec | None = None
+    bad: list[tuple[MatchRow, str]] = []
+    for row in store.iter_rows():
+        while spec is None or spec.index < row.index:
+            spec = next(specs, None)
+            if spec is None:
+                break
+        if spec is None or spec.index != row.index or spec.id != row.id:
+            bad.append((row, f"match {row.id!r} is not in the tournament's schedule at place {row.index}"))
+        else:
+            diff = schedule_differences(row, spec)
+            if diff:
+                bad.append((row, "; ".join(diff)))
+    if bad:
+        row, why = bad[0]
+        more = f" (and {len(bad) - 1} more rows)" if len(bad) > 1 else ""
+        raise StoreDamagedError(f"{store.path}: a stored row is not the tournament's: {why}{more}; the store was "
+                                f"edited or is damaged; arena verify {store.folder} lists every problem")
+    return store.results()
+
+
+__all__ = [
+    "DERIVED_COLUMNS",
+    "MAX_AUDITED_MATCHES",
+    "config_from_game",
+    "game_differences",
+    "record_differences",
+    "schedule_differences",
+    "schedule_size",
+    "scheduled_rows",
+    "store_schedule",
+    "unscheduled",
+]
