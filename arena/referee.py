@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from arena.botproc import Limits
-from arena.errors import ArenaError, MoveParseError
+from arena.errors import ArenaError, IllegalMoveError, MoveParseError
 from arena.events import Play
 from arena.game import MatchState
 from arena.moves import PASS, Move
@@ -399,10 +399,10 @@ def _match_move(state: MatchState, legal: list[Move], text: str) -> Move:
         raise BotFailure(Termination.ILLEGAL_MOVE, str(exc)) from None
     if move in legal:
         return move
+    # The rules core says why, without a copy of the state to try the move on.
     try:
-        state.copy().apply(move)
-        why = f"illegal move {shown!r}: not among the legal moves"
-    except ValueError as exc:
-        why = str(exc)
-    raise BotFailure(Termination.ILLEGAL_MOVE, why)
+        state.check(move)
+    except IllegalMoveError as exc:
+        raise BotFailure(Termination.ILLEGAL_MOVE, str(exc)) from None
+    raise BotFailure(Termination.ILLEGAL_MOVE, f"illegal move {shown!r}: not among the legal moves")
 
