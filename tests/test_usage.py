@@ -5,18 +5,25 @@ optional when a record is read (records written before it have none), ignored by
 from __future__ import annotations
 
 import json
+import shutil
+import sqlite3
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from replay_helpers import play
+from typer.testing import CliRunner
 
 from arena.botproc import BotProcess, BotSpec, Limits
+from arena.cli import app
 from arena.record import GameRecord, RecordError, SeatUsage
 from arena.referee import LocalBot, play_match
 from arena.replay import verify
 from arena.resources import MIB, Usage
 from arena.rules import Rules, Seating
+from arena.tournament.standings import compute_standings, format_standings
+from arena.tournament.store import MatchRow, ResultStore, StoreDamagedError
 
 GOLDEN = Path(__file__).parent / "golden" / "records"
 
@@ -173,3 +180,145 @@ def test_the_referee_asks_each_player_that_measures_and_keeps_what_ran():
     players = [Measured("a", ran), LocalBot("b", seed=2), Measured("c", Usage())]  # c: nothing ran
     record = play_match(players, Rules(target=5), Seating.alone(3), seed=4)
     assert record.usage == (SeatUsage.of(0, ran),) and record.usage[0].cpu_per_wall == 2.0
+
+
+# --- the store and the table -----------------------------------------------------------------------
+
+BOTS = Path(__file__).parent / "data" / "tournament_bots"
+GOLDEN_STORE = Path(__file__).parent / "golden" / "store"
+
+
+def _row(k: int, seats: tuple[str, str], usage: tuple[tuple[int, float, float], ...]) -> MatchRow:
+    return MatchRow(id=f"{k}.0", index=k, pairing=k, deal=0, rotation=0, seed=k, sides=seats, seats=seats, winner=0,
+                    scores=(7, 3), reason="target", terminations=("ok", "ok"), escobas=(0, 0), hands=2, usage=usage)
+
+
+def test_the_table_gives_each_bot_its_cpu_time_over_the_wall_time_of_its_measured_matches():
+    rows = [
+        _row(0, ("a", "b"), ((0, 300.0, 100.0), (1, 50.0, 100.0))),
+        _row(1, ("b", "a"), ((1, 100.0, 300.0),)),  # b's seat measured nothing here
+        _row(2, ("a", "c"), ()),  # c is never measured
+    ]
+    standings = compute_standings(rows, Seating.alone(2), ["a", "b", "c"])
+    by_name = {s.name: s for s in standings.bots}
+    assert by_name["a"].cpu_per_wall == pytest.approx(400 / 400)
+    assert by_name["b"].cpu_per_wall == pytest.approx(50 / 100)
+    assert by_name["c"].cpu_per_wall is None
+    data = {s["name"]: s for s in json.loads(format_standings(standings, "json"))}
+    assert (data["a"]["cpu_s"], data["a"]["cpu_per_wall"]) == (0.4, 1.0)
+    assert (data["c"]["cpu_s"], data["c"]["cpu_per_wall"]) == (None, None)
+    text = format_standings(standings, "plain").splitlines()
+    column = text[0].split().index("cpu/wall")
+    cells = {line.split()[1]: line.split()[column] for line in text[2:5]}
+    assert cells == {"a": "1.00", "b": "0.50", "c": "-"}
+
+
+def _meta(folder: Path) -> dict:
+    with ResultStore.open_existing(str(folder)) as store:
+        return store.meta()
+
+
+def test_a_store_written_before_the_usage_column_reads_without_it_and_gains_it_on_resume(tmp_path):
+    folder = tmp_path / "golden"
+    shutil.copytree(GOLDEN_STORE, folder)
+    with ResultStore.open_existing(str(folder)) as store:
+        rows = list(store.results())
+    assert rows and all(row.usage == () for row in rows)
+    meta = _meta(folder)
+    with ResultStore.open_for_run(str(folder), meta["fingerprint"], meta["game"], meta["config"]) as store:
+        spare = replace(rows[0], id="spare", index=10_000, usage=((1, 12.5, 50.0),))
+        store.add(spare, store.record(rows[0].id))
+    with ResultStore.open_existing(str(folder)) as store:
+        again = list(store.results())
+    assert again[:-1] == rows and again[-1] == spare
+
+
+@pytest.mark.parametrize("text,message", [
+    ("{}", "column usage: expected a JSON list"),
+    ("[[0, 1]]", r"column usage: expected \[seat, cpu_ms, wall_ms\]"),
+    ('[[0, "1", 2]]', r"column usage: expected \[seat, cpu_ms, wall_ms\]"),
+    ("[[5, 1, 2]]", "column usage: seat 5 is not one of the 2 seats"),
+])
+def test_a_damaged_usage_column_is_one_line_naming_it(tmp_path, text, message):
+    folder = tmp_path / "golden"
+    shutil.copytree(GOLDEN_STORE, folder)
+    meta = _meta(folder)
+    with ResultStore.open_for_run(str(folder), meta["fingerprint"], meta["game"], meta["config"]):
+        pass  # adds the column
+    conn = sqlite3.connect(folder / "results.sqlite")
+    with conn:
+        conn.execute("UPDATE matches SET usage = ? WHERE idx = (SELECT MIN(idx) FROM matches)", (text,))
+    conn.close()
+    with ResultStore.open_existing(str(folder)) as store, pytest.raises(StoreDamagedError, match=message):
+        list(store.results())
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small real tournament of bot processes: every seat's usage is measured."""
+    folder = tmp_path_factory.mktemp("usage")
+    path = folder / "usage.yaml"
+    path.write_text(
+        f"name: usage\nseed: 3\nrules: {{target: 5}}\noutput: {folder / 'out'}\nconcurrency: 2\n"
+        "matches_per_pairing: 2\nbots:\n"
+        f'  - {{name: first, cmd: "$PYTHON policybot.py first", cwd: "{BOTS}"}}\n'
+        f'  - {{name: greedy, cmd: "$PYTHON policybot.py greedy", cwd: "{BOTS}"}}\n'
+    )
+    result = CliRunner().invoke(app, ["run", str(path), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    return folder / "out"
+
+
+def _table(results: Path) -> dict[str, dict]:
+    done = CliRunner().invoke(app, ["table", str(results), "--format", "json"])
+    assert done.exit_code == 0, done.output
+    return {row["name"]: row for row in json.loads(done.stdout)}
+
+
+def test_a_run_stores_each_seats_usage_and_the_table_sums_it_per_bot(measured: Path):
+    cpu: dict[str, float] = {"first": 0.0, "greedy": 0.0}
+    wall = dict(cpu)
+    with ResultStore.open_existing(str(measured)) as store:
+        for row in store.results():
+            record = GameRecord.from_dict(store.record(row.id))
+            assert row.usage == tuple((u.seat, u.cpu_ms, u.wall_ms) for u in record.usage)
+            assert [u.seat for u in record.usage] == [0, 1]  # both seats are bot processes
+            for seat, cpu_ms, wall_ms in row.usage:
+                cpu[row.seats[seat]] += cpu_ms
+                wall[row.seats[seat]] += wall_ms
+    table = _table(measured)
+    for name in cpu:
+        assert wall[name] > 0 and cpu[name] > 0
+        assert table[name]["cpu_per_wall"] == round(cpu[name] / wall[name], 3)
+        assert table[name]["cpu_s"] == round(cpu[name] / 1000, 3)
+    plain = CliRunner().invoke(app, ["table", str(measured), "--what", "standings"]).stdout
+    assert "cpu/wall" in plain.splitlines()[0]
+
+
+def test_verify_does_not_check_usage(measured: Path, tmp_path: Path):
+    """A measurement: an edited usage, in the row or in the record, is not refused, and the
+    table shows the row's (what verify says in docs/REPLAY.md)."""
+    results = tmp_path / "copy"
+    results.mkdir()
+    with sqlite3.connect(measured / "results.sqlite") as a, sqlite3.connect(results / "results.sqlite") as b:
+        a.backup(b)
+    conn = sqlite3.connect(results / "results.sqlite")
+    first_seat = {"first": 0, "greedy": 0}
+    matches = {"first": 0, "greedy": 0}
+    with conn:
+        for match_id, record_text, seats in conn.execute("SELECT id, record, seats FROM matches").fetchall():
+            record = json.loads(record_text)
+            for entry in record["usage"]:
+                entry["cpu_ms"] = entry["cpu_per_wall"] = 0
+            conn.execute("UPDATE matches SET record = ?, usage = ? WHERE id = ?",
+                         (json.dumps(record), json.dumps([[0, 900.0, 100.0], [1, 0.0, 100.0]]), match_id))
+            seats = json.loads(seats)
+            first_seat[seats[0]] += 1
+            for name in seats:
+                matches[name] += 1
+    conn.close()
+    done = CliRunner().invoke(app, ["verify", str(results)])
+    assert done.exit_code == 0, done.output
+    table = _table(results)
+    for name in matches:
+        assert table[name]["cpu_per_wall"] == round(9 * first_seat[name] / matches[name], 3)
