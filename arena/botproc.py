@@ -366,6 +366,10 @@ class BotProcess:
         self._buf = bytearray()
         self._lines: deque[bytes] = deque()
         self._pending: list[bytes] = []
+        # Lines for the bot, sent with the next write (events need no reply): the pending
+        # list's own append, so that queueing an event costs no Python call. The list is
+        # emptied in place, never replaced.
+        self.queue: Callable[[bytes], None] = self._pending.append
         self._next_id = 1
         self.last_request_id = 0
         self._abandoned: set[int] = set()
@@ -433,7 +437,7 @@ class BotProcess:
         self._dead_reason = None
         self._buf = bytearray()
         self._lines = deque()
-        self._pending = []
+        self._pending.clear()
         self._abandoned = set()
         self._in_fd, self._out_fd, self._err_fd = ours
         os.set_blocking(self._in_fd, False)
@@ -477,7 +481,7 @@ class BotProcess:
                 self._write(b"".join(self._pending) + GOODBYE_LINE, time.monotonic() + self.limits.grace_ms / 1000)
             except BotFailure:
                 pass
-            self._pending = []
+            self._pending.clear()
             self.exited_on_goodbye = child.wait(max(self.limits.grace_ms, 100) / 1000) is not None
         self.kill()
 
@@ -540,10 +544,6 @@ class BotProcess:
         return BotFailure(Termination.CRASH, detail)
 
     # -- lines -----------------------------------------------------------------------------
-
-    def queue(self, line: bytes) -> None:
-        """A line for the bot, sent with the next write (events need no reply)."""
-        self._pending.append(line)
 
     def _write(self, data: bytes, deadline: float) -> None:
         if self._dead_reason is not None or self._child is None or self._write_poll is None:
@@ -683,7 +683,7 @@ class BotProcess:
             self.kill()
             raise _handshake_failure(exc) from None
         finally:
-            self._pending = []
+            self._pending.clear()
 
     def await_ready(self) -> Ready:
         """Wait for ``ready`` (by the start-up deadline set by ``send_hello``)."""
@@ -737,7 +737,7 @@ class BotProcess:
         if pending:
             pending.append(data)
             data = b"".join(pending)
-            self._pending = []
+            pending.clear()
         start = _monotonic()
         deadline = start + (time_ms + self.limits.grace_ms) / 1000
         try:
@@ -790,7 +790,7 @@ class BotProcess:
         self.last_request_id = request_id
         self._abandoned.add(request_id)
         data = b"".join(self._pending) + request_line(request_id, 0, 0, view, legal) + timeout_line(request_id, move)
-        self._pending = []
+        self._pending.clear()
         self._write(data, time.monotonic() + (self.limits.move_ms + self.limits.grace_ms) / 1000)
         return request_id
 
@@ -798,12 +798,12 @@ class BotProcess:
         """Send queued lines now (match_over); a bot that is gone or stuck just misses them."""
         if self._pending and self.alive:
             data = b"".join(self._pending)
-            self._pending = []
+            self._pending.clear()
             try:
                 self._write(data, time.monotonic() + self.limits.grace_ms / 1000)
             except BotFailure:
                 pass
-        self._pending = []
+        self._pending.clear()
 
 
 def _handshake_failure(exc: BotFailure) -> BotFailure:

@@ -126,7 +126,7 @@ def event_line(event: Mapping[str, Any]) -> bytes:
 # every decision are built here, and the arena's cost per decision is measured against a bare
 # pipe round trip (benchmarks/harness.py). Card and move texts never need escaping (letters,
 # digits, '+' and spaces), which is what makes the hand-built lines below safe.
-_card_text: Callable[[Any], str] = attrgetter("_text")
+_card_text: Callable[[Any], str] = attrgetter("text")  # Card.text, the public field
 
 
 _SEP = '","'
@@ -134,15 +134,16 @@ _SEP = '","'
 
 def card_list(cards: Sequence[Any]) -> str:
     """The cards as the inside of a JSON list: ``"5e","12c"``, empty for none. A hand holds at
-    most three cards: those lists are written out, without a join."""
+    most three cards: those lists are written out, without a join (a card's ``text`` is a
+    field, read without a call)."""
     n = len(cards)
     if n == 1:
-        return f'"{_card_text(cards[0])}"'
+        return f'"{cards[0].text}"'
     if n == 2:
-        return f'"{_card_text(cards[0])}","{_card_text(cards[1])}"'
+        return f'"{cards[0].text}","{cards[1].text}"'
     if n == 3:
-        return f'"{_card_text(cards[0])}","{_card_text(cards[1])}","{_card_text(cards[2])}"'
-    return f'"{_SEP.join(map(_card_text, cards))}"' if n else ""
+        return f'"{cards[0].text}","{cards[1].text}","{cards[2].text}"'
+    return f'"{_SEP.join([c.text for c in cards])}"' if n else ""
 
 
 def cards_json(cards: Sequence[Any]) -> str:
@@ -154,15 +155,21 @@ _PLAY = MoveKind.PLAY
 
 
 def move_texts(moves: Iterable[Move]) -> list[str]:
-    """The text of each move, equal to ``[str(m) for m in moves]``."""
-    return [_card_text(card) if kind is _PLAY and not take else _move_text(kind, card, take)
-            for kind, card, take in moves]
-
-
-def _move_text(kind: MoveKind, card: Any, take: tuple[Any, ...]) -> str:
-    if kind is _PLAY:
-        return _card_text(card) + "+" + "+".join(map(_card_text, take))
-    return str(Move(kind, card, take))
+    """The text of each move, equal to ``[str(m) for m in moves]``: built from the cards'
+    texts in place (a call per move costs more than the text itself)."""
+    out: list[str] = []
+    append = out.append
+    for move in moves:
+        kind, card, take = move
+        if kind is not _PLAY:
+            append(str(move))
+        elif not take:
+            append(card.text)  # type: ignore[union-attr]  # a play names its card
+        elif len(take) == 1:
+            append(f"{card.text}+{take[0].text}")  # type: ignore[union-attr]  # a play names its card
+        else:
+            append(card.text + "+" + "+".join([c.text for c in take]))  # type: ignore[union-attr]  # a play names its card
+    return out
 
 
 def texts_json(texts: Sequence[str]) -> str:
@@ -181,22 +188,22 @@ def core_event_out(event: Any) -> tuple[bytes, dict[str, Any]]:
     kind = event.kind
     if kind == "play" or kind == "renuncio":
         seat = event.seat
-        card = _card_text(event.card)
+        card = event.card.text
         take = event.take
         if not take:  # a trail: most plays
             return ((f'{{"type":"event","event":{{"type":"{kind}","seat":{seat},"card":"{card}","take":[]}}}}\n').encode(),
                     {"type": kind, "seat": seat, "card": card, "take": []})
-        texts = list(map(_card_text, take))
+        texts = [c.text for c in take]
         return ((f'{{"type":"event","event":{{"type":"{kind}","seat":{seat},"card":"{card}",'
                  f'"take":["{_SEP.join(texts)}"]}}}}\n').encode(),
                 {"type": kind, "seat": seat, "card": card, "take": texts})
     if kind == "cards":
         seat = event.seat
-        texts = list(map(_card_text, event.cards))
+        texts = [c.text for c in event.cards]
         return (f'{{"type":"event","event":{{"type":"cards","seat":{seat},"cards":["{_SEP.join(texts)}"]}}}}\n'.encode(),
                 {"type": kind, "seat": seat, "cards": texts})
     if kind == "deal":
-        texts = list(map(_card_text, event.table))
+        texts = [c.text for c in event.table]
         table = f'"{_SEP.join(texts)}"' if texts else ""
         return ((f'{{"type":"event","event":{{"type":"deal","hand":{event.hand},"round":{event.round},'
                  f'"dealer":{event.dealer},"table":[{table}],"stock":{event.stock}}}}}\n').encode(),

@@ -298,11 +298,14 @@ def play_match(
     # measures it. Per decision: the legal moves' texts, the view, one write and one read (in
     # decide), one entry, the move applied, its events queued and recorded.
     while not fatal:
-        turn = state.current_seat
-        if turn is None:  # the match is over
+        if state.result is not None:  # the match is over
+            break
+        hand = state.hand  # the hand in play: asked directly, one call each instead of two
+        turn = hand.current_seat
+        if turn is None:
             break
         seat = turn
-        legal = state.legal_moves()
+        legal = hand.legal_moves()
         texts = move_texts(legal)
         bot = bots[seat]
         move_ms = move_ms_of[seat]
