@@ -11,11 +11,17 @@
 Raw and arena batches alternate (``--rounds`` of each), so that a change in the machine's load
 touches both alike; each figure is the median of its batches. Printed:
 
-- ``breakdown``: the rules core alone and the referee with in-process bots (no pipe, no
-  process), per decision;
+- ``load average``: the machine's, when the benchmark starts (on a shared machine every wall
+  time below grows with it);
+- ``breakdown``: CPU time per decision of the rules core alone and of the referee with
+  in-process bots (no pipe, no process);
 - ``pinned``: the arena and its bots on one CPU (``arena play --cpu``), where each hand-over is
-  a local context switch: raw, arena, and their difference, the arena's own cost per decision
-  (the median of the rounds' differences);
+  a local context switch: raw round trip, arena per decision, and their difference, the
+  arena's own cost per decision (the median of the rounds' differences, with their range);
+- ``pinned CPU``: the same rounds in CPU time of the arena's process (user + system): per
+  raw round trip, per decision, and their difference, the referee's own CPU per decision. On
+  an idle machine the wall difference is about this; on a loaded one the pinned pair also
+  waits for its share of the CPU, in proportion to the CPU it asks for;
 - unpinned (the default scheduling): raw and arena, and last ``overhead: X.XX``, arena / raw.
 """
 
@@ -69,16 +75,17 @@ class RawPipe:
         os.write(self.fin, b'{"type":"hello","protocol":1}\n')
         os.read(self.fout, 4096)
 
-    def per_trip(self, count: int) -> float:
-        """Seconds per request and reply, over ``count`` of them."""
+    def per_trip(self, count: int) -> tuple[float, float]:
+        """Seconds per request and reply, over ``count`` of them: wall time, and CPU time of
+        this process."""
         write, read, fin, fout, line = os.write, os.read, self.fin, self.fout, self.line
-        start = time.perf_counter()
+        cpu, start = time.process_time(), time.perf_counter()
         for _ in range(count):
             write(fin, line)
             reply = read(fout, 4096)
             while not reply.endswith(b"\n"):
                 reply += read(fout, 4096)
-        return (time.perf_counter() - start) / count
+        return (time.perf_counter() - start) / count, (time.process_time() - cpu) / count
 
     def close(self) -> None:
         self.proc.stdin.close()  # type: ignore[union-attr]
@@ -96,57 +103,87 @@ class ArenaMatches:
         self.seed = 0
         play_match(self.bots, self.rules, self.seating, seed=10**9)  # start the processes, warm the caches
 
-    def per_decision(self, matches: int) -> tuple[float, int]:
-        """Seconds per decision over ``matches`` matches, and the number of decisions."""
+    def per_decision(self, matches: int) -> tuple[float, float, int]:
+        """Seconds per decision over ``matches`` matches (wall time, and CPU time of this
+        process), and the number of decisions."""
         decisions = 0
-        start = time.perf_counter()
+        cpu, start = time.process_time(), time.perf_counter()
         for _ in range(matches):
             record = play_match(self.bots, self.rules, self.seating, seed=self.seed)
             self.seed += 1
             decisions += len(record.moves)
-        return (time.perf_counter() - start) / decisions, decisions
+        return (time.perf_counter() - start) / decisions, (time.process_time() - cpu) / decisions, decisions
 
     def close(self) -> None:
         for bot in self.bots:
             bot.close()
 
 
-def interleaved(binary: Path, matches: int, roundtrips: int, rounds: int,
-                cpu: int | None = None) -> tuple[list[float], list[float], int]:
-    """``rounds`` raw batches and arena batches, alternating: the seconds per trip and per
-    decision of each, and the number of decisions played."""
+class Rounds:
+    """Seconds per raw trip and per arena decision of each round, wall and CPU time."""
+
+    def __init__(self) -> None:
+        self.raw: list[float] = []
+        self.arena: list[float] = []
+        self.raw_cpu: list[float] = []
+        self.arena_cpu: list[float] = []
+        self.decisions = 0
+
+    @staticmethod
+    def _us(values: list[float]) -> str:
+        return f"{statistics.median(values) * 1e6:.1f} us"
+
+    @staticmethod
+    def _difference(a: list[float], b: list[float]) -> str:
+        diffs = sorted(x - y for x, y in zip(a, b, strict=True))
+        return f"{statistics.median(diffs) * 1e6:.1f} us [{diffs[0] * 1e6:.1f}, {diffs[-1] * 1e6:.1f}]"
+
+    def wall(self) -> str:
+        return (f"raw {self._us(self.raw)}, arena {self._us(self.arena)}, "
+                f"overhead {self._difference(self.arena, self.raw)} per decision")
+
+    def cpu(self) -> str:
+        return (f"raw {self._us(self.raw_cpu)}, arena {self._us(self.arena_cpu)}, "
+                f"referee {self._difference(self.arena_cpu, self.raw_cpu)} per decision")
+
+
+def interleaved(binary: Path, matches: int, roundtrips: int, rounds: int, cpu: int | None = None) -> Rounds:
+    """``rounds`` raw batches and arena batches, alternating."""
     raw, arena = RawPipe(binary, cpu), ArenaMatches(binary, cpu)
-    raws, arenas, total = [], [], 0
+    out = Rounds()
     try:
         for _ in range(rounds):
-            raws.append(raw.per_trip(roundtrips))
-            per, decisions = arena.per_decision(matches)
-            arenas.append(per)
-            total += decisions
+            wall, used = raw.per_trip(roundtrips)
+            out.raw.append(wall)
+            out.raw_cpu.append(used)
+            wall, used, decisions = arena.per_decision(matches)
+            out.arena.append(wall)
+            out.arena_cpu.append(used)
+            out.decisions += decisions
     finally:
         raw.close()
         arena.close()
-    return raws, arenas, total
+    return out
 
 
 def in_process_per_decision(matches: int) -> tuple[float, float]:
-    """For the breakdown: seconds per decision of the rules core alone (legal moves and
+    """For the breakdown: CPU seconds per decision of the rules core alone (legal moves and
     apply), and of the referee with in-process bots (no pipe, no process)."""
     rules, seating = Rules(), Seating.alone(2)
-    start = time.perf_counter()
+    start = time.process_time()
     decisions = 0
     for seed in range(matches):
         state = MatchState.new(rules, seating, seed)
         while not state.is_over:
             state.apply(state.legal_moves()[0])
             decisions += 1
-    core = (time.perf_counter() - start) / decisions
-    start = time.perf_counter()
+    core = (time.process_time() - start) / decisions
+    start = time.process_time()
     decisions = 0
     for seed in range(matches):
         record = play_match([LocalBot(first=True), LocalBot(first=True)], rules, seating, seed)
         decisions += len(record.moves)
-    return core, (time.perf_counter() - start) / decisions
+    return core, (time.process_time() - start) / decisions
 
 
 def main() -> None:
@@ -156,8 +193,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5, help="raw and arena batches of each kind, alternating")
     args = parser.parse_args()
     binary = build_bot()
+    print("load average: " + " ".join(f"{x:.2f}" for x in os.getloadavg()) + f" ({os.cpu_count()} CPUs)")
     core, local = in_process_per_decision(args.matches * 5)
-    print(f"breakdown: rules core alone {core * 1e6:.1f} us per decision; "
+    print(f"breakdown (CPU time): rules core alone {core * 1e6:.1f} us per decision; "
           f"referee with in-process bots {local * 1e6:.1f} us per decision")
     # Everything on one CPU (arena --cpu): hand-overs are local context switches, and the
     # difference is what the arena itself costs a decision.
@@ -165,17 +203,17 @@ def main() -> None:
     cpu = min(allowed)
     os.sched_setaffinity(0, {cpu})
     try:
-        raws, arenas, decisions = interleaved(binary, args.matches, args.roundtrips, args.rounds, cpu)
+        pinned = interleaved(binary, args.matches, args.roundtrips, args.rounds, cpu)
     finally:
         os.sched_setaffinity(0, allowed)
-    own = statistics.median(a - r for a, r in zip(arenas, raws, strict=True))
-    print(f"pinned: raw {statistics.median(raws) * 1e6:.1f} us, arena {statistics.median(arenas) * 1e6:.1f} us, "
-          f"overhead {own * 1e6:.1f} us per decision (arena and bots on CPU {cpu}; {decisions} decisions)")
+    where = f"arena and bots on CPU {cpu}; {pinned.decisions} decisions, {args.rounds} rounds: median [range]"
+    print(f"pinned: {pinned.wall()} ({where})")
+    print(f"pinned CPU: {pinned.cpu()} (CPU time of the arena's process)")
     # The default: no pinning. This is the figure the last line reports.
-    raws, arenas, decisions = interleaved(binary, args.matches, args.roundtrips, args.rounds)
-    raw, arena = statistics.median(raws), statistics.median(arenas)
+    free = interleaved(binary, args.matches, args.roundtrips, args.rounds)
+    raw, arena = statistics.median(free.raw), statistics.median(free.arena)
     print(f"raw round trip: {raw * 1e6:.1f} us per JSON line through a pipe to {binary.name}")
-    print(f"arena: {arena * 1e6:.1f} us per decision ({decisions} decisions in full 1v1 matches)")
+    print(f"arena: {arena * 1e6:.1f} us per decision ({free.decisions} decisions in full 1v1 matches)")
     print(f"overhead: {arena / raw:.2f}")
 
 
