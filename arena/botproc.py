@@ -50,6 +50,7 @@ from arena.protocol import (
     encode,
     parse_move,
     parse_ready,
+    quick_reply,
     request_line,
     timeout_line,
 )
@@ -57,6 +58,8 @@ from arena.resources import ResourceLimits, Usage
 from arena.safe_files import open_log
 
 _READ_CHUNK = 1 << 16
+_REPLY_CHUNK = 256  # a reply fits; so small a read costs less to allocate than a whole chunk
+_monotonic = time.monotonic
 _SHELL_CHARS = set("|&;<>()$`*?~\n")
 _LOGGED_BLANKS = 10  # blank lines written to the conversation log per reply, the rest counted
 _EXIT_NEWS_S = 0.25  # how long a bot's closed stdout waits for the news of its exit
@@ -363,6 +366,10 @@ class BotProcess:
         self._buf = bytearray()
         self._lines: deque[bytes] = deque()
         self._pending: list[bytes] = []
+        # Lines for the bot, sent with the next write (events need no reply): the pending
+        # list's own append, so that queueing an event costs no Python call. The list is
+        # emptied in place, never replaced.
+        self.queue: Callable[[bytes], None] = self._pending.append
         self._next_id = 1
         self.last_request_id = 0
         self._abandoned: set[int] = set()
@@ -430,7 +437,7 @@ class BotProcess:
         self._dead_reason = None
         self._buf = bytearray()
         self._lines = deque()
-        self._pending = []
+        self._pending.clear()
         self._abandoned = set()
         self._in_fd, self._out_fd, self._err_fd = ours
         os.set_blocking(self._in_fd, False)
@@ -474,7 +481,7 @@ class BotProcess:
                 self._write(b"".join(self._pending) + GOODBYE_LINE, time.monotonic() + self.limits.grace_ms / 1000)
             except BotFailure:
                 pass
-            self._pending = []
+            self._pending.clear()
             self.exited_on_goodbye = child.wait(max(self.limits.grace_ms, 100) / 1000) is not None
         self.kill()
 
@@ -538,77 +545,91 @@ class BotProcess:
 
     # -- lines -----------------------------------------------------------------------------
 
-    def queue(self, line: bytes) -> None:
-        """A line for the bot, sent with the next write (events need no reply)."""
-        self._pending.append(line)
-
     def _write(self, data: bytes, deadline: float) -> None:
         if self._dead_reason is not None or self._child is None or self._write_poll is None:
             raise BotFailure(Termination.CRASH, f"bot is gone ({self._dead_reason or 'not started'})")
         if self.log is not None:
             self.log.write(">>", self.seat, self._child.pid, data)
-        view = memoryview(data)
+        try:
+            n = os.write(self._in_fd, data)
+        except BlockingIOError:
+            n = 0
+        except (BrokenPipeError, ConnectionResetError):
+            raise self._gone("(its stdin is closed)") from None
+        if n == len(data):  # the usual case: the pipe had room for all of it
+            return
+        view = memoryview(data)[n:]
         while view:
-            try:
-                n = os.write(self._in_fd, view)
-                view = view[n:]
-                continue
-            except BlockingIOError:
-                pass
-            except (BrokenPipeError, ConnectionResetError):
-                raise self._gone("(its stdin is closed)") from None
             # The pipe is full: the bot is not reading. Wait for room, within the deadline.
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise BotFailure(Termination.TIMEOUT, "bot stopped reading its input (pipe full)")
             self._write_poll.poll(remaining * 1000.0 + 0.5)
+            try:
+                view = view[os.write(self._in_fd, view):]
+            except BlockingIOError:
+                pass
+            except (BrokenPipeError, ConnectionResetError):
+                raise self._gone("(its stdin is closed)") from None
 
     def _read_line(self, deadline: float) -> bytes:
         """The next line from the bot (without its newline), by ``deadline``."""
         lines = self._lines
-        limit = self.limits.max_line_bytes
         while not lines:
             if self._dead_reason is not None or self._poll is None:
                 raise BotFailure(Termination.CRASH, f"bot is gone ({self._dead_reason})")
-            # Read first, poll only when nothing is there: the reply has often arrived by the
-            # time the request's write returns, and that saves a system call per decision.
-            try:
-                chunk = os.read(self._out_fd, _READ_CHUNK)
-            except BlockingIOError:
-                remaining = deadline - time.monotonic()
+            # Wait, then read: a read that finds the pipe empty costs more (an exception) than
+            # the wait, and a reply is seldom there the moment its request is written. Whatever
+            # is there is taken, even past the deadline (poll(0) then only looks).
+            remaining = deadline - _monotonic()
+            if not self._poll.poll(remaining * 1000.0 + 0.5 if remaining > 0 else 0):
                 if remaining <= 0:
-                    raise BotFailure(Termination.TIMEOUT, "no reply before the deadline") from None
-                self._poll.poll(remaining * 1000.0 + 0.5)
+                    raise BotFailure(Termination.TIMEOUT, "no reply before the deadline")
                 continue
-            except OSError as exc:
-                raise self._gone(f"(read error {exc.errno})") from None
-            if not chunk:
-                raise self._gone("")
-            buf = self._buf
-            start = 0
-            while True:
-                end = chunk.find(b"\n", start)
-                if end < 0:
-                    break
-                if buf:
-                    buf += chunk[start:end]
-                    line = bytes(buf)
-                    buf.clear()
-                else:
-                    line = chunk[start:end]
-                if len(line) > limit:
-                    self._oversized(len(line))
-                lines.append(line)
-                start = end + 1
-            if start < len(chunk):
-                buf += chunk[start:]
-                if len(buf) > limit:
-                    self._oversized(len(buf), partial=True)
-                # An unfinished line that keeps coming in small pieces never waits on poll:
-                # the deadline is checked here too.
-                if not lines and time.monotonic() > deadline:
-                    raise BotFailure(Termination.TIMEOUT, f"no reply before the deadline ({len(buf)} bytes, no newline)")
+            self._take_chunk(self._read_chunk(), deadline)
         return lines.popleft()
+
+    def _read_chunk(self) -> bytes:
+        """What the bot has written, once poll said there is something (b"" for nothing yet)."""
+        try:
+            chunk = os.read(self._out_fd, _READ_CHUNK)
+        except BlockingIOError:  # woken for nothing
+            return b""
+        except OSError as exc:
+            raise self._gone(f"(read error {exc.errno})") from None
+        if not chunk:
+            raise self._gone("")
+        return chunk
+
+    def _take_chunk(self, chunk: bytes, deadline: float) -> None:
+        """Split what was read into whole lines (``_lines``) and the start of the next (``_buf``),
+        refusing a line over the limit as soon as it is, and an unfinished line past the
+        deadline (one that keeps coming in small pieces never waits on poll)."""
+        buf = self._buf
+        lines = self._lines
+        limit = self.limits.max_line_bytes
+        start = 0
+        while True:
+            end = chunk.find(b"\n", start)
+            if end < 0:
+                break
+            if buf:
+                buf += chunk[start:end]
+                line = bytes(buf)
+                buf.clear()
+            else:
+                line = chunk[start:end]
+            if len(line) > limit:
+                self._oversized(len(line))
+            lines.append(line)
+            start = end + 1
+        if start < len(chunk):
+            buf += chunk[start:]
+            if len(buf) > limit:
+                self._oversized(len(buf), partial=True)
+        if not lines and _monotonic() > deadline:
+            detail = f" ({len(buf)} bytes, no newline)" if buf else ""
+            raise BotFailure(Termination.TIMEOUT, f"no reply before the deadline{detail}")
 
     def _oversized(self, size: int, partial: bool = False) -> None:
         self._buf = bytearray()
@@ -662,7 +683,7 @@ class BotProcess:
             self.kill()
             raise _handshake_failure(exc) from None
         finally:
-            self._pending = []
+            self._pending.clear()
 
     def await_ready(self) -> Ready:
         """Wait for ``ready`` (by the start-up deadline set by ``send_hello``)."""
@@ -708,27 +729,45 @@ class BotProcess:
         id is ``wrong_id``. On timeout the request is abandoned.
         """
         request_id = self._next_id
-        self._next_id += 1
+        self._next_id = request_id + 1
         self.last_request_id = request_id
         time_ms = move_ms + bank_ms
         data = request_line(request_id, time_ms, bank_ms, view, legal)
-        if self._pending:
-            data = b"".join(self._pending) + data
-            self._pending = []
-        start = time.monotonic()
+        pending = self._pending
+        if pending:
+            pending.append(data)
+            data = b"".join(pending)
+            pending.clear()
+        start = _monotonic()
         deadline = start + (time_ms + self.limits.grace_ms) / 1000
         try:
             self._write(data, deadline)
             if idle is not None:
                 idle()
+            poll = self._poll
+            if poll is not None and not self._lines and not self._buf and self.log is None:
+                # The usual reply, taken here at once: the bot's only output since the request,
+                # one line in the canonical shape with this request's id and a legal move.
+                # Anything else (blank lines, several lines, a late reply, a line in pieces, a
+                # log to write) goes through the general path below.
+                remaining = deadline - _monotonic()
+                if poll.poll(remaining * 1000.0 + 0.5 if remaining > 0 else 0):
+                    try:
+                        chunk = os.read(self._out_fd, _REPLY_CHUNK)
+                    except OSError:  # nothing after all, or an error: the general path says which
+                        chunk = b""
+                    move = quick_reply(chunk, request_id, legal)
+                    if move is not None:
+                        return request_id, move, _monotonic() - start
+                    self._take_chunk(chunk, deadline)
             while True:
                 reply: MoveReply = parse_move(self._next_reply(deadline))
                 if reply.id == request_id:
-                    return request_id, reply.move, time.monotonic() - start
+                    return request_id, reply.move, _monotonic() - start
                 if reply.id in self._abandoned:
                     # The late answer to a request that timed out: harmless, unless the bot
                     # streams them to hold the arena past the deadline.
-                    if time.monotonic() > deadline:
+                    if _monotonic() > deadline:
                         raise BotFailure(Termination.TIMEOUT, "late replies until the deadline")
                     continue
                 raise BotFailure(Termination.WRONG_ID, f"reply id {reply.id}, expected {request_id} (move {reply.move!r})")
@@ -751,7 +790,7 @@ class BotProcess:
         self.last_request_id = request_id
         self._abandoned.add(request_id)
         data = b"".join(self._pending) + request_line(request_id, 0, 0, view, legal) + timeout_line(request_id, move)
-        self._pending = []
+        self._pending.clear()
         self._write(data, time.monotonic() + (self.limits.move_ms + self.limits.grace_ms) / 1000)
         return request_id
 
@@ -759,12 +798,12 @@ class BotProcess:
         """Send queued lines now (match_over); a bot that is gone or stuck just misses them."""
         if self._pending and self.alive:
             data = b"".join(self._pending)
-            self._pending = []
+            self._pending.clear()
             try:
                 self._write(data, time.monotonic() + self.limits.grace_ms / 1000)
             except BotFailure:
                 pass
-        self._pending = []
+        self._pending.clear()
 
 
 def _handshake_failure(exc: BotFailure) -> BotFailure:

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from enum import Enum
 from operator import attrgetter
 from typing import Any, NamedTuple
 
 from arena.errors import ArenaError, ExitCode
+from arena.moves import Move, MoveKind
 
 PROTOCOL_VERSION = 1
 DEFAULT_MAX_LINE_BYTES = 65536
@@ -121,46 +122,104 @@ def event_line(event: Mapping[str, Any]) -> bytes:
     return encode({"type": "event", "event": event})
 
 
-# Card text without a Python-level __str__ call per card (hot path).
-_card_text = attrgetter("_text")
+# Cards and moves in JSON without a Python-level call per card: a request and the events of
+# every decision are built here, and the arena's cost per decision is measured against a bare
+# pipe round trip (benchmarks/harness.py). Card and move texts never need escaping (letters,
+# digits, '+' and spaces), which is what makes the hand-built lines below safe.
+_card_text: Callable[[Any], str] = attrgetter("text")  # Card.text, the public field
+
+
+_SEP = '","'
+
+
+def card_list(cards: Sequence[Any]) -> str:
+    """The cards as the inside of a JSON list: ``"5e","12c"``, empty for none. A hand holds at
+    most three cards: those lists are written out, without a join (a card's ``text`` is a
+    field, read without a call)."""
+    n = len(cards)
+    if n == 1:
+        return f'"{cards[0].text}"'
+    if n == 2:
+        return f'"{cards[0].text}","{cards[1].text}"'
+    if n == 3:
+        return f'"{cards[0].text}","{cards[1].text}","{cards[2].text}"'
+    return f'"{_SEP.join([c.text for c in cards])}"' if n else ""
 
 
 def cards_json(cards: Sequence[Any]) -> str:
-    """A JSON list of cards. Card and move texts never need escaping (letters, digits, '+'
-    and spaces), which is what makes the hand-built lines below safe."""
-    if not cards:
-        return "[]"
-    return '["' + '","'.join(map(_card_text, cards)) + '"]'
+    """A JSON list of cards."""
+    return f'["{_SEP.join(map(_card_text, cards))}"]' if cards else "[]"
+
+
+_PLAY = MoveKind.PLAY
+
+
+def move_texts(moves: Iterable[Move]) -> list[str]:
+    """The text of each move, equal to ``[str(m) for m in moves]``: built from the cards'
+    texts in place (a call per move costs more than the text itself)."""
+    out: list[str] = []
+    append = out.append
+    for move in moves:
+        kind, card, take = move
+        if kind is not _PLAY:
+            append(str(move))
+        elif not take:
+            append(card.text)  # type: ignore[union-attr]  # a play names its card
+        elif len(take) == 1:
+            append(f"{card.text}+{take[0].text}")  # type: ignore[union-attr]  # a play names its card
+        else:
+            append(card.text + "+" + "+".join([c.text for c in take]))  # type: ignore[union-attr]  # a play names its card
+    return out
 
 
 def texts_json(texts: Sequence[str]) -> str:
-    """A JSON list of card or move texts (see ``cards_json``)."""
+    """A JSON list of card or move texts."""
     if not texts:
         return "[]"
     return '["' + '","'.join(texts) + '"]'
 
 
-# The events a match is mostly made of, encoded without the general JSON encoder: the
-# per-decision path of the arena is measured against a bare pipe round trip.
-_PLAY_LINE = '{"type":"event","event":{"type":"%s","seat":%d,"card":"%s","take":%s}}\n'
-_CARDS_LINE = '{"type":"event","event":{"type":"cards","seat":%d,"cards":%s}}\n'
-_DEAL_LINE = ('{"type":"event","event":{"type":"deal","hand":%d,"round":%d,"dealer":%d,'
-              '"table":%s,"stock":%d}}\n')
+# Lines as f-strings: compiled once, they are built twice as fast as a %-format. The numbers
+# are the core's ints (never bools), which print as JSON does.
+def core_event_out(event: Any) -> tuple[bytes, dict[str, Any]]:
+    """A rules-core event's line and its JSON object: byte for byte
+    ``event_line(event.to_dict())``, and equal to ``event.to_dict()`` (keys in its order). The
+    events of every decision are built here from the cards' texts, each text made once."""
+    kind = event.kind
+    if kind == "play" or kind == "renuncio":
+        seat = event.seat
+        card = event.card.text
+        take = event.take
+        if not take:  # a trail: most plays
+            return ((f'{{"type":"event","event":{{"type":"{kind}","seat":{seat},"card":"{card}","take":[]}}}}\n').encode(),
+                    {"type": kind, "seat": seat, "card": card, "take": []})
+        texts = [c.text for c in take]
+        return ((f'{{"type":"event","event":{{"type":"{kind}","seat":{seat},"card":"{card}",'
+                 f'"take":["{_SEP.join(texts)}"]}}}}\n').encode(),
+                {"type": kind, "seat": seat, "card": card, "take": texts})
+    if kind == "cards":
+        seat = event.seat
+        texts = [c.text for c in event.cards]
+        return (f'{{"type":"event","event":{{"type":"cards","seat":{seat},"cards":["{_SEP.join(texts)}"]}}}}\n'.encode(),
+                {"type": kind, "seat": seat, "cards": texts})
+    if kind == "deal":
+        texts = [c.text for c in event.table]
+        table = f'"{_SEP.join(texts)}"' if texts else ""
+        return ((f'{{"type":"event","event":{{"type":"deal","hand":{event.hand},"round":{event.round},'
+                 f'"dealer":{event.dealer},"table":[{table}],"stock":{event.stock}}}}}\n').encode(),
+                {"type": kind, "hand": event.hand, "round": event.round, "dealer": event.dealer, "table": texts,
+                 "stock": event.stock})
+    if kind == "escoba":  # its source is one of the core's own words
+        return ((f'{{"type":"event","event":{{"type":"escoba","seat":{event.seat},"side":{event.side},'
+                 f'"source":"{event.source}"}}}}\n').encode(),
+                {"type": kind, "seat": event.seat, "side": event.side, "source": event.source})
+    data: dict[str, Any] = event.to_dict()
+    return event_line(data), data
 
 
 def core_event_line(event: Any) -> bytes:
     """The event line for a rules-core event; byte for byte ``event_line(event.to_dict())``."""
-    kind = event.kind
-    if kind == "play" or kind == "renuncio":
-        return (_PLAY_LINE % (kind, event.seat, event.card, cards_json(event.take))).encode()
-    if kind == "cards":
-        return (_CARDS_LINE % (event.seat, cards_json(event.cards))).encode()
-    if kind == "deal":
-        return (_DEAL_LINE % (event.hand, event.round, event.dealer, cards_json(event.table), event.stock)).encode()
-    return event_line(event.to_dict())
-
-
-_REQUEST_LINE = '{"type":"request","id":%d,"time_ms":%d,"bank_ms":%d,"view":%s,"legal":%s}\n'
+    return core_event_out(event)[0]
 
 
 def request_line(request_id: int, time_ms: int, bank_ms: int, view: Mapping[str, Any] | str,
@@ -168,7 +227,16 @@ def request_line(request_id: int, time_ms: int, bank_ms: int, view: Mapping[str,
     """A request; ``view`` is a mapping, or its JSON text already built by the caller."""
     if not isinstance(view, str):
         view = _dumps(view)
-    return (_REQUEST_LINE % (request_id, time_ms, bank_ms, view, texts_json(legal))).encode("utf-8")
+    times = _TIMES.get((time_ms, bank_ms))
+    if times is None:  # a bot's times change only when it spends its bank
+        if len(_TIMES) > 10_000:
+            _TIMES.clear()
+        times = _TIMES[time_ms, bank_ms] = f'"time_ms":{time_ms:d},"bank_ms":{bank_ms:d}'
+    legal_json = f'["{_SEP.join(legal)}"]' if legal else "[]"
+    return f'{{"type":"request","id":{request_id},{times},"view":{view},"legal":{legal_json}}}\n'.encode()
+
+
+_TIMES: dict[tuple[int, int], str] = {}
 
 
 def timeout_line(request_id: int, move: str) -> bytes:
@@ -214,6 +282,21 @@ def parse_ready(line: bytes) -> Ready:
 
 # The reply as the examples write it; anything else goes through the JSON parser.
 _CANONICAL_MOVE = re.compile(rb'\{"type": ?"move", ?"id": ?(0|[1-9][0-9]{0,17}), ?"move": ?"([0-9a-z +]{1,60})"\}\r?')
+
+
+def quick_reply(chunk: bytes, request_id: int, legal: Sequence[str]) -> str | None:
+    """The move when ``chunk`` is exactly one line ``{"type":"move","id":N,"move":"M"}`` and its
+    newline, with N ``request_id`` and M one of ``legal``: what ``parse_move`` would read, found
+    without a parser. Move texts never need escaping, so the bytes are the text, and hold no
+    newline: the line's is the chunk's only one. None for anything else (``parse_move`` then
+    judges it)."""
+    head = b'{"type":"move","id":%d,"move":"' % request_id
+    cut = len(head)
+    if chunk[:cut] == head and chunk[-3:] == b'"}\n':
+        move = chunk[cut:-3].decode("latin-1")
+        if move in legal:
+            return move
+    return None
 
 
 def parse_move(line: bytes) -> MoveReply:

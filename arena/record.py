@@ -23,10 +23,11 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, NoReturn
+from typing import Any, NamedTuple, NoReturn
 
 from arena.errors import ArenaError, ExitCode
 from arena.protocol import Termination
+from arena.resources import Usage
 
 SCHEMA_VERSION = 1
 TIME_KEYS = ("ms", "t_ms")  # what to_dict(times=False) leaves out of moves and events
@@ -116,10 +117,12 @@ class FailurePolicy:
 # --- the entries of a record ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class MoveEntry:
+class MoveEntry(NamedTuple):
     """One move as played: ``ms`` is the bot's decision time and ``t_ms`` the time since the
-    match began (both None in a record written without times)."""
+    match began (both None in a record written without times).
+
+    A named tuple rather than a frozen dataclass: the referee makes one per decision, and a
+    tuple is built several times faster, which the per-decision budget of the arena notices."""
 
     seat: int
     move: str
@@ -178,6 +181,37 @@ class SeatOutcome:
 
 
 @dataclass(frozen=True)
+class SeatUsage:
+    """What one seat's bot used during the match: a measurement, like the times. ``cpu_ms`` is
+    user + system time of the bot's whole process tree (its exited processes included),
+    ``wall_ms`` the time from the match's start to its end as the launcher saw it, and
+    ``cpu_per_wall`` their ratio: above 1, the bot ran on more than one CPU at once while its
+    match was timed. ``peak_memory_mb`` is the highest memory of the tree seen; ``source``
+    says where the CPU time comes from (``cgroup`` or ``proc``, see ``arena.resources``)."""
+
+    seat: int
+    cpu_ms: float
+    user_ms: float
+    system_ms: float
+    wall_ms: float
+    cpu_per_wall: float
+    peak_memory_mb: float
+    source: str
+
+    @classmethod
+    def of(cls, seat: int, usage: Usage) -> SeatUsage:
+        """The entry for ``seat`` from what its bot's launcher measured."""
+        return cls(seat, round(usage.cpu_s * 1000, 1), round(usage.user_s * 1000, 1), round(usage.system_s * 1000, 1),
+                   round(usage.wall_s * 1000, 1), round(usage.cpu_per_wall, 3), round(usage.peak_memory_mb, 1),
+                   usage.source)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seat": self.seat, "cpu_ms": self.cpu_ms, "user_ms": self.user_ms, "system_ms": self.system_ms,
+                "wall_ms": self.wall_ms, "cpu_per_wall": self.cpu_per_wall, "peak_memory_mb": self.peak_memory_mb,
+                "source": self.source}
+
+
+@dataclass(frozen=True)
 class Result:
     """``winner`` is a side or None (draw); ``forfeited`` the sides that lost by a bot failure."""
 
@@ -225,7 +259,12 @@ def forfeit_result(scores: Sequence[int], failed_sides: Iterable[int], hand_inde
 class GameRecord:
     """One match. ``events`` are the core's event dicts (private ones included) each with
     ``t_ms``, the time since the match began; ``failures`` list every bot failure with what
-    the referee did about it; ``policy`` is None only in a record that does not say."""
+    the referee did about it; ``policy`` is None only in a record that does not say.
+
+    ``usage`` holds what each seat's bot used (``SeatUsage``), for the seats whose player
+    measures it (a bot process; not an in-process player). Like the times it is a measurement:
+    ``to_dict(times=False)`` leaves it out, records written before it existed have none, and
+    verification ignores it."""
 
     seed: int
     rules: dict[str, Any]
@@ -239,6 +278,7 @@ class GameRecord:
     limits: tuple[dict[str, Any], ...] = ()
     policy: FailurePolicy | None = None
     duration_ms: float = 0.0
+    usage: tuple[SeatUsage, ...] = ()
 
     @property
     def winner(self) -> int | None:
@@ -265,6 +305,8 @@ class GameRecord:
         }
         if times:
             data["duration_ms"] = self.duration_ms
+            if self.usage:
+                data["usage"] = [u.to_dict() for u in self.usage]
         return data
 
     @classmethod
@@ -302,6 +344,7 @@ class GameRecord:
             limits=tuple(_plain_object(x, "limits", i, 1) for i, x in enumerate(_list(data.get("limits", []), "limits"))),
             policy=policy,
             duration_ms=_time(data.get("duration_ms", 0.0), "duration_ms"),
+            usage=_read_usage(data.get("usage", []), players),
         )
 
 
@@ -355,11 +398,12 @@ def derive_row_values(record: GameRecord) -> RowValues:
 # ("moves[3].seat") is only spelled out when something is wrong, since records are read in bulk.
 
 _RECORD_KEYS = ("schema_version", "seed", "rules", "seating", "seats", "limits", "policy", "moves", "events",
-                "failures", "outcomes", "result", "duration_ms")
+                "failures", "outcomes", "result", "duration_ms", "usage")
 _RECORD_REQUIRED = ("schema_version", "seed", "rules", "seating", "seats", "moves", "events", "outcomes", "result")
 _MOVE_KEYS = frozenset(("seat", "move", "by", "ms", "t_ms"))
 _FAILURE_KEYS = frozenset(("seat", "termination", "detail", "move_index", "action", "substitute"))
 _OUTCOME_KEYS = frozenset(("seat", "bot", "termination", "detail", "strikes"))
+_USAGE_KEYS = ("seat", "cpu_ms", "user_ms", "system_ms", "wall_ms", "cpu_per_wall", "peak_memory_mb", "source")
 _RESULT_KEYS = frozenset(("winner", "scores", "reason", "hands", "forfeited"))
 _INT_MAX = 2**63 - 1
 # The deepest an event nests: hand_score.breakdown[side][name].
@@ -589,6 +633,29 @@ def _read_outcome(value: Any, where: str, players: int | None) -> SeatOutcome:
         detail=_str(data.get("detail", ""), where, "detail"),
         strikes=_int(data.get("strikes", 0), where, "strikes"),
     )
+
+
+def _amount(value: Any, where: str, key: str) -> float:
+    """A measured amount: a finite number >= 0, kept as written."""
+    if type(value) is not float and type(value) is not int or not (0 <= value <= _INT_MAX and math.isfinite(value)):
+        _bad(where, key, "a number >= 0", value)
+    return value
+
+
+def _read_usage(value: Any, players: int) -> tuple[SeatUsage, ...]:
+    entries = []
+    seen: set[int] = set()
+    for i, item in enumerate(_list(value, "usage")):
+        where = f"usage[{i}]"
+        data = _object(item, where)
+        _keys(data, where, _USAGE_KEYS, _USAGE_KEYS)
+        seat = _seat(data["seat"], where, players)
+        if seat in seen:
+            raise RecordError(f"malformed game record: {where}: a second entry for seat {seat}")
+        seen.add(seat)
+        cpu, user, system, wall, per_wall, peak = (_amount(data[key], where, key) for key in _USAGE_KEYS[1:-1])
+        entries.append(SeatUsage(seat, cpu, user, system, wall, per_wall, peak, _str(data["source"], where, "source")))
+    return tuple(entries)
 
 
 def _read_result(value: Any, where: str) -> Result:

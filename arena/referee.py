@@ -13,17 +13,19 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from arena.botproc import Limits
-from arena.errors import ArenaError, MoveParseError
+from arena.errors import ArenaError, IllegalMoveError, MoveParseError
+from arena.events import Play
 from arena.game import MatchState
-from arena.moves import Move
+from arena.moves import PASS, Move
 from arena.protocol import (
     BotFailure,
     Ready,
     Termination,
-    cards_json,
-    core_event_line,
+    card_list,
+    core_event_out,
     match_over_line,
     match_start,
+    move_texts,
     timeout_line,
 )
 from arena.record import (
@@ -36,8 +38,10 @@ from arena.record import (
     PlayedBy,
     Result,
     SeatOutcome,
+    SeatUsage,
     forfeit_result,
 )
+from arena.resources import Usage
 from arena.rules import Rules, Seating
 from arena.seeding import Rng, derive_seed
 
@@ -133,17 +137,49 @@ def _view(state: MatchState, seat: int, side: int) -> dict[str, Any]:
     }
 
 
-_VIEW_JSON = ('{"seat":%d,"side":%d,"hand_number":%d,"round":%d,"dealer":%d,"hand":%s,"table":%s,'
-              '"stock":%d,"hand_sizes":[%s],"scores":[%s]}')
+_N = tuple(str(n) for n in range(41))  # hand sizes as text, without formatting an int each time
+_SIZES: dict[int, Callable[[Sequence[Sequence[Any]]], str]] = {
+    2: lambda h: f"{_N[len(h[0])]},{_N[len(h[1])]}",
+    3: lambda h: f"{_N[len(h[0])]},{_N[len(h[1])]},{_N[len(h[2])]}",
+    4: lambda h: f"{_N[len(h[0])]},{_N[len(h[1])]},{_N[len(h[2])]},{_N[len(h[3])]}",
+}
 
 
-def _view_json(state: MatchState, seat: int, side: int) -> str:
-    """``_view`` already encoded: built from the hand directly, because MatchState.view()
-    filters the whole match's event log, which the bot was sent as it happened."""
-    hand = state.hand
-    return _VIEW_JSON % (
-        seat, side, hand.number, hand.round, hand.dealer, cards_json(hand.hands[seat]), cards_json(hand.table),
-        hand.stock_count, ",".join([str(len(h)) for h in hand.hands]), ",".join(map(str, state.scores)))
+class _Views:
+    """Each seat's ``view`` (``_view``, docs/PROTOCOL.md) as JSON text, for one match.
+
+    Built from the hand directly, because MatchState.view() filters the whole match's event
+    log, which the bot was sent as it happened. What holds for a whole deal (the hand's number,
+    the dealer, the stock, the scores) is formatted once per deal; the rest at each decision."""
+
+    __slots__ = ("_state", "_sides", "_sizes", "_number", "_round", "_heads", "_middle", "_tail")
+
+    def __init__(self, state: MatchState, sides: Sequence[int]) -> None:
+        self._state = state
+        self._sides = sides
+        players = len(sides)
+        self._sizes = _SIZES.get(players) or (lambda h: ",".join([str(len(x)) for x in h]))
+        self._number = self._round = -1
+        self._heads: list[str] = []
+        self._middle = self._tail = ""
+
+    def json(self, seat: int) -> str:
+        hand = self._state.hand
+        if hand.number != self._number or hand.round != self._round:  # a new deal
+            self._number, self._round = hand.number, hand.round
+            self._heads = [f'{{"seat":{s},"side":{side},"hand_number":{hand.number},"round":{hand.round},'
+                           f'"dealer":{hand.dealer},"hand":[' for s, side in enumerate(self._sides)]
+            self._middle = f'],"stock":{hand.stock_count},"hand_sizes":['
+            self._tail = f'],"scores":[{",".join(map(str, self._state.scores))}]}}'
+        hands = hand.hands
+        return (f'{self._heads[seat]}{card_list(hands[seat])}],"table":[{card_list(hand.table)}'
+                f'{self._middle}{self._sizes(hands)}{self._tail}')
+
+
+_new_tuple = tuple.__new__
+# seat -> move text -> the line of that play's event, its card's text and its taken cards'
+_PLAYS: dict[int, dict[str, tuple[bytes, str, tuple[str, ...]]]] = {}
+_PLAYS_KEPT = 20_000
 
 
 def play_match(
@@ -156,11 +192,13 @@ def play_match(
 ) -> GameRecord:
     """Play one match; ``bots[i]`` sits at seat ``i``. Bots are started (or restarted) as
     needed and left running for their next match, except those whose failure ended this one,
-    which are killed. Returns the complete record."""
+    which are killed. Returns the complete record, with what each bot used (``usage``) where
+    its player measures it."""
     players = seating.players
     if len(bots) != players:
         raise RefereeError(f"{players} seats but {len(bots)} bots")
-    t0 = time.monotonic()
+    monotonic = time.monotonic
+    t0 = monotonic()
     state = MatchState.new(rules, seating, seed)
     rng = Rng(derive_seed(seed, "substitute"))
     side_of = [seating.side_of(s) for s in range(players)]
@@ -171,36 +209,50 @@ def play_match(
     strikes = [0] * players
     fatal: dict[int, BotFailure] = {}  # seat -> the failure that made it lose
     banks = [bot.limits.bank_ms for bot in bots]
-    sent = 0
-    unrecorded: list[tuple[float, Any]] = []  # (t_ms, event) not yet in ``events``
+    log = state.events  # the core appends every event of the match here
+    sent = 0  # events of ``log`` sent to the bots and recorded
+    queues = [bot.queue for bot in bots]
+    plays = [_PLAYS.setdefault(seat, {}) for seat in range(players)]
 
-    def dispatch() -> None:
-        """Queue the new events for the seats that may see them (sent with their next write)."""
+    def dispatch(t_ms: float, seat: int = -1, text: str = "", move: Move = PASS) -> None:
+        """Queue the new events for the seats that may see them (sent with their next write),
+        each encoded once, and record them with ``t_ms``: the time of the move that made them,
+        ``move``, played by ``seat`` as ``text``."""
         nonlocal sent
-        log = state.events
-        if sent == len(log):
-            return
-        t_ms = int((time.monotonic() - t0) * 1e6) / 1000
-        for event in log[sent:]:
-            line = core_event_line(event)
-            audience = event.audience
-            if audience is None:
-                for bot in bots:
-                    bot.queue(line)
-            else:
-                bots[audience].queue(line)
-            unrecorded.append((t_ms, event))
-        sent = len(log)
-
-    def record_events() -> None:
-        """Bookkeeping that can wait: run while a bot thinks (the ``idle`` hook of decide)."""
-        for t_ms, event in unrecorded:
-            data = event.to_dict()
-            data["t_ms"] = t_ms
+        i = sent
+        end = sent = len(log)
+        play = log[i]
+        if isinstance(play, Play) and play.seat == seat and play.card is move[1] and play.take == move[2]:
+            # The play of the move: its line and its cards' texts are the same every time that
+            # seat makes that move, so they are made once (per process).
+            known = plays[seat].get(text)
+            if known is None:
+                if len(plays[seat]) > _PLAYS_KEPT:
+                    plays[seat].clear()
+                line, data = core_event_out(play)
+                known = plays[seat][text] = (line, data["card"], tuple(data["take"]))
+            line, card, take = known
+            for queue in queues:
+                queue(line)
+            data = {"type": "play", "seat": seat, "card": card, "take": [*take], "t_ms": t_ms}
             events.append(data)
             if observer is not None:
                 observer("event", data)
-        unrecorded.clear()
+            i += 1
+        while i < end:
+            event = log[i]
+            i += 1
+            line, data = core_event_out(event)
+            data["t_ms"] = t_ms
+            audience = event.audience
+            if audience is None:
+                for queue in queues:
+                    queue(line)
+            else:
+                queues[audience](line)
+            events.append(data)
+            if observer is not None:
+                observer("event", data)
 
     def fail(seat: int, failure: BotFailure, action: FailureAction, substitute: str | None = None) -> None:
         detail = failure.detail
@@ -236,26 +288,31 @@ def play_match(
             fatal[seat] = exc
             fail(seat, exc, FailureAction.FORFEIT)
 
-    dispatch()
+    dispatch(int((monotonic() - t0) * 1e6) / 1000)
     substitute_ok = policy.substitutes
     max_strikes = policy.strikes
     move_ms_of = [bot.limits.move_ms for bot in bots]
-    monotonic = time.monotonic
     by_bot, by_substitute = PlayedBy.BOT, PlayedBy.SUBSTITUTE
+    views = _Views(state, side_of)
+    # The hot path: everything a decision costs beyond the pipe is here, and benchmarks/harness.py
+    # measures it. Per decision: the legal moves' texts, the view, one write and one read (in
+    # decide), one entry, the move applied, its events queued and recorded.
     while not fatal:
-        turn = state.current_seat
-        if turn is None:  # the match is over
+        if state.result is not None:  # the match is over
+            break
+        hand = state.hand  # the hand in play: asked directly, one call each instead of two
+        turn = hand.current_seat
+        if turn is None:
             break
         seat = turn
-        legal = state.legal_moves()
-        texts = [str(m) for m in legal]
+        legal = hand.legal_moves()
+        texts = move_texts(legal)
         bot = bots[seat]
         move_ms = move_ms_of[seat]
         by = by_bot
         elapsed = 0.0
         try:
-            _, text, elapsed = bot.decide(_view_json(state, seat, side_of[seat]), texts, move_ms, banks[seat],
-                                          record_events)
+            _, text, elapsed = bot.decide(views.json(seat), texts, move_ms, banks[seat])
             try:
                 chosen = legal[texts.index(text)]
             except ValueError:
@@ -265,7 +322,6 @@ def play_match(
             if over > 0:
                 banks[seat] = max(0, int(banks[seat] - over))
         except BotFailure as exc:
-            record_events()
             strikes[seat] += 1
             if not substitute_ok or strikes[seat] > max_strikes:
                 fatal[seat] = exc
@@ -277,14 +333,15 @@ def play_match(
             fail(seat, exc, FailureAction.SUBSTITUTE, text)
             if exc.termination is Termination.TIMEOUT:
                 bot.queue(timeout_line(bot.last_request_id, str(chosen)))
-        entry = MoveEntry(seat, text, by, int(elapsed * 1e6) / 1000, int((monotonic() - t0) * 1e6) / 1000)
+        t_ms = int((monotonic() - t0) * 1e6) / 1000
+        entry: MoveEntry = _new_tuple(MoveEntry, (seat, text, by, int(elapsed * 1e6) / 1000, t_ms))
         moves.append(entry)
         if observer is not None:
             observer("move", entry.to_dict())
         state.apply(chosen)
-        dispatch()
+        if len(log) != sent:
+            dispatch(t_ms, seat, text, chosen)
 
-    record_events()
     end = state.result
     if end is not None:
         result = Result(end.winner, tuple(end.scores), EndReason(end.reason), end.hands)
@@ -317,8 +374,23 @@ def play_match(
         failures=tuple(failures),
         limits=tuple(bot.limits.to_dict() for bot in bots),
         policy=policy,
-        duration_ms=round((time.monotonic() - t0) * 1000, 3),
+        duration_ms=round((monotonic() - t0) * 1000, 3),
+        usage=_usage(bots),
     )
+
+
+def _usage(bots: Sequence[Player]) -> tuple[SeatUsage, ...]:
+    """What each bot used in the match, for the players that measure it (``usage()``, as
+    ``BotProcess`` has); a bot that never ran has nothing to say."""
+    entries = []
+    for seat, bot in enumerate(bots):
+        measure: Callable[[], Usage] | None = getattr(bot, "usage", None)
+        if measure is None:
+            continue
+        usage = measure()
+        if usage.source:
+            entries.append(SeatUsage.of(seat, usage))
+    return tuple(entries)
 
 
 def _match_move(state: MatchState, legal: list[Move], text: str) -> Move:
@@ -330,10 +402,10 @@ def _match_move(state: MatchState, legal: list[Move], text: str) -> Move:
         raise BotFailure(Termination.ILLEGAL_MOVE, str(exc)) from None
     if move in legal:
         return move
+    # The rules core says why, without a copy of the state to try the move on.
     try:
-        state.copy().apply(move)
-        why = f"illegal move {shown!r}: not among the legal moves"
-    except ValueError as exc:
-        why = str(exc)
-    raise BotFailure(Termination.ILLEGAL_MOVE, why)
+        state.check(move)
+    except IllegalMoveError as exc:
+        raise BotFailure(Termination.ILLEGAL_MOVE, str(exc)) from None
+    raise BotFailure(Termination.ILLEGAL_MOVE, f"illegal move {shown!r}: not among the legal moves")
 

@@ -177,7 +177,7 @@ def outcomes(folder: str) -> list[tuple]:
 
 def without_times(value):
     if isinstance(value, dict):
-        return {k: without_times(v) for k, v in value.items() if k not in ("ms", "t_ms", "duration_ms")}
+        return {k: without_times(v) for k, v in value.items() if k not in ("ms", "t_ms", "duration_ms", "usage")}
     if isinstance(value, list):
         return [without_times(v) for v in value]
     return value

@@ -80,27 +80,38 @@ def test_termination_values_are_the_documented_names():
 
 @pytest.mark.slow
 def test_hand_built_lines_equal_the_json_encoder():
+    from arena.cards import Card
+    from arena.events import Sweep
     from arena.game import MatchState
-    from arena.protocol import core_event_line, request_line
-    from arena.referee import _view, _view_json
+    from arena.protocol import core_event_line, core_event_out, move_texts, request_line
+    from arena.referee import _view, _Views
     from arena.rules import Rules, Seating
     from arena.seeding import Rng
 
     rules = Rules(renuncio=True, initial_table="subset15", escoba_en_mano=True)
+    kinds = set()
     for seed in range(30):
         seating = (Seating.alone(2), Seating.alone(3), Seating.pairs(4))[seed % 3]
         state = MatchState.new(rules, seating, seed)
+        views = _Views(state, [seating.side_of(s) for s in range(seating.players)])  # one per match, as the referee's
         rng = Rng(seed)
         while not state.is_over:
             seat = state.current_seat
             legal = [str(m) for m in state.legal_moves()]
+            assert move_texts(state.legal_moves()) == legal
             side = seating.side_of(seat)
-            fast = request_line(seed, 2000, 7, _view_json(state, seat, side), legal)
+            fast = request_line(seed, 2000, 7, views.json(seat), legal)
             assert fast == request_line(seed, 2000, 7, _view(state, seat, side), legal)
             assert json.loads(fast)["view"] == _view(state, seat, side)
             state.apply(legal[rng.below(len(legal))])
-        for event in state.events:
+        for event in [*state.events, Sweep(None, ()), Sweep(None, (Card.parse("7o"),))]:
+            kinds.add(event.kind)
             assert core_event_line(event) == event_line(event.to_dict())
+            line, data = core_event_out(event)
+            assert line == event_line(event.to_dict()) and data == event.to_dict()
+            assert list(data) == list(event.to_dict())  # the same key order too
+    assert kinds == {"deal", "cards", "play", "renuncio", "escoba", "escoba_en_mano", "initial_capture", "sweep",
+                     "hand_score", "match_end"}
 
 
 def test_canonical_and_other_move_replies_parse_alike():

@@ -6,6 +6,7 @@ import pytest
 from zoo.helpers import FAST, firstmove_bin, running
 
 from arena.botproc import BotProcess, BotSpec
+from arena.game import HandState, MatchState
 from arena.protocol import BotFailure, Termination
 from arena.record import FailureAction, PlayedBy, PolicyError, RecordError
 from arena.referee import FailurePolicy, LocalBot, RefereeError, play_match
@@ -178,3 +179,26 @@ def test_a_huge_illegal_move_text_is_recorded_briefly():
     record = play_match([Verbose(), LocalBot()], Rules(), Seating.alone(2), seed=1)
     assert record.outcomes[0].termination is Termination.ILLEGAL_MOVE
     assert len(record.outcomes[0].detail) < 600 and len(record.failures[0].detail) < 600
+
+
+def test_an_illegal_move_is_refused_with_the_rules_reason_and_no_copy_of_the_state(monkeypatch):
+    """The referee asks the rules core why a move is illegal (``MatchState.check``) and never
+    tries the move on a copy of the match."""
+
+    def no_copy(self):
+        raise AssertionError("the referee copied the state")
+
+    monkeypatch.setattr(MatchState, "copy", no_copy)
+    monkeypatch.setattr(HandState, "copy", no_copy)
+
+    class NotHeld(LocalBot):
+        """Plays the first table card, which it does not hold."""
+
+        def decide(self, view, legal, move_ms, bank_ms, idle=None):
+            rid, _, t = super().decide(view, legal, move_ms, bank_ms, idle)
+            return rid, json.loads(view)["table"][0], t
+
+    record = play_match([NotHeld(), LocalBot()], Rules(), Seating.alone(2), seed=3)
+    assert record.outcomes[0].termination is Termination.ILLEGAL_MOVE
+    card = record.failures[0].detail.split("'")[1]
+    assert record.outcomes[0].detail == f"illegal move {card!r}: {card} is not in the hand of seat 0"

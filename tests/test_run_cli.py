@@ -324,7 +324,7 @@ def test_a_stored_match_that_is_not_the_schedules_is_refused(tmp_path: Path):
         pass
     conn = sqlite3.connect(tmp_path / "out" / "results.sqlite")
     conn.execute("INSERT INTO matches VALUES ('00000.0', 0, 0, 0, 0, 123, '[\"greedy\", \"first\"]', "
-                 "'[\"greedy\", \"first\"]', 0, '[5, 0]', 'target', '[\"ok\", \"ok\"]', '[0, 0]', 1, '[]', 0.1, '{}')")
+                 "'[\"greedy\", \"first\"]', 0, '[5, 0]', 'target', '[\"ok\", \"ok\"]', '[0, 0]', 1, '[]', 0.1, '{}', NULL)")
     conn.commit()
     conn.close()
     with tr.open_store(config) as store, pytest.raises(StoreError, match="stored match '00000.0' is not in this schedule"):

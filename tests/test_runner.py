@@ -43,7 +43,7 @@ def outcomes(folder: str) -> list[tuple]:
 def records_without_times(folder: str) -> dict[str, dict]:
     def strip(value):
         if isinstance(value, dict):
-            return {k: strip(v) for k, v in value.items() if k not in ("ms", "t_ms", "duration_ms")}
+            return {k: strip(v) for k, v in value.items() if k not in ("ms", "t_ms", "duration_ms", "usage")}
         if isinstance(value, list):
             return [strip(v) for v in value]
         return value

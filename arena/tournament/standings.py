@@ -13,6 +13,12 @@ hand, before any card is played); that hand is not counted, nor the escobas made
 (its points never were). Forfeits have columns of their own: ``forfeits``, the matches a
 bot's own failure lost for its side, and ``opponent_forfeits``, the matches in which a bot
 of another side did so.
+
+``cpu/wall`` is a bot's CPU time (user + system of its whole process tree) over the wall time
+of its matches, summed over the matches whose records measured it (docs/REPLAY.md, ``usage``):
+above 1, the bot used more than one CPU while it was timed. It is a measurement, not part of
+any game: never verified, and "-" where nothing was measured (in-process players, stores
+written before it).
 """
 
 from __future__ import annotations
@@ -69,6 +75,8 @@ class BotStanding:
     forfeits: int = 0  # matches its own failure lost for its side
     opponent_forfeits: int = 0  # matches in which a bot of another side lost by a failure
     group: int = 1  # the rating group (bots rated on one scale); see docs/RATINGS.md
+    cpu_ms: float = 0.0  # CPU time of the bot's process tree over its measured matches
+    wall_ms: float = 0.0  # the wall time of those matches (the same spans)
 
     @property
     def record(self) -> str:
@@ -84,6 +92,11 @@ class BotStanding:
     @property
     def escobas_per_hand(self) -> float | None:
         return self.escobas / self.hands if self.hands else None
+
+    @property
+    def cpu_per_wall(self) -> float | None:
+        """CPU time per wall time over the measured matches; None when none was measured."""
+        return self.cpu_ms / self.wall_ms if self.wall_ms > 0 else None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain values (the JSON form); ``places`` (a list: 1st, 2nd, ...) replaces ``wins``,
@@ -109,6 +122,8 @@ class BotStanding:
             "escobas": self.escobas,
             "escobas_per_hand": plain_number(self.escobas_per_hand, 3),
             "failures": dict(self.failures),
+            "cpu_s": plain_number(self.cpu_ms / 1000, 3) if self.wall_ms > 0 else None,
+            "cpu_per_wall": plain_number(self.cpu_per_wall, 3),
             "status": self.status,
             "note": self.note,
         }
@@ -158,6 +173,8 @@ class _Tally:
     places: list[int] = field(default_factory=list)
     forfeits: int = 0
     opponent_forfeits: int = 0
+    cpu_ms: float = 0.0
+    wall_ms: float = 0.0
 
 
 def side_members(row: MatchRow, seating: Seating) -> list[tuple[str, ...]]:
@@ -279,6 +296,10 @@ def compute_standings(
                 t.escobas += row.escobas[side] - (cut_short[side] if side < len(cut_short) else 0)
         for seat, reason in row.failures:
             tallies[row.seats[seat]].failures[reason] += 1
+        for seat, cpu_ms, wall_ms in row.usage:
+            t = tallies[row.seats[seat]]
+            t.cpu_ms += cpu_ms
+            t.wall_ms += wall_ms
         # Crosstable: from each pairwise result, both directions.
         k = 0
         for i in range(seating.sides):
@@ -325,6 +346,8 @@ def compute_standings(
                 forfeits=t.forfeits,
                 opponent_forfeits=t.opponent_forfeits,
                 group=rating.group,
+                cpu_ms=t.cpu_ms,
+                wall_ms=t.wall_ms,
             )
         )
     standings, ties = _break_ties(standings, table)
@@ -539,6 +562,7 @@ STANDINGS_HEADERS = (
     "hands",
     "pts/hand",
     "escobas/hand",
+    "cpu/wall",
     "failures",
 )
 
@@ -570,6 +594,7 @@ def standings_rows(standings: Standings) -> list[list[Any]]:
                 s.hands,
                 _fmt(s.points_per_hand, "{:.2f}"),
                 _fmt(s.escobas_per_hand, "{:.3f}"),
+                _fmt(s.cpu_per_wall, "{:.2f}"),
                 ", ".join(f"{reason} {n}" for reason, n in s.failures) or "-",
             ]
         )
@@ -594,6 +619,8 @@ def standings_keys(standings: Standings) -> list[str]:
         "escobas",
         "escobas_per_hand",
         *(f"failures_{reason}" for reason in FAILURE_REASONS),
+        "cpu_s",
+        "cpu_per_wall",
         "status",
         "note",
     ]

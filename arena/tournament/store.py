@@ -46,6 +46,9 @@ _ROW_COLUMNS = (
     "id, idx, pairing, deal, rotation, seed, sides, seats, winner, scores, reason,"
     " terminations, escobas, hands, failures, duration"
 )
+# A store written before the usage column reads as having none in every row.
+_ROW_COLUMNS_WITHOUT_USAGE = _ROW_COLUMNS + ", NULL"
+_ROW_COLUMNS += ", usage"
 _FETCH = 512  # rows read at a time while a sequence of rows is walked
 
 _SCHEMA = """
@@ -70,9 +73,13 @@ CREATE TABLE IF NOT EXISTS matches (
     hands INTEGER NOT NULL,
     failures TEXT NOT NULL,
     duration REAL NOT NULL,
-    record TEXT NOT NULL
+    record TEXT NOT NULL,
+    usage TEXT
 );
 """
+# Added after the first stores were written: a store opened to resume gains it (NULL in its
+# earlier rows); one opened to read keeps it missing.
+_ADD_USAGE = "ALTER TABLE matches ADD COLUMN usage TEXT"
 
 
 class StoreError(ArenaError):
@@ -130,6 +137,9 @@ class MatchRow:
     hands: int
     failures: tuple[tuple[int, str], ...] = ()  # (seat, reason) for every bot failure, substituted or not
     duration: float = 0.0  # seconds; informative only, never compared
+    # (seat, cpu_ms, wall_ms) for each seat whose bot's usage the record holds (its ``usage``):
+    # a measurement like the duration, informative only, never compared nor verified.
+    usage: tuple[tuple[int, float, float], ...] = ()
 
     def outcome(self) -> tuple[Any, ...]:
         """Everything about the game itself (not how long it took): what must repeat exactly."""
@@ -208,6 +218,7 @@ class ResultStore:
         self.folder = folder
         self._lock = lock
         self._sequences: list[weakref.ref[StoredRows]] = []
+        self._columns = _ROW_COLUMNS
 
     @property
     def path(self) -> str:
@@ -246,6 +257,9 @@ class ResultStore:
     def _tables(self) -> set[str]:
         return {row[0] for row in self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
+    def _has_usage(self) -> bool:
+        return any(column[1] == "usage" for column in self._conn.execute("PRAGMA table_info(matches)"))
+
     def _init_or_check(self, fingerprint: str, game_dict: Mapping[str, Any], config: Mapping[str, Any]) -> ResultStore:
         # One explicit transaction for the tables and the meta rows: killed half-way,
         # the store is either empty or complete (Python's sqlite3 would autocommit DDL).
@@ -266,6 +280,8 @@ class ResultStore:
             for statement in _SCHEMA.split(";"):
                 if statement.strip():
                     conn.execute(statement)
+            if not self._has_usage():
+                conn.execute(_ADD_USAGE)
             meta = self.meta()
             if not meta:
                 conn.executemany(
@@ -310,6 +326,8 @@ class ResultStore:
                 store._check_meta(meta)
                 if "matches" not in store._tables():
                     raise _damaged(path, "its matches table is missing")
+                if not store._has_usage():
+                    store._columns = _ROW_COLUMNS_WITHOUT_USAGE
         except BaseException:
             conn.close()
             raise
@@ -403,7 +421,7 @@ class ResultStore:
     def iter_rows(self) -> Iterator[MatchRow]:
         """The stored matches in schedule order, a few hundred rows in memory at a time."""
         with self._reading():
-            cursor = self._conn.execute(f"SELECT {_ROW_COLUMNS} FROM matches ORDER BY idx")
+            cursor = self._conn.execute(f"SELECT {self._columns} FROM matches ORDER BY idx")
             while batch := cursor.fetchmany(_FETCH):
                 for r in batch:
                     yield self._row(r)
@@ -450,7 +468,7 @@ class ResultStore:
     def _row_at(self, position: int) -> MatchRow:
         with self._reading():
             found = self._conn.execute(
-                f"SELECT {_ROW_COLUMNS} FROM matches ORDER BY idx LIMIT 1 OFFSET ?", (position,)
+                f"SELECT {self._columns} FROM matches ORDER BY idx LIMIT 1 OFFSET ?", (position,)
             ).fetchone()
         if found is None:
             raise IndexError(position)
@@ -498,8 +516,8 @@ class ResultStore:
             with self._conn:
                 self._conn.execute(
                     "INSERT INTO matches(id, idx, pairing, deal, rotation, seed, sides, seats, winner,"
-                    " scores, reason, terminations, escobas, hands, failures, duration, record)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " scores, reason, terminations, escobas, hands, failures, duration, record, usage)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         row.id,
                         row.index,
@@ -518,6 +536,7 @@ class ResultStore:
                         json.dumps([list(f) for f in row.failures]),
                         row.duration,
                         record if isinstance(record, str) else json.dumps(record, separators=(",", ":")),
+                        json.dumps([list(u) for u in row.usage]) if row.usage else None,
                     ),
                 )
                 # In the same transaction: the date is that of the last match durably stored.
@@ -708,6 +727,16 @@ def _parse_row(r: tuple[Any, ...]) -> MatchRow:
     duration = r[15]
     if isinstance(duration, bool) or not isinstance(duration, (int, float)):
         raise _BadColumn(f"column duration: expected a number of seconds, got {_short(duration)}")
+    usage: list[tuple[int, float, float]] = []
+    if r[16] is not None:
+        for item in _check("usage", _col_json("usage", r[16]), list, "a JSON list of [seat, cpu_ms, wall_ms]"):
+            entry = _check("usage", item, list, "a list of [seat, cpu_ms, wall_ms]")
+            if len(entry) != 3 or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in entry):
+                raise _BadColumn(f"column usage: expected [seat, cpu_ms, wall_ms], got {_short(entry)}")
+            seat = _check("usage", entry[0], int, "a seat number")
+            if not 0 <= seat < len(seats):
+                raise _BadColumn(f"column usage: seat {seat} is not one of the {len(seats)} seats")
+            usage.append((seat, float(entry[1]), float(entry[2])))
     return MatchRow(
         id=_check("id", r[0], str, "a string"),
         index=_check("idx", r[1], int, integer),
@@ -725,4 +754,5 @@ def _parse_row(r: tuple[Any, ...]) -> MatchRow:
         hands=_check("hands", r[13], int, integer),
         failures=tuple(failures),
         duration=float(duration),
+        usage=tuple(usage),
     )

@@ -127,8 +127,10 @@ def play(job: Job, spec: MatchSpec, state: WorkerState) -> dict[str, Any]:
 
 def row_from_record(spec: MatchSpec, record: GameRecord | Mapping[str, Any], duration: float) -> MatchRow:
     """The match row: its place in the schedule from ``spec``, its summary derived from the
-    record (``derive_row_values``); the record itself is stored beside it."""
-    values = derive_row_values(record if isinstance(record, GameRecord) else GameRecord.from_dict(record))
+    record (``derive_row_values``), and what each bot used (the record's ``usage``, a
+    measurement that nothing verifies); the record itself is stored beside it."""
+    game = record if isinstance(record, GameRecord) else GameRecord.from_dict(record)
+    values = derive_row_values(game)
     return MatchRow(
         id=spec.id,
         index=spec.index,
@@ -146,4 +148,5 @@ def row_from_record(spec: MatchSpec, record: GameRecord | Mapping[str, Any], dur
         hands=values.hands,
         failures=values.failures,
         duration=float(duration),
+        usage=tuple((u.seat, u.cpu_ms, u.wall_ms) for u in game.usage),
     )
