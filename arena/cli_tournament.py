@@ -316,14 +316,14 @@ def _sprt_run(config: TournamentConfig, store: ResultStore, plan: runner.RunPlan
 
 
 def _decided(test: SprtRun) -> str:
-    from arena.cli_sprt import decision_text
+    from arena.tournament.sprt_text import decision_text
 
     return (f"{decision_text(test.summary())} (LLR {test.state.llr:.2f}); the matches in progress are finished "
             "and counted")
 
 
 def _sprt_status(test: SprtRun) -> str:
-    from arena.cli_sprt import status_text
+    from arena.tournament.sprt_text import status_text
 
     return status_text(test.summary())
 
@@ -586,11 +586,12 @@ class _Live:
             if self.test is None:
                 typer.echo(match_json(row, notes, done, self.plan.total))
             else:
-                from arena.cli_sprt import status_json
+                from arena.tournament.sprt_text import status_json
 
-                limit = self.test.limit * self.config.sides
-                line = json.loads(match_json(row, notes, done, limit))
-                typer.echo(json.dumps({**line, "sprt": status_json(self.test.summary())}, separators=(",", ":")))
+                # No total (the test decides how many): null, and the test's state as "sprt".
+                line = {**json.loads(match_json(row, notes, done, 0)), "total": None,
+                        "sprt": status_json(self.test.summary())}
+                typer.echo(json.dumps(line, separators=(",", ":")))
         if self.verbose:
             self.out.say(match_line(row, notes))
         for note in notes:
@@ -677,8 +678,8 @@ def _finish(store: ResultStore, config: TournamentConfig, live: _Live, out: _Hum
 def sprt_lines(store: ResultStore) -> list[str]:
     """A sequential test's numbers and decision, recomputed from its store, and the commit of
     each side built from a revision."""
-    from arena.cli_sprt import outcome_lines
     from arena.tournament.sprt_run import replay_store
+    from arena.tournament.sprt_text import outcome_lines
 
     return outcome_lines(replay_store(store), store.identities())
 
