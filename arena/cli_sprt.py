@@ -65,14 +65,17 @@ def _slug(text: str) -> str:
 
 
 def command_name(cmd: str) -> str:
-    """A bot's name from its command: the stem of the program it runs (``expert_bot`` for
-    ``python3 bots/expert_bot.py --ms 20``)."""
+    """A bot's name from its command: the stem of the script it runs (``expert_bot`` for
+    ``python3 bots/expert_bot.py --ms 20``), else of the program (``firstmove`` for
+    ``./firstmove.bin``)."""
     try:
         words = shlex.split(cmd)
     except ValueError:
         words = cmd.split()
-    paths = [w for w in words if "/" in w or "." in os.path.basename(w)]
-    word = paths[0] if paths else (words[-1] if words else "bot")
+    if not words:
+        return "bot"
+    scripts = [w for w in words[1:] if not w.startswith("-") and ("/" in w or re.search(r"\.[A-Za-z]\w*$", w))]
+    word = scripts[0] if scripts else words[0]
     stem = os.path.splitext(os.path.basename(word.rstrip("/")))[0]
     return _slug(stem)[:_NAME_MAX - 2]
 

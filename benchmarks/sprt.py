@@ -1,7 +1,8 @@
 """Does the SPRT keep its error rates, and how many pairs does it save? Simulated pairs, no bots.
 
-    python benchmarks/sprt.py                          # 1000 runs per hypothesis, seed 20261201
-    python benchmarks/sprt.py --runs 4000 --seed 7
+    python benchmarks/sprt.py                          # 1000 runs per hypothesis, seed 20261201: a few minutes
+    python benchmarks/sprt.py --runs 4000              # the full-precision run (docs/SPRT.md): about 4x as long
+    python benchmarks/sprt.py --runs 4000 --seed 7 --jobs 8
     python benchmarks/sprt.py --elo0 0 --elo1 5 --model logistic
     python benchmarks/sprt.py --points-only --points1 0.3 --points-min-pairs 1   # the points metric without its guard
 
@@ -37,14 +38,20 @@ The decision of each simulated run is computed as the sequential test computes i
 first pair whose cumulative counts give an LLR at or past a bound), over all prefixes at
 once with ``arena.sprt.llr_array``; ``--check`` runs are also replayed pair by pair through
 ``SprtState`` and must agree exactly.
+
+Runs are independent and spread over ``--jobs`` processes (default: one per core). Each run
+draws from its own random stream, ``[seed, metric, hypothesis, run]``, so the figures depend
+on the seed and the number of runs, never on the number of processes.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from scipy.optimize import brentq
@@ -70,6 +77,10 @@ EQUAL_SPLIT = 0.66  # share of split pairs (one win, one loss) between equal bot
 POINTS_SD = 0.64  # per-pair points-per-hand margin, standard deviation
 PAIR_HANDS = 20  # hands in a pair's two matches (19.3 on average, random against random)
 SAFETY_CAP = 400_000  # pairs; a run still undecided then is reported, never silently dropped
+# Pairs drawn at a time: the LLR of every prefix of a chunk is computed in one call, and the
+# pairs of a chunk past the decision are wasted; chunks grow by CHUNK_GROWTH up to CHUNK_MAX.
+CHUNK_FIRST, CHUNK_GROWTH, CHUNK_MAX = 512, 1.5, 32768
+METRIC_STREAMS = {"elo": 1, "points": 2}
 
 
 def population_elo(probs: np.ndarray, model: EloModel) -> float:
@@ -115,7 +126,7 @@ def run_elo(rng: np.random.Generator, probs: np.ndarray, params: SprtParams) -> 
     lower, upper = params.bounds
     counts = np.zeros(5, dtype=np.int64)
     drawn: list[np.ndarray] = []
-    chunk, played = 1024, 0
+    chunk, played = CHUNK_FIRST, 0
     while played < SAFETY_CAP:
         bins = rng.choice(5, size=chunk, p=probs)
         prefix = counts + np.cumsum(np.eye(5, dtype=np.int64)[bins], axis=0)
@@ -125,7 +136,7 @@ def run_elo(rng: np.random.Generator, probs: np.ndarray, params: SprtParams) -> 
         if crossing is not None:
             i, decision = crossing
             return decision, played + i + 1, np.concatenate(drawn)[: played + i + 1]
-        counts, played, chunk = prefix[-1], played + chunk, min(2 * chunk, 32768)
+        counts, played, chunk = prefix[-1], played + chunk, min(int(CHUNK_GROWTH * chunk), CHUNK_MAX)
     return "undecided", played, np.concatenate(drawn)
 
 
@@ -178,16 +189,30 @@ def rate(hits: int, runs: int) -> str:
     return f"{100 * p:.1f}% (95%: {100 * (center - half):.1f}-{100 * (center + half):.1f}%)"
 
 
-def simulate(label: str, runs: int, play, truth0, truth1, params: SprtParams, replay, check: int):
+def one_run(task: tuple[str, list[int], Any, SprtParams, int, bool]) -> tuple[str, int, np.ndarray | None]:
+    """One simulated test on its own random stream (a process pool's task): the decision, the
+    pairs it took, and what it drew when it is to be replayed."""
+    metric, stream, truth, params, min_pairs, keep = task
+    rng = np.random.default_rng(stream)
+    if metric == "elo":
+        decision, pairs, sample = run_elo(rng, truth, params)
+    else:
+        decision, pairs, sample = run_points(rng, truth, params, min_pairs)
+    return decision, pairs, sample if keep else None
+
+
+def simulate(label: str, runs: int, truth0, truth1, params: SprtParams, replay, check: int, *, seed: int, pool,
+             min_pairs: int = POINTS_MIN_PAIRS):
     """Run ``runs`` tests at each hypothesis; print and return (false positives, power, mean pairs)."""
     results = {}
-    for name, truth in (("H0", truth0), ("H1", truth1)):
+    for h, (name, truth) in enumerate((("H0", truth0), ("H1", truth1))):
+        tasks = [(label, [seed, METRIC_STREAMS[label], h, i], truth, params, min_pairs, i < check) for i in range(runs)]
+        done = pool.map(one_run, tasks, chunksize=max(1, runs // 64)) if pool is not None else map(one_run, tasks)
         decisions, lengths, samples = [], [], []
-        for _ in range(runs):
-            decision, pairs, sample = play(truth, params)
+        for decision, pairs, sample in done:
             decisions.append(decision)
             lengths.append(pairs)
-            if len(samples) < check:
+            if sample is not None:
                 samples.append((decision, pairs, sample))
         for decision, pairs, sample in samples:
             replayed = replay(sample, params)
@@ -223,23 +248,32 @@ def main(argv: list[str] | None = None) -> None:
                     help=f"simulate the points metric with another minimum (the library's is {POINTS_MIN_PAIRS}; "
                          "no replay check then)")
     ap.add_argument("--points-only", action="store_true", help="skip the elo metric (the last line is then the points one)")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                    help="processes the runs are spread over (default: one per core); the figures do not depend on it")
     args = ap.parse_args(argv)
+    if args.jobs > 1:
+        import multiprocessing
 
-    # One stream per metric, so --points-only reproduces the points lines of a full run.
-    elo_rng, points_rng = np.random.default_rng([args.seed, 1]), np.random.default_rng([args.seed, 2])
+        with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
+            report(args, pool)
+    else:
+        report(args, None)
+
+
+def report(args: argparse.Namespace, pool) -> None:
+    # One stream per run, so --points-only reproduces the points lines of a full run.
     model = EloModel(args.model)
     params = SprtParams.elo(args.elo0, args.elo1, model=model, alpha=args.alpha, beta=args.beta)
     h0_probs, h1_probs = escoba_pentanomial(args.elo0, model), escoba_pentanomial(args.elo1, model)
-    print(f"seed {args.seed}, {args.runs} runs per hypothesis, alpha {args.alpha}, beta {args.beta}, "
+    print(f"seed {args.seed}, {args.runs} runs per hypothesis on {args.jobs} processes, alpha {args.alpha}, beta {args.beta}, "
           f"LLR bounds ({params.bounds[0]:.3f}, {params.bounds[1]:.3f})")
     for name, probs in (("elo0", h0_probs), ("elo1", h1_probs)):
         print(f"pentanomial at {name} = {params.h0 if name == 'elo0' else params.h1:g} {model.value}: "
               f"LL {probs[0]:.4f}, split {probs[2]:.4f}, WW {probs[4]:.4f}")
 
     if not args.points_only:
-        fp, power, pairs = simulate(
-            "elo", args.runs, lambda probs, p: run_elo(elo_rng, probs, p), h0_probs, h1_probs, params, replay_elo, args.check
-        )
+        fp, power, pairs = simulate("elo", args.runs, h0_probs, h1_probs, params, replay_elo, args.check, seed=args.seed,
+                                    pool=pool)
         mu0, mu1 = float(h0_probs @ PAIR_SCORES), float(h1_probs @ PAIR_SCORES)
         sd0 = math.sqrt(float(h0_probs @ (PAIR_SCORES - mu0) ** 2))
         sd1 = math.sqrt(float(h1_probs @ (PAIR_SCORES - mu1) ** 2))
@@ -247,10 +281,8 @@ def main(argv: list[str] | None = None) -> None:
 
     points = SprtParams.points(0.0, args.points1, alpha=args.alpha, beta=args.beta)
     check = args.check if args.points_min_pairs == POINTS_MIN_PAIRS else 0
-    pfp, ppower, ppairs = simulate(
-        "points", args.runs, lambda mean, p: run_points(points_rng, mean, p, args.points_min_pairs), 0.0, args.points1, points,
-        replay_points, check,
-    )
+    pfp, ppower, ppairs = simulate("points", args.runs, 0.0, args.points1, points, replay_points, check, seed=args.seed,
+                                   pool=pool, min_pairs=args.points_min_pairs)
     pfixed = fixed_pairs(0.0, POINTS_SD, args.points1, POINTS_SD, args.alpha, args.beta)
     print(f"points: false positives {100 * pfp:.1f}%, power {100 * ppower:.1f}%, pairs {ppairs:.0f} (fixed match {pfixed})"
           + (f", minimum {args.points_min_pairs} pairs" if args.points_min_pairs != POINTS_MIN_PAIRS else ""))

@@ -650,10 +650,14 @@ def parse_config(
     entrants = [t.name for t in teams] if team_mode == "fixed" else bot_names
     needed = _bots_needed(mode, team_mode, players, sides)
     format_node = top["format"][1] if "format" in top else None
-    if isinstance(format_node, ScalarNode) and format_node.value == SPRT and sides != 2:
+    if isinstance(format_node, ScalarNode) and format_node.value == SPRT:
         # Said before the count of bots: more bots would not make this table fit the test.
-        raise doc.error(format_node, "format",
-                        f"sprt tests one side against another: it needs exactly 2 sides, this table has {sides}")
+        if sides != 2:
+            raise doc.error(format_node, "format",
+                            f"sprt tests one side against another: it needs exactly 2 sides, this table has {sides}")
+        if team_mode == "rotating":
+            raise doc.error(top["teams"][1], "teams",
+                            "format sprt needs two sides of fixed members: teams: clones, or two fixed teams")
     if len(entrants) < needed:
         what = "teams" if team_mode == "fixed" else "bots"
         node = top["teams"][1] if team_mode == "fixed" else top["bots"][1]
@@ -757,14 +761,11 @@ def parse_config(
 
 def _parse_sprt(doc: _Doc, top: dict[str, tuple[Node, Node]], team_mode: str, entrants: list[str],
                 duplicate: bool) -> SprtParams:
-    """``format: sprt``: its ``sprt:`` mapping, and two sides (checked before) of fixed
-    members that play every deal from both seats."""
+    """``format: sprt``: its ``sprt:`` mapping, and two sides (two sides of fixed members are
+    checked before) that play every deal from both seats."""
     from arena.sprt import MAPPING_KEYS, SprtParamError, SprtParams
 
     format_node = top["format"][1]
-    if team_mode == "rotating":
-        raise doc.error(top["teams"][1], "teams",
-                        "format sprt needs two sides of fixed members: teams: clones, or two fixed teams")
     if len(entrants) != 2:
         what = "teams" if team_mode == "fixed" else "bots"
         raise doc.error(top[what][1], what, f"format sprt tests exactly 2 {what} (the candidate first, then the "
