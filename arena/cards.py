@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from enum import Enum
+from typing import NamedTuple
 
 from arena.errors import CardParseError
 
@@ -29,55 +30,49 @@ _CAPTURE_VALUE = {1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6, 7: 7, 10: 8, 11: 9, 12: 10
 _PRIMERA_VALUE = {7: 21, 6: 18, 1: 16, 5: 15, 4: 14, 3: 13, 2: 12, 10: 10, 11: 10, 12: 10}
 
 
-class Card:
-    """One card. There are exactly 40 instances (interned), so identity equals equality.
-
-    ``index`` is the position in the unshuffled deck: suit by suit (oros, copas, espadas,
-    bastos), rank by rank. Sorting (``order``) is by capture value, then suit.
-    """
-
-    __slots__ = ("rank", "suit", "value", "index", "order", "primera", "oro", "seven", "_text")
-
+class _CardFields(NamedTuple):
+    # ``order`` comes first: two different cards differ there, so the tuple comparisons that
+    # Card inherits (==, <, and so ``in`` and ``list.remove``) are decided at once, in C.
+    order: int
     rank: int
     suit: Suit
     value: int
-    index: int
-    order: int
+    index: int  # type: ignore[assignment]  # the position in the deck; shadows tuple.index on purpose
     primera: int
-    oro: int  # 1 for an oros card, else 0: counted by summing, in C
-    seven: int  # 1 for a seven, else 0
+    oro: int
+    seven: int
+    text: str
+    bit: int  # 1 << index: a set of cards as one integer
 
-    def __init__(self, rank: int, suit: Suit, index: int) -> None:
-        set_ = object.__setattr__
-        set_(self, "rank", rank)
-        set_(self, "suit", suit)
-        set_(self, "value", _CAPTURE_VALUE[rank])
-        set_(self, "index", index)
-        # Tables and hands are shown and enumerated by capture value, then suit.
-        set_(self, "order", _CAPTURE_VALUE[rank] * 4 + SUITS.index(suit))
-        set_(self, "primera", _PRIMERA_VALUE[rank])
-        set_(self, "oro", int(suit is Suit.OROS))
-        set_(self, "seven", int(rank == 7))
-        set_(self, "_text", f"{rank}{suit.value}")
 
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError("Card is immutable")
+class Card(_CardFields):
+    """One card. There are exactly 40 instances (interned): ``Card.parse`` and pickling give
+    back the same object.
+
+    ``index`` is the position in the unshuffled deck: suit by suit (oros, copas, espadas,
+    bastos), rank by rank. Sorting (``order``) is by capture value, then suit. ``value`` is
+    the capture value, ``primera`` the primera value, ``oro`` and ``seven`` are 1 or 0 (for
+    counting by summing, in C), ``text`` the canonical text form, ``bit`` is ``1 << index``.
+
+    A card is a named tuple of these fields, so comparing cards costs no Python call; the
+    hash is ``index``, so sets of cards iterate in the same order on every run.
+    """
+
+    __slots__ = ()
+    _text = _CardFields.text  # the same C-level field getter, under the name older callers use
 
     def __str__(self) -> str:
-        return self._text
+        return self.text
 
     def __repr__(self) -> str:
-        return f"Card.parse({self._text!r})"
-
-    def __lt__(self, other: Card) -> bool:
-        return self.order < other.order
+        return f"Card.parse({self.text!r})"
 
     def __hash__(self) -> int:
         return self.index
 
-    def __reduce__(self) -> tuple:
+    def __reduce__(self) -> tuple[Callable[[str], Card], tuple[str]]:
         # Unpickling must give back the interned instance, not a copy.
-        return (Card.parse, (self._text,))
+        return (Card.parse, (self.text,))
 
     @property
     def is_oros(self) -> bool:
@@ -98,8 +93,16 @@ class Card:
             ) from None
 
 
+def _card(rank: int, suit: Suit, index: int) -> Card:
+    value = _CAPTURE_VALUE[rank]
+    # Tables and hands are shown and enumerated by capture value, then suit.
+    return Card(order=value * 4 + SUITS.index(suit), rank=rank, suit=suit, value=value, index=index,
+                primera=_PRIMERA_VALUE[rank], oro=int(suit is Suit.OROS), seven=int(rank == 7),
+                text=f"{rank}{suit.value}", bit=1 << index)
+
+
 DECK: tuple[Card, ...] = tuple(
-    Card(rank, suit, i * len(RANKS) + j) for i, suit in enumerate(SUITS) for j, rank in enumerate(RANKS)
+    _card(rank, suit, i * len(RANKS) + j) for i, suit in enumerate(SUITS) for j, rank in enumerate(RANKS)
 )
 _BY_TEXT: dict[str, Card] = {str(c): c for c in DECK}
 

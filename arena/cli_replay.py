@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from arena.cli_edge import Interrupted
-from arena.cli_rate import PriorOption, check_prior
+from arena.cli_rate import ByNameOption, MixOption, PriorOption, check_prior, is_league, write_league_report
 from arena.errors import ArenaError, ExitCode, InputError
 from arena.printable import printable
 from arena.record import RecordError
@@ -450,15 +450,29 @@ def verify_cmd(
 
 
 def report_cmd(
-    results: Annotated[Path, typer.Argument(help="A tournament's results folder (results/<name>).")],
+    inputs: Annotated[
+        list[Path],
+        typer.Argument(
+            help="A tournament's results folder (results/<name>); several, or a folder of them, make a league page.",
+            metavar="RESULTS...",
+        ),
+    ],
     html: Annotated[Path | None, typer.Option("--html", help="The report page to write (default: RESULTS/report.html).")] = None,
     suits: Annotated[str, typer.Option("--suits", help="Card faces in the replay pages: spanish or french.")] = "spanish",
     prior: PriorOption = None,
+    by_name: ByNameOption = False,
+    mix: MixOption = False,
 ) -> None:
     """Write a tournament report page (standings, crosstable, ratings plot) with a verified replay
-    page for every match beside it, in OUT_replays/. Exit code 1 if any record is refused."""
+    page for every match beside it, in OUT_replays/. Exit code 1 if any record is refused.
+    Several results folders (or a folder of them) get a league page instead: the rating list,
+    the tournaments and the ratings over time (default: FOLDER/league.html)."""
     from arena.report import TournamentReport
 
+    if is_league(inputs):
+        write_league_report(inputs, html, prior=prior, by_name=by_name, mix=mix)
+        return
+    results = inputs[0]
     if suits not in _SUITS:
         raise InputError(f"--suits: expected spanish or french, got {suits!r}")
     prior = check_prior(prior)

@@ -3,16 +3,21 @@
 Pure: no I/O, no clock, no global random. The deal comes from a seed through ``arena.seeding``.
 A ``HandState`` is one deal from shuffle to score; a ``MatchState`` chains hands until a side
 wins. Both mutate in place when a move is applied and offer ``copy()`` for simulation; there is
-no undo.
+no undo. Both answer for a move as pokerkit does for an action: ``check(move)`` (the legal move,
+or ``IllegalMoveError`` with the precise reason), ``is_legal(move)``, and ``apply(move)``,
+which accepts exactly what ``check`` accepts.
+
+``table`` is kept sorted and is read-only outside this module: its capture-value key
+(``_key``) is updated with every change the rules make to it.
 """
 
 from __future__ import annotations
 
 from bisect import insort
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from operator import attrgetter
-from typing import Any
+from operator import attrgetter, itemgetter
+from typing import Any, TypeVar
 
 from arena.cards import DECK, Card
 from arena.errors import IllegalMoveError, MoveParseError
@@ -24,12 +29,15 @@ from arena.seeding import Rng, derive_seed
 
 PLAY, CLAIM, TAKE, OVER = "play", "claim", "take", "over"
 
+T = TypeVar("T")
+
 _PLAY = MoveKind.PLAY
 # The hot path builds moves and events with tuple.__new__, skipping NamedTuple.__new__'s
 # Python-level wrapper, and sorts by a C-level key instead of Card.__lt__.
 _new = tuple.__new__
 _order = attrgetter("order")
 _value = attrgetter("value")
+_index = attrgetter("index")
 
 
 _TRAILS: tuple[Move, ...] = tuple(Move(_PLAY, card, ()) for card in DECK)
@@ -40,12 +48,92 @@ def _sorted(cards: Sequence[Card]) -> list[Card]:
 
 
 # --- capture enumeration -------------------------------------------------------------------
-# Captures depend only on the capture values of the table, so subsets are enumerated once per
-# multiset of values (the table is kept sorted by value) and cached. The cache holds index
-# tuples into the sorted table, keyed by the value of the card that completes them to 15.
+# Captures depend only on the capture values of the table, so they are enumerated once per
+# multiset of values and cached. The table is kept sorted by value, so a capture set is a set of
+# indexes into it, and the order of the sets (see _extend) is a pure function of the values,
+# hence the same on every run. The key of a multiset of values is one integer, a base-5 digit
+# per value (at most 4 cards share one), kept up to date as cards come and go.
 
-_COMBOS: dict[tuple[int, ...], dict[int, list[tuple[int, ...]]]] = {(): {}}
-_COMBOS_LIMIT = 200_000
+_KEY_WEIGHT: tuple[int, ...] = (0,) + tuple(5 ** i for i in range(10))  # by capture value
+
+
+def _table_key(cards: Sequence[Card]) -> int:
+    return sum(map(_KEY_WEIGHT.__getitem__, map(_value, cards)))
+
+
+# A capture set as a C-level function of the table (as a tuple) that returns the cards taken,
+# in table order: ``itemgetter(1, 3)(table) == (table[1], table[3])``. A one-card set is a
+# one-card slice, since ``itemgetter(i)`` alone would return the card, not a tuple.
+_Take = Callable[[tuple[Card, ...]], tuple[Card, ...]]
+
+
+class _TakeCache(dict[tuple[int, ...], _Take]):
+    """The picker of each set of table indexes, made once (there are a few thousand)."""
+
+    def __missing__(self, combo: tuple[int, ...]) -> _Take:
+        i = combo[0]
+        take: _Take = itemgetter(slice(i, i + 1)) if len(combo) == 1 else itemgetter(*combo)
+        self[combo] = take
+        return take
+
+
+_TAKES = _TakeCache()
+
+# Per table key: the capture sets as index tuples, by the value that completes them to 15
+# (1 to 14: the longer sums are the seeds of the next entries), and the same sets ready to pick,
+# in a list indexed by the value of the card played (1 to 10; an empty tuple when it captures
+# nothing). single_capture_priority, which drops sets, has its own cache of the second kind.
+# All tuples: the garbage collector stops tracking containers of plain ints, and these caches
+# grow to many thousands of entries that it would otherwise traverse again and again.
+_Combos = dict[int, tuple[tuple[int, ...], ...]]
+_Captures = tuple[tuple[_Take, ...], ...]
+_NO_CAPTURES: _Captures = ((),) * 11
+_COMBOS: dict[int, _Combos] = {0: {}}
+_CAPTURES: dict[int, _Captures] = {0: _NO_CAPTURES}
+_SINGLE_CAPTURES: dict[int, _Captures] = {}
+_CACHE_LIMIT = 200_000  # entries per cache; cleared when full
+
+
+def _extend(key: int, values: tuple[int, ...]) -> tuple[_Combos, _Captures]:
+    """The entries of a table with these values (ascending) and key, built from the entries
+    of the table without its highest card: a miss costs one pass over that entry.
+
+    The sets that gain the new card come after the sets without it, so a list is ordered by
+    the highest index in a set, then the next highest, and so on.
+    """
+    combos = _COMBOS.get(key)
+    captures = _CAPTURES.get(key)
+    if combos is not None and captures is not None:
+        return combos, captures
+    if len(_COMBOS) >= _CACHE_LIMIT or len(_CAPTURES) >= _CACHE_LIMIT:
+        for cache in (_COMBOS, _CAPTURES, _SINGLE_CAPTURES):
+            cache.clear()
+        _COMBOS[0], _CAPTURES[0] = {}, _NO_CAPTURES
+    last = len(values) - 1
+    top = values[last]
+    prefix, prefix_captures = _extend(key - _KEY_WEIGHT[top], values[:last])
+    # Subsets without the new card keep their lists (it sorts last, so indexes do not move);
+    # only the lists that gain subsets with it are copied.
+    grown: dict[int, list[tuple[int, ...]]] = {15 - top: [(last,)]}
+    for need, sets in prefix.items():
+        if need - top >= 1:
+            grown.setdefault(need - top, []).extend(c + (last,) for c in sets)
+    combos = dict(prefix)
+    by_value = list(prefix_captures)
+    pick = _TAKES.__getitem__
+    for need, extra in grown.items():
+        combos[need] = combos.get(need, ()) + tuple(extra)
+        if need <= 10:
+            by_value[need] += tuple(map(pick, extra))
+    captures = tuple(by_value)
+    _COMBOS[key] = combos
+    _CAPTURES[key] = captures
+    return combos, captures
+
+
+# Tables longer than this (only when players keep trailing) are enumerated for the cards in hand
+# alone and not cached: their subsets number in the tens of thousands.
+_CACHED_TABLE_SIZE = 12
 
 
 def _enumerate_sums(values: tuple[int, ...], limit: int) -> dict[int, list[tuple[int, ...]]]:
@@ -66,42 +154,9 @@ def _enumerate_sums(values: tuple[int, ...], limit: int) -> dict[int, list[tuple
     return found
 
 
-def _combos(values: tuple[int, ...]) -> dict[int, list[tuple[int, ...]]]:
-    """Capture sets keyed by the value of the card that would play them (15 minus their sum).
-
-    Built from the cached entry of the table without its highest card, so a miss costs one
-    pass over that entry rather than a full enumeration. The order within a list is a pure
-    function of the values, hence the same on every run.
-    """
-    cached = _COMBOS.get(values)
-    if cached is not None:
-        return cached
-    if len(_COMBOS) >= _COMBOS_LIMIT:
-        _COMBOS.clear()
-        _COMBOS[()] = {}
-    last = len(values) - 1
-    top = values[last]
-    prefix = _combos(values[:last])
-    # Subsets without the new card keep their lists (it sorts last, so indexes do not move);
-    # only the lists that gain subsets with it are copied.
-    cached = dict(prefix)
-    grown: dict[int, list[tuple[int, ...]]] = {15 - top: [(last,)]}
-    for need, combos in prefix.items():
-        if need - top >= 1:
-            grown.setdefault(need - top, []).extend(c + (last,) for c in combos)
-    for need, extra in grown.items():
-        cached[need] = cached.get(need, []) + extra
-    _COMBOS[values] = cached
-    return cached
-
-
-# Tables longer than this (only when players keep trailing) are enumerated for the cards in hand
-# alone and not cached: their subsets number in the tens of thousands.
-_CACHED_TABLE_SIZE = 12
-
-
 def _subsets_summing(values: tuple[int, ...], target: int) -> list[tuple[int, ...]]:
-    """Index tuples of the subsets of ``values`` (ascending) that add to ``target``."""
+    """Index tuples of the subsets of ``values`` (ascending) that add to ``target``, in
+    lexicographic order."""
     found: list[tuple[int, ...]] = []
     n = len(values)
 
@@ -119,14 +174,28 @@ def _subsets_summing(values: tuple[int, ...], target: int) -> list[tuple[int, ..
     return found
 
 
-def _uncached(values: tuple[int, ...], hand: Sequence[Card]) -> dict[int, list[tuple[int, ...]]]:
-    return {v: _subsets_summing(values, 15 - v) for v in {c.value for c in hand}}
-
-
-def _prefer_single(combos: list) -> list:
+def _prefer_single(combos: Sequence[tuple[T, ...]]) -> Sequence[tuple[T, ...]]:
     """Option single_capture_priority: a one-card capture, where one exists, excludes sets."""
     singles = [c for c in combos if len(c) == 1]
     return singles or combos
+
+
+def _captures(key: int, table: Sequence[Card], hand: Sequence[Card], single: bool) -> _Captures:
+    """The capture sets on ``table`` (whose key is ``key``), on a miss of the caches: for
+    every card value, or, on a table too long to cache, for the values in ``hand``."""
+    values = tuple(map(_value, table))
+    pick = _TAKES.__getitem__
+    if len(values) > _CACHED_TABLE_SIZE:
+        picks: list[tuple[_Take, ...]] = [()] * 11
+        for v in {c.value for c in hand}:
+            combos = _subsets_summing(values, 15 - v)
+            picks[v] = tuple(map(pick, _prefer_single(combos) if single else combos))
+        return tuple(picks)
+    by_need, found = _extend(key, values)
+    if single:
+        found = tuple(tuple(map(pick, _prefer_single(by_need.get(v, ())))) for v in range(11))
+        _SINGLE_CAPTURES[key] = found
+    return found
 
 
 def captures_for(card: Card, table: Sequence[Card]) -> list[tuple[Card, ...]]:
@@ -134,6 +203,23 @@ def captures_for(card: Card, table: Sequence[Card]) -> list[tuple[Card, ...]]:
     table = sorted(table, key=_order)
     idx = _subsets_summing(tuple(map(_value, table)), 15 - card.value)
     return [tuple(map(table.__getitem__, combo)) for combo in idx]
+
+
+# Keyed by the teams (which give the number of seats too) rather than the Seating, whose hash
+# is a Python call.
+_LAYOUTS: dict[tuple[tuple[tuple[int, ...], ...], int], tuple[tuple[int, ...], tuple[int, ...]]] = {}
+
+
+def _layout(seating: Seating, dealer: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(the side of each seat, the seats from the one after the dealer in play order)."""
+    key = (seating.teams, dealer)
+    got = _LAYOUTS.get(key)
+    if got is None:
+        n = seating.players
+        got = (tuple(seating.side_of(s) for s in range(n)), tuple((dealer + 1 + i) % n for i in range(n)))
+        if len(_LAYOUTS) < 1000:  # a handful of table shapes in practice
+            _LAYOUTS[key] = got
+    return got
 
 
 # --- a hand ----------------------------------------------------------------------------------
@@ -144,7 +230,7 @@ class HandState:
 
     __slots__ = ("rules", "seating", "dealer", "number", "deck", "stock_pos", "hands", "table",
                  "piles", "escobas", "last_capturer", "turn", "phase", "pending", "round",
-                 "events", "breakdown", "_legal", "_options", "_trailer")
+                 "events", "breakdown", "_legal", "_options", "_trailer", "_side_of", "_deal_order", "_key", "is_over")
 
     rules: Rules
     seating: Seating
@@ -163,8 +249,13 @@ class HandState:
     round: int
     events: list[Event]
     breakdown: tuple[dict[str, int], ...] | None
+    is_over: bool  # phase == OVER, as a plain attribute: every simulation loop asks it after each move
     _legal: list[Move] | None
     _options: list[tuple[Card, ...]] | None
+    _trailer: int
+    _side_of: tuple[int, ...]  # per seat, its side
+    _deal_order: tuple[int, ...]  # the seats from the one after the dealer, in play order
+    _key: int  # _table_key(table), kept up to date by every change to the table
 
     @classmethod
     def deal(cls, rules: Rules, seating: Seating, dealer: int, deck: Sequence[Card],
@@ -179,16 +270,19 @@ class HandState:
                number: int, events: list[Event] | None) -> HandState:
         self = cls.__new__(cls)
         self.rules, self.seating, self.dealer, self.number = rules, seating, dealer, number
+        self._side_of, self._deal_order = _layout(seating, dealer)
         self.deck = tuple(deck)
         self.stock_pos = 0
         n = seating.players
         self.hands = [[] for _ in range(n)]
         self.table = []
+        self._key = 0
         self.piles = [[] for _ in range(seating.sides)]
         self.escobas = [0] * seating.sides
         self.last_capturer = None
         self.turn = (dealer + 1) % n
         self.phase = PLAY
+        self.is_over = False
         self.pending = None
         self.round = -1
         self.events = [] if events is None else events
@@ -210,10 +304,6 @@ class HandState:
     # -- queries --
 
     @property
-    def is_over(self) -> bool:
-        return self.phase == OVER
-
-    @property
     def current_seat(self) -> int | None:
         return None if self.phase == OVER else self.turn
 
@@ -231,11 +321,14 @@ class HandState:
         other.deck, other.stock_pos = self.deck, self.stock_pos
         other.hands = [h[:] for h in self.hands]
         other.table = self.table[:]
+        other._key = self._key
         other.piles = [p[:] for p in self.piles]
         other.escobas = self.escobas[:]
         other.last_capturer, other.turn, other.phase = self.last_capturer, self.turn, self.phase
+        other.is_over = self.is_over
         other.pending, other.round = self.pending, self.round
         other._trailer = self._trailer
+        other._side_of, other._deal_order = self._side_of, self._deal_order
         other.events = self.events[:]
         other.breakdown = self.breakdown
         other._legal = self._legal
@@ -254,23 +347,23 @@ class HandState:
             return self._special_moves()
         # The hot path of every simulation: kept flat on purpose.
         table = self.table
-        key = tuple(map(_value, table))
-        by_card = _COMBOS.get(key)
-        if by_card is None:
-            by_card = _combos(key) if len(key) <= _CACHED_TABLE_SIZE else _uncached(key, self.hands[self.turn])
+        hand = self.hands[self.turn]
         rules = self.rules
         single = rules.single_capture_priority
+        by_value = (_SINGLE_CAPTURES if single else _CAPTURES).get(self._key)
+        if by_value is None:
+            by_value = _captures(self._key, table, hand, single)
         forced = rules.forced_capture
-        get = table.__getitem__
         legal = self._legal = []
         append = legal.append
-        for card in self.hands[self.turn]:
-            idx = by_card.get(card.value)
-            if idx:
-                if single:
-                    idx = _prefer_single(idx)
-                for combo in idx:
-                    append(_new(Move, (_PLAY, card, tuple(map(get, combo)))))
+        cards: tuple[Card, ...] = ()
+        for card in hand:
+            takes = by_value[card.value]
+            if takes:
+                if not cards:
+                    cards = tuple(table)
+                for take in takes:
+                    append(_new(Move, (_PLAY, card, take(cards))))
                 if forced:
                     continue
             append(_TRAILS[card.index])
@@ -291,25 +384,49 @@ class HandState:
 
     # -- applying moves --
 
+    def check(self, move: Move | str) -> Move:
+        """The rules' verdict on ``move`` for the seat to play, changing nothing.
+
+        Returns the legal move (parsed, when given as text); raises ``IllegalMoveError``
+        with the precise reason otherwise (text that is not a move at all included). ``apply``
+        plays exactly the moves this accepts.
+        """
+        if isinstance(move, str):
+            try:
+                parsed = Move.parse(move)
+            except MoveParseError as exc:
+                raise IllegalMoveError(move, str(exc)) from None
+            move = parsed
+        if move in self.legal_moves():
+            return move
+        if not isinstance(move, Move):
+            raise IllegalMoveError(repr(move), "expected a Move or its text, such as '5e+4b+6o'")
+        raise IllegalMoveError(str(move), self._why_illegal(move))
+
+    def is_legal(self, move: Move | str) -> bool:
+        """Whether ``check`` would accept ``move``."""
+        if move in self.legal_moves():
+            return True
+        try:
+            self.check(move)
+        except IllegalMoveError:
+            return False
+        return True
+
     def apply(self, move: Move | str) -> None:
         """Play ``move`` for the current seat and run every automatic step that follows.
 
-        Raises ``IllegalMoveError`` (saying why) for a move the rules do not allow now.
+        Raises ``IllegalMoveError`` (saying why) for a move the rules do not allow now: the
+        reason ``check`` gives, and the state is left unchanged.
         """
         legal = self._legal
         if legal is None:
             legal = self.legal_moves()
         if move not in legal:
-            if isinstance(move, str):
-                try:
-                    parsed = Move.parse(move)
-                except MoveParseError as exc:
-                    raise IllegalMoveError(move, str(exc)) from None
-                return self.apply(parsed)
-            raise IllegalMoveError(str(move), self._why_illegal(move))
+            move = self.check(move)  # a move given as text, or a refusal with its reason
         self._legal = None
         kind, card, take = move
-        if kind is not _PLAY:
+        if kind is not _PLAY or card is None:  # a play always names its card: this is TAKE, CLAIM or PASS
             if kind is MoveKind.TAKE:
                 self._take_initial(take)
             else:
@@ -320,11 +437,15 @@ class HandState:
         hands = self.hands
         hands[seat].remove(card)
         table = self.table
-        self.events.append(_new(Play, (seat, card, take)))
+        events = self.events
+        events.append(_new(Play, (seat, card, take)))
         if take:
+            key = self._key
             for c in take:
                 table.remove(c)
-            side = self.seating._side_of[seat]  # type: ignore[attr-defined]
+                key -= _KEY_WEIGHT[c.value]
+            self._key = key
+            side = self._side_of[seat]
             pile = self.piles[side]
             pile.append(card)
             pile.extend(take)
@@ -333,11 +454,12 @@ class HandState:
                 last = self.stock_pos == 40 and not any(hands)
                 if not last or self.rules.last_play_escoba:
                     self.escobas[side] += 1
-                    self.events.append(Escoba(seat, side, "play"))
+                    events.append(_new(Escoba, (seat, side, "play")))
         else:
             if self.rules.renuncio:
                 self._note_renuncio(card)
-            insort(table, card, key=_order)
+            insort(table, card)  # cards compare by order, in C
+            self._key += _KEY_WEIGHT[card.value]
         nxt = seat + 1
         if nxt == len(hands):
             nxt = 0
@@ -356,14 +478,20 @@ class HandState:
             return "the dealer must choose which initial table cards to take ('mesa ...')"
         if move.kind is not _PLAY:
             return f"no {move.kind.value} is possible now"
-        card = move.card
+        card, take = move.card, move.take
+        if card is None:
+            return "a play names the card played"
         if card not in self.hands[self.turn]:
             return f"{card} is not in the hand of seat {self.turn}"
-        missing = [c for c in move.take if c not in self.table]
+        missing = [c for c in take if c not in self.table]
         if missing:
             return f"{' '.join(map(str, missing))} not on the table"
-        if move.take:
-            total = card.value + sum(c.value for c in move.take)  # type: ignore[union-attr]
+        if take:
+            if len(set(take)) != len(take):
+                return "a table card is taken twice"
+            if list(take) != _sorted(take):
+                return "the taken cards must be listed in table order (Move.play sorts them)"
+            total = card.value + sum(c.value for c in take)
             if total != 15:
                 return f"the cards add up to {total}, not 15"
             return "a single-card capture is available, so a multi-card set may not be taken (single_capture_priority)"
@@ -373,15 +501,14 @@ class HandState:
         """A renuncio goes to the next player only when that player is on another side (with
         escobas en mano the next player to play can be the trailer's partner, or the trailer).
         Otherwise the missed capture is simply dropped."""
-        seating = self.seating
-        if seating.side_of(self.turn) == seating.side_of(self._trailer):
+        if self._side_of[self.turn] == self._side_of[self._trailer]:
             self.pending = None
             return False
         return True
 
     def _note_renuncio(self, card: Card) -> None:
         """Option renuncio: remember the captures a trailed card could have made."""
-        options = captures_for(card, self.table)
+        options: Sequence[tuple[Card, ...]] = captures_for(card, self.table)
         if self.rules.single_capture_priority:
             options = _prefer_single(options)
         self.pending = (card, tuple(options)) if options else None
@@ -398,7 +525,8 @@ class HandState:
             table.remove(card)  # type: ignore[arg-type]
             for c in take:
                 table.remove(c)
-            side = self.seating.side_of(seat)
+            self._key = _table_key(table)
+            side = self._side_of[seat]
             self.piles[side].append(card)  # type: ignore[arg-type]
             self.piles[side].extend(take)
             self.last_capturer = side
@@ -415,9 +543,10 @@ class HandState:
 
     def _capture_initial(self, take: tuple[Card, ...], escobas: int) -> None:
         dealer = self.dealer
-        side = self.seating.side_of(dealer)
+        side = self._side_of[dealer]
         for c in take:
             self.table.remove(c)
+        self._key = _table_key(self.table)
         self.piles[side].extend(take)
         self.escobas[side] += escobas
         self.last_capturer = side
@@ -428,21 +557,22 @@ class HandState:
     # -- automatic steps --
 
     def _next_turn(self, seat: int) -> None:
+        """After ``seat`` played, off the common path: the next seat with cards (which may face
+        a renuncio claim first), else a new round, else the end of the hand."""
         hands = self.hands
-        n = len(hands)
-        for step in range(1, n + 1):
-            nxt = (seat + step) % n
-            if hands[nxt]:
-                self.turn = nxt
-                break
+        if any(hands):
+            n = len(hands)
+            for step in range(1, n + 1):
+                nxt = (seat + step) % n
+                if hands[nxt]:
+                    self.turn = nxt
+                    if self.pending is not None and self._claimable():
+                        self.phase = CLAIM
+                    return
+        if self.stock_pos < 40:
+            self._deal_round()
         else:
-            if self.stock_pos < 40:
-                self._deal_round()
-                return
             self._finish()
-            return
-        if self.pending is not None and self._claimable():
-            self.phase = CLAIM
 
     def _deal_round(self) -> None:
         """Deal 3 cards to each seat from the one after the dealer; round 0 also lays the table."""
@@ -450,41 +580,41 @@ class HandState:
         deck = self.deck
         pos = self.stock_pos
         hands = self.hands
-        order = self.seating.deal_order[self.dealer]
-        for seat in order:
-            hands[seat] = sorted(deck[pos:pos + 3], key=_order)
+        dealt = []
+        for seat in self._deal_order:
+            cards = sorted(deck[pos:pos + 3])
+            hands[seat] = cards
+            dealt.append(_new(Cards, (seat, tuple(cards))))
             pos += 3
         table: tuple[Card, ...] = ()
         if self.round == 0:
-            table = tuple(sorted(deck[pos:pos + 4], key=_order))
+            table = tuple(sorted(deck[pos:pos + 4]))
             pos += 4
             self.table = list(table)
+            self._key = _table_key(table)
         self.stock_pos = pos
         events = self.events
         events.append(_new(Deal, (self.number, self.round, self.dealer, table, 40 - pos)))
-        for seat in order:
-            events.append(_new(Cards, (seat, tuple(hands[seat]))))
+        events.extend(dealt)
         if self.round == 0 and self._initial_table():
             return  # the dealer must choose which table cards to take first (subset15)
         self._after_deal()
 
     def _after_deal(self) -> None:
         """Escobas en mano, then the first seat after the dealer with cards plays."""
-        n = self.seating.players
+        hands = self.hands
         if self.rules.escoba_en_mano:
-            for step in range(1, n + 1):
-                seat = (self.dealer + step) % n
-                hand = self.hands[seat]
+            for seat in self._deal_order:
+                hand = hands[seat]
                 if sum(c.value for c in hand) == 15:
-                    side = self.seating.side_of(seat)
+                    side = self._side_of[seat]
                     self.piles[side].extend(hand)
                     self.escobas[side] += 1
                     self.events.append(EscobaEnMano(seat, tuple(hand)))
                     self.events.append(Escoba(seat, side, "en_mano"))
-                    self.hands[seat] = []
-        for step in range(1, n + 1):
-            seat = (self.dealer + step) % n
-            if self.hands[seat]:
+                    hands[seat] = []
+        for seat in self._deal_order:
+            if hands[seat]:
                 self.turn = seat
                 self.phase = CLAIM if self.pending is not None and self._claimable() else PLAY
                 return
@@ -500,7 +630,7 @@ class HandState:
         if mode == "none":
             return False
         table = self.table
-        total = sum(c.value for c in table)
+        total = sum(map(_value, table))
         if mode == "subset15":
             options = [tuple(table[i] for i in combo)
                        for combo in sorted(_enumerate_sums(tuple(c.value for c in table), 15).get(15, []))]
@@ -522,10 +652,12 @@ class HandState:
         if side is not None:
             self.piles[side].extend(rest)
             self.table = []
+            self._key = 0
         # With no capture in the whole hand the cards go to nobody: they stay on the table.
-        self.events.append(Sweep(side, rest))
+        self.events.append(_new(Sweep, (side, rest)))
         self.pending = None
         self.phase = OVER
+        self.is_over = True
         self.breakdown = score_hand(self.piles, self.escobas, self.rules)
 
     def points(self) -> tuple[int, ...]:
@@ -545,28 +677,32 @@ class HandState:
         """A hand set up in any position (for analysis, tests and search). ``stock`` is dealt
         from its front. The 40 cards must each be somewhere exactly once; with the piles left
         out, every card not in the hands, the table or the stock is put in side 0's pile."""
-        placed = [c for h in hands for c in h] + list(table) + list(stock)
+        # Sets of deck indexes rather than of cards: an int hashes in C, a card in Python.
+        placed = [c.index for h in hands for c in h] + list(map(_index, table)) + list(map(_index, stock))
         if piles is None:
             seen = set(placed)
-            rest = [c for c in DECK if c not in seen]
+            rest = [c for c in DECK if c.index not in seen]
             piles = [rest] + [[] for _ in range(seating.sides - 1)]
-        placed += [c for p in piles for c in p]
+        placed += [c.index for p in piles for c in p]
         if len(placed) != 40 or len(set(placed)) != 40:  # 40 distinct cards: the whole deck
             raise ValueError("a position must hold each of the 40 cards exactly once")
         if len(hands) != seating.players or len(piles) != seating.sides:
             raise ValueError("one hand per seat and one pile per side are needed")
         self = cls.__new__(cls)
         self.rules, self.seating, self.dealer, self.number = rules, seating, dealer, number
-        in_stock = set(stock)
-        self.deck = tuple([c for c in DECK if c not in in_stock] + list(stock))
+        self._side_of, self._deal_order = _layout(seating, dealer)
+        in_stock = set(map(_index, stock))
+        self.deck = tuple([c for c in DECK if c.index not in in_stock] + list(stock))
         self.stock_pos = 40 - len(stock)
         self.hands = [_sorted(h) for h in hands]
         self.table = _sorted(table)
+        self._key = _table_key(self.table)
         self.piles = [list(p) for p in piles]
         self.escobas = list(escobas) if escobas is not None else [0] * seating.sides
         self.last_capturer = last_capturer
         self.turn = (dealer + 1) % seating.players if turn is None else turn
         self.phase = PLAY
+        self.is_over = False
         self.pending = None
         self.round = round
         self.events = []
@@ -599,6 +735,7 @@ class HandState:
                             last_capturer=view.last_capturer, round=view.round, number=view.hand_number)
         # A pending decision (a renuncio claim, the dealer's choice) is the current seat's to make.
         self.phase = view.phase
+        self.is_over = view.phase == OVER
         self.pending = view.pending
         self._options = list(view.options) if view.options else None
         return self
@@ -720,7 +857,19 @@ class MatchState:
     def legal_moves(self) -> list[Move]:
         return [] if self.result is not None else self.hand.legal_moves()
 
+    def check(self, move: Move | str) -> Move:
+        """``HandState.check`` for the hand in play: the legal move, or ``IllegalMoveError``
+        with the reason (a finished match accepts no move). Changes nothing."""
+        if self.result is not None:
+            raise IllegalMoveError(str(move), "the match is over")
+        return self.hand.check(move)
+
+    def is_legal(self, move: Move | str) -> bool:
+        """Whether ``check`` would accept ``move``."""
+        return self.result is None and self.hand.is_legal(move)
+
     def apply(self, move: Move | str) -> None:
+        """Play ``move`` (see ``HandState.apply``); refused as ``check`` refuses it."""
         if self.result is not None:
             raise IllegalMoveError(str(move), "the match is over")
         hand = self.hand

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from arena.cards import Card, Suit
+from arena.events import Cards, Claim, Deal, EscobaEnMano, HandScore, InitialCapture, Play, Sweep
 from arena.printable import printable
 from arena.record import EndReason
 from arena.replay import Frame, Replay
@@ -127,43 +128,34 @@ def describe(frame: Frame, replay: Replay, style: TextStyle = PLAIN, show: Cards
     if escoba and escoba_word:
         word = "ESCOBA!" if escoba == 1 else f"{escoba} ESCOBAS!"
         tail = "  " + style.bold(word)
-    if kind == "deal":
-        deal = ev[0]
-        if deal.round == 0:  # type: ignore[union-attr]
-            text = (f"Hand {frame.hand + 1}: {seat_name(replay, frame.dealer)} deals; "
-                    f"table {show(deal.table, style)}")  # type: ignore[union-attr]
-        else:
-            text = f"Round {deal.round + 1} of hand {frame.hand + 1}: 3 more cards each ({frame.stock} left in the stock)"  # type: ignore[union-attr]
-        return text
-    if kind == "initial_capture":
-        e = ev[0]
-        return f"{seat_name(replay, e.seat)}, the dealer, takes {show(e.cards, style)} from the table{tail}"  # type: ignore[union-attr]
-    if kind == "escoba_en_mano":
-        e = ev[0]
-        return f"{seat_name(replay, e.seat)} shows {show(e.cards, style)} (15 in hand) and sits out the round{tail}"  # type: ignore[union-attr]
-    if kind == "play":
-        e = ev[0]
-        who = seat_name(replay, e.seat)  # type: ignore[union-attr]
-        card = show([e.card], style)  # type: ignore[union-attr]
-        if e.take:  # type: ignore[union-attr]
-            return f"{who} plays {card} and takes {show(e.take, style)}{tail}"  # type: ignore[union-attr]
+    first = ev[0] if ev else None
+    if isinstance(first, Deal):
+        if first.round == 0:
+            return f"Hand {frame.hand + 1}: {seat_name(replay, frame.dealer)} deals; table {show(first.table, style)}"
+        return f"Round {first.round + 1} of hand {frame.hand + 1}: 3 more cards each ({frame.stock} left in the stock)"
+    if isinstance(first, InitialCapture):
+        return f"{seat_name(replay, first.seat)}, the dealer, takes {show(first.cards, style)} from the table{tail}"
+    if isinstance(first, EscobaEnMano):
+        return f"{seat_name(replay, first.seat)} shows {show(first.cards, style)} (15 in hand) and sits out the round{tail}"
+    if isinstance(first, Play):
+        who = seat_name(replay, first.seat)
+        card = show([first.card], style)
+        if first.take:
+            return f"{who} plays {card} and takes {show(first.take, style)}{tail}"
         return f"{who} plays {card} onto the table"
-    if kind == "renuncio":
-        e = ev[0]
-        return (f"{seat_name(replay, e.seat)} claims the renuncio: takes {show([e.card], style)} "  # type: ignore[union-attr]
-                f"with {show(e.take, style) or 'nothing else'}{tail}")  # type: ignore[union-attr]
+    if isinstance(first, Claim):
+        return (f"{seat_name(replay, first.seat)} claims the renuncio: takes {show([first.card], style)} "
+                f"with {show(first.take, style) or 'nothing else'}{tail}")
     if kind == "pass":
         return f"{seat_name(replay, frame.seat)} lets the renuncio go" if frame.seat is not None else "pass"
-    if kind == "sweep":
-        e = ev[0]
-        if not e.cards:  # type: ignore[union-attr]
+    if isinstance(first, Sweep):
+        if not first.cards:
             return "The hand is over; the table is empty"
-        if e.side is None:  # type: ignore[union-attr]
-            return f"The hand is over; nobody captured, so {show(e.cards, style)} go to nobody"  # type: ignore[union-attr]
-        return f"The hand is over; {show(e.cards, style)} go to {names[e.side]}, who captured last"  # type: ignore[union-attr]
-    if kind == "hand_score":
-        e = ev[0]
-        pts = ", ".join(f"{names[s]} {p}" for s, p in enumerate(e.points))  # type: ignore[union-attr]
+        if first.side is None:
+            return f"The hand is over; nobody captured, so {show(first.cards, style)} go to nobody"
+        return f"The hand is over; {show(first.cards, style)} go to {names[first.side]}, who captured last"
+    if isinstance(first, HandScore):
+        pts = ", ".join(f"{names[s]} {p}" for s, p in enumerate(first.points))
         return f"Hand {frame.hand + 1} scored: {pts}"
     if kind == "match_end":
         return "Match over: " + result_text(replay)
@@ -327,18 +319,18 @@ def render_transcript(replay: Replay, style: TextStyle = PLAIN, seat: int | None
     width = max(len(seat_name(replay, s)) for s in range(seating.players))
     for frame in replay.frames:
         kind = frame.kind
-        if kind == "deal":
-            deal = frame.events[0]
-            if deal.round == 0:  # type: ignore[union-attr]
+        deal = frame.events[0] if frame.events else None
+        if isinstance(deal, Deal):
+            if deal.round == 0:
                 out.append("")
                 out.append(style.bold(f"== Hand {frame.hand + 1} | dealer {seat_name(replay, frame.dealer)} | "
                                       f"score {'-'.join(map(str, frame.scores))} =="))
-                out.append(f"  table: {draw_cards(deal.table, style)}")  # type: ignore[union-attr]
+                out.append(f"  table: {draw_cards(deal.table, style)}")
             else:
-                out.append(f"  -- round {deal.round + 1} ({frame.stock} cards left in the stock)")  # type: ignore[union-attr]
+                out.append(f"  -- round {deal.round + 1} ({frame.stock} cards left in the stock)")
             for e in frame.events:
-                if e.kind == "cards" and (seat is None or e.seat == seat):  # type: ignore[union-attr]
-                    out.append(f"  {seat_name(replay, e.seat).ljust(width)}  {draw_cards(e.cards, style)}")  # type: ignore[union-attr]
+                if isinstance(e, Cards) and (seat is None or e.seat == seat):
+                    out.append(f"  {seat_name(replay, e.seat).ljust(width)}  {draw_cards(e.cards, style)}")
             continue
         if kind in ("play", "renuncio", "pass"):
             num = f"{frame.move_index + 1}." if frame.move_index is not None else ""

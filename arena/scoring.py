@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from operator import attrgetter
 
-from arena.cards import Card, Suit
+from arena.cards import DECK, Card, Suit
 from arena.rules import Rules
 
-_oro = attrgetter("oro")
-_seven = attrgetter("seven")
-_VELO = Card.parse("7o")
+_bit = attrgetter("bit")
+_VELO = Card.parse("7o").bit
+_OROS = sum(c.bit for c in DECK if c.oro)
+_SEVENS = sum(c.bit for c in DECK if c.seven)
 
 # Order in which a tie on sevens is broken under sevens: most_tiebreak (seed 000).
 _TIEBREAK_RANKS: tuple[tuple[int, ...], ...] = ((6,), (1,), (5,), (4,), (3,), (2,), (10, 11, 12))
@@ -18,11 +19,10 @@ _TIEBREAK_RANKS: tuple[tuple[int, ...], ...] = ((6,), (1,), (5,), (4,), (3,), (2
 CATEGORIES = ("escobas", "cards", "oros", "velo", "sevens", "all_sevens")
 
 
-def _unique_max(values: Sequence[int | float]) -> int | None:
+def _unique_max(values: Sequence[int]) -> int | None:
     """Index of the strictly greatest value, or None when the maximum is shared."""
     best = max(values)
-    winners = [i for i, v in enumerate(values) if v == best]
-    return winners[0] if len(winners) == 1 else None
+    return values.index(best) if values.count(best) == 1 else None
 
 
 def primera(pile: Sequence[Card]) -> int:
@@ -34,19 +34,18 @@ def primera(pile: Sequence[Card]) -> int:
     return sum(best.values())
 
 
-def _sevens_winner(piles: Sequence[Sequence[Card]], mode: str) -> int | None:
+def _sevens_winner(piles: Sequence[Sequence[Card]], sevens: list[int], mode: str) -> int | None:
     if mode == "primera":
         return _unique_max([primera(p) for p in piles])
-    counts = [sum(map(_seven, p)) for p in piles]
-    winner = _unique_max(counts)
+    winner = _unique_max(sevens)
     if winner is not None or mode == "most":
         return winner
-    top = max(counts)
-    candidates = [i for i, n in enumerate(counts) if n == top]
+    top = max(sevens)
+    candidates = [i for i, n in enumerate(sevens) if n == top]
     for ranks in _TIEBREAK_RANKS:
         held = [sum(1 for c in piles[i] if c.rank in ranks) for i in candidates]
         best = max(held)
-        candidates = [i for i, n in zip(candidates, held, strict=False) if n == best]
+        candidates = [i for i, n in zip(candidates, held, strict=True) if n == best]
         if len(candidates) == 1:
             return candidates[0]
     return None
@@ -58,28 +57,27 @@ def score_hand(piles: Sequence[Sequence[Card]], escobas: Sequence[int], rules: R
     The point keys are CATEGORIES plus ``total``; ``n_cards``, ``n_oros``, ``n_sevens`` (and
     ``primera`` under sevens: primera) are the raw counts, kept so a reader can see why a point went where it did.
     """
-    sides = len(piles)
     n_cards = [len(p) for p in piles]
-    n_oros = [sum(map(_oro, p)) for p in piles]
-    n_sevens = [sum(map(_seven, p)) for p in piles]
+    held = [sum(map(_bit, p)) for p in piles]  # each pile as a set of cards, one bit per card
+    n_oros = [(h & _OROS).bit_count() for h in held]
+    n_sevens = [(h & _SEVENS).bit_count() for h in held]
     cards_w = _unique_max(n_cards)
     oros_w = _unique_max(n_oros)
-    sevens_w = _sevens_winner(piles, rules.sevens)
+    sevens_w = _sevens_winner(piles, n_sevens, rules.sevens)
+    bonus = rules.all_sevens_bonus
     result = []
-    for side in range(sides):
-        b = {
-            "escobas": escobas[side],
-            "cards": int(cards_w == side),
-            "oros": int(oros_w == side),
-            "velo": int(_VELO in piles[side]),
-            "sevens": int(sevens_w == side),
-            "all_sevens": int(rules.all_sevens_bonus and n_sevens[side] == 4),
-        }
-        b["total"] = sum(b[k] for k in CATEGORIES)
-        b["n_cards"] = n_cards[side]
-        b["n_oros"] = n_oros[side]
-        b["n_sevens"] = n_sevens[side]
+    for side, pile in enumerate(piles):
+        escoba = escobas[side]
+        cards = int(cards_w == side)
+        oros = int(oros_w == side)
+        velo = int(held[side] & _VELO != 0)
+        sevens = int(sevens_w == side)
+        all_sevens = int(bonus and n_sevens[side] == 4)
+        # The keys in this order: CATEGORIES, total, then the counts.
+        b = {"escobas": escoba, "cards": cards, "oros": oros, "velo": velo, "sevens": sevens,
+             "all_sevens": all_sevens, "total": escoba + cards + oros + velo + sevens + all_sevens,
+             "n_cards": n_cards[side], "n_oros": n_oros[side], "n_sevens": n_sevens[side]}
         if rules.sevens == "primera":
-            b["primera"] = primera(piles[side])
+            b["primera"] = primera(pile)
         result.append(b)
     return tuple(result)

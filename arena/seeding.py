@@ -56,17 +56,37 @@ class Rng:
         again once fewer than 16 bits of the fraction would be left."""
         state = self._state
         z = 0
-        budget = 0  # bits left in z
-        for i in range(len(items) - 1, 0, -1):
-            if budget < 16:
+        for i, size, draw in _shuffle_plan(len(items)):
+            if draw:
                 z = state = (state + 0x9E3779B97F4A7C15) & _MASK64
                 z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
                 z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
                 z ^= z >> 31
-                budget = 64
-            product = z * (i + 1)
+            product = z * size
             j = product >> 64
             z = product & _MASK64
-            budget -= (i + 1).bit_length()
             items[i], items[j] = items[j], items[i]
         self._state = state
+
+
+_PLANS: dict[int, tuple[tuple[int, int, bool], ...]] = {}
+
+
+def _shuffle_plan(n: int) -> tuple[tuple[int, int, bool], ...]:
+    """The steps of ``Rng.shuffle`` over ``n`` items: (position, number of choices, whether a
+    fresh 64-bit draw comes first). Where the draws fall depends on ``n`` alone: each index
+    uses up the bit length of its number of choices."""
+    plan = _PLANS.get(n)
+    if plan is None:
+        steps = []
+        budget = 0  # bits left in the current draw
+        for i in range(n - 1, 0, -1):
+            draw = budget < 16
+            if draw:
+                budget = 64
+            budget -= (i + 1).bit_length()
+            steps.append((i, i + 1, draw))
+        plan = tuple(steps)
+        if len(_PLANS) < 100:
+            _PLANS[n] = plan
+    return plan

@@ -1,20 +1,34 @@
 """Rules-core speed: random-versus-random 2-player hands, in-process, on one core.
 
-Usage: python benchmarks/engine.py [--seconds S] [--warmup S]
+Usage: python benchmarks/engine.py [--seconds S] [--warmup S] [--playout-seconds S]
 
 Each hand is shuffled from its own seed, dealt, played to the end by two players choosing
 uniformly among the legal moves (through the public API: legal_moves, apply), and scored.
-The last line printed is ``N hands/s``.
+
+Then the playouts the expert bot gets per second, in-process: its own search
+(bots/expert_bot.py ``search``, each playout a determinized deal played on by its greedy
+playout policy and evaluated) on real positions, the decisions met in hands that policy plays
+against itself. Skipped with ``--playout-seconds 0``.
+
+Both figures are wall-clock rates: on a busy machine they fall with the share of a core the
+process gets. The last line printed is ``N hands/s``.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
-from arena.game import HandState
-from arena.rules import Rules, Seating
-from arena.seeding import Rng, derive_seed
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # a script run from anywhere: the bots package sits at the root
+    sys.path.insert(0, str(ROOT))
+
+from arena.game import HandState, SeatView, hand_view  # noqa: E402
+from arena.moves import Move  # noqa: E402
+from arena.rules import Rules, Seating  # noqa: E402
+from arena.seeding import Rng, derive_seed  # noqa: E402
 
 
 def play_hands(count: int, first_seed: int, rules: Rules, seating: Seating, rng: Rng) -> int:
@@ -29,10 +43,48 @@ def play_hands(count: int, first_seed: int, rules: Rules, seating: Seating, rng:
     return moves_played
 
 
+def expert_positions(count: int, rules: Rules, seating: Seating) -> list[tuple[SeatView, list[Move]]]:
+    """The first ``count`` decisions with a choice met in hands the expert's greedy playout
+    policy plays against itself: each as the view of the seat to play and its legal moves."""
+    from bots.expert_bot import playout
+
+    positions: list[tuple[SeatView, list[Move]]] = []
+    i = 0
+    while len(positions) < count:
+        hand = HandState.shuffled(rules, seating, i % 2, derive_seed(2024, "positions", i))
+        i += 1
+        while not hand.is_over and len(positions) < count:
+            legal = hand.legal_moves()
+            if len(legal) > 1:
+                positions.append((hand_view(hand, hand.turn, [0] * seating.sides, ()), list(legal)))
+            playout(hand, hand.round - 1)  # through no round: exactly one greedy move
+    return positions
+
+
+def expert_playouts(seconds: float, rules: Rules, seating: Seating) -> tuple[int, int, float]:
+    """(playouts, positions searched, seconds): the expert's search, position after position."""
+    from bots.expert_bot import search
+
+    positions = expert_positions(500, rules, seating)
+    rng = Rng(7)
+    playouts = searched = 0
+    start = time.perf_counter()
+    elapsed = 0.0
+    while elapsed < seconds:
+        view, legal = positions[searched % len(positions)]
+        _, _, deals = search(view, legal, rng, 60.0, 200)
+        playouts += sum(deals)
+        searched += 1
+        elapsed = time.perf_counter() - start
+    return playouts, searched, elapsed
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=5.0, help="measured time (default 5)")
     parser.add_argument("--warmup", type=float, default=1.0, help="unmeasured warm-up time (default 1)")
+    parser.add_argument("--playout-seconds", type=float, default=3.0,
+                        help="measured time of the expert's playouts (default 3; 0 skips them)")
     args = parser.parse_args()
     rules, seating, rng = Rules(), Seating.alone(2), Rng(1)
 
@@ -51,6 +103,10 @@ def main() -> None:
         elapsed = time.perf_counter() - start
         if elapsed >= args.seconds:
             break
+    if args.playout_seconds > 0:
+        playouts, searched, spent = expert_playouts(args.playout_seconds, rules, seating)
+        print(f"expert: {playouts / spent:,.0f} playouts/s in-process ({playouts} playouts searching "
+              f"{searched} real positions in {spent:.2f} s)")
     print(f"{hands} hands, {moves} moves in {elapsed:.2f} s ({moves / elapsed:,.0f} moves/s)")
     print(f"{hands / elapsed:.0f} hands/s")
 

@@ -93,7 +93,7 @@ def _merge(into: list[list[float]], more: list[list[float]]) -> None:
         a[4] = max(a[4], b[4])
 
 
-def play_deals(job: tuple) -> dict[str, Any]:
+def play_deals(job: tuple[Any, ...]) -> dict[str, Any]:
     """Worker: the duplicate deals ``indexes`` -> per-deal mean difference (A minus B) and times."""
     spec_a, spec_b, rules_dict, seating_dict, seed, indexes = job
     rules, seating = Rules.from_dict(rules_dict), Seating.from_dict(seating_dict)
@@ -123,7 +123,7 @@ def _outcome_for_a(winner: int | None, a_first: bool) -> str:
     return "wins" if winner == (0 if a_first else 1) else "losses"
 
 
-def play_matches(job: tuple) -> dict[str, Any]:
+def play_matches(job: tuple[Any, ...]) -> dict[str, Any]:
     """Worker: full matches in seat-swapped pairs -> A's wins, draws, losses and times."""
     spec_a, spec_b, rules_dict, seating_dict, seed, indexes = job
     rules, seating = Rules.from_dict(rules_dict), Seating.from_dict(seating_dict)
@@ -148,14 +148,14 @@ def _command(spec: str) -> str | None:
     return spec[len("cmd:"):] if spec.startswith("cmd:") else None
 
 
-def _open_bots(job: tuple, seating: Seating) -> dict[int, list[Any]]:
+def _open_bots(job: tuple[Any, ...], seating: Seating) -> dict[int, list[Any]]:
     """Per bot (0 = A, 1 = B), one process for each seat its side holds."""
     from arena.botproc import BotProcess, BotSpec, Limits
 
     spec_a, spec_b, move_ms = job[0], job[1], job[6]
     per_side = seating.players // 2
     limits = Limits(move_ms=move_ms)
-    return {o: [BotProcess(BotSpec.from_command(_command(spec), name=f"{'AB'[o]}{k}", limits=limits))
+    return {o: [BotProcess(BotSpec.from_command(_command(spec) or "", name=f"{'AB'[o]}{k}", limits=limits))
                 for k in range(per_side)]
             for o, spec in enumerate((spec_a, spec_b))}
 
@@ -177,7 +177,7 @@ def _referee_match(bots: dict[int, list[Any]], owner: list[int], rules: Rules, s
     return record
 
 
-def play_deals_procs(job: tuple) -> dict[str, Any]:
+def play_deals_procs(job: tuple[Any, ...]) -> dict[str, Any]:
     """Like ``play_deals`` with bot processes: each deal is a match of exactly one hand."""
     spec_a, spec_b, rules_dict, seating_dict, seed, indexes, move_ms = job
     seating = Seating.from_dict(seating_dict)
@@ -201,7 +201,7 @@ def play_deals_procs(job: tuple) -> dict[str, Any]:
     return {"diffs": diffs, "times": times, "failures": failures}
 
 
-def play_matches_procs(job: tuple) -> dict[str, Any]:
+def play_matches_procs(job: tuple[Any, ...]) -> dict[str, Any]:
     """Like ``play_matches`` with bot processes through the referee."""
     spec_a, spec_b, rules_dict, seating_dict, seed, indexes, move_ms = job
     seating, rules = Seating.from_dict(seating_dict), Rules.from_dict(rules_dict)
@@ -237,7 +237,7 @@ def _chunks(n: int, parts: int) -> list[list[int]]:
     return [list(range(k, n, parts)) for k in range(parts) if k < n]
 
 
-def _run(worker: Any, jobs: list[tuple], processes: int) -> list[dict[str, Any]]:
+def _run(worker: Any, jobs: list[tuple[Any, ...]], processes: int) -> list[dict[str, Any]]:
     if processes <= 1:
         return [worker(job) for job in jobs]
     with multiprocessing.get_context("fork").Pool(processes) as pool:
@@ -278,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
         if procs[0] != procs[1]:
             raise ValueError("give both bots as cmd:COMMAND (processes through the referee) or neither")
         for spec, is_proc in zip((args.bot_a, args.bot_b), procs, strict=False):
-            if is_proc and not _command(spec).strip():
+            if is_proc and not (_command(spec) or "").strip():
                 raise ValueError(f"{spec!r}: the command is empty")
             if not is_proc:
                 make_policy(spec)
@@ -295,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
     if procs[0]:
         # One chunk per job: each chunk starts its own bot processes.
         deal_worker, match_worker, parts = play_deals_procs, play_matches_procs, jobs
-        extra: tuple = (args.move_ms,)
+        extra: tuple[Any, ...] = (args.move_ms,)
     else:
         deal_worker, match_worker, parts = play_deals, play_matches, jobs * 4
         extra = ()

@@ -7,15 +7,19 @@ bots/greedy_bot.py does) to the end of the round and one move into the next, and
 outcome for its side: the real points if the hand is over, else the escobas and the velo as
 they stand and the odds of each majority (cards, oros, sevens). Every candidate is tried on
 the same deals (common random numbers); sequential halving drops the worse half of the
-candidates as evidence accumulates. It stops at its playout cap (default 800) or time budget
-(default 60 ms, and never more than half the time the arena gives) and plays the best mean.
+candidates as evidence accumulates, and it plays the best mean.
 
-Deterministic: the deals come from the kit's seeded rng, and the playout cap, not the
-clock, ends the search on an ordinary machine (about 15 ms of CPU per move on average).
+Its budget is a number of playouts (default DEFAULT_PLAYOUTS), not time, so a busy machine
+makes it slower but not weaker, and it is deterministic: the deals come from the kit's seeded
+rng and the same match replays the same way. Two caps guard the rare position where the
+playouts would take long: the CPU time of the search (default DEFAULT_MS ms, measured with
+``time.thread_time``, which time spent waiting for a core does not count) and, against the
+arena's deadline only, half the wall-clock time the arena gives for the decision. The
+playouts, not the caps, end ordinary searches (see docs/BOTS.md for the CPU time per move).
 
 Needs the ``arena`` package (the rules core) for the simulation:
     pip install -e .          (from the repository root), then
-    python3 bots/expert_bot.py [--ms 60] [--playouts 800]
+    python3 bots/expert_bot.py [--playouts N] [--ms CPU_MS]
 """
 
 from __future__ import annotations
@@ -36,10 +40,10 @@ from arena.seeding import Rng
 if __package__:
     from .kit import escoba_kit as kit
 else:  # run as a script: its directory, bots/, is first on sys.path
-    from kit import escoba_kit as kit  # type: ignore[no-redef]
+    from kit import escoba_kit as kit  # type: ignore[no-redef, import-not-found]  # the script's own folder
 
-DEFAULT_MS = 60.0
-DEFAULT_PLAYOUTS = 800
+DEFAULT_MS = 90.0
+DEFAULT_PLAYOUTS = 1000
 
 _PLAY = MoveKind.PLAY
 _CORE = {c.text: Card.parse(c.text) for c in kit.DECK}
@@ -76,7 +80,8 @@ def seat_view(game: kit.Game, request: kit.Request, rules: Rules, seating: Seati
     options: tuple[tuple[Card, ...], ...] = ()
     if request.phase == kit.CLAIM:
         claims = [m for m in request.legal if m.kind == kit.CLAIM]
-        pending = (_CORE[claims[0].card.text], tuple(_core(m.take) for m in claims))
+        claimed = [m.card for m in claims if m.card is not None]  # every claim names the trailed card
+        pending = (_CORE[claimed[0].text], tuple(_core(m.take) for m in claims))
     elif request.phase == kit.TAKE:
         options = tuple(_core(m.take) for m in request.legal if m.kind == kit.TAKE)
     return SeatView(
@@ -119,7 +124,7 @@ def playout(state: HandState, last_round: int = 99) -> None:
             for move in legal:
                 kind, card, take = move
                 if take:
-                    if kind is _PLAY:
+                    if kind is _PLAY and card is not None:  # a play always names its card
                         left = total
                         velo = card.seven and card.oro
                         sevens, oros, n = card.seven, card.oro, 1 + len(take)
@@ -146,7 +151,7 @@ def playout(state: HandState, last_round: int = 99) -> None:
                             if h.value == need and h is not card:
                                 risk -= 1
                     score = swept * 1_000_000 + velo * 100_000 + sevens * 10_000 + oros * 1_000 + n * 10 - risk
-                elif kind is _PLAY:
+                elif kind is _PLAY and card is not None:
                     need = 15 - total - card.value
                     risk = 0
                     if 1 <= need <= 10:
@@ -162,7 +167,7 @@ def playout(state: HandState, last_round: int = 99) -> None:
                     best_score = score
                     best = move
         kind, card, take = best
-        if kind is _PLAY:
+        if kind is _PLAY and card is not None:
             public[card.value] += 1
         state.apply(best)
 
@@ -225,7 +230,7 @@ def evaluate(state: HandState, side: int) -> float:
     return estimate(state, side)
 
 
-def capturing_values(table: Sequence[kit.Card]) -> set:
+def capturing_values(table: Sequence[kit.Card]) -> set[int]:
     """The card values that could have captured something on ``table``."""
     sums = {0}
     for c in table:
@@ -233,20 +238,20 @@ def capturing_values(table: Sequence[kit.Card]) -> set:
     return {15 - x for x in sums if 5 <= x <= 14}
 
 
-def inferred_voids(game: kit.Game) -> dict[int, set]:
+def inferred_voids(game: kit.Game) -> dict[int, set[int]]:
     """Per other seat: card values it cannot be holding, if players capture when they can.
 
     A seat that trailed this round, when one of its cards could have captured, would have
     taken instead (always so under forced_capture, and so for most bots), so every card still
     in its hand, held since the deal, has none of the values that could have captured then."""
-    voids: dict[int, set] = {}
+    voids: dict[int, set[int]] = {}
     for p in game.played:
         if p.round == game.round and not p.take and p.seat != game.seat:
             voids.setdefault(p.seat, set()).update(capturing_values(p.table))
     return voids
 
 
-def constrain(world: HandState, voids: dict[int, set], rng: Rng) -> None:
+def constrain(world: HandState, voids: dict[int, set[int]], rng: Rng) -> None:
     """Swap the cards a seat cannot hold (``voids``) for random stock cards it can hold.
 
     Among the cards a seat may hold all are exchangeable, so its hand stays uniform over the
@@ -268,21 +273,25 @@ def constrain(world: HandState, voids: dict[int, set], rng: Rng) -> None:
         world.deck = world.deck[:pos] + tuple(stock)
 
 
-def search(view: SeatView, candidates: list[Move], rng: Rng, budget_s: float, max_playouts: int,
-           voids: dict[int, set] | None = None, horizon: int = 0) -> tuple[int, list[float], list[int]]:
+def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_playouts: int,
+           voids: dict[int, set[int]] | None = None, horizon: int = 0,
+           wall_s: float | None = None) -> tuple[int, list[float], list[int]]:
     """(index of the best candidate, total margin per candidate, deals per candidate).
 
-    Sequential halving: the playout budget is split over rounds; in each round every
-    surviving candidate plays out the same fresh deals (so they are compared on equal luck),
-    then the worse half is dropped. The clock is checked after every playout; a deal cut
-    short is not counted, and the best survivor by its mean so far is chosen."""
+    Sequential halving: the budget of ``max_playouts`` is split over rounds; in each round
+    every surviving candidate plays out the same fresh deals (so they are compared on equal
+    luck), then the worse half is dropped. The caps are checked after every playout: ``cpu_s``
+    seconds of this thread's CPU time and, if given, ``wall_s`` seconds of the wall clock. A
+    deal cut short by a cap is not counted, and the best survivor by its mean so far is chosen."""
     n = len(candidates)
     totals = [0.0] * n
     deals = [0] * n
     if n == 1:
         return 0, totals, deals
-    perf = time.perf_counter
-    deadline = perf() + budget_s
+    cpu = time.thread_time
+    cpu_deadline = cpu() + cpu_s
+    wall = time.perf_counter
+    wall_deadline = wall() + wall_s if wall_s is not None else float("inf")
     side = view.side
     view = fast_view(view)
     alive = list(range(n))
@@ -302,7 +311,7 @@ def search(view: SeatView, candidates: list[Move], rng: Rng, budget_s: float, ma
                 state.apply(candidates[i])
                 playout(state, last_round)
                 scratch[i] = evaluate(state, side)
-                if perf() > deadline and deals[alive[0]]:
+                if (cpu() > cpu_deadline or wall() > wall_deadline) and deals[alive[0]]:
                     out_of_time = True
                     break
             else:
@@ -342,7 +351,8 @@ def distinct_moves(legal: list[kit.Move], rules: Rules) -> list[kit.Move]:
 
 
 class Expert:
-    """The expert policy with its settings: ``Expert(ms=60, playouts=800)(game, request, rng)``."""
+    """The expert policy with its settings: ``Expert(playouts=1000, ms=90)(game, request, rng)``:
+    ``playouts`` is the budget, ``ms`` a cap on the CPU time of one search (see the module doc)."""
 
     def __init__(self, ms: float = DEFAULT_MS, playouts: int = DEFAULT_PLAYOUTS, infer: bool = True,
                  horizon: int = 0) -> None:
@@ -370,9 +380,11 @@ class Expert:
         if len(distinct) == 1:
             return distinct[0]
         candidates = [Move.parse(m.text) for m in distinct]
-        budget = max(0.0, min(self.ms, request.time_ms * 0.5 if request.time_ms else self.ms)) / 1000
+        # Against the arena's deadline only: half its time is far more than the search needs.
+        wall_s = request.time_ms * 0.5 / 1000 if request.time_ms else None
         voids = inferred_voids(game) if self.infer else None
-        best, _, _ = search(view, candidates, Rng(rng.getrandbits(63)), budget, self.playouts, voids, self.horizon)
+        best, _, _ = search(view, candidates, Rng(rng.getrandbits(63)), self.ms / 1000, self.playouts, voids,
+                            self.horizon, wall_s)
         return distinct[best]
 
 
@@ -389,7 +401,7 @@ def main(argv: Sequence[str]) -> None:
         elif flag == "--playouts" and args:
             playouts = int(args.pop(0))
         else:
-            sys.exit(f"usage: expert_bot.py [--ms MS] [--playouts N] (unknown argument {flag!r})")
+            sys.exit(f"usage: expert_bot.py [--playouts N] [--ms CPU_MS] (unknown argument {flag!r})")
     kit.run(Expert(ms, playouts), name="expert")
 
 

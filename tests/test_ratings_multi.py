@@ -167,7 +167,7 @@ def test_two_sided_matches_are_bradley_terry_either_way():
 
 
 def test_default_prior_gives_perfect_records_finite_ratings_in_order():
-    # The demo's shape: every pairing one-sided (4-0), a chain with no upsets.
+    # A small field where every pairing is one-sided (4-0), a chain with no upsets.
     results = [(("expert",), ("greedy",), 1.0)] * 4 + [(("greedy",), ("random",), 1.0)] * 4
     results += [(("expert",), ("random",), 1.0)] * 4
     table = fit_ratings(results)

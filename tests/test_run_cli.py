@@ -149,7 +149,7 @@ def test_verbose_prints_a_line_per_match_and_quiet_only_the_tables(tmp_path: Pat
     shutil.rmtree(tmp_path / "out")
     quiet = arena("run", str(path), "--quiet", "--no-report")
     assert quiet.returncode == 0 and quiet.stderr == ""
-    assert quiet.stdout.startswith("rank") and "greedy" in quiet.stdout and "score" in quiet.stdout
+    assert quiet.stdout.lstrip().startswith("rank") and "greedy" in quiet.stdout and "score" in quiet.stdout
 
 
 def test_the_run_writes_the_report_page_and_says_where(tmp_path: Path):

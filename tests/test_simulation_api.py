@@ -1,7 +1,12 @@
 """The simulation API a bot author uses: views, determinized copies, apply, score."""
 
-from arena.cards import parse_cards
+import pytest
+from core_helpers import hand_from
+
+from arena.cards import DECK, parse_cards
+from arena.errors import IllegalMoveError
 from arena.game import HandState, MatchState
+from arena.moves import Move
 from arena.rules import Rules, Seating
 from arena.seeding import Rng
 
@@ -40,7 +45,6 @@ def test_copy_is_independent():
 
 
 def test_position_rejects_missing_or_duplicate_cards():
-    import pytest
     with pytest.raises(ValueError):
         HandState.position(Rules(), Seating.alone(2), hands=[parse_cards("5o"), parse_cards("5o")],
                            table=parse_cards("2c"))
@@ -53,3 +57,53 @@ def test_view_dict_is_plain_json():
     assert json.loads(json.dumps(data)) == data
     assert data["hand"] == [str(c) for c in match.hand.hands[1]]
     assert "stock_cards" not in data and len(data["hand_sizes"]) == 3
+
+
+# --- why a move is illegal: check / is_legal / apply ------------------------------------------
+
+def _events_and_legal(state):
+    return [e.to_dict() for e in state.events], [str(m) for m in state.legal_moves()]
+
+
+def test_check_gives_the_precise_reason_and_changes_nothing():
+    # Seed 001: seat 0 holds 5e 1c 12b; the table is 2c 4b 6o 10e.
+    hand = hand_from(["5e 1c 12b", "3c 3e 3b"], "2c 4b 6o 10e")
+    before = _events_and_legal(hand)
+    assert hand.check("5e+4b+6o") == Move.parse("5e+4b+6o") and hand.is_legal("5e+6o+4b")
+    cases = {
+        "7o": "7o is not in the hand of seat 0",
+        "5e+3o": "3o not on the table",
+        "5e+2c": "the cards add up to 7, not 15",
+        "5e+4b+": "invalid move",
+        "pass": "no pass is possible now",
+    }
+    for text, reason in cases.items():
+        with pytest.raises(IllegalMoveError, match=reason) as info:
+            hand.check(text)
+        assert not hand.is_legal(text)
+        # apply refuses with exactly the same message
+        with pytest.raises(IllegalMoveError) as applied:
+            hand.apply(text)
+        assert str(applied.value) == str(info.value)
+    assert _events_and_legal(hand) == before  # nothing was played
+    hand.apply("5e+4b+6o")
+    assert hand.turn == 1
+
+
+def test_is_legal_agrees_with_the_legal_moves_through_whole_matches():
+    for seed in range(6):
+        rules = Rules(forced_capture=seed % 2 == 0, single_capture_priority=seed % 3 == 0, renuncio=seed % 2 == 1)
+        match = MatchState(rules, Seating.alone(2 + seed % 3), seed)
+        rng = Rng(seed)
+        while not match.is_over:
+            legal = match.legal_moves()
+            assert all(match.is_legal(m) and match.check(str(m)) == m for m in legal)
+            for _ in range(5):
+                card = DECK[rng.below(40)]
+                take = tuple(sorted({DECK[rng.below(40)] for _ in range(rng.below(3))}))
+                guess = Move.play(card, take)
+                assert match.is_legal(guess) == (guess in legal)
+            match.apply(legal[rng.below(len(legal))])
+        assert not match.is_legal(legal[0])
+        with pytest.raises(IllegalMoveError, match="the match is over"):
+            match.check(legal[0])

@@ -30,6 +30,7 @@ import weakref
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any, TypeVar, overload
 
 from arena.errors import ArenaError, ExitCode, WriteError
@@ -40,6 +41,7 @@ from arena.tournament.schedule import plain_fields
 SCHEMA_VERSION = 1
 STORE_FILE = "results.sqlite"
 IDENTITIES_KEY = "identities"
+LAST_MATCH_KEY = "last_match_at"
 _ROW_COLUMNS = (
     "id, idx, pairing, deal, rotation, seed, sides, seats, winner, scores, reason,"
     " terminations, escobas, hands, failures, duration"
@@ -431,6 +433,20 @@ class ResultStore:
             return None
         return _read_identities(data, lambda why: _damaged(self.path, f"meta {IDENTITIES_KEY!r}: {why}"))
 
+    def last_match_at(self) -> datetime | None:
+        """When the last match was stored (UTC); None for a store written before that was
+        recorded, or with no match yet."""
+        value = self.meta().get(LAST_MATCH_KEY)
+        if value is None:
+            return None
+        try:
+            when = datetime.fromisoformat(value) if isinstance(value, str) else None
+        except ValueError:
+            when = None
+        if when is None or when.tzinfo is None:
+            raise _damaged(self.path, f"meta {LAST_MATCH_KEY!r}: expected a UTC time (ISO 8601), got {_short(value)}")
+        return when
+
     def _row_at(self, position: int) -> MatchRow:
         with self._reading():
             found = self._conn.execute(
@@ -503,6 +519,11 @@ class ResultStore:
                         row.duration,
                         record if isinstance(record, str) else json.dumps(record, separators=(",", ":")),
                     ),
+                )
+                # In the same transaction: the date is that of the last match durably stored.
+                self._conn.execute(
+                    "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+                    (LAST_MATCH_KEY, json.dumps(datetime.now(timezone.utc).isoformat(timespec="seconds"))),
                 )
         except sqlite3.IntegrityError:
             raise DuplicateMatchError(f"match {row.id!r} is already in {self.path}") from None
