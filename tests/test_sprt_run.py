@@ -436,8 +436,16 @@ def test_kill_9_and_ctrl_c_resume_to_the_same_decision_as_an_uninterrupted_run(t
         outcome = replay_store(store)
     assert outcome.summary.decision is Decision.H1 and outcome.summary.decided_at == reference.decided_at
     assert outcome.waiting == 0
-    # The pairs counted differ from the reference's only by those finished after the decision.
+    # The pairs counted differ from the reference's only by those finished after the decision:
+    # up to it, the interrupted run's counts, LLR and points are the uninterrupted run's.
     assert outcome.summary.pairs >= reference.decided_at
+    with ResultStore.open_existing(str(out)) as store:
+        config = load_config(path)
+        book = PairBook.of(config)
+        for row in sorted(store.results(), key=lambda r: r.index):
+            if row.deal < reference.decided_at:
+                book.add(row)
+    assert book.state.summary() == reference
 
 
 # --- two revisions of a bot --------------------------------------------------------------------------
