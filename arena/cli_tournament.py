@@ -419,13 +419,14 @@ def _say_interrupted(store: ResultStore, total: int, config: TournamentConfig, r
     try:
         count = store.count()
         stored = f"{count} of {total} matches are safely stored" if config.format != SPRT else (
-            f"{count} matches are safely stored; the test resumes from them to the same decision")
+            f"{count} matches are safely stored")
     except ArenaError:
         stored = "the matches played so far are safely stored"
     by = "" if not isinstance(stop, Interrupted) else f" by {interrupt_name(stop)}"
+    then = "; the test resumes from them to the same decision" if config.format == SPRT else ""
     try:
         typer.echo(
-            f"interrupted{by}: {stored} in {_rel(config.output)}.\nresume with: {resume}",
+            f"interrupted{by}: {stored} in {_rel(config.output)}{then}.\nresume with: {resume}",
             err=True,
         )
     except (OSError, ValueError):

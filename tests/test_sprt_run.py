@@ -283,6 +283,10 @@ def test_stats_prints_what_fastchess_prints_for_the_same_counts():
     assert "Elo: -21.74 +/- 96.80, nElo: -39.34 +/- 170.24" in logistic.stdout
     assert "LOS: 32.53 %" in logistic.stdout and "LLR: -0.11" in logistic.stdout
     assert logistic.stdout.splitlines()[-1].endswith("no decision yet (LLR between the bounds)")
+    # PairsRatio is decisive pairs won over lost: infinite with none lost, none at all without either.
+    for counts, ratio in (("0 0 2 0 3", "inf"), ("0 0 5 0 0", "-"), ("2 0 1 0 3", "1.50")):
+        shown = cli.invoke(app, ["sprt", "--stats", *counts.split(), "--elo0", "0", "--elo1", "10"])
+        assert f"PairsRatio: {ratio}\n" in shown.stdout
 
 
 @pytest.mark.parametrize(

@@ -52,7 +52,9 @@ def status_json(summary: SprtSummary) -> dict[str, Any]:
 
 
 def _ratio(a: float, b: float) -> str:
-    return "inf" if b == 0 else f"{a / b:.2f}"
+    if b == 0:
+        return "-" if a == 0 else "inf"  # no decisive pair either way: no ratio
+    return f"{a / b:.2f}"
 
 
 def result_lines(summary: SprtSummary, candidate: str = "A", baseline: str = "B") -> list[str]:
