@@ -28,6 +28,7 @@ import typer
 
 from arena.cli_edge import Interrupted, interrupt_exit_code, interrupt_name
 from arena.cli_rate import FormatOption, PriorOption, check_prior
+from arena.containment import containment_line
 from arena.errors import ArenaError, ExitCode, InputError
 from arena.printable import printable
 from arena.safe_files import write_text
@@ -270,6 +271,7 @@ def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, p
             test = _sprt_run(config, store, plan) if sequential else None
             live = _Live(config, store, plan, out, mode=mode, verbose=verbose, test=test)
             out.say(_summary(config, matches, deals) if test is None else _sprt_summary(config))
+            out.say("containment: " + (containment_line() if not address else "on the cluster's workers, each as a local run"))
             built = run_builds(config, os.path.join(config.output, runner.LOGS_DIR), jobs=min(2, config.concurrency))
             for line in built.lines():
                 out.say(f"build: {line}")

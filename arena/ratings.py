@@ -676,8 +676,7 @@ def _assemble(
 
     n_components = len({ci for ci, _, _ in clusters})
     notes: list[str] = []
-    if model is Model.PLACKETT_LUCE:
-        notes.append(f"model: {model.description}")
+    notes.append(f"model: {model.description}")
     if n_components > 1:
         notes.append(
             f"the field splits into {n_components} parts that never met (directly or "
@@ -702,15 +701,18 @@ def _assemble(
         los = None
         if pos + 1 < len(sequence):
             nxt = sequence[pos + 1]
+            below = rows[nxt]
             if (
                 group_of[nxt] == group_of[name]
                 and row.status is Status.RATED
-                and rows[nxt].status is Status.RATED
+                and below.status is Status.RATED
                 and row.ci95 is not None
-                and rows[nxt].ci95 is not None
+                and below.ci95 is not None
+                and row.elo is not None
+                and below.elo is not None
             ):
                 var = covariance[name, name] + covariance[nxt, nxt] - 2.0 * covariance[name, nxt]
-                los = likelihood_of_superiority(row.elo - rows[nxt].elo, math.sqrt(max(var, 0.0)))  # type: ignore[operator]
+                los = likelihood_of_superiority(row.elo - below.elo, math.sqrt(max(var, 0.0)))
         gnote = group_note.get(group_of[name], "")
         note = row.note
         if gnote and not note:

@@ -784,7 +784,12 @@ class Covariance:
     def __init__(self, factor: Floats | None, full: Floats | None, anchor: int | None) -> None:
         self._w = factor
         self._v = full
-        n = (factor if factor is not None else full).shape[0]  # type: ignore[union-attr]
+        if factor is not None:
+            n = factor.shape[0]
+        elif full is not None:
+            n = full.shape[0]
+        else:
+            raise ValueError("a covariance needs the inverse's factor or the inverse itself")
         if anchor is None:
             h = self._vdot(np.full(n, 1.0 / n))
             self._c = float(h.mean())
@@ -798,20 +803,26 @@ class Covariance:
     def _vdot(self, x: Floats) -> Floats:
         if self._w is not None:
             return np.asarray(self._w.T @ (self._w @ x))
-        return np.asarray(self._v @ x)  # type: ignore[operator]
+        return np.asarray(self._full() @ x)
+
+    def _full(self) -> Floats:
+        # Only called when there is no factor, and __init__ refused having neither.
+        if self._v is None:
+            raise ValueError("no full inverse kept")
+        return self._v
 
     def variances(self) -> Floats:
         if self._w is not None:
             diag = np.einsum("ij,ij->j", self._w, self._w)
         else:
-            diag = np.diag(self._v).copy()  # type: ignore[arg-type]
+            diag = np.diag(self._full()).copy()
         return np.asarray(diag - 2.0 * self._h + self._c)
 
     def cov(self, i: int, j: int) -> float:
         if self._w is not None:
             raw = float(self._w[:, i] @ self._w[:, j])
         else:
-            raw = float(self._v[i, j])  # type: ignore[index]
+            raw = float(self._full()[i, j])
         return raw - float(self._h[i]) - float(self._h[j]) + self._c
 
 

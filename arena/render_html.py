@@ -22,6 +22,7 @@ from importlib.resources import files
 from typing import Any
 
 from arena.cards import Card
+from arena.events import Claim, EscobaEnMano, InitialCapture, Play, Sweep
 from arena.render_text import PLAIN, TextStyle, describe, result_text, rules_text
 from arena.replay import Frame, Replay
 from arena.scoring import CATEGORIES
@@ -73,11 +74,11 @@ def _pile_counts(pile: Sequence[Card]) -> list[int]:
 def _highlight(frame: Frame) -> list[str]:
     out: list[str] = []
     for e in frame.events:
-        if e.kind in ("play", "renuncio"):
-            out.append(str(e.card))  # type: ignore[union-attr]
-            out.extend(map(str, e.take))  # type: ignore[union-attr]
-        elif e.kind in ("initial_capture", "escoba_en_mano", "sweep"):
-            out.extend(map(str, e.cards))  # type: ignore[union-attr]
+        if isinstance(e, (Play, Claim)):
+            out.append(str(e.card))
+            out.extend(map(str, e.take))
+        elif isinstance(e, (InitialCapture, EscobaEnMano, Sweep)):
+            out.extend(map(str, e.cards))
     return out
 
 

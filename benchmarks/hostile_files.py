@@ -126,7 +126,7 @@ def main() -> None:
         others = 0
         for label, path in files:
             r = measure(path, args.timeout, args.memory_limit_mb, which)
-            seconds, cpu, peak = (float(r[k]) for k in ("seconds", "cpu_seconds", "peak_mb"))  # type: ignore[arg-type]
+            seconds, cpu, peak = (float(r[k]) for k in ("seconds", "cpu_seconds", "peak_mb"))  # type: ignore[arg-type]  # numbers in an object-valued dict
             outcome = str(r["outcome"])
             if outcome != ("ok" if label.startswith("example/") else "ConfigError"):
                 others += 1

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 if __package__:
     from .kit import escoba_kit as kit
 else:  # run as a script: its directory, bots/, is first on sys.path
-    from kit import escoba_kit as kit  # type: ignore[no-redef]
+    from kit import escoba_kit as kit  # type: ignore[no-redef]  # run as a script: the kit from its own folder
 
 
 def sweep_risk(total: int, unseen_values: Sequence[int]) -> int:

@@ -10,7 +10,7 @@ import random
 if __package__:
     from .kit import escoba_kit as kit
 else:  # run as a script: its directory, bots/, is first on sys.path
-    from kit import escoba_kit as kit  # type: ignore[no-redef]
+    from kit import escoba_kit as kit  # type: ignore[no-redef]  # run as a script: the kit from its own folder
 
 
 def choose(game: kit.Game, request: kit.Request, rng: random.Random) -> kit.Move:

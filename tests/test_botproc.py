@@ -228,6 +228,7 @@ def test_limits_validation():
             Limits.from_dict(bad)
 
 
+@pytest.mark.slow
 def test_nothing_survives_an_arena_killed_with_sigkill(tmp_path):
     """The launcher outlives the arena and ends the bots and all they started."""
     import os

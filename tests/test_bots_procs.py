@@ -15,6 +15,8 @@ from arena.protocol import Termination
 from arena.referee import play_match
 from arena.rules import Rules, Seating
 
+pytestmark = pytest.mark.slow  # runs every bundled bot in every language
+
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
 LIMITS = Limits(startup_ms=10000, move_ms=1000, grace_ms=300, kill_grace_ms=200)

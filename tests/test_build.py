@@ -17,6 +17,8 @@ from arena.tournament.build import BuildError, default_cache_dir, plan_builds, r
 from arena.tournament.config import ConfigError, load_config
 from arena.tournament.worker import bot_spec
 
+pytestmark = pytest.mark.slow  # compiles bots and makes git repositories
+
 ROOT = Path(__file__).resolve().parent.parent
 FIRSTMOVE_C = ROOT / "bots" / "c" / "firstmove.c"
 OTHER = "  - {name: other, cmd: python3 other.py}\n"

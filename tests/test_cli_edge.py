@@ -22,6 +22,8 @@ from arena.errors import ArenaError, ExitCode
 from arena.tournament.config import load_config
 from arena.tournament.store import ResultStore, StoreError
 
+pytestmark = pytest.mark.slow  # runs the arena as a command, signals included
+
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = Path(__file__).parent / "data" / "tournament_bots"
 cli = CliRunner()

@@ -3,6 +3,7 @@
 import json
 import sys
 
+import pytest
 from typer.testing import CliRunner
 from zoo.helpers import ROOT, ZOO, firstmove_bin
 
@@ -109,6 +110,7 @@ def test_the_perl_bot_written_from_the_protocol_passes_check_bot():
     assert "result: PASS" in result.stdout
 
 
+@pytest.mark.slow
 def test_perl_bots_play_every_table_shape_deterministically():
     perl = f"perl {ROOT}/bots/perl/random.pl"
     for args in ([f"{perl} 1", C], [f"{perl} 1", f"{perl} 2", f"{perl} 3"],
@@ -122,6 +124,7 @@ def test_perl_bots_play_every_table_shape_deterministically():
         assert outputs[0].stdout == outputs[1].stdout
 
 
+@pytest.mark.slow
 def test_sigterm_to_arena_play_leaves_no_bot_behind(tmp_path):
     import os
     import signal

@@ -58,8 +58,8 @@ def test_github_format(good_csv):
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
     assert lines[0].startswith("| ") and lines[1].startswith("|--")
-    assert len(lines) == 7  # header, rule, three bots, a blank line, the note naming the prior
-    assert lines[6].startswith("Note: prior: 2 virtual draws per bot")
+    assert len(lines) == 8  # header, rule, three bots, a blank line, the notes naming the model and the prior
+    assert lines[6].startswith("Note: model: Bradley-Terry") and lines[7].startswith("Note: prior: 2 virtual draws per bot")
 
 
 def test_json_keys_and_values(good_csv):

@@ -40,6 +40,8 @@ from arena.tournament.executors import Completed, Executor
 from arena.tournament.schedule import MatchSpec, build_schedule
 from arena.tournament.store import ResultStore
 
+pytestmark = pytest.mark.slow  # starts a Dask cluster
+
 try:
     import distributed
 except ImportError:  # the extra is optional: what needs no Dask still runs without it

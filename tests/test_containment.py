@@ -28,6 +28,8 @@ from arena.referee import FailurePolicy, LocalBot, play_match
 from arena.resources import ResourceLimits
 from arena.rules import Rules, Seating
 
+pytestmark = pytest.mark.slow  # starts launchers, cgroups and escaping process trees
+
 RULES = Rules(target=6)
 LOSS = FailurePolicy("loss")
 # Short move deadlines: every flood must end on one. Start-up stays generous (a loaded box).

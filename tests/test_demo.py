@@ -12,6 +12,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # plays the whole demo
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -21,6 +25,7 @@ def test_the_demo_ranks_expert_above_greedy_above_random_with_finite_ratings(tmp
                            "--progress", "none"], cwd=ROOT, capture_output=True, text=True, timeout=600,
                           env={**os.environ, "NO_COLOR": "1"})
     assert done.returncode == 0, done.stderr
+    assert "\ncontainment: subreaper launcher" in done.stderr  # the header says what holds the bots
     assert not re.search(r"\binf\b|unbounded", done.stdout), done.stdout
     rows = json.loads((out / "standings.json").read_text())
     ranked = [row["name"] for row in rows]

@@ -31,6 +31,8 @@ from arena.tournament.standings import (
 )
 from arena.tournament.store import MatchRow, ResultStore
 
+pytestmark = pytest.mark.slow  # plays tournaments through the arena
+
 BOTS = Path(__file__).parent / "data" / "tournament_bots"
 GOLDEN_STORE = Path(__file__).parent / "golden" / "store"
 cli = CliRunner()
@@ -92,6 +94,7 @@ def _same_ratings(a: dict[str, tuple], b: dict[str, tuple]) -> None:
 
 @pytest.mark.parametrize(("name", "forms"), [("1v1", ("csv", "jsonl")), ("pairs", ("csv", "jsonl")),
                                              ("three", ("jsonl",))])
+@pytest.mark.slow
 @pytest.mark.parametrize("prior", [None, "0", "5"])
 def test_exported_games_rate_as_the_table_does(played, tmp_path, name, forms, prior):
     results = played[name]

@@ -46,6 +46,7 @@ def _assert_one_short_line(err: ConfigError, file: str) -> None:
     assert len(text) - len(file) <= MESSAGE_CHARS, text[:500]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, content, expect", GENERATED, ids=[g[0] for g in GENERATED])
 def test_each_generated_hostile_file_gets_one_short_config_error(tmp_path: Path, name: str, content: bytes, expect: str):
     path = tmp_path / f"{name}.yaml"

@@ -22,6 +22,8 @@ from arena.replay import replay
 from arena.rules import Seating
 from arena.tournament.store import ResultStore
 
+pytestmark = pytest.mark.slow  # drives a browser
+
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

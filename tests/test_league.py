@@ -181,6 +181,7 @@ def test_a_store_records_when_its_last_match_was_stored(tmp_path: Path):
 # --------------------------------------------------------------------------- versions
 
 
+@pytest.mark.slow
 def test_the_same_program_is_one_entry_and_a_changed_one_another(tmp_path: Path):
     league = tmp_path / "league"
     _store(league, "t1", versions={"ana": "a1", "luis": "l1", "marta": "m1"}, date="2026-01-01T00:00:00+00:00")
@@ -326,6 +327,7 @@ def test_a_results_file_joins_the_one_kind_of_its_shape_or_gets_its_own_pool(tmp
 # --------------------------------------------------------------------------- history
 
 
+@pytest.mark.slow
 def test_the_history_matches_fits_of_the_growing_prefixes(tmp_path: Path):
     league = tmp_path / "league"
     # Given out of date order: the history follows the dates.
@@ -438,6 +440,7 @@ def test_one_results_file_keeps_the_plain_table(tmp_path: Path):
 # --------------------------------------------------------------------------- the league page
 
 
+@pytest.mark.slow
 def test_report_on_a_folder_of_results_writes_the_league_page(tmp_path: Path):
     league = tmp_path / "league"
     a = _store(league, "a", seed=5, date="2026-03-01T00:00:00+00:00")

@@ -7,11 +7,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from test_html_browser import ARTIFACTS, HOSTILE_NAMES, Offline, _rename, browser  # noqa: F401  (browser: a fixture)
 from test_league import _store
 from typer.testing import CliRunner
 
 from arena.cli import app
+
+pytestmark = pytest.mark.slow  # drives a browser
 
 runner = CliRunner()
 

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # compiles and runs a Java bot
+
 ROOT = Path(__file__).resolve().parent.parent
 JAVA_BOT = ROOT / "bots" / "java" / "EscobaBot.java"
 PY_BOT = ROOT / "bots" / "greedy_bot.py"

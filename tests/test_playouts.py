@@ -11,6 +11,8 @@ from arena.moves import MoveKind
 from arena.rules import Rules, Seating
 from arena.seeding import Rng, derive_seed
 
+pytestmark = pytest.mark.slow  # plays many hands through the expert search
+
 SHAPES = {
     "2": Seating.alone(2),
     "3": Seating.alone(3),

@@ -78,6 +78,7 @@ def test_termination_values_are_the_documented_names():
     assert not Termination.OK.is_failure and Termination.TIMEOUT.is_failure
 
 
+@pytest.mark.slow
 def test_hand_built_lines_equal_the_json_encoder():
     from arena.game import MatchState
     from arena.protocol import core_event_line, request_line

@@ -206,6 +206,7 @@ def test_intervals_cover_true_values_about_95_percent_one_vs_one():
     assert 0.90 <= hits / total <= 0.99
 
 
+@pytest.mark.slow
 def test_intervals_cover_true_values_about_95_percent_teams():
     rng = np.random.default_rng(54321)
     hits = total = 0
@@ -434,6 +435,7 @@ def _strong_components(names, results):
     return {frozenset(x for x in names if a in reach[x] and x in reach[a]) for a in names}
 
 
+@pytest.mark.slow
 def test_separation_matches_strong_components_on_random_sparse_fields():
     # For 1v1 the MLE is finite exactly within strongly connected components of the
     # "scored against" graph; check the LP-based detection against that graph fact.

@@ -82,6 +82,7 @@ def test_three_player_closed_form():
     assert any(note.startswith("model: Plackett-Luce") for note in table.notes)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sides", [3, 4])
 @pytest.mark.parametrize("prior", [0.0, 2.0])
 def test_matches_choix_plackett_luce(sides: int, prior: float):
@@ -102,6 +103,7 @@ def test_matches_choix_plackett_luce(sides: int, prior: float):
     assert sum(row.matches for row in table.ratings) == sides * len(matches)  # a match counts once per bot
 
 
+@pytest.mark.slow
 def test_ties_and_teams_match_direct_maximisation_and_numeric_hessian():
     rng = np.random.default_rng(5)
     n = 8
@@ -232,6 +234,7 @@ def _league(rng, n, results, team=1, sides=2):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("team", "sides", "prior"), [(1, 2, 0.0), (1, 2, 2.0), (2, 2, 0.0), (1, 4, 2.0), (2, 3, 0.0)])
 def test_conjugate_gradient_path_agrees_with_dense_newton(monkeypatch, team, sides, prior):
     rng = np.random.default_rng(31 + team + sides)

@@ -98,7 +98,7 @@ def test_two_sided_standings_keep_their_keys():
     assert standings_headers(standings) == STANDINGS_HEADERS
     data = json.loads(format_standings(standings, "json"))
     assert {"wins", "draws", "losses"} <= set(data[0]) and "places" not in data[0]
-    assert not any(note.startswith("model:") for note in standings.notes)
+    assert [n for n in standings.notes if n.startswith("model:")] == [f"model: {Model.BRADLEY_TERRY.description}"]
     plain = compute_standings(rows, Seating.alone(2), ["a", "b"], prior=0)
     assert plain.prior == 0.0 and not any(note.startswith("prior:") for note in plain.notes)
 

@@ -105,6 +105,7 @@ def _run_in_pty(args: list[str], keys: list[tuple[str, bytes]], wait: float = 20
     return proc.returncode, out.decode("utf-8", "replace")
 
 
+@pytest.mark.slow
 def test_interactive_player_steps_with_keys_in_a_terminal(tmp_path: Path, rep):
     path = tmp_path / "game.json"
     path.write_text(json.dumps(rep.record.to_dict()))
@@ -121,6 +122,7 @@ def test_interactive_player_steps_with_keys_in_a_terminal(tmp_path: Path, rep):
     assert "Match over" in plain
 
 
+@pytest.mark.slow
 def test_auto_runs_on_its_own(tmp_path: Path, rep):
     path = tmp_path / "game.json"
     path.write_text(json.dumps(rep.record.to_dict()))

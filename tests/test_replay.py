@@ -18,6 +18,7 @@ def _through_json(record: GameRecord) -> dict:
     return json.loads(json.dumps(record.to_dict()))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", list(SEATINGS))
 @pytest.mark.parametrize("variant", list(RULE_VARIANTS))
 def test_random_records_replay_to_their_recorded_result(shape, variant):

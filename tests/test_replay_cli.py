@@ -44,6 +44,7 @@ def _tampered_copy(src: Path, dst: Path) -> tuple[str, int, dict]:
     return match_id, index, record["moves"][index]
 
 
+@pytest.mark.slow
 def test_every_record_of_a_tournament_verifies(tournament: Path):
     result = cli.invoke(app, ["verify", str(tournament), "-v"])
     assert result.exit_code == 0, result.output

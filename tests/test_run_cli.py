@@ -22,6 +22,8 @@ from arena.tournament import runner as tr
 from arena.tournament.config import ConfigError, load_config, parse_config
 from arena.tournament.store import ResultStore, StoreError
 
+pytestmark = pytest.mark.slow  # runs the arena as a command over real tournaments
+
 ROOT = Path(__file__).resolve().parent.parent
 POLICYBOT = ROOT / "tests" / "data" / "tournament_bots"
 NEWCOMER = ROOT / "tests" / "data" / "newcomer"

@@ -20,6 +20,8 @@ from arena.tournament import runner as tr
 from arena.tournament.config import load_config
 from arena.tournament.store import ResultStore, StoreError
 
+pytestmark = pytest.mark.slow  # real tournaments with worker processes, kills and resumes
+
 BOTS = Path(__file__).parent / "data" / "tournament_bots"
 cli = CliRunner()
 

@@ -189,6 +189,7 @@ def _real_store(finished: tuple[Path, Path], tmp_path: Path) -> Path:
     return outside / "store.sqlite"
 
 
+@pytest.mark.slow
 def test_run_replaces_links_planted_as_tables_and_their_temporary_names(finished, tmp_path: Path):
     path, results = _copy(finished, tmp_path)
     planted = {}

@@ -229,6 +229,7 @@ def _llr_by_optimizer(counts, elo0: float, elo1: float, model: EloModel) -> floa
         ([10650, 20431, 10871], -1.75, 0.25, NORMALIZED),
     ],
 )
+@pytest.mark.slow
 def test_llr_agrees_with_the_definition_computed_by_a_general_optimizer(counts, elo0, elo1, model):
     assert llr(counts, elo0, elo1, model) == pytest.approx(_llr_by_optimizer(counts, elo0, elo1, model), abs=2e-6)
 
@@ -431,6 +432,7 @@ def _pairs(rng: random.Random, probs: tuple[float, float, float, float, float], 
     return [DealPair(s, point_diff=rng.randint(-12, 12) + int(4 * (s - 1)), hands=rng.randint(6, 14)) for s in scores]
 
 
+@pytest.mark.slow
 def test_decision_is_the_first_crossing_of_the_prefix_llrs():
     rng = random.Random(7)
     pairs = _pairs(rng, (0.2, 0.02, 0.5, 0.02, 0.26), 3000)

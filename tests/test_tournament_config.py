@@ -38,6 +38,7 @@ def test_the_corpus_is_big_enough():
     assert len(BAD_FILES) >= 20
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", BAD_FILES, ids=[p.stem for p in BAD_FILES])
 def test_each_malformed_file_gets_one_line_naming_the_problem_and_exit_2(path: Path):
     result = runner.invoke(app, ["validate", str(path)])

@@ -74,6 +74,7 @@ def _refusals(result) -> list[str]:
     return [line for line in result.stdout.splitlines() if line.startswith(("refused", "missing"))]
 
 
+@pytest.mark.slow
 def test_the_untouched_store_verifies(finished: Path):
     result = _verify(finished)
     assert result.exit_code == 0, result.output

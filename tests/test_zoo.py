@@ -12,6 +12,8 @@ from arena.protocol import Termination
 from arena.referee import FailurePolicy, LocalBot, play_match
 from arena.rules import Rules, Seating
 
+pytestmark = pytest.mark.slow  # runs every misbehaving bot of the zoo
+
 RULES = Rules(target=11)
 LOSS = FailurePolicy("loss")
 SUBST = FailurePolicy("substitute", strikes=3)
