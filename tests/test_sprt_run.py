@@ -214,6 +214,7 @@ def _run(config, concurrency: int):
     return tr.run_tournament(config, concurrency=concurrency)
 
 
+@pytest.mark.slow  # real bots played
 def test_the_same_seed_gives_the_same_decision_at_concurrency_1_and_2(tmp_path: Path):
     config = load_config(sprt_file(tmp_path))
     one = _run(replace(config, output=str(tmp_path / "one")), 1)
@@ -236,6 +237,7 @@ def test_the_same_seed_gives_the_same_decision_at_concurrency_1_and_2(tmp_path: 
     assert again["played"] == 0 and again["sprt"] == s2
 
 
+@pytest.mark.slow  # real bots played
 def test_max_pairs_ends_an_undecided_test_after_exactly_that_many_pairs(tmp_path: Path):
     config = load_config(sprt_file(tmp_path, sprt="{elo0: 0, elo1: 5, max_pairs: 3}", concurrency=1))
     result = _run(config, 1)
@@ -243,6 +245,7 @@ def test_max_pairs_ends_an_undecided_test_after_exactly_that_many_pairs(tmp_path
     assert len(stored_rows(tmp_path / "out")) == 6
 
 
+@pytest.mark.slow  # real bots played
 def test_two_copies_of_one_deterministic_bot_mirror_each_other_and_the_points_metric_accepts_h0(tmp_path: Path):
     path = sprt_file(tmp_path, sprt="{metric: points, points0: 0, points1: 0.5}",
                      bots=bot("hash1", "hash") + bot("hash2", "hash"))
@@ -253,6 +256,7 @@ def test_two_copies_of_one_deterministic_bot_mirror_each_other_and_the_points_me
     assert summary.points is not None and summary.points.mean == 0.0
 
 
+@pytest.mark.slow  # real bots played
 def test_pairs_matches_of_two_clone_teams_are_tested_the_same_way(tmp_path: Path):
     path = sprt_file(tmp_path, extra="mode: pairs\nplayers: 4\nteams: clones\n")
     config = load_config(path)
@@ -322,6 +326,7 @@ def test_a_file_with_a_table_of_more_than_two_sides_is_refused_by_the_command(tm
     assert missing.exit_code == 2 and "no bot named 'zed'" in missing.stderr
 
 
+@pytest.mark.slow  # real bots played
 def test_the_command_with_two_bot_commands_plays_until_it_decides_then_resumes_to_the_same(tmp_path: Path):
     a, b = (f"{shlex.quote(sys.executable)} {shlex.quote(str(POLICYBOT))} {p}" for p in ("greedy", "first"))
     args = ["sprt", a, b, "--elo0", "0", "--elo1", "100", "--model", "logistic", "-j", "2", "--seed", "5",
@@ -343,6 +348,7 @@ def test_the_command_with_two_bot_commands_plays_until_it_decides_then_resumes_t
     assert "pairs" in again.stderr and "Ptnml" in again.stderr
 
 
+@pytest.mark.slow  # real bots played
 def test_table_report_export_and_verify_work_on_a_test_results_folder(tmp_path: Path):
     config = load_config(sprt_file(tmp_path))
     summary = _run(config, 2)["sprt"]
@@ -364,6 +370,7 @@ def test_table_report_export_and_verify_work_on_a_test_results_folder(tmp_path: 
     assert "<polyline" in page and "http" not in page.split("<svg", 1)[1].split("xmlns", 1)[0]
 
 
+@pytest.mark.slow  # real bots played
 def test_verify_names_a_missing_match_of_an_interrupted_test(tmp_path: Path):
     config = load_config(sprt_file(tmp_path, concurrency=1))
     _run(config, 1)
@@ -404,6 +411,7 @@ def _wait_for(folder: Path, matches: int, proc: subprocess.Popen, seconds: float
 SLOW = ', env: {POLICYBOT_SLEEP_MS: "15"}'
 
 
+@pytest.mark.slow  # real bots played
 def test_kill_9_and_ctrl_c_resume_to_the_same_decision_as_an_uninterrupted_run(tmp_path: Path):
     bots = bot("greedy", "greedy", SLOW) + bot("first", "first", SLOW)
     sprt = "{elo0: 0, elo1: 50, model: logistic}"
@@ -461,6 +469,7 @@ def git(repo: Path, *args: str) -> str:
                           check=True).stdout.strip()
 
 
+@pytest.mark.slow  # real bots played
 def test_two_revisions_of_a_bot_are_built_tested_and_named_by_their_full_commits(tmp_path: Path):
     repo = tmp_path / "mybot"
     repo.mkdir()
