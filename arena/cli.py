@@ -20,6 +20,7 @@ from arena.cli_export import export
 from arena.cli_play import check_bot, play
 from arena.cli_rate import rate
 from arena.cli_replay import replay_cmd, report_cmd, verify_cmd
+from arena.cli_sprt import sprt
 from arena.cli_tournament import run, table, validate
 
 app = typer.Typer(
@@ -44,6 +45,7 @@ def _command(name: str, function: Callable[..., Any], summary: str) -> None:
 _command("run", run, "Play a tournament from a YAML file, or resume it.")
 _command("table", table, "Print the standings and crosstable of a results folder.")
 _command("report", report_cmd, "Write a tournament's report page (a verified replay per match), or a league's page.")
+_command("sprt", sprt, "Test whether one bot is stronger than another with the fewest games (SPRT).")
 _command("replay", replay_cmd, "Replay a logged match in the terminal, or as an HTML page.")
 _command("play", play, "Play one match between bot commands and show it as it goes.")
 _command("check-bot", check_bot, "Check that a bot follows the protocol: PASS or FAIL.")

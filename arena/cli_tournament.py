@@ -11,6 +11,7 @@ Every file a run writes goes through ``write_file``.
 from __future__ import annotations
 
 import enum
+import json
 import os
 import shlex
 import sys
@@ -36,11 +37,12 @@ from arena.tournament import runner
 from arena.tournament.config import TournamentConfig, load_config
 from arena.tournament.executors import Completed, Executor
 from arena.tournament.failures import FailureNote, FailureTally, describe, failure_notes_of, hint
-from arena.tournament.schedule import MatchSpec, build_schedule, iter_schedule
+from arena.tournament.schedule import SPRT, MatchSpec, build_schedule, iter_schedule
 from arena.tournament.store import ResultStore, ResumeMismatchError, StoreError
 
 if TYPE_CHECKING:
     from arena.tournament.build import PlannedBuild
+    from arena.tournament.sprt_run import SprtRun
     from arena.tournament.standings import Standings
 
 STANDINGS_FILES = ("plain", "csv", "json")
@@ -53,6 +55,8 @@ REPORT_MAX_MATCHES = 5000
 LIVE_FAILURES_PER_BOT = 10
 # Without a terminal (a CI log, a file) the bar becomes a status line this often, and at the end.
 STATUS_EVERY_S = 30.0
+# A sequential test's schedule has no end: validate and --dry-run show its first deals.
+SPRT_SHOWN_DEALS = 3
 
 
 class FailureLimitError(ArenaError):
@@ -157,13 +161,17 @@ def validate(
 ) -> None:
     """Check a tournament file and print its schedule and what would be built. Exit code 2 if the file is invalid."""
     config = _load(file)
-    schedule = build_schedule(config)
+    sequential = config.format == SPRT
+    schedule = build_schedule(config, deals=SPRT_SHOWN_DEALS) if sequential else build_schedule(config)
     planned = _planned_builds(config)
     typer.echo(f"{file}: ok")
-    typer.echo(_summary(config, len(schedule), len({s.deal for s in schedule})))
+    typer.echo(_summary(config, len(schedule), len({s.deal for s in schedule})) if not sequential
+               else _sprt_summary(config))
     if not quiet:
         for line in _build_lines(planned):
             typer.echo(line)
+        if sequential:
+            typer.echo(f"the first {SPRT_SHOWN_DEALS} deals of an open-ended schedule (the test decides how many):")
         typer.echo(_schedule_table(config, schedule, None))
 
 
@@ -228,6 +236,17 @@ def run(
     if dry_run:
         _dry_run(config)
         return
+    resume = _resume_command(file, concurrency, output) + (f" --cluster {shlex.quote(cluster)}" if cluster else "")
+    play_config(config, resume=resume, cluster=cluster, progress=progress, no_progress=no_progress, verbose=verbose,
+                quiet=quiet, strict=strict, report=report)
+
+
+def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, progress: Progress, no_progress: bool,
+                verbose: bool, quiet: bool, strict: bool, report: bool | None) -> None:
+    """``arena run``'s whole run of a tournament (``arena sprt`` makes one and plays it here):
+    builds, identity checks, the live progress and failure lines, Ctrl-C with the ``resume``
+    command, the tables and the report page. A sequential test (format sprt) plays until it
+    decides (arena/tournament/sprt_run.py) and ends with its numbers and decision."""
     mode = Progress.NONE if no_progress else progress
     if quiet and mode is Progress.BAR:
         mode = Progress.NONE  # quiet silences what is for a person, not the JSON lines for a script
@@ -240,17 +259,18 @@ def run(
     import arena.tournament.standings  # noqa: F401
     from arena.tournament.build import run_builds
 
-    resume = _resume_command(file, concurrency, output) + (f" --cluster {shlex.quote(cluster)}" if cluster else "")
     address = cluster or config.cluster
-    matches, deals = _size(config)
+    sequential = config.format == SPRT
+    matches, deals = _size(config) if not sequential else (0, 0)
     store = runner.open_store(config)
     with store:
         try:
             # Everything stored is read (and checked) before anything is printed or built: a
             # damaged store is one line, and nothing is written to it.
             plan = runner.plan_run(config, store)
-            live = _Live(config, store, plan, out, mode=mode, verbose=verbose)
-            out.say(_summary(config, matches, deals))
+            test = _sprt_run(config, store, plan) if sequential else None
+            live = _Live(config, store, plan, out, mode=mode, verbose=verbose, test=test)
+            out.say(_summary(config, matches, deals) if test is None else _sprt_summary(config))
             out.say("containment: " + (containment_line() if not address else "on the cluster's workers, each as a local run"))
             built = run_builds(config, os.path.join(config.output, runner.LOGS_DIR), jobs=min(2, config.concurrency))
             for line in built.lines():
@@ -260,14 +280,17 @@ def run(
             if note:
                 out.say(f"note: {note}")
             if plan.done:
-                out.say(f"resuming: {plan.done} of {plan.total} matches already played")
-            if plan.to_play:
+                out.say(f"resuming: {plan.done} of {plan.total} matches already played" if test is None else
+                        f"resuming: {plan.done} matches stored; {_sprt_status(test)}")
+            if test.has_work if test is not None else plan.to_play:
                 executor: Executor
                 if address:
                     from arena.tournament.dask_executor import make_dask_executor
 
                     out.say(f"cluster: {address}")
-                    executor = make_dask_executor(config, address)
+                    # A test counts every match it submits: no more queued than the workers play.
+                    window = {"per_thread": 2, "min_window": 2} if test is not None else {}
+                    executor = make_dask_executor(config, address, **window)
                 else:
                     executor = runner.make_executor(config, config.concurrency)
                 ready = runner.ReadyNames(store, store.identities() or {})
@@ -285,9 +308,51 @@ def run(
         _finish(store, config, live, out, strict=strict, report=report)
 
 
+# --- a sequential test (format sprt) -------------------------------------------------------------
+
+
+def _sprt_run(config: TournamentConfig, store: ResultStore, plan: runner.RunPlan) -> SprtRun:
+    from arena.tournament.sprt_run import SprtRun
+
+    return SprtRun.resume(config, store, plan)
+
+
+def _decided(test: SprtRun) -> str:
+    from arena.tournament.sprt_text import decision_text
+
+    return (f"{decision_text(test.summary())} (LLR {test.state.llr:.2f}); the matches in progress are finished "
+            "and counted")
+
+
+def _sprt_status(test: SprtRun) -> str:
+    from arena.tournament.sprt_text import status_text
+
+    return status_text(test.summary())
+
+
+def _sprt_summary(config: TournamentConfig) -> str:
+    from arena.tournament.schedule import sprt_pair_limit
+    from arena.tournament.sprt_run import sides_of
+
+    params = config.sprt
+    candidate, baseline = sides_of(config)
+    shape = f"{config.players} players alone" if config.mode == "single" else (
+        f"pairs: {config.players} players in teams of {config.team_size} (clones)")
+    test = "" if params is None else (
+        f"[{params.h0:g}, {params.h1:g}] {params.metric.value}"
+        + (f" {params.model.value}" if params.metric.value == "elo" else " per hand")
+        + f", alpha {params.alpha:g}, beta {params.beta:g}, at most {sprt_pair_limit(config)} pairs")
+    return (f"{config.name}: sprt, {candidate} (A) against {baseline} (B), {shape}; {test}; every deal played from "
+            f"both seats, until the test decides; seed {config.seed}; failures: {config.failures.policy}; "
+            f"concurrency {config.concurrency}; output {_rel(config.output)}")
+
+
 def _dry_run(config: TournamentConfig) -> None:
     """What ``arena run`` would do: the summary, the builds (none run), the schedule and what is
     already stored; refused as the run would be for a changed file or a changed bot."""
+    if config.format == SPRT:
+        _dry_run_sprt(config)
+        return
     schedule = build_schedule(config)
     planned = _planned_builds(config)
     stored: Callable[[MatchSpec], bool] | None = None
@@ -309,6 +374,32 @@ def _dry_run(config: TournamentConfig) -> None:
     typer.echo(_schedule_table(config, schedule, stored if done else None))
 
 
+def _dry_run_sprt(config: TournamentConfig) -> None:
+    """``_dry_run`` of a sequential test: what is stored, the test as it stands, the deals next."""
+    planned = _planned_builds(config)
+    status = "nothing played yet"
+    first = 0
+    if os.path.isfile(os.path.join(config.output, "results.sqlite")):
+        with ResultStore.open_existing(config.output) as existing:
+            if existing.fingerprint != config.fingerprint:
+                raise ResumeMismatchError(config.output, _changed(existing, config))
+            plan = runner.plan_run(config, existing)
+            test = _sprt_run(config, existing, plan)
+            _check_identities_read_only(config, existing, planned)
+            if plan.done:
+                status = f"{plan.done} matches already in {_rel(config.output)}; {_sprt_status(test)}"
+                first = test.book.next_deal
+                if not test.has_work:
+                    status += "; the test has decided: nothing to play"
+    typer.echo(_sprt_summary(config))
+    for line in _build_lines(planned):
+        typer.echo(line)
+    typer.echo(status)
+    schedule = [spec for spec in build_schedule(config, deals=first + SPRT_SHOWN_DEALS) if spec.deal >= first]
+    typer.echo(f"the next {SPRT_SHOWN_DEALS} deals of an open-ended schedule (the test decides how many):")
+    typer.echo(_schedule_table(config, tuple(schedule), None))
+
+
 def _check_identities_read_only(config: TournamentConfig, store: ResultStore, planned: list[PlannedBuild]) -> None:
     """The resume's identity check, for the bots whose files are final now (no build to run,
     not from a revision: those are checked when the run has built them)."""
@@ -328,13 +419,16 @@ def _check_identities_read_only(config: TournamentConfig, store: ResultStore, pl
 
 def _say_interrupted(store: ResultStore, total: int, config: TournamentConfig, resume: str, stop: BaseException) -> None:
     try:
-        stored = f"{store.count()} of {total} matches are safely stored"
+        count = store.count()
+        stored = f"{count} of {total} matches are safely stored" if config.format != SPRT else (
+            f"{count} matches are safely stored")
     except ArenaError:
         stored = "the matches played so far are safely stored"
     by = "" if not isinstance(stop, Interrupted) else f" by {interrupt_name(stop)}"
+    then = "; the test resumes from them to the same decision" if config.format == SPRT else ""
     try:
         typer.echo(
-            f"interrupted{by}: {stored} in {_rel(config.output)}.\nresume with: {resume}",
+            f"interrupted{by}: {stored} in {_rel(config.output)}{then}.\nresume with: {resume}",
             err=True,
         )
     except (OSError, ValueError):
@@ -383,7 +477,7 @@ class _Live:
     the leader, the rate; and what is printed as each match finishes."""
 
     def __init__(self, config: TournamentConfig, store: ResultStore, plan: runner.RunPlan, out: _Human, *,
-                 mode: Progress, verbose: bool) -> None:
+                 mode: Progress, verbose: bool, test: SprtRun | None = None) -> None:
         from arena.tournament.progress import LiveLeader, Throughput
 
         self.config = config
@@ -392,6 +486,8 @@ class _Live:
         self.out = out
         self.mode = mode
         self.verbose = verbose
+        # A sequential test: fed each match as it is stored; the status line is its numbers.
+        self.test = test
         self.tally = FailureTally(bot.name for bot in config.bots)
         self.leader = LiveLeader(config.seating, [bot.name for bot in config.bots])
         self.rate = Throughput()
@@ -405,14 +501,21 @@ class _Live:
 
     def play(self, executor: Executor, ready: runner.ReadyNames) -> None:
         from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            ProgressColumn,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
         from rich.progress import Progress as Bar
 
         from arena.tournament.progress import Throughput
 
         self.rate = Throughput()  # from the first match on, not from the builds
         console = Console(stderr=True)
-        columns = (
+        columns: tuple[ProgressColumn, ...] = (
             TextColumn("[bold]{task.description}"),
             BarColumn(),
             MofNCompleteColumn(),
@@ -424,27 +527,49 @@ class _Live:
             TextColumn("leader: {task.fields[leader]}"),
             TextColumn("failures: {task.fields[failures]}"),
         )
+        test = self.test
+        if test is not None:
+            # No total to count down to: the test's numbers instead of the bar and the leader.
+            columns = (TextColumn("[bold]{task.description}"), TextColumn("{task.fields[sprt]}"),
+                       TextColumn("{task.fields[rate]}"), TimeElapsedColumn(),
+                       TextColumn("failures: {task.fields[failures]}"))
         show = self.mode is Progress.BAR and console.is_terminal
         status = self.mode is Progress.BAR and not show
         clock = time.monotonic
         last_status = clock()
         with Bar(*columns, console=console, disable=not show, transient=False) as bar:
-            task = bar.add_task(self.config.name, total=self.plan.total, completed=self.plan.done, rate="-/min",
-                                leader=self.leader.text(), failures=self._failures_text())
+            task = bar.add_task(self.config.name, total=self.plan.total if test is None else None,
+                                completed=self.plan.done, rate="-/min", leader=self.leader.text(),
+                                failures=self._failures_text(), sprt=self._sprt_text())
 
             def on_completed(completed: Completed, done: int) -> None:
                 nonlocal last_status
+                decided = test is not None and test.state.finished
+                if test is not None:
+                    test.on_completed(completed, done)
                 self.finished(completed, done)
                 bar.update(task, completed=done, rate=self.rate.text(), leader=self.leader.text(),
-                           failures=self._failures_text())
-                if status and (clock() - last_status >= STATUS_EVERY_S or done == self.plan.total):
+                           failures=self._failures_text(), sprt=self._sprt_text())
+                if test is not None and not decided and test.state.finished:
+                    self.out.say(f"{self.config.name}: {_decided(test)}")
+                end = done == self.plan.total if test is None else False
+                if status and (clock() - last_status >= STATUS_EVERY_S or end):
                     last_status = clock()
                     self.out.say(self.status_line(done))
 
             with self.out.above(console if show else None):
-                runner.play(self.store, self.plan, executor, on_completed=on_completed, ready_names=ready)
+                played = runner.play(self.store, test if test is not None else self.plan, executor,
+                                     on_completed=on_completed, ready_names=ready)
+            if status and test is not None and played:
+                self.out.say(self.status_line(self.plan.done + played))
+
+    def _sprt_text(self) -> str:
+        return "" if self.test is None else _sprt_status(self.test)
 
     def status_line(self, done: int) -> str:
+        if self.test is not None:
+            return f"{self.config.name}: {self._sprt_text()}  ({done} matches, {self.rate.text()}, " \
+                   f"failures: {self._failures_text()})"
         return (f"{self.config.name}: {done}/{self.plan.total} matches, {self.rate.text()}, "
                 f"leader: {self.leader.text()}, failures: {self._failures_text()}")
 
@@ -461,7 +586,15 @@ class _Live:
         self.leader.add(row)
         self.rate.add()
         if self.mode is Progress.JSONL:
-            typer.echo(match_json(row, notes, done, self.plan.total))
+            if self.test is None:
+                typer.echo(match_json(row, notes, done, self.plan.total))
+            else:
+                from arena.tournament.sprt_text import status_json
+
+                # No total (the test decides how many): null, and the test's state as "sprt".
+                line = {**json.loads(match_json(row, notes, done, 0)), "total": None,
+                        "sprt": status_json(self.test.summary())}
+                typer.echo(json.dumps(line, separators=(",", ":")))
         if self.verbose:
             self.out.say(match_line(row, notes))
         for note in notes:
@@ -534,11 +667,24 @@ def _finish(store: ResultStore, config: TournamentConfig, live: _Live, out: _Hum
             out.say(f"report: {line}", always=True)
         wrote += f"; report: {_rel(page)}"
     out.say(f"results: {_rel(config.output)} ({count} matches); {wrote}")
+    if config.format == SPRT:
+        out.table("")
+        for line in sprt_lines(store):
+            out.table(line)
     limit = 0 if strict else config.max_failed_matches
     failed = live.tally.failed_matches
     if limit is not None and failed > limit:
         why = "--strict" if strict else f"failures.max_failed_matches is {limit}"
         raise FailureLimitError(f"{why}: {failed} of {count} matches had a bot failure (see the summary above)")
+
+
+def sprt_lines(store: ResultStore) -> list[str]:
+    """A sequential test's numbers and decision, recomputed from its store, and the commit of
+    each side built from a revision."""
+    from arena.tournament.sprt_run import replay_store
+    from arena.tournament.sprt_text import outcome_lines
+
+    return outcome_lines(replay_store(store), store.identities())
 
 
 def _failure_summary(store: ResultStore, config: TournamentConfig, tally: FailureTally) -> list[str]:
@@ -590,6 +736,7 @@ def table(
     prior: PriorOption = None,
 ) -> None:
     """Print the ranked standings and the crosstable of a tournament (derived from its results store).
+    For a sequential test (arena sprt), its numbers and decision follow.
 
     csv and json hold plain numbers, one table per output (docs/TOURNAMENTS.md lists the columns);
     their notes go to stderr."""
@@ -600,9 +747,12 @@ def table(
         if what is TableWhat.STANDINGS:
             raise InputError("--crosstable and --what standings: give one (--what crosstable)")
         what = TableWhat.CROSSTABLE
+    machine = fmt in (TableFormat.CSV, TableFormat.JSON)
     with ResultStore.open_existing(str(results_dir)) as store:
         standings = standings_from_store(store, prior=prior)
-    machine = fmt in (TableFormat.CSV, TableFormat.JSON)
+        from arena.tournament.sprt_run import is_sprt_store
+
+        test = sprt_lines(store) if not machine and is_sprt_store(store) else []
     if what is None:
         shown = [TableWhat.STANDINGS] if machine else [TableWhat.STANDINGS, TableWhat.CROSSTABLE]
     else:
@@ -612,6 +762,10 @@ def table(
             typer.echo("")
         render = format_standings if one is TableWhat.STANDINGS else format_crosstable
         typer.echo(render(standings, fmt.value))
+    if test:
+        typer.echo("")
+        for line in test:
+            typer.echo(printable(line))
     if machine and TableWhat.STANDINGS in shown:
         # Keep the machine-readable output clean; the caveats go to stderr, as in arena rate.
         for note in standings_notes(standings):

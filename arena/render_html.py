@@ -232,6 +232,86 @@ def ratings_plot_svg(entries: Sequence[tuple[str, float | None, float | None, st
     return "".join(parts)
 
 
+# The LLR plot draws at most this many points: a long test's trace is thinned to each
+# stretch's lowest and highest value, which keeps every excursion towards a bound visible.
+LLR_PLOT_POINTS = 1200
+
+
+def _thinned(trace: Sequence[float], most: int) -> list[tuple[int, float]]:
+    """(pairs, LLR) points of ``trace`` (the LLR after pair 1, 2, ...), from (0, 0)."""
+    points = [(0, 0.0)]
+    n = len(trace)
+    if n <= most:
+        return points + [(i + 1, v) for i, v in enumerate(trace)]
+    buckets = most // 2
+    for b in range(buckets):
+        lo, hi = b * n // buckets, (b + 1) * n // buckets
+        chunk = range(lo, hi)
+        low = min(chunk, key=lambda i: trace[i])
+        high = max(chunk, key=lambda i: trace[i])
+        for i in sorted({low, high}):
+            points.append((i + 1, trace[i]))
+    if points[-1][0] != n:
+        points.append((n, trace[-1]))
+    return points
+
+
+def llr_plot_svg(trace: Sequence[float], lower: float, upper: float, decided_at: int | None, decision: str,
+                 width: int = 720, height: int = 280) -> str:
+    """The LLR against the number of pairs, with the two bounds and the pair the test decided
+    at (inline SVG). ``decision``: the text shown at that pair (e.g. "H1 accepted")."""
+    left, right, top, bottom = 56, 24, 30, 36
+    n = max(len(trace), 1)
+    finite = [v for v in trace if math.isfinite(v)]
+    lo = min([lower, *finite]) if finite else lower
+    hi = max([upper, *finite]) if finite else upper
+    pad = (hi - lo) * 0.08
+    lo, hi = lo - pad, hi + pad
+    plot_w, plot_h = width - left - right, height - top - bottom
+
+    def x(pairs: float) -> float:
+        return left + pairs / n * plot_w
+
+    def y(value: float) -> float:
+        return top + (hi - value) / (hi - lo) * plot_h
+
+    parts = [f'<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+             f'viewBox="0 0 {width} {height}" role="img" aria-label="log-likelihood ratio against pairs">']
+    parts.append(f'<text x="{left}" y="16">LLR after each pair, in deal order; the test stops at a bound</text>')
+    axis_y = top + plot_h
+    step = _nice_step(n / 6)
+    tick = 0.0
+    while tick <= n:
+        tx = x(tick)
+        parts.append(f'<line x1="{tx:.1f}" y1="{top}" x2="{tx:.1f}" y2="{axis_y}" stroke="#e3e7ec"/>')
+        parts.append(f'<text x="{tx:.1f}" y="{axis_y + 16}" text-anchor="middle">{tick:.0f}</text>')
+        tick += step
+    parts.append(f'<text x="{left + plot_w:.1f}" y="{axis_y + 30}" text-anchor="end">pairs</text>')
+    vstep = _nice_step((hi - lo) / 5)
+    value = math.ceil(lo / vstep) * vstep
+    while value <= hi:
+        parts.append(f'<text x="{left - 8}" y="{y(value) + 4:.1f}" text-anchor="end">{value:g}</text>')
+        value += vstep
+    parts.append(f'<line x1="{left}" y1="{y(0):.1f}" x2="{left + plot_w}" y2="{y(0):.1f}" stroke="#9aa5b1"/>')
+    for bound, name, colour in ((upper, "H1", "#15803d"), (lower, "H0", "#b91c1c")):
+        parts.append(f'<line x1="{left}" y1="{y(bound):.1f}" x2="{left + plot_w}" y2="{y(bound):.1f}" '
+                     f'stroke="{colour}" stroke-dasharray="6 4"/>')
+        below = 14 if bound < 0 else -5  # each label on the side of its bound away from the trace's middle
+        parts.append(f'<text x="{left + 6}" y="{y(bound) + below:.1f}" fill="{colour}">{name} bound {bound:.2f}</text>')
+    points = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in _thinned(trace, LLR_PLOT_POINTS) if math.isfinite(v))
+    parts.append(f'<polyline points="{points}" fill="none" stroke="#1d4ed8" stroke-width="1.6"/>')
+    if decided_at is not None and 0 < decided_at <= len(trace):
+        dx, dy = x(decided_at), y(trace[decided_at - 1])
+        parts.append(f'<line x1="{dx:.1f}" y1="{top}" x2="{dx:.1f}" y2="{axis_y}" stroke="#334" stroke-dasharray="2 3"/>')
+        label = f"{decision} at pair {decided_at}"
+        anchor = "end" if dx > left + plot_w * 0.6 else "start"
+        shift = -6 if anchor == "end" else 6
+        parts.append(f'<circle cx="{dx:.1f}" cy="{dy:.1f}" r="5" fill="#1d4ed8"><title>{_e(label)}</title></circle>')
+        parts.append(f'<text x="{dx + shift:.1f}" y="{top + 12}" text-anchor="{anchor}">{_e(label)}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
 _UNRATED = {
     "unbounded_above": "rating unbounded above: won every game (see the notes)",
     "unbounded_below": "rating unbounded below: lost every game (see the notes)",
@@ -275,11 +355,22 @@ def render_report_html(
     ratings: Sequence[tuple[str, float | None, float | None, str]],
     matches: Sequence[Mapping[str, Any]],
     notes: Sequence[str] = (),
+    sprt: Mapping[str, Any] | None = None,
 ) -> str:
     """The tournament report: standings, crosstable, ratings plot, and every match with a link
     to its replay page. ``matches`` items: id, seats, sides, score, winner, reason, hands,
-    failures, href (or None) and refused (the verification error, or None)."""
+    failures, href (or None) and refused (the verification error, or None). ``sprt``: a
+    sequential test's section, first: ``decision`` (a headline), ``lines`` (its numbers as
+    text), ``trace``, ``lower``, ``upper``, ``decided_at`` and ``label`` (the decision
+    at that pair) for the plot, and ``notes``."""
     parts = [f"<header><h1>{_e(title)}</h1><div class=\"sub\">{_e(summary)}</div></header><main>"]
+    if sprt is not None:
+        parts.append(f"<section id=\"sprt\"><h2>Sequential test (SPRT): {_e(sprt['decision'])}</h2>")
+        parts.append(f'<pre class="sprt">{_e(chr(10).join(sprt["lines"]))}</pre>')
+        parts.append(llr_plot_svg(sprt["trace"], sprt["lower"], sprt["upper"], sprt.get("decided_at"), sprt["label"]))
+        for note in sprt.get("notes", ()):
+            parts.append(f'<div class="note">{_e(note)}</div>')
+        parts.append("</section>")
     parts.append("<section><h2>Standings</h2>")
     parts.append(_table(standings_headers, [[str(c) for c in r] for r in standings_rows], left=(1, len(standings_headers) - 1)))
     for note in notes:
@@ -344,4 +435,4 @@ def _crosstable(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "".join(out)
 
 
-__all__ = ["SUIT_STYLES", "replay_data", "render_replay_html", "render_report_html", "ratings_plot_svg"]
+__all__ = ["SUIT_STYLES", "llr_plot_svg", "replay_data", "render_replay_html", "render_report_html", "ratings_plot_svg"]

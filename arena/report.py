@@ -111,6 +111,7 @@ class TournamentReport:
         with ResultStore.open_existing(str(self.results)) as store:
             config: Mapping[str, Any] = store.meta().get("config") or {}
             standings = standings_from_store(store, prior=prior)
+            sprt = sprt_section(store)
         notes = [*standings.notes, *(f"{s.name}: {s.note}" for s in standings.bots if s.note)]
         ratings = [(s.name, s.elo, s.ci95, s.status) for s in standings.bots]
         cross_headers, cross_rows = crosstable_rows(standings)
@@ -130,7 +131,32 @@ class TournamentReport:
             ratings,
             self.matches,
             notes,
+            sprt,
         )
+
+
+def sprt_section(store: Any) -> dict[str, Any] | None:
+    """A sequential test's part of the report (None for any other tournament): its numbers and
+    decision recomputed from the store, the LLR after each pair, and the commit of each side
+    built from a revision."""
+    from arena.tournament.sprt_run import is_sprt_store, replay_store
+    from arena.tournament.sprt_text import decision_text, outcome_lines
+
+    if not is_sprt_store(store):
+        return None
+    outcome = replay_store(store)
+    summary = outcome.summary
+    decision = decision_text(summary)
+    headline = (f"{outcome.candidate} against {outcome.baseline}: "
+                + ("no decision yet" if decision == "continue" else decision))
+    value = summary.decision.value
+    label = {"H0": "H0 accepted", "H1": "H1 accepted", "max_pairs": "max_pairs reached"}.get(value, "")
+    notes = [f"A = {outcome.candidate} (the candidate), B = {outcome.baseline} (the baseline); every number is A's. "
+             "Each pair is one deal played from both seats; pairs are added in deal order, the first decision is "
+             "final, and the pairs being played when it came are finished and counted (docs/SPRT.md)."]
+    return {"decision": headline, "lines": outcome_lines(outcome, store.identities()), "trace": list(outcome.trace),
+            "lower": summary.lower, "upper": summary.upper, "decided_at": summary.decided_at, "label": label,
+            "notes": notes}
 
 
 def _match_entry(row: Any, href: str | None, why: str | None) -> dict[str, Any]:
@@ -147,4 +173,4 @@ def _match_entry(row: Any, href: str | None, why: str | None) -> dict[str, Any]:
     }
 
 
-__all__ = ["SUITS", "TournamentReport", "check_record", "replay_file_name"]
+__all__ = ["SUITS", "TournamentReport", "check_record", "replay_file_name", "sprt_section"]

@@ -16,14 +16,18 @@ holding a row that is not in its schedule rather than count it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from arena.errors import ArenaError
 from arena.record import FailurePolicy, GameRecord, derive_row_values
 from arena.rules import Rules, Seating
 from arena.tournament.config import FORMATS, MODES, BotConfig, TeamConfig, TournamentConfig
-from arena.tournament.schedule import MAX_MATCHES, MatchSpec, build_schedule, iter_schedule, schedule_size
+from arena.tournament.schedule import MAX_MATCHES, SPRT, MatchSpec, build_schedule, iter_schedule, schedule_size
 from arena.tournament.store import MatchRow, ResultStore, StoreDamagedError
+
+if TYPE_CHECKING:
+    from arena.sprt import SprtParams
 
 # A store's meta is untrusted: a schedule larger than this is not built from it (a real
 # tournament of this size would take years to play).
@@ -96,12 +100,25 @@ def config_from_game(game: Mapping[str, Any]) -> TournamentConfig:
         team_mode=team_mode, teams=teams, bots=bots, format=fmt, challenger=challenger, matches_per_pairing=mpp,
         duplicate=duplicate, failures=failures, concurrency=1, output=".",
     )
+    if fmt == SPRT:
+        config = replace(config, sprt=_sprt_params(game.get("sprt")))
     if config.seating != seating:
         raise _BadMeta("players and team_size do not make a table")
     size = schedule_size(config)
     if size > MAX_AUDITED_MATCHES:
         raise _BadMeta(f"its schedule would have {size} matches, more than the {MAX_AUDITED_MATCHES} a store is checked for")
     return config
+
+
+def _sprt_params(data: object) -> SprtParams:
+    from arena.sprt import SprtError, SprtParams
+
+    if not isinstance(data, Mapping):
+        raise _BadMeta("sprt: expected the sequential test's parameters")
+    try:
+        return SprtParams.from_mapping(data)
+    except SprtError as exc:
+        raise _BadMeta(f"sprt: {exc}") from None
 
 
 def store_config(store: ResultStore) -> TournamentConfig:
@@ -121,6 +138,17 @@ def store_schedule(store: ResultStore) -> tuple[TournamentConfig, tuple[MatchSpe
     """The tournament and the whole schedule a store's meta describes (what ``arena verify``
     compares the store with, matches missing from it included)."""
     config = store_config(store)
+    if config.format == SPRT:
+        # Open-ended: its schedule is every deal up to the last one the store holds (a
+        # stopped test finished every pair it started; a gap below is a match missing).
+        last = -1
+        keys = store.stored_keys()
+        try:
+            for index, *_ in keys:
+                last = index
+        finally:
+            keys.close()
+        return config, build_schedule(config, deals=last // config.sides + 1)
     return config, build_schedule(config)
 
 

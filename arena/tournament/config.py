@@ -15,7 +15,7 @@ import shlex
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import yaml
 from yaml.constructor import ConstructorError, SafeConstructor
@@ -30,11 +30,15 @@ from arena.record import DEFAULT_STRIKES, POLICIES, FailurePolicy
 from arena.resources import ResourceLimits
 from arena.rules import RULE_OPTIONS, Rules, Seating
 from arena.tournament.buildspec import BuildSpec, bot_keys_dict, parse_build_keys
-from arena.tournament.schedule import MAX_MATCHES, count_matches
+from arena.tournament.schedule import MAX_MATCHES, SPRT, SPRT_MAX_PAIRS, count_matches
 from arena.tournament.sources import SourceSpec
 
+if TYPE_CHECKING:
+    # Imported when a file has format: sprt (parse_config): the statistics load numpy.
+    from arena.sprt import SprtParams
+
 MODES = ("single", "pairs")
-FORMATS = ("round_robin", "double_round_robin", "gauntlet")
+FORMATS = ("round_robin", "double_round_robin", "gauntlet", SPRT)
 TEAM_MODES = ("clones", "fixed", "rotating")
 FAILURE_POLICIES = POLICIES
 PLAYERS_SINGLE = (2, 3, 4)
@@ -66,6 +70,7 @@ TOP_KEYS = (
     "output",
     "cluster",
     "limits",
+    "sprt",
 )
 BOT_KEYS = ("name", "cmd", "cwd", "env", "startup_ms", "move_ms", "bank_ms", "limits", "build", "inputs", "source")
 TEAM_KEYS = ("name", "members")
@@ -174,6 +179,8 @@ class TournamentConfig:
     # failures.max_failed_matches: more matches with a bot failure than this and ``arena run``
     # exits 1 (as with --strict, which is 0). Never changes the games: not in game_dict.
     max_failed_matches: int | None = None
+    # format sprt only: the sequential test's parameters (docs/SPRT.md); the first side is the candidate.
+    sprt: SprtParams | None = None
 
     @property
     def seating(self) -> Seating:
@@ -207,6 +214,8 @@ class TournamentConfig:
             "matches_per_pairing": self.matches_per_pairing,
             "duplicate": self.duplicate,
             "failures": self.failures.to_dict(),
+            # Only for a sequential test, so every other file keeps its fingerprint.
+            **({"sprt": self.sprt.to_dict()} if self.sprt is not None else {}),
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -640,6 +649,15 @@ def parse_config(
     sides = players // team_size
     entrants = [t.name for t in teams] if team_mode == "fixed" else bot_names
     needed = _bots_needed(mode, team_mode, players, sides)
+    format_node = top["format"][1] if "format" in top else None
+    if isinstance(format_node, ScalarNode) and format_node.value == SPRT:
+        # Said before the count of bots: more bots would not make this table fit the test.
+        if sides != 2:
+            raise doc.error(format_node, "format",
+                            f"sprt tests one side against another: it needs exactly 2 sides, this table has {sides}")
+        if team_mode == "rotating":
+            raise doc.error(top["teams"][1], "teams",
+                            "format sprt needs two sides of fixed members: teams: clones, or two fixed teams")
     if len(entrants) < needed:
         what = "teams" if team_mode == "fixed" else "bots"
         node = top["teams"][1] if team_mode == "fixed" else top["bots"][1]
@@ -659,7 +677,13 @@ def parse_config(
         raise doc.error(top["challenger"][0], "challenger", f"only allowed with format: gauntlet (format is {fmt})")
 
     duplicate = doc.boolean(top["duplicate"][1], "duplicate") if "duplicate" in top else True
-    if "matches_per_pairing" in top:
+    sprt = None
+    if fmt == SPRT:
+        sprt = _parse_sprt(doc, top, team_mode, entrants, duplicate)
+        mpp = sides
+    elif "sprt" in top:
+        raise doc.error(top["sprt"][0], "sprt", f"only allowed with format: sprt (format is {fmt})")
+    elif "matches_per_pairing" in top:
         node = top["matches_per_pairing"][1]
         if duplicate:
             mpp = doc.integer(
@@ -690,8 +714,9 @@ def parse_config(
     cluster = (
         doc.string(top["cluster"][1], "cluster", "a Dask scheduler address, e.g. tcp://HOST:8786") if "cluster" in top else None
     )
-    # Counted, not built: a file can ask for billions of matches in a few lines.
-    matches = count_matches(
+    # Counted, not built: a file can ask for billions of matches in a few lines. (A sequential
+    # test's schedule is within the limit by construction: at most SPRT_MAX_PAIRS pairs.)
+    matches = 0 if sprt is not None else count_matches(
         mode=mode, team_mode=team_mode, format=fmt, players=players, team_size=team_size, bots=len(bots),
         teams=len(teams), gauntlet=challenger is not None, matches_per_pairing=mpp, duplicate=duplicate,
     )
@@ -730,7 +755,47 @@ def parse_config(
         source=file,
         cluster=cluster,
         max_failed_matches=max_failed,
+        sprt=sprt,
     )
+
+
+def _parse_sprt(doc: _Doc, top: dict[str, tuple[Node, Node]], team_mode: str, entrants: list[str],
+                duplicate: bool) -> SprtParams:
+    """``format: sprt``: its ``sprt:`` mapping, and two sides (two sides of fixed members are
+    checked before) that play every deal from both seats."""
+    from arena.sprt import MAPPING_KEYS, SprtParamError, SprtParams
+
+    format_node = top["format"][1]
+    if len(entrants) != 2:
+        what = "teams" if team_mode == "fixed" else "bots"
+        raise doc.error(top[what][1], what, f"format sprt tests exactly 2 {what} (the candidate first, then the "
+                                            f"baseline), got {len(entrants)}")
+    if not duplicate:
+        raise doc.error(top["duplicate"][1], "duplicate",
+                        "format sprt plays every deal from both seats (a pair); duplicate: false is not allowed")
+    if "matches_per_pairing" in top:
+        raise doc.error(top["matches_per_pairing"][0], "matches_per_pairing",
+                        "not used with format: sprt: the test plays pairs until it stops (sprt.max_pairs caps them)")
+    if "sprt" not in top:
+        raise doc.error(format_node, "sprt",
+                        "missing (required with format: sprt): a mapping with elo0 and elo1 (docs/SPRT.md)")
+    node = top["sprt"][1]
+    fields = doc.mapping(node, "sprt", MAPPING_KEYS)
+    data: dict[str, Any] = {}
+    for name, (_, value_node) in fields.items():
+        if not isinstance(value_node, ScalarNode):
+            raise doc.error(value_node, f"sprt.{name}", f"expected a number or a word, got {_describe(value_node)}")
+        data[name] = doc.value(value_node, f"sprt.{name}")
+    try:
+        params = SprtParams.from_mapping(data)
+    except SprtParamError as exc:
+        where = fields.get(exc.parameter)
+        reason = "missing (required)" if where is None and exc.reason == "required" else exc.reason
+        raise doc.error(where[1] if where else node, f"sprt.{exc.parameter}", reason) from None
+    if params.max_pairs is not None and params.max_pairs > SPRT_MAX_PAIRS:
+        raise doc.error(fields["max_pairs"][1], "sprt.max_pairs",
+                        f"at most {SPRT_MAX_PAIRS:,} pairs (the size limit of a results folder), got {params.max_pairs:,}")
+    return params
 
 
 def _compose(doc: _Doc, text: str) -> Node | None:

@@ -26,7 +26,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -65,10 +65,14 @@ class DaskExecutor(Executor):
     """Plays specs as tasks on the Dask cluster whose scheduler is at ``address``.
 
     ``worker_timeout``: seconds to wait for at least one worker before giving up (a cluster
-    with no workers would otherwise wait silently forever).
+    with no workers would otherwise wait silently forever). At most ``per_thread`` matches
+    per worker thread, and at least ``min_window``, are submitted and unfinished at a time;
+    a sequential test keeps them to what the workers can play at once (1 and 1), since every
+    match it submits is played and counted even after the test has decided.
     """
 
-    def __init__(self, plan: WorkerPlan, address: str, *, connect_timeout: float = 10.0, worker_timeout: float = 60.0) -> None:
+    def __init__(self, plan: WorkerPlan, address: str, *, connect_timeout: float = 10.0, worker_timeout: float = 60.0,
+                 per_thread: int = 4, min_window: int = MIN_WINDOW) -> None:
         distributed = _distributed()  # fail before anything starts, with the one-line hint
         try:
             # A malformed address fails inside Client() in a way that stalls the exit by 20 s.
@@ -87,6 +91,8 @@ class DaskExecutor(Executor):
         self._client: Any = None
         self._futures: dict[str, Any] = {}  # match id -> future, unfinished only
         self._token = uuid.uuid4().hex[:12]
+        self._per_thread = max(1, per_thread)
+        self._min_window = max(1, min_window)
 
     @property
     def address(self) -> str:
@@ -116,20 +122,26 @@ class DaskExecutor(Executor):
         return dict(self._client.nthreads())
 
     def run(self, specs: Sequence[MatchSpec]) -> Iterator[Completed]:
-        if not specs:
-            return
+        return self.run_stream(specs)
+
+    def run_stream(self, specs: Iterable[MatchSpec]) -> Iterator[Completed]:
+        """Specs are taken from ``specs`` as the window frees up, in their order."""
         distributed = _distributed()
         client = self._client
-        by_id = {spec.id: spec for spec in specs}
-        todo = list(by_id.values())
-        todo.reverse()  # pop() from the end submits in schedule order
-        window = max(MIN_WINDOW, 4 * sum(self.workers().values()))
+        todo: Iterator[MatchSpec] | None = iter(specs)
+        window = max(self._min_window, self._per_thread * sum(self.workers().values()))
         pending = distributed.as_completed(loop=client.loop)
         done: set[str] = set()
 
         def submit_more() -> None:
-            while todo and len(self._futures) < window:
-                spec = todo.pop()
+            nonlocal todo
+            while todo is not None and len(self._futures) < window:
+                spec = next(todo, None)
+                if spec is None:
+                    todo = None
+                    return
+                if spec.id in self._futures or spec.id in done:
+                    continue  # given twice: played once
                 # A fresh key per run: nothing of an earlier run (interrupted, still being
                 # released by the scheduler) can be mistaken for this run's result.
                 future = client.submit(
@@ -163,6 +175,7 @@ class DaskExecutor(Executor):
             # died after the match, before the result was fetched). A match seen twice would be
             # a bug here; it is skipped, so the store never gets a second copy.
             if match_id in done:
+                submit_more()
                 continue
             done.add(match_id)
             submit_more()

@@ -21,13 +21,13 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from arena.safe_files import make_folder
 from arena.tournament.config import TournamentConfig
 from arena.tournament.executors import Completed, Executor, InlineExecutor, LocalExecutor
 from arena.tournament.identity import BotIdentity, identify_bot, identity_changes
-from arena.tournament.schedule import MatchSpec, build_schedule, iter_schedule
+from arena.tournament.schedule import SPRT, MatchSpec, build_schedule, iter_schedule
 from arena.tournament.store import MatchRow, ResultStore, StoreError
 
 LOGS_DIR = "logs"
@@ -71,7 +71,18 @@ class RunPlan:
         return (spec for spec in iter_schedule(self.config) if not stored[spec.index])
 
     def is_stored(self, spec: MatchSpec) -> bool:
-        return bool(self.stored[spec.index])
+        return spec.index < len(self.stored) and bool(self.stored[spec.index])
+
+
+class Pending(Protocol):
+    """What ``play`` plays: a ``RunPlan``, or a sequential test's ``SprtRun`` (whose stream
+    of matches stops when the test has decided)."""
+
+    @property
+    def done(self) -> int: ...
+
+    @property
+    def pending(self) -> Iterator[MatchSpec]: ...
 
 
 def open_store(config: TournamentConfig) -> ResultStore:
@@ -81,13 +92,19 @@ def open_store(config: TournamentConfig) -> ResultStore:
 
 def plan_run(config: TournamentConfig, store: ResultStore) -> RunPlan:
     """Walk the schedule and the stored matches side by side (both in schedule order):
-    every stored match must be the schedule's match of its index."""
+    every stored match must be the schedule's match of its index.
+
+    A sequential test's schedule is open-ended: its plan ends with the last stored match
+    (``total`` is how far the store reaches; sprt_run.py decides what is played next)."""
     stored = bytearray()
     keys = store.stored_keys()
     key = next(keys, None)
     done = 0
+    open_ended = config.format == SPRT
     try:
         for spec in iter_schedule(config):
+            if open_ended and key is None:
+                break
             here = 0
             if key is not None and key[0] <= spec.index:
                 index, match_id, seed, seats = key
@@ -194,7 +211,7 @@ class ReadyNames:
 
 def play(
     store: ResultStore,
-    plan: RunPlan,
+    plan: Pending,
     executor: Executor,
     on_match: Callable[[MatchRow, int], None] | None = None,
     *,
@@ -231,7 +248,8 @@ def run_tournament(
     on_match: Callable[[MatchRow, int], None] | None = None,
 ) -> dict[str, Any]:
     """Everything at once (library and tests): opens the store, builds the bots, checks their
-    identities, plays what is not stored yet. Returns {"total", "played", "folder"}."""
+    identities, plays what is not stored yet. Returns {"total", "played", "folder"}; for a
+    sequential test also "sprt", the test's ``SprtSummary``, and "total" is the matches stored."""
     from arena.tournament.build import run_builds
 
     with open_store(config) as store:
@@ -241,7 +259,16 @@ def run_tournament(
         plan = plan_run(config, store)
         if executor is None:
             executor = make_executor(config, concurrency or config.concurrency)
-        played = play(store, plan, executor, on_match, ready_names=ReadyNames(store, store.identities() or identities))
+        ready = ReadyNames(store, store.identities() or identities)
+        if config.format == SPRT:
+            from arena.tournament.sprt_run import SprtRun
+
+            test = SprtRun.resume(config, store, plan)
+            played = play(store, test, executor, on_match, on_completed=test.on_completed, ready_names=ready) \
+                if test.has_work else 0
+            summary = test.summary()
+            return {"total": store.count(), "played": played, "folder": config.output, "sprt": summary}
+        played = play(store, plan, executor, on_match, ready_names=ready)
         return {"total": plan.total, "played": played, "folder": config.output}
 
 
@@ -249,6 +276,7 @@ __all__ = [
     "BotChangedError",
     "Completed",
     "LOGS_DIR",
+    "Pending",
     "ReadyNames",
     "RunPlan",
     "build_schedule",

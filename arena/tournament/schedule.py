@@ -23,6 +23,20 @@ if TYPE_CHECKING:
 # row of the store and the schedule is held in memory whole (about 0.5 GB at this size).
 MAX_MATCHES = 1_000_000
 
+SPRT = "sprt"
+"""The sequential test's format: two sides, deal after deal, each deal played from both seats
+(a pair), until the test stops (arena/tournament/sprt_run.py decides when)."""
+
+SPRT_MAX_PAIRS = MAX_MATCHES // 2
+"""The most pairs a sequential test plays: its ``max_pairs`` when it has none (a test
+that has not stopped by then ends undecided), and the largest it may set."""
+
+
+def sprt_pair_limit(config: TournamentConfig) -> int:
+    """The pairs a sequential test's schedule holds: its ``max_pairs``, else ``SPRT_MAX_PAIRS``."""
+    limit = config.sprt.max_pairs if config.sprt is not None else None
+    return limit if limit is not None else SPRT_MAX_PAIRS
+
 
 @dataclass(frozen=True)
 class Side:
@@ -112,18 +126,23 @@ def _partitions(group: Sequence[str], size: int) -> Iterator[tuple[tuple[str, ..
             yield ((first, *mates), *tail)
 
 
-def build_schedule(config: TournamentConfig) -> tuple[MatchSpec, ...]:
-    return tuple(iter_schedule(config))
+def build_schedule(config: TournamentConfig, *, deals: int | None = None) -> tuple[MatchSpec, ...]:
+    return tuple(iter_schedule(config, deals=deals))
 
 
-def iter_schedule(config: TournamentConfig) -> Iterator[MatchSpec]:
+def iter_schedule(config: TournamentConfig, *, deals: int | None = None) -> Iterator[MatchSpec]:
     """``build_schedule`` one match at a time, in schedule order: a run streams it rather
-    than hold every match spec of a long tournament at once."""
+    than hold every match spec of a long tournament at once.
+
+    A sequential test's schedule (format sprt) is open-ended: deal after deal of its one
+    pairing, each played from both seats, up to its pair limit (``sprt_pair_limit``); the
+    test stops long before, and the runner stops taking matches from it then. ``deals``
+    ends any schedule after that many deals (what a store of a stopped test holds)."""
     k = config.sides
     seating = config.seating
     legs = 2 if config.format == "double_round_robin" else 1
     rotations = k if config.duplicate else 1
-    deals_per_leg = config.matches_per_pairing // rotations
+    deals_per_leg = sprt_pair_limit(config) if config.format == SPRT else config.matches_per_pairing // rotations
     index = 0
     deal = 0
     for p, sides in enumerate(pairings(config)):
@@ -131,6 +150,8 @@ def iter_schedule(config: TournamentConfig) -> Iterator[MatchSpec]:
             # The return leg starts from the opposite seating of sides.
             base = sides if leg == 0 else tuple(reversed(sides))
             for d in range(deals_per_leg):
+                if deals is not None and deal >= deals:
+                    return
                 seed = derive_seed(config.seed, "deal", deal)
                 # Without duplicates, successive deals still alternate who sits first.
                 shifts = range(k) if config.duplicate else range(d % k, d % k + 1)
@@ -186,6 +207,8 @@ def count_matches(
 
 def schedule_size(config: TournamentConfig) -> int:
     """How many matches ``build_schedule(config)`` makes, without making them."""
+    if config.format == SPRT:
+        return config.sides * sprt_pair_limit(config)
     return count_matches(
         mode=config.mode,
         team_mode=config.team_mode,
