@@ -41,6 +41,9 @@ _index = attrgetter("index")
 
 
 _TRAILS: tuple[Move, ...] = tuple(Move(_PLAY, card, ()) for card in DECK)
+# The Play event of each trail, per seat (at most 6) and card: events are immutable, so one
+# instance serves every game.
+_TRAIL_PLAYS: tuple[tuple[Play, ...], ...] = tuple(tuple(Play(seat, card, ()) for card in DECK) for seat in range(6))
 
 
 def _sorted(cards: Sequence[Card]) -> list[Card]:
@@ -438,8 +441,8 @@ class HandState:
         hands[seat].remove(card)
         table = self.table
         events = self.events
-        events.append(_new(Play, (seat, card, take)))
         if take:
+            events.append(_new(Play, (seat, card, take)))
             key = self._key
             for c in take:
                 table.remove(c)
@@ -456,6 +459,7 @@ class HandState:
                     self.escobas[side] += 1
                     events.append(_new(Escoba, (seat, side, "play")))
         else:
+            events.append(_TRAIL_PLAYS[seat][card.index])
             if self.rules.renuncio:
                 self._note_renuncio(card)
             insort(table, card)  # cards compare by order, in C
