@@ -226,23 +226,6 @@ def captures_for(card: Card, table: Sequence[Card]) -> list[tuple[Card, ...]]:
     return [tuple(map(table.__getitem__, combo)) for combo in idx]
 
 
-# Keyed by the teams (which give the number of seats too) rather than the Seating, whose hash
-# is a Python call.
-_LAYOUTS: dict[tuple[tuple[tuple[int, ...], ...], int], tuple[tuple[int, ...], tuple[int, ...]]] = {}
-
-
-def _layout(seating: Seating, dealer: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """(the side of each seat, the seats from the one after the dealer in play order)."""
-    key = (seating.teams, dealer)
-    got = _LAYOUTS.get(key)
-    if got is None:
-        n = seating.players
-        got = (tuple(seating.side_of(s) for s in range(n)), tuple((dealer + 1 + i) % n for i in range(n)))
-        if len(_LAYOUTS) < 1000:  # a handful of table shapes in practice
-            _LAYOUTS[key] = got
-    return got
-
-
 # --- a hand ----------------------------------------------------------------------------------
 
 
@@ -291,7 +274,7 @@ class HandState:
                number: int, events: list[Event] | None) -> HandState:
         self = cls.__new__(cls)
         self.rules, self.seating, self.dealer, self.number = rules, seating, dealer, number
-        self._side_of, self._deal_order = _layout(seating, dealer)
+        self._side_of, self._deal_order = seating._side_of, seating.deal_order[dealer]
         self.deck = tuple(deck)
         self.stock_pos = 0
         n = seating.players
@@ -712,7 +695,7 @@ class HandState:
             raise ValueError("one hand per seat and one pile per side are needed")
         self = cls.__new__(cls)
         self.rules, self.seating, self.dealer, self.number = rules, seating, dealer, number
-        self._side_of, self._deal_order = _layout(seating, dealer)
+        self._side_of, self._deal_order = seating._side_of, seating.deal_order[dealer]
         in_stock = set(map(_index, stock))
         self.deck = tuple([c for c in DECK if c.index not in in_stock] + list(stock))
         self.stock_pos = 40 - len(stock)

@@ -26,6 +26,7 @@ import math
 import multiprocessing
 import sys
 import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -183,7 +184,9 @@ def play_deals_procs(job: tuple[Any, ...]) -> dict[str, Any]:
     seating = Seating.from_dict(seating_dict)
     rules = Rules.from_dict({**rules_dict, "target": 1000, "max_hands": 1})
     bots = _open_bots(job, seating)
-    diffs, failures, times = [], [], _no_times()
+    diffs: list[float] = []
+    failures: list[dict[str, Any]] = []
+    times = _no_times()
     try:
         for i in indexes:
             total = 0.0
@@ -207,7 +210,8 @@ def play_matches_procs(job: tuple[Any, ...]) -> dict[str, Any]:
     seating, rules = Seating.from_dict(seating_dict), Rules.from_dict(rules_dict)
     bots = _open_bots(job, seating)
     tally = {"wins": 0, "draws": 0, "losses": 0}
-    failures, times = [], _no_times()
+    failures: list[dict[str, Any]] = []
+    times = _no_times()
     try:
         for i in indexes:
             for first in (True, False):
@@ -237,11 +241,34 @@ def _chunks(n: int, parts: int) -> list[list[int]]:
     return [list(range(k, n, parts)) for k in range(parts) if k < n]
 
 
-def _run(worker: Any, jobs: list[tuple[Any, ...]], processes: int) -> list[dict[str, Any]]:
+def _run(worker: Any, jobs: list[tuple[Any, ...]], processes: int,
+         progress: Callable[[list[dict[str, Any]]], None] | None = None) -> list[dict[str, Any]]:
+    """Every job's result (in the order they finish), with ``progress`` told after each."""
+    results: list[dict[str, Any]] = []
     if processes <= 1:
-        return [worker(job) for job in jobs]
+        parts: Iterable[dict[str, Any]] = map(worker, jobs)
+        for part in parts:
+            results.append(part)
+            if progress:
+                progress(results)
+        return results
     with multiprocessing.get_context("fork").Pool(processes) as pool:
-        return pool.map(worker, jobs)
+        for part in pool.imap_unordered(worker, jobs):
+            results.append(part)
+            if progress:
+                progress(results)
+    return results
+
+
+def _deals_progress(total: int) -> Callable[[list[dict[str, Any]]], None]:
+    """A line on stderr per finished chunk of deals: a long run shows its figure so far (each
+    chunk is spread over the whole range of deals, so a partial figure is a fair sample)."""
+    def show(parts: list[dict[str, Any]]) -> None:
+        diffs = [d for part in parts for d in part["diffs"]]
+        mean, low, high = mean_interval(diffs)
+        print(f"  {len(diffs)}/{total} deals: {mean:+.3f} points per hand [{low:+.3f}, {high:+.3f}]",
+              file=sys.stderr, flush=True)
+    return show
 
 
 def parse_rule(text: str) -> tuple[str, Any]:
@@ -297,11 +324,13 @@ def main(argv: list[str] | None = None) -> int:
         deal_worker, match_worker, parts = play_deals_procs, play_matches_procs, jobs
         extra: tuple[Any, ...] = (args.move_ms,)
     else:
-        deal_worker, match_worker, parts = play_deals, play_matches, jobs * 4
+        # Small chunks, so that the progress lines come often enough on a long run.
+        deal_worker, match_worker, parts = play_deals, play_matches, jobs * 20
         extra = ()
 
     t0 = time.monotonic()
-    deal_parts = _run(deal_worker, [base + (idx,) + extra for idx in _chunks(args.deals, parts)], jobs)
+    deal_parts = _run(deal_worker, [base + (idx,) + extra for idx in _chunks(args.deals, parts)], jobs,
+                      _deals_progress(args.deals))
     t1 = time.monotonic()
     match_parts = (_run(match_worker, [base + (idx,) + extra for idx in _chunks(matches, parts)], jobs)
                    if matches else [])
