@@ -41,6 +41,9 @@ _index = attrgetter("index")
 
 
 _TRAILS: tuple[Move, ...] = tuple(Move(_PLAY, card, ()) for card in DECK)
+# The Play event of each trail, per seat (at most 6) and card: events are immutable, so one
+# instance serves every game.
+_TRAIL_PLAYS: tuple[tuple[Play, ...], ...] = tuple(tuple(Play(seat, card, ()) for card in DECK) for seat in range(6))
 
 
 def _sorted(cards: Sequence[Card]) -> list[Card]:
@@ -61,74 +64,85 @@ def _table_key(cards: Sequence[Card]) -> int:
     return sum(map(_KEY_WEIGHT.__getitem__, map(_value, cards)))
 
 
+# A set of table cards is a bitmask of their indexes in the (sorted) table: bit i is table[i].
+# Ordering the sets by the highest index in a set, then the next highest, and so on, is then
+# ordering the masks as numbers.
+#
 # A capture set as a C-level function of the table (as a tuple) that returns the cards taken,
 # in table order: ``itemgetter(1, 3)(table) == (table[1], table[3])``. A one-card set is a
 # one-card slice, since ``itemgetter(i)`` alone would return the card, not a tuple.
 _Take = Callable[[tuple[Card, ...]], tuple[Card, ...]]
 
 
-class _TakeCache(dict[tuple[int, ...], _Take]):
-    """The picker of each set of table indexes, made once (there are a few thousand)."""
+class _TakeCache(dict[int, _Take]):
+    """The picker of each mask of table indexes, made once (there are a few thousand)."""
 
-    def __missing__(self, combo: tuple[int, ...]) -> _Take:
+    def __missing__(self, mask: int) -> _Take:
+        combo = [i for i in range(mask.bit_length()) if mask >> i & 1]
         i = combo[0]
         take: _Take = itemgetter(slice(i, i + 1)) if len(combo) == 1 else itemgetter(*combo)
-        self[combo] = take
+        self[mask] = take
         return take
 
 
 _TAKES = _TakeCache()
 
-# Per table key: the capture sets as index tuples, by the value that completes them to 15
-# (1 to 14: the longer sums are the seeds of the next entries), and the same sets ready to pick,
-# in a list indexed by the value of the card played (1 to 10; an empty tuple when it captures
+# Per table key: the sets of table cards as masks, by their sum (1 to 14: the smaller sums are
+# the seeds of the next entries; index 0 unused), and the capture sets ready to pick, in a
+# tuple indexed by the value of the card played (1 to 10; an empty tuple when it captures
 # nothing). single_capture_priority, which drops sets, has its own cache of the second kind.
 # All tuples: the garbage collector stops tracking containers of plain ints, and these caches
 # grow to many thousands of entries that it would otherwise traverse again and again.
-_Combos = dict[int, tuple[tuple[int, ...], ...]]
+_Sets = tuple[tuple[int, ...], ...]
 _Captures = tuple[tuple[_Take, ...], ...]
+_NO_SETS: _Sets = ((),) * 15
 _NO_CAPTURES: _Captures = ((),) * 11
-_COMBOS: dict[int, _Combos] = {0: {}}
+_SETS: dict[int, _Sets] = {0: _NO_SETS}
 _CAPTURES: dict[int, _Captures] = {0: _NO_CAPTURES}
 _SINGLE_CAPTURES: dict[int, _Captures] = {}
 _CACHE_LIMIT = 200_000  # entries per cache; cleared when full
 
 
-def _extend(key: int, values: tuple[int, ...]) -> tuple[_Combos, _Captures]:
+def _extend(key: int, values: tuple[int, ...]) -> tuple[_Sets, _Captures]:
     """The entries of a table with these values (ascending) and key, built from the entries
     of the table without its highest card: a miss costs one pass over that entry.
 
-    The sets that gain the new card come after the sets without it, so a list is ordered by
-    the highest index in a set, then the next highest, and so on.
+    The sets that gain the new card have its bit, the highest yet, so they come after the sets
+    without it and every list stays in the order of the masks.
     """
-    combos = _COMBOS.get(key)
+    sets = _SETS.get(key)
     captures = _CAPTURES.get(key)
-    if combos is not None and captures is not None:
-        return combos, captures
-    if len(_COMBOS) >= _CACHE_LIMIT or len(_CAPTURES) >= _CACHE_LIMIT:
-        for cache in (_COMBOS, _CAPTURES, _SINGLE_CAPTURES):
+    if sets is not None and captures is not None:
+        return sets, captures
+    if len(_SETS) >= _CACHE_LIMIT or len(_CAPTURES) >= _CACHE_LIMIT:
+        for cache in (_SETS, _CAPTURES, _SINGLE_CAPTURES):
             cache.clear()
-        _COMBOS[0], _CAPTURES[0] = {}, _NO_CAPTURES
+        _SETS[0], _CAPTURES[0] = _NO_SETS, _NO_CAPTURES
     last = len(values) - 1
     top = values[last]
+    bit = 1 << last
     prefix, prefix_captures = _extend(key - _KEY_WEIGHT[top], values[:last])
-    # Subsets without the new card keep their lists (it sorts last, so indexes do not move);
-    # only the lists that gain subsets with it are copied.
-    grown: dict[int, list[tuple[int, ...]]] = {15 - top: [(last,)]}
-    for need, sets in prefix.items():
-        if need - top >= 1:
-            grown.setdefault(need - top, []).extend(c + (last,) for c in sets)
-    combos = dict(prefix)
+    # Sets without the new card keep their lists (it sorts last, so indexes do not move);
+    # only the lists that gain sets with it are copied.
+    by_sum = list(prefix)
     by_value = list(prefix_captures)
     pick = _TAKES.__getitem__
-    for need, extra in grown.items():
-        combos[need] = combos.get(need, ()) + tuple(extra)
-        if need <= 10:
-            by_value[need] += tuple(map(pick, extra))
+    for total in range(14 - top, 0, -1):
+        below = prefix[total]
+        if below:
+            extra = tuple([m | bit for m in below])
+            grown = total + top
+            by_sum[grown] += extra
+            if grown >= 5:
+                by_value[15 - grown] += tuple(map(pick, extra))
+    by_sum[top] += (bit,)
+    if top >= 5:
+        by_value[15 - top] += (pick(bit),)
+    sets = tuple(by_sum)
     captures = tuple(by_value)
-    _COMBOS[key] = combos
+    _SETS[key] = sets
     _CAPTURES[key] = captures
-    return combos, captures
+    return sets, captures
 
 
 # Tables longer than this (only when players keep trailing) are enumerated for the cards in hand
@@ -174,6 +188,12 @@ def _subsets_summing(values: tuple[int, ...], target: int) -> list[tuple[int, ..
     return found
 
 
+def _prefer_single_masks(masks: Sequence[int]) -> Sequence[int]:
+    """``_prefer_single`` for sets as masks: a one-card set is a power of two."""
+    singles = [m for m in masks if not m & (m - 1)]
+    return singles or masks
+
+
 def _prefer_single(combos: Sequence[tuple[T, ...]]) -> Sequence[tuple[T, ...]]:
     """Option single_capture_priority: a one-card capture, where one exists, excludes sets."""
     singles = [c for c in combos if len(c) == 1]
@@ -189,11 +209,12 @@ def _captures(key: int, table: Sequence[Card], hand: Sequence[Card], single: boo
         picks: list[tuple[_Take, ...]] = [()] * 11
         for v in {c.value for c in hand}:
             combos = _subsets_summing(values, 15 - v)
-            picks[v] = tuple(map(pick, _prefer_single(combos) if single else combos))
+            masks = [sum(1 << i for i in combo) for combo in combos]
+            picks[v] = tuple(map(pick, _prefer_single_masks(masks) if single else masks))
         return tuple(picks)
-    by_need, found = _extend(key, values)
+    by_sum, found = _extend(key, values)
     if single:
-        found = tuple(tuple(map(pick, _prefer_single(by_need.get(v, ())))) for v in range(11))
+        found = tuple(tuple(map(pick, _prefer_single_masks(by_sum[15 - v]))) if v else () for v in range(11))
         _SINGLE_CAPTURES[key] = found
     return found
 
@@ -203,23 +224,6 @@ def captures_for(card: Card, table: Sequence[Card]) -> list[tuple[Card, ...]]:
     table = sorted(table, key=_order)
     idx = _subsets_summing(tuple(map(_value, table)), 15 - card.value)
     return [tuple(map(table.__getitem__, combo)) for combo in idx]
-
-
-# Keyed by the teams (which give the number of seats too) rather than the Seating, whose hash
-# is a Python call.
-_LAYOUTS: dict[tuple[tuple[tuple[int, ...], ...], int], tuple[tuple[int, ...], tuple[int, ...]]] = {}
-
-
-def _layout(seating: Seating, dealer: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """(the side of each seat, the seats from the one after the dealer in play order)."""
-    key = (seating.teams, dealer)
-    got = _LAYOUTS.get(key)
-    if got is None:
-        n = seating.players
-        got = (tuple(seating.side_of(s) for s in range(n)), tuple((dealer + 1 + i) % n for i in range(n)))
-        if len(_LAYOUTS) < 1000:  # a handful of table shapes in practice
-            _LAYOUTS[key] = got
-    return got
 
 
 # --- a hand ----------------------------------------------------------------------------------
@@ -270,7 +274,7 @@ class HandState:
                number: int, events: list[Event] | None) -> HandState:
         self = cls.__new__(cls)
         self.rules, self.seating, self.dealer, self.number = rules, seating, dealer, number
-        self._side_of, self._deal_order = _layout(seating, dealer)
+        self._side_of, self._deal_order = seating._side_of, seating.deal_order[dealer]
         self.deck = tuple(deck)
         self.stock_pos = 0
         n = seating.players
@@ -438,8 +442,8 @@ class HandState:
         hands[seat].remove(card)
         table = self.table
         events = self.events
-        events.append(_new(Play, (seat, card, take)))
         if take:
+            events.append(_new(Play, (seat, card, take)))
             key = self._key
             for c in take:
                 table.remove(c)
@@ -456,6 +460,7 @@ class HandState:
                     self.escobas[side] += 1
                     events.append(_new(Escoba, (seat, side, "play")))
         else:
+            events.append(_TRAIL_PLAYS[seat][card.index])
             if self.rules.renuncio:
                 self._note_renuncio(card)
             insort(table, card)  # cards compare by order, in C
@@ -690,7 +695,7 @@ class HandState:
             raise ValueError("one hand per seat and one pile per side are needed")
         self = cls.__new__(cls)
         self.rules, self.seating, self.dealer, self.number = rules, seating, dealer, number
-        self._side_of, self._deal_order = _layout(seating, dealer)
+        self._side_of, self._deal_order = seating._side_of, seating.deal_order[dealer]
         in_stock = set(map(_index, stock))
         self.deck = tuple([c for c in DECK if c.index not in in_stock] + list(stock))
         self.stock_pos = 40 - len(stock)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from operator import attrgetter
+from operator import itemgetter
 
 from arena.cards import DECK, Card, Suit
 from arena.rules import Rules
 
-_bit = attrgetter("bit")
+_CARD_BIT = Card._fields.index("bit")
+
+_bit = itemgetter(_CARD_BIT)  # Card.bit, read as the named tuple's item: a C call without an attribute lookup
 _VELO = Card.parse("7o").bit
 _OROS = sum(c.bit for c in DECK if c.oro)
 _SEVENS = sum(c.bit for c in DECK if c.seven)
@@ -61,10 +63,21 @@ def score_hand(piles: Sequence[Sequence[Card]], escobas: Sequence[int], rules: R
     held = [sum(map(_bit, p)) for p in piles]  # each pile as a set of cards, one bit per card
     n_oros = [(h & _OROS).bit_count() for h in held]
     n_sevens = [(h & _SEVENS).bit_count() for h in held]
-    cards_w = _unique_max(n_cards)
-    oros_w = _unique_max(n_oros)
-    sevens_w = _sevens_winner(piles, n_sevens, rules.sevens)
+    if len(piles) == 2:  # the common table, without the general search for a unique maximum
+        first, second = n_cards
+        cards_w = 0 if first > second else 1 if second > first else None
+        first, second = n_oros
+        oros_w = 0 if first > second else 1 if second > first else None
+        first, second = n_sevens
+        sevens_w = 0 if first > second else 1 if second > first else None
+        if sevens_w is None or rules.sevens == "primera":
+            sevens_w = _sevens_winner(piles, n_sevens, rules.sevens)
+    else:
+        cards_w = _unique_max(n_cards)
+        oros_w = _unique_max(n_oros)
+        sevens_w = _sevens_winner(piles, n_sevens, rules.sevens)
     bonus = rules.all_sevens_bonus
+    by_primera = rules.sevens == "primera"
     result = []
     for side, pile in enumerate(piles):
         escoba = escobas[side]
@@ -77,7 +90,7 @@ def score_hand(piles: Sequence[Sequence[Card]], escobas: Sequence[int], rules: R
         b = {"escobas": escoba, "cards": cards, "oros": oros, "velo": velo, "sevens": sevens,
              "all_sevens": all_sevens, "total": escoba + cards + oros + velo + sevens + all_sevens,
              "n_cards": n_cards[side], "n_oros": n_oros[side], "n_sevens": n_sevens[side]}
-        if rules.sevens == "primera":
+        if by_primera:
             b["primera"] = primera(pile)
         result.append(b)
     return tuple(result)

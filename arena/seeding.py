@@ -55,38 +55,37 @@ class Rng:
         multiply-shift (the remainder of one product is the fraction for the next), drawing
         again once fewer than 16 bits of the fraction would be left."""
         state = self._state
-        z = 0
-        for i, size, draw in _shuffle_plan(len(items)):
-            if draw:
-                z = state = (state + 0x9E3779B97F4A7C15) & _MASK64
-                z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
-                z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
-                z ^= z >> 31
-            product = z * size
-            j = product >> 64
-            z = product & _MASK64
-            items[i], items[j] = items[j], items[i]
+        for steps in _shuffle_plan(len(items)):
+            z = state = (state + 0x9E3779B97F4A7C15) & _MASK64
+            z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+            z ^= z >> 31
+            for i, size in steps:
+                z *= size
+                j = z >> 64
+                z &= _MASK64
+                items[i], items[j] = items[j], items[i]
         self._state = state
 
 
-_PLANS: dict[int, tuple[tuple[int, int, bool], ...]] = {}
+_PLANS: dict[int, tuple[tuple[tuple[int, int], ...], ...]] = {}
 
 
-def _shuffle_plan(n: int) -> tuple[tuple[int, int, bool], ...]:
-    """The steps of ``Rng.shuffle`` over ``n`` items: (position, number of choices, whether a
-    fresh 64-bit draw comes first). Where the draws fall depends on ``n`` alone: each index
-    uses up the bit length of its number of choices."""
+def _shuffle_plan(n: int) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """The steps of ``Rng.shuffle`` over ``n`` items, one group per fresh 64-bit draw: each
+    step is (position, number of choices). Where the draws fall depends on ``n`` alone: each
+    index uses up the bit length of its number of choices."""
     plan = _PLANS.get(n)
     if plan is None:
-        steps = []
+        groups: list[list[tuple[int, int]]] = []
         budget = 0  # bits left in the current draw
         for i in range(n - 1, 0, -1):
-            draw = budget < 16
-            if draw:
+            if budget < 16:
+                groups.append([])
                 budget = 64
             budget -= (i + 1).bit_length()
-            steps.append((i, i + 1, draw))
-        plan = tuple(steps)
+            groups[-1].append((i, i + 1))
+        plan = tuple(tuple(g) for g in groups)
         if len(_PLANS) < 100:
             _PLANS[n] = plan
     return plan

@@ -11,7 +11,7 @@ Printed: the mean point difference per hand (A minus B) with its 95% interval ov
 the win rate of A over full matches (also played in seat-swapped pairs; a draw counts half)
 and each bot's mean and worst time per move.
 
-Bots: ``random``, ``greedy``, ``expert`` (its settings as ``expert:ms=60,playouts=800,horizon=0,infer=1``),
+Bots: ``random``, ``greedy``, ``expert`` (its settings as ``expert:ms=90,playouts=1000,horizon=0,infer=1``),
 each played in-process through the same kit code (bots/kit/escoba_kit.py) a real bot process
 runs: fast enough for thousands of deals. Or ``cmd:COMMAND`` for both: real bot processes
 through the referee (each deal is then a match of exactly one hand), for bots in any language.
@@ -26,6 +26,7 @@ import math
 import multiprocessing
 import sys
 import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -183,7 +184,9 @@ def play_deals_procs(job: tuple[Any, ...]) -> dict[str, Any]:
     seating = Seating.from_dict(seating_dict)
     rules = Rules.from_dict({**rules_dict, "target": 1000, "max_hands": 1})
     bots = _open_bots(job, seating)
-    diffs, failures, times = [], [], _no_times()
+    diffs: list[float] = []
+    failures: list[dict[str, Any]] = []
+    times = _no_times()
     try:
         for i in indexes:
             total = 0.0
@@ -207,7 +210,8 @@ def play_matches_procs(job: tuple[Any, ...]) -> dict[str, Any]:
     seating, rules = Seating.from_dict(seating_dict), Rules.from_dict(rules_dict)
     bots = _open_bots(job, seating)
     tally = {"wins": 0, "draws": 0, "losses": 0}
-    failures, times = [], _no_times()
+    failures: list[dict[str, Any]] = []
+    times = _no_times()
     try:
         for i in indexes:
             for first in (True, False):
@@ -237,11 +241,34 @@ def _chunks(n: int, parts: int) -> list[list[int]]:
     return [list(range(k, n, parts)) for k in range(parts) if k < n]
 
 
-def _run(worker: Any, jobs: list[tuple[Any, ...]], processes: int) -> list[dict[str, Any]]:
+def _run(worker: Any, jobs: list[tuple[Any, ...]], processes: int,
+         progress: Callable[[list[dict[str, Any]]], None] | None = None) -> list[dict[str, Any]]:
+    """Every job's result (in the order they finish), with ``progress`` told after each."""
+    results: list[dict[str, Any]] = []
     if processes <= 1:
-        return [worker(job) for job in jobs]
+        parts: Iterable[dict[str, Any]] = map(worker, jobs)
+        for part in parts:
+            results.append(part)
+            if progress:
+                progress(results)
+        return results
     with multiprocessing.get_context("fork").Pool(processes) as pool:
-        return pool.map(worker, jobs)
+        for part in pool.imap_unordered(worker, jobs):
+            results.append(part)
+            if progress:
+                progress(results)
+    return results
+
+
+def _deals_progress(total: int) -> Callable[[list[dict[str, Any]]], None]:
+    """A line on stderr per finished chunk of deals: a long run shows its figure so far (each
+    chunk is spread over the whole range of deals, so a partial figure is a fair sample)."""
+    def show(parts: list[dict[str, Any]]) -> None:
+        diffs = [d for part in parts for d in part["diffs"]]
+        mean, low, high = mean_interval(diffs)
+        print(f"  {len(diffs)}/{total} deals: {mean:+.3f} points per hand [{low:+.3f}, {high:+.3f}]",
+              file=sys.stderr, flush=True)
+    return show
 
 
 def parse_rule(text: str) -> tuple[str, Any]:
@@ -260,7 +287,7 @@ def parse_rule(text: str) -> tuple[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("bot_a", help="random, greedy or expert[:ms=60,playouts=800,horizon=0,infer=1], "
+    parser.add_argument("bot_a", help="random, greedy or expert[:ms=90,playouts=1000,horizon=0,infer=1], "
                                       "or cmd:COMMAND for a bot process played through the referee")
     parser.add_argument("bot_b")
     parser.add_argument("--move-ms", type=int, default=2000, help="time per decision for bot processes")
@@ -297,11 +324,13 @@ def main(argv: list[str] | None = None) -> int:
         deal_worker, match_worker, parts = play_deals_procs, play_matches_procs, jobs
         extra: tuple[Any, ...] = (args.move_ms,)
     else:
-        deal_worker, match_worker, parts = play_deals, play_matches, jobs * 4
+        # Small chunks, so that the progress lines come often enough on a long run.
+        deal_worker, match_worker, parts = play_deals, play_matches, jobs * 20
         extra = ()
 
     t0 = time.monotonic()
-    deal_parts = _run(deal_worker, [base + (idx,) + extra for idx in _chunks(args.deals, parts)], jobs)
+    deal_parts = _run(deal_worker, [base + (idx,) + extra for idx in _chunks(args.deals, parts)], jobs,
+                      _deals_progress(args.deals))
     t1 = time.monotonic()
     match_parts = (_run(match_worker, [base + (idx,) + extra for idx in _chunks(matches, parts)], jobs)
                    if matches else [])

@@ -289,9 +289,14 @@ def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_p
     if n == 1:
         return 0, totals, deals
     cpu = time.thread_time
-    cpu_deadline = cpu() + cpu_s
     wall = time.perf_counter
-    wall_deadline = wall() + wall_s if wall_s is not None else float("inf")
+    start = wall()
+    cpu_start = cpu()
+    wall_deadline = start + wall_s if wall_s is not None else float("inf")
+    # A thread's CPU time never runs ahead of the wall clock, so until the wall clock has moved
+    # on by the CPU time still left, the cap cannot have been reached: the CPU clock, a system
+    # call costing microseconds, is read only then, with the same verdict as after every playout.
+    cpu_check = start + cpu_s
     side = view.side
     view = fast_view(view)
     alive = list(range(n))
@@ -311,7 +316,13 @@ def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_p
                 state.apply(candidates[i])
                 playout(state, last_round)
                 scratch[i] = evaluate(state, side)
-                if (cpu() > cpu_deadline or wall() > wall_deadline) and deals[alive[0]]:
+                now = wall()
+                over = now > wall_deadline
+                if now >= cpu_check:
+                    left = cpu_s - (cpu() - cpu_start)
+                    over = over or left < 0
+                    cpu_check = now + left
+                if over and deals[alive[0]]:
                     out_of_time = True
                     break
             else:
