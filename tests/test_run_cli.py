@@ -269,20 +269,24 @@ def test_another_program_answering_under_a_bots_name_mid_run_stops_the_run(tmp_p
 
     def swap_after_the_first(row, done):
         seen.append(row.id)
-        name_file.write_text("Named v2")  # the next handshake gives another name
+        # Replaced whole, never truncated then written: a handshake reading it meanwhile
+        # must see one name or the other, not an empty file.
+        fresh = tmp_path / "name.new"
+        fresh.write_text("Named v2")
+        os.replace(fresh, name_file)  # the next handshake gives another name
 
     with pytest.raises(tr.BotChangedError) as caught:
         tr.run_tournament(config, concurrency=1, on_match=swap_after_the_first)
     error = caught.value
     assert error.bot == "named" and error.exit_code == 2
-    assert "its ready name changed ('Named v1' -> 'Named v2')" in str(error) and "another program" in str(error)
+    assert "its ready name changed ('Named v1' -> 'Named v2')" in str(error) and "another program" in str(error), str(error)
     # The worker may have begun the next match (with the old name) before the file changed;
     # the first match the other program answered is refused and not stored.
-    assert 1 <= len(seen) <= 2 and stored(tmp_path / "out") == len(seen)
+    assert 1 <= len(seen) <= 2 and stored(tmp_path / "out") == len(seen), (seen, stored(tmp_path / "out"))
     # A resume is refused the same way at its first match, and with the old name back it goes on.
     with pytest.raises(tr.BotChangedError):
         tr.run_tournament(config, concurrency=1)
-    name_file.write_text("Named v1")
+    name_file.write_text("Named v1")  # no match runs now: a plain write is safe
     assert tr.run_tournament(config, concurrency=1)["played"] == 6 - len(seen)
 
 
