@@ -376,7 +376,7 @@ class HandState:
     def _special_moves(self) -> list[Move]:
         phase = self.phase
         if phase == CLAIM:
-            card, options = self.pending  # type: ignore[misc]
+            card, options = self.pending  # type: ignore[misc]  # pending is set in the claim phase; no check on this hot path
             legal = [Move(MoveKind.CLAIM, card, take) for take in options]
             legal.append(PASS)
         elif phase == TAKE:
@@ -527,15 +527,15 @@ class HandState:
             card = move.card
             take = move.take
             table = self.table
-            table.remove(card)  # type: ignore[arg-type]
+            table.remove(card)  # type: ignore[arg-type]  # a claim always names its card (Move checks it)
             for c in take:
                 table.remove(c)
             self._key = _table_key(table)
             side = self._side_of[seat]
-            self.piles[side].append(card)  # type: ignore[arg-type]
+            self.piles[side].append(card)  # type: ignore[arg-type]  # a claim always names its card (Move checks it)
             self.piles[side].extend(take)
             self.last_capturer = side
-            self.events.append(Claim(seat, card, take))  # type: ignore[arg-type]
+            self.events.append(Claim(seat, card, take))  # type: ignore[arg-type]  # a claim always names its card (Move checks it)
             if not table:
                 self.escobas[side] += 1
                 self.events.append(Escoba(seat, side, "renuncio"))
@@ -888,7 +888,7 @@ class MatchState:
         for side, p in enumerate(points):
             self.scores[side] += p
         totals = tuple(self.scores)
-        self.events.append(HandScore(hand.number, hand.breakdown, points, totals))  # type: ignore[arg-type]
+        self.events.append(HandScore(hand.number, hand.breakdown, points, totals))  # type: ignore[arg-type]  # breakdown and points: the tuples HandScore stores, typed loosely in HandState
         played = hand.number + 1
         best = max(totals)
         leaders = [s for s, t in enumerate(totals) if t == best]

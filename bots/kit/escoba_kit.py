@@ -153,9 +153,9 @@ class Move(NamedTuple):
     def captured(self) -> tuple[Card, ...]:
         """The cards this move puts in your side's pile (none for a trail or a pass)."""
         if self.kind == PLAY:
-            return (self.card,) + self.take if self.take else ()  # type: ignore[operator]
+            return (self.card,) + self.take if self.take else ()  # type: ignore[operator]  # a play always names its card
         if self.kind == CLAIM:
-            return (self.card,) + self.take  # type: ignore[operator]
+            return (self.card,) + self.take  # type: ignore[operator]  # a claim always names its card
         return self.take
 
 
