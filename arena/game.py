@@ -527,15 +527,15 @@ class HandState:
             card = move.card
             take = move.take
             table = self.table
-            table.remove(card)  # type: ignore[arg-type]  # a claim always names its card (Move checks it)
+            table.remove(card)  # type: ignore[arg-type]  # claims are only built from the pending card, never None
             for c in take:
                 table.remove(c)
             self._key = _table_key(table)
             side = self._side_of[seat]
-            self.piles[side].append(card)  # type: ignore[arg-type]  # a claim always names its card (Move checks it)
+            self.piles[side].append(card)  # type: ignore[arg-type]  # claims are only built from the pending card, never None
             self.piles[side].extend(take)
             self.last_capturer = side
-            self.events.append(Claim(seat, card, take))  # type: ignore[arg-type]  # a claim always names its card (Move checks it)
+            self.events.append(Claim(seat, card, take))  # type: ignore[arg-type]  # claims are only built from the pending card, never None
             if not table:
                 self.escobas[side] += 1
                 self.events.append(Escoba(seat, side, "renuncio"))
