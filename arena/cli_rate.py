@@ -53,14 +53,21 @@ def format_ratings(table: RatingTable, fmt: TableFormat) -> str:
 _CSV_KEYS = (*RATING_KEYS[:5], "group", "matches", "wins", "draws", "losses", "status", "note")
 
 
-def _json_row(r: BotRating, width: int) -> dict[str, object]:
-    """One rating as ``--format json`` writes it (``places`` when ``width``)."""
+def _rating_numbers(r: BotRating) -> dict[str, object]:
+    """The columns every machine-readable rating row starts with, rounded as they are written."""
     return {
         "rank": r.rank,
         "name": r.name,
         "elo": plain_number(r.elo, 2),
         "ci95": plain_number(r.ci95, 2),
         "los_next": plain_number(r.los_next, 4),
+    }
+
+
+def _json_row(r: BotRating, width: int) -> dict[str, object]:
+    """One rating as ``--format json`` writes it (``places`` when ``width``)."""
+    return {
+        **_rating_numbers(r),
         "group": r.group,
         "matches": r.matches,
         "wins": r.wins,
@@ -238,11 +245,7 @@ HISTORY_KEYS = (
 def _history_rating(row: LeagueRow) -> dict[str, object]:
     r = row.rating
     return {
-        "rank": r.rank,
-        "name": r.name,
-        "elo": plain_number(r.elo, 2),
-        "ci95": plain_number(r.ci95, 2),
-        "los_next": plain_number(r.los_next, 4),
+        **_rating_numbers(r),
         "matches": r.matches,
         "tournaments": row.tournaments,
         "status": r.status.value,
