@@ -347,6 +347,17 @@ def _sprt_summary(config: TournamentConfig) -> str:
             f"concurrency {config.concurrency}; output {_rel(config.output)}")
 
 
+def _existing_store(config: TournamentConfig) -> ResultStore:
+    """The results store a dry run reads, refused as the run would refuse it for a changed file."""
+    existing = ResultStore.open_existing(config.output)
+    if existing.fingerprint != config.fingerprint:
+        try:
+            raise ResumeMismatchError(config.output, _changed(existing, config))
+        finally:
+            existing.close()
+    return existing
+
+
 def _dry_run(config: TournamentConfig) -> None:
     """What ``arena run`` would do: the summary, the builds (none run), the schedule and what is
     already stored; refused as the run would be for a changed file or a changed bot."""
@@ -358,9 +369,7 @@ def _dry_run(config: TournamentConfig) -> None:
     stored: Callable[[MatchSpec], bool] | None = None
     done = 0
     if os.path.isfile(os.path.join(config.output, "results.sqlite")):
-        with ResultStore.open_existing(config.output) as existing:
-            if existing.fingerprint != config.fingerprint:
-                raise ResumeMismatchError(config.output, _changed(existing, config))
+        with _existing_store(config) as existing:
             # As the run itself would: every stored match checked against the schedule.
             plan = runner.plan_run(config, existing)
             for _row in existing.iter_rows():
@@ -380,9 +389,7 @@ def _dry_run_sprt(config: TournamentConfig) -> None:
     status = "nothing played yet"
     first = 0
     if os.path.isfile(os.path.join(config.output, "results.sqlite")):
-        with ResultStore.open_existing(config.output) as existing:
-            if existing.fingerprint != config.fingerprint:
-                raise ResumeMismatchError(config.output, _changed(existing, config))
+        with _existing_store(config) as existing:
             plan = runner.plan_run(config, existing)
             test = _sprt_run(config, existing, plan)
             _check_identities_read_only(config, existing, planned)
