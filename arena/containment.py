@@ -31,6 +31,9 @@ from arena.resources import ResourceLimits, Usage
 # Set to "off" to run bots without cgroups (what a machine without them gets): for tests
 # and for comparing the two.
 CGROUPS_ENV = "ESCOBA_ARENA_CGROUPS"
+# Set to "off" to run bots outside Landlock (arena.sandbox), as on a kernel without it: for
+# tests of what a bot can then do to its launcher, and for a bot that must write elsewhere.
+LANDLOCK_ENV = "ESCOBA_ARENA_LANDLOCK"
 _START_TIMEOUT = 30.0  # a loaded machine may take seconds to start a Python
 _REPLY_TIMEOUT = 10.0
 _SEND_TIMEOUT = 5.0
@@ -84,15 +87,19 @@ class Launcher:
     """The arena's end of one launcher process. Thread-safe: a reader thread takes every
     message; callers wait for their replies with a deadline."""
 
-    def __init__(self, *, cgroups: bool | None = None) -> None:
+    def __init__(self, *, cgroups: bool | None = None, landlock: bool | None = None) -> None:
         if cgroups is None:
-            cgroups = os.environ.get(CGROUPS_ENV, "").lower() not in ("off", "0", "no", "false")
+            cgroups = not _switched_off(CGROUPS_ENV)
+        if landlock is None:
+            landlock = not _switched_off(LANDLOCK_ENV)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         # A launcher that stops reading (a bot may SIGSTOP it) must not block a send for ever.
         ours.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, struct.pack("ll", int(_SEND_TIMEOUT), 0))
         argv = [sys.executable, "-I", "-S", launcher_program.__file__, str(theirs.fileno())]
         if not cgroups:
             argv.append("--no-cgroups")
+        if not landlock:
+            argv.append("--no-landlock")
         try:
             self._proc = subprocess.Popen(argv, pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
                                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -246,7 +253,7 @@ class Launcher:
               fds: Sequence[int], cpus: Sequence[int] | None = None, timeout: float = _START_TIMEOUT) -> Child:
         """Start a bot with ``fds`` as its stdin, stdout and stderr."""
         reply = self._request("spawn", fds, timeout, argv=list(argv), env=dict(env), cwd=cwd,
-                              limits=limits.to_dict(), network=limits.network,
+                              limits=limits.to_dict(), network=limits.network, writable=limits.writable_folders(cwd),
                               cpus=sorted(cpus) if cpus else None)
         if reply.get("op") != "spawned":
             raise SpawnError(str(reply.get("error", "unknown error")))
@@ -320,6 +327,10 @@ class Launcher:
             pass
 
 
+def _switched_off(variable: str) -> bool:
+    return os.environ.get(variable, "").lower() in ("off", "0", "no", "false")
+
+
 def _exit_of(msg: Mapping[str, Any]) -> ChildExit:
     status = msg.get("status")
     return ChildExit(None if status is None else int(status), str(msg.get("reason") or ""),
@@ -377,5 +388,5 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_after_fork)
 
 
-__all__ = ["CGROUPS_ENV", "Child", "ChildExit", "Launcher", "LauncherError", "SpawnError", "containment_line",
+__all__ = ["CGROUPS_ENV", "LANDLOCK_ENV", "Child", "ChildExit", "Launcher", "LauncherError", "SpawnError", "containment_line",
            "launcher", "shutdown"]

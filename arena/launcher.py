@@ -12,13 +12,16 @@ much CPU and memory they used. The launcher:
 - otherwise finds a bot's tree through ``/proc`` and kills it when the resident memory of
   the tree goes over the bot's limit (measured every ``SAMPLE_S``);
 - starts each bot in its own session, with ``PR_SET_PDEATHSIG`` towards itself, resource
-  limits (open files, file size, no core dumps) and, if asked, an empty network namespace;
+  limits (open files, file size, no core dumps), a Landlock domain of its own where the kernel
+  has Landlock (``arena.sandbox``: no writes outside temporary folders, no signals or tracing
+  out of its tree) and, if asked, an empty network namespace;
 - when the arena goes away (its socket ends: a normal exit, or ``kill -9`` of the arena)
   kills every process left, removes its cgroups, then exits.
 
-It runs as a program of its own (``python -I -S launcher.py FD [--no-cgroups]``) and imports
-only the standard library: it starts in tens of milliseconds, single-threaded (so forking
-is safe), and nothing the arena imports can disturb it. The arena imports it too, for the
+It runs as a program of its own (``python -I -S launcher.py FD [--no-cgroups] [--no-landlock]``)
+and imports only the standard library and ``arena.sandbox`` (which does too): it starts in
+tens of milliseconds, single-threaded (so forking is safe), and nothing the arena imports can
+disturb it. The arena imports it too, for the
 clean-up of cgroups a lost launcher left behind.
 
 Messages are JSON objects, one per ``SOCK_SEQPACKET`` packet. Requests carry ``seq``; the
@@ -41,6 +44,12 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
+
+try:
+    from arena import sandbox
+except ImportError:  # run as a program (python -I -S launcher.py): the package is not on the path
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from arena import sandbox
 
 PREFIX = "escoba-arena-"
 SAMPLE_S = 0.1  # how often memory is measured and orphans are looked for
@@ -549,7 +558,7 @@ class Bot:
 
 
 class Launcher:
-    def __init__(self, sock: socket.socket, use_cgroups: bool) -> None:
+    def __init__(self, sock: socket.socket, use_cgroups: bool, use_landlock: bool = True) -> None:
         self.sock = sock
         self.me = os.getpid()
         self.libc = _libc()
@@ -561,6 +570,7 @@ class Launcher:
         self.stopping = False
         self.bye: int | None = None
         self.network_off = self._probe_network()
+        self.landlock = sandbox.abi(self.libc) if use_landlock else 0
         self.wake_r, self.wake_w = os.pipe()
         os.set_blocking(self.wake_w, False)
         os.set_blocking(self.wake_r, False)
@@ -598,6 +608,7 @@ class Launcher:
             parts.append(f"memory limit by /proc every {int(SAMPLE_S * 1000)} ms")
         parts.append("task limit by cgroup" if "pids" in groups.roots else "no task limit (needs the pids cgroup)")
         parts.append("network off available" if self.network_off else "network off unavailable")
+        parts.append(sandbox.describe(self.landlock))
         return "; ".join(parts)
 
     # -- the loop ---------------------------------------------------------------------------
@@ -605,7 +616,8 @@ class Launcher:
     def run(self) -> None:
         self.send({"op": "hello", "pid": self.me, "containment": self.describe(),
                    "roots": sorted(set(self.cgroups.roots.values())), "subreaper": self.subreaper,
-                   "cgroup_roles": sorted(self.cgroups.roots), "network_off": self.network_off})
+                   "cgroup_roles": sorted(self.cgroups.roots), "network_off": self.network_off,
+                   "landlock": self.landlock})
         self.sock.setblocking(False)
         poller = select.poll()
         poller.register(self.sock.fileno(), select.POLLIN)
@@ -761,6 +773,10 @@ class Launcher:
             if not msg.get("network", True):
                 stage = "network namespace"
                 _isolate_network(self.libc)
+            if self.landlock:  # last: the network namespace writes /proc/self/uid_map
+                stage = "landlock"
+                env = {str(k): str(v) for k, v in msg["env"].items()}
+                sandbox.confine(self.landlock, sandbox.writable_folders(env, msg.get("writable") or ()), self.libc)
             if msg.get("cpus"):
                 stage = "cpu affinity"
                 os.sched_setaffinity(0, msg["cpus"])
@@ -1025,7 +1041,7 @@ def _isolate_network(libc: Any) -> None:
 
 def main(argv: list[str]) -> int:
     sock = socket.socket(fileno=int(argv[1]))
-    launcher = Launcher(sock, use_cgroups="--no-cgroups" not in argv)
+    launcher = Launcher(sock, use_cgroups="--no-cgroups" not in argv, use_landlock="--no-landlock" not in argv)
     try:
         launcher.run()
     finally:

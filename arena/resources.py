@@ -11,6 +11,7 @@ every game record as they are.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
@@ -26,6 +27,7 @@ _BOUNDS: dict[str, tuple[int, int]] = {
     "open_files": (16, 1 << 20),
     "file_size_mb": (1, 1 << 30),
 }
+MAX_WRITABLE = 64  # folders in ``writable``
 
 
 class ResourceLimitError(ArenaError, ValueError):
@@ -50,6 +52,9 @@ class ResourceLimits:
     - ``open_files``: ``RLIMIT_NOFILE`` of each process.
     - ``file_size_mb``: ``RLIMIT_FSIZE``: the largest file a process may write.
     - ``network``: False puts the bot in an empty network namespace of its own.
+    - ``writable``: folders (relative to the bot's ``cwd``) beneath which its processes may
+      change files, besides the temporary folders: elsewhere Landlock refuses, where the
+      kernel has it (``arena.sandbox``).
     """
 
     memory_mb: int = 1024
@@ -57,6 +62,7 @@ class ResourceLimits:
     open_files: int = 1024
     file_size_mb: int = 1024
     network: bool = True
+    writable: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for key in self.keys():
@@ -73,6 +79,9 @@ class ResourceLimits:
         """Whether ``value`` is allowed for the limit ``key``."""
         if key == "network":
             return isinstance(value, bool)
+        if key == "writable":
+            return (isinstance(value, tuple) and len(value) <= MAX_WRITABLE
+                    and all(isinstance(v, str) and v.strip() and "\0" not in v for v in value))
         low, high = _BOUNDS[key]
         return isinstance(value, int) and not isinstance(value, bool) and (value == 0 or low <= value <= high)
 
@@ -81,6 +90,8 @@ class ResourceLimits:
         """What the limit ``key`` takes, for error messages."""
         if key == "network":
             return "true or false"
+        if key == "writable":
+            return f"a list of at most {MAX_WRITABLE} folder paths (relative to the bot's cwd)"
         low, high = _BOUNDS[key]
         return f"0 (no limit) or a whole number from {low} to {high}"
 
@@ -90,10 +101,19 @@ class ResourceLimits:
         unknown = sorted(set(data) - set(cls.keys()))
         if unknown:
             raise ResourceLimitError(unknown[0], f"unknown limit (allowed: {', '.join(cls.keys())})")
+        if isinstance(data.get("writable"), list):
+            data["writable"] = tuple(data["writable"])
         return cls(**data)
 
     def to_dict(self) -> dict[str, Any]:
-        return {key: getattr(self, key) for key in self.keys()}
+        data = {key: getattr(self, key) for key in self.keys()}
+        data["writable"] = list(self.writable)
+        return data
+
+    def writable_folders(self, cwd: str | None) -> list[str]:
+        """``writable`` as absolute paths: relative ones are taken from ``cwd``."""
+        base = cwd or os.getcwd()
+        return [os.path.normpath(os.path.join(base, os.path.expanduser(path))) for path in self.writable]
 
     @property
     def memory_bytes(self) -> int:

@@ -45,6 +45,16 @@ def proc_launcher():
     launcher.close()
 
 
+@pytest.fixture
+def unconfined(monkeypatch):
+    """This process's launcher without Landlock, as on a kernel without it: a bot may then
+    signal its launcher, and the arena must survive that too."""
+    containment.shutdown()
+    monkeypatch.setenv(containment.LANDLOCK_ENV, "off")
+    yield
+    containment.shutdown()
+
+
 @pytest.fixture(params=["cgroups", "proc"])
 def launcher(request, proc_launcher):
     """Both ways of containing: this machine's (cgroups where it can make them) and /proc only."""
@@ -196,7 +206,7 @@ def test_a_bot_that_kills_the_launcher_takes_only_itself_down():
     assert survivors(token) == []
 
 
-def test_a_bot_that_kills_its_launcher_loses_and_leaves_nothing():
+def test_a_bot_that_kills_its_launcher_loses_and_leaves_nothing(unconfined):
     token = new_token()
     record, _, _ = play_hostile("kill_launcher", token, n=2, limits=FAST)
     outcome = record.outcomes[0]
@@ -204,7 +214,7 @@ def test_a_bot_that_kills_its_launcher_loses_and_leaves_nothing():
     assert wait_until(lambda: survivors(token) == [])
 
 
-def test_a_bot_that_stops_its_launcher_costs_a_bounded_wait_and_leaves_nothing():
+def test_a_bot_that_stops_its_launcher_costs_a_bounded_wait_and_leaves_nothing(unconfined):
     """The arena's next question to a stopped launcher times out; it then kills the launcher
     (its bots die with it) and empties its cgroups."""
     token = new_token()

@@ -973,7 +973,12 @@ def _parse_limits(doc: _Doc, node: Node, key: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, (_, value_node) in doc.mapping(node, key, ResourceLimits.keys()).items():
         path = f"{key}.{name}"
-        value = doc.value(value_node, path) if isinstance(value_node, ScalarNode) else None
+        value: Any
+        if name == "writable":
+            items = doc.sequence(value_node, path, "folder paths")
+            value = tuple(doc.string(item, f"{path}[{i}]", "a folder path") for i, item in enumerate(items))
+        else:
+            value = doc.value(value_node, path) if isinstance(value_node, ScalarNode) else None
         if not ResourceLimits.valid(name, value):
             raise doc.error(value_node, path, f"expected {ResourceLimits.expected(name)}, got {_describe(value_node, value)}")
         out[name] = value

@@ -37,9 +37,16 @@ Resources:
   big_file_die     the same with SIGXFSZ at its default action (a C program's case)
   network          connects to ZOO_CONNECT (host:port), writes "connected" or the error
   stderr_crash     writes ZOO_STDERR_KB KB (default 300) to stderr, then crashes at request N
-Attacks on the arena's launcher (its parent; same user):
+Attacks on the arena's launcher (its parent; same user); a refused signal is reported to
+ZOO_OUT and the bot plays on:
   kill_launcher    starts an in-tree child, then SIGKILLs its parent at request N
   stop_launcher    starts an in-tree child, then SIGSTOPs its parent at request N and plays on
+Attacks on the other bots and the user's files (same user); each reports to ZOO_OUT what it
+managed ("done ...") or the first refusal, and plays on:
+  victim           plays well: the target of the attacks below (ZOO_VICTIM is in its command line)
+  stop_opponent    at request N, SIGSTOPs every process whose command line holds ZOO_VICTIM
+  read_opponent    at request N, reads the memory and the folder of such a process
+  write_outside    at start, appends to the file ZOO_TARGET, then makes a file beside it
 """
 
 import json
@@ -225,6 +232,55 @@ def network() -> None:
         report(f"refused {exc}")
 
 
+def victims() -> list[int]:
+    needle = os.environ["ZOO_VICTIM"].encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                if needle in f.read() and int(entry) != os.getpid():
+                    found.append(int(entry))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def attempt(action) -> None:
+    """Do ``action`` (it returns what it did) and report it, or report its refusal."""
+    try:
+        report(f"done {action()}")
+    except OSError as exc:
+        report(f"refused {exc}")
+
+
+def stop_opponent() -> str:
+    pids = victims()
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)
+    return f"stopped {pids}"
+
+
+def read_opponent() -> str:
+    pids = victims()
+    for pid in pids:
+        with open(f"/proc/{pid}/mem", "rb") as f:
+            with open(f"/proc/{pid}/maps") as maps:
+                start = next(int(line.split("-")[0], 16) for line in maps if line.split()[1].startswith("r"))
+            f.seek(start)
+            f.read(16)
+        os.listdir(f"/proc/{pid}/cwd")
+    return f"read {pids}"
+
+
+def write_outside() -> str:
+    target = os.environ["ZOO_TARGET"]
+    with open(target, "a") as f:
+        f.write("forged\n")
+    with open(target + ".forged", "w") as f:
+        f.write("forged\n")
+    return f"wrote {target}"
+
+
 def at_start() -> None:
     if MODE in ("escape_daemon", "escape_crash"):
         escape()
@@ -246,6 +302,8 @@ def at_start() -> None:
         network()
     elif MODE == "stderr_crash":
         os.write(2, b"e" * (int(os.environ.get("ZOO_STDERR_KB", "300")) << 10))
+    elif MODE == "write_outside":
+        attempt(write_outside)
 
 
 def misbehave(msg: dict) -> bool:
@@ -276,7 +334,11 @@ def misbehave(msg: dict) -> bool:
     if MODE in ("escape_crash", "stderr_crash"):
         sys.exit(3)
     if MODE in ("kill_launcher", "stop_launcher"):
-        os.kill(os.getppid(), signal.SIGKILL if MODE == "kill_launcher" else signal.SIGSTOP)
+        attempt(lambda: os.kill(os.getppid(), signal.SIGKILL if MODE == "kill_launcher" else signal.SIGSTOP))
+    if MODE == "stop_opponent":
+        attempt(stop_opponent)
+    if MODE == "read_opponent":
+        attempt(read_opponent)
     return False
 
 

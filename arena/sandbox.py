@@ -1,0 +1,153 @@
+"""What a bot may touch outside its own process tree, enforced with Landlock (Linux).
+
+A bot runs as the user who runs the arena, so without this it could write the results store,
+replace another bot's program, or signal and read the memory of its opponent (a ``SIGSTOP``
+is enough to make it lose on time). Each bot is put in a Landlock domain of its own just
+before ``exec``, which it and its descendants keep:
+
+- **files**: it may create, change and delete files only beneath the temporary folders
+  (``/tmp``, ``/var/tmp``, ``/dev/shm``, its ``TMPDIR``) and the folders its configuration
+  names as ``writable``; it may write the harmless devices (``/dev/null`` ...). Reading is
+  not restricted: a bot needs its interpreter, libraries and data wherever they are.
+- **processes** (Landlock ABI 6, Linux 6.12): it may signal only processes of its own tree,
+  and connect only to abstract Unix sockets of its own tree. At every ABI, Landlock forbids
+  tracing a process outside the domain, which covers reading ``/proc/PID/mem`` or
+  ``/proc/PID/environ`` of the arena or of another bot.
+
+``no_new_privs`` is set first (Landlock requires it): a set-user-ID program the bot starts
+does not gain privileges. Where the kernel has no Landlock (before 5.13, or not enabled), the
+launcher says so in its description and bots run without these limits.
+
+Standard library only: the launcher imports this module (``arena.launcher``).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import struct
+from collections.abc import Iterable
+from typing import Any
+
+# Linux system call numbers of Landlock: the same on every architecture (the unified table).
+_CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF = 444, 445, 446
+_CREATE_RULESET_VERSION = 1
+_RULE_PATH_BENEATH = 1
+_PR_SET_NO_NEW_PRIVS = 38
+
+# Filesystem access rights (include/uapi/linux/landlock.h) that change the filesystem, by the
+# ABI that introduced them. Reading and executing are left alone on purpose.
+_WRITE_FILE = 1 << 1
+_REMOVE_DIR = 1 << 4
+_REMOVE_FILE = 1 << 5
+_MAKE_CHAR, _MAKE_DIR, _MAKE_REG, _MAKE_SOCK, _MAKE_FIFO, _MAKE_BLOCK, _MAKE_SYM = (1 << n for n in range(6, 13))
+_REFER = 1 << 13  # ABI 2
+_TRUNCATE = 1 << 14  # ABI 3
+_FILE_RIGHTS = _WRITE_FILE | _TRUNCATE  # the rights a rule on a single file may carry
+_SCOPE_ABSTRACT_UNIX_SOCKET = 1 << 0  # ABI 6
+_SCOPE_SIGNAL = 1 << 1  # ABI 6
+
+TEMPORARY = ("/tmp", "/var/tmp", "/dev/shm")
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty")
+
+
+def _libc() -> Any:
+    try:
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:  # pragma: no cover - not a C runtime we know
+        return None
+
+
+def abi(libc: Any = None) -> int:
+    """The Landlock ABI version this kernel offers, 0 where it has none."""
+    libc = libc if libc is not None else _libc()
+    if libc is None:
+        return 0
+    try:
+        version = int(libc.syscall(_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(_CREATE_RULESET_VERSION)))
+    except (AttributeError, OSError):
+        return 0
+    return max(version, 0)
+
+
+def describe(version: int) -> str:
+    """The launcher's words for what bots are kept from, at this ABI."""
+    if version < 1:
+        return "no Landlock (bots may write the user's files and signal other processes)"
+    words = f"Landlock ABI {version}: writes only in temporary and writable folders, no tracing out of its tree"
+    if version >= 6:
+        return words + ", no signals out of its tree"
+    return words + " (signals not confined before ABI 6, Linux 6.12)"
+
+
+def _handled(version: int) -> int:
+    rights = _WRITE_FILE | _REMOVE_DIR | _REMOVE_FILE | _MAKE_CHAR | _MAKE_DIR | _MAKE_REG | _MAKE_SOCK
+    rights |= _MAKE_FIFO | _MAKE_BLOCK | _MAKE_SYM
+    if version >= 2:
+        rights |= _REFER
+    if version >= 3:
+        rights |= _TRUNCATE
+    return rights
+
+
+def writable_folders(env: dict[str, str], extra: Iterable[str] = ()) -> list[str]:
+    """The folders beneath which a bot may change files: the temporary ones, its ``TMPDIR``,
+    and ``extra`` (its configuration's ``writable``)."""
+    folders = list(TEMPORARY)
+    tmpdir = env.get("TMPDIR")
+    if tmpdir:
+        folders.append(tmpdir)
+    folders.extend(extra)
+    return folders
+
+
+def confine(version: int, folders: Iterable[str], libc: Any = None) -> None:
+    """Put the calling process in a new Landlock domain (see the module doc). Raises OSError.
+
+    Meant for a child between fork and exec: the domain cannot be left, and is inherited.
+    """
+    libc = libc if libc is not None else _libc()
+    if libc is None or version < 1:
+        raise OSError(38, "Landlock is not available")
+    handled = _handled(version)
+    scoped = _SCOPE_ABSTRACT_UNIX_SOCKET | _SCOPE_SIGNAL if version >= 6 else 0
+    # struct landlock_ruleset_attr: handled_access_fs, handled_access_net, scoped (u64 each);
+    # the size given tells the kernel which fields this caller knows.
+    attr = struct.pack("=QQQ", handled, 0, scoped) if version >= 6 else struct.pack("=Q", handled)
+    buffer = ctypes.create_string_buffer(attr, len(attr))
+    ruleset = int(libc.syscall(_CREATE_RULESET, buffer, ctypes.c_size_t(len(attr)), ctypes.c_uint32(0)))
+    if ruleset < 0:
+        _fail("landlock_create_ruleset")
+    try:
+        rules = [(path, handled) for path in folders] + [(path, _FILE_RIGHTS & handled) for path in DEVICES]
+        for path, rights in rules:
+            _allow(libc, ruleset, path, rights)
+        if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            _fail("prctl(PR_SET_NO_NEW_PRIVS)")
+        if int(libc.syscall(_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0))) != 0:
+            _fail("landlock_restrict_self")
+    finally:
+        os.close(ruleset)
+
+
+def _allow(libc: Any, ruleset: int, path: str, rights: int) -> None:
+    """Grant ``rights`` beneath ``path``; a path that does not exist is skipped."""
+    try:
+        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        if not os.path.isdir(path):
+            rights &= _FILE_RIGHTS  # the kernel refuses directory rights on a file
+        # struct landlock_path_beneath_attr (packed): allowed_access u64, parent_fd s32.
+        rule = ctypes.create_string_buffer(struct.pack("=Qi", rights, fd), 12)
+        if int(libc.syscall(_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(_RULE_PATH_BENEATH), rule,
+                            ctypes.c_uint32(0))) != 0:
+            _fail(f"landlock_add_rule({path})")
+    finally:
+        os.close(fd)
+
+
+def _fail(call: str) -> None:
+    code = ctypes.get_errno()
+    raise OSError(code, f"{call}: {os.strerror(code)}")

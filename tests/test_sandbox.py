@@ -1,0 +1,160 @@
+"""Landlock (arena/sandbox.py): a bot cannot write the user's files, signal or read its
+opponent, or signal its launcher; what it may write is its configuration's ``writable``.
+
+Every attack is a hostile bot of the zoo (tests/zoo/hostile.py) that reports to a file what it
+managed, played through the real launcher against a bot that plays well.
+"""
+
+import shutil
+import tempfile
+import textwrap
+from pathlib import Path
+
+import pytest
+from zoo.helpers import ROOT, hostile_spec, new_token, survivors, wait_until
+
+from arena import containment, sandbox
+from arena.botproc import BotProcess
+from arena.protocol import Termination
+from arena.referee import LocalBot, play_match
+from arena.resources import ResourceLimitError, ResourceLimits
+from arena.rules import Rules, Seating
+from arena.tournament.config import ConfigError, load_config
+
+pytestmark = pytest.mark.slow  # starts launchers and bot processes
+
+ABI = sandbox.abi()
+needs_landlock = pytest.mark.skipif(ABI < 6, reason=f"Landlock ABI {ABI}: signals are confined from ABI 6 (Linux 6.12)")
+RULES = Rules(target=6)
+
+
+@pytest.fixture
+def outside():
+    """A folder that is not a temporary one: in the project, as a results folder would be."""
+    folder = Path(tempfile.mkdtemp(prefix=".sandbox-test-", dir=ROOT))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def play(attacker, victim=None):
+    """One short match: ``attacker`` in seat 0 against ``victim`` (or an in-process bot)."""
+    bots = [BotProcess(attacker), BotProcess(victim) if victim is not None else LocalBot("local", seed=1)]
+    try:
+        return play_match(bots, RULES, Seating.alone(2), seed=3)
+    finally:
+        for bot in bots:
+            if isinstance(bot, BotProcess):
+                bot.close()
+
+
+def test_the_containment_line_says_whether_landlock_is_in_force():
+    line = containment.containment_line()
+    assert sandbox.describe(ABI) in line
+    assert ("no Landlock" in line) == (ABI == 0)
+
+
+def test_writable_folders_are_taken_from_the_bots_folder():
+    limits = ResourceLimits(writable=("data", "/srv/bot"))
+    assert limits.writable_folders("/home/me/bot") == ["/home/me/bot/data", "/srv/bot"]
+    assert ResourceLimits.from_dict({"writable": ["a"]}).writable == ("a",)
+    assert ResourceLimits().to_dict()["writable"] == [] and ResourceLimits().writable_folders("/x") == []
+    with pytest.raises(ResourceLimitError, match="writable"):
+        ResourceLimits(writable=("",))
+
+
+def test_a_tournament_file_names_writable_folders_and_a_wrong_one_gets_a_clear_error(tmp_path):
+    (tmp_path / "bot.py").write_text("")
+    good = tmp_path / "good.yaml"
+    good.write_text(textwrap.dedent("""\
+        name: t
+        seed: 1
+        bots:
+          - {name: a, cmd: "python3 bot.py", limits: {writable: [data, /srv/x]}}
+          - {name: b, cmd: "python3 bot.py"}
+        """))
+    config = load_config(good)
+    assert dict(config.bots[0].limits)["writable"] == ("data", "/srv/x")
+    assert "writable" not in dict(config.bots[1].limits)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(good.read_text().replace("[data, /srv/x]", "5"))
+    with pytest.raises(ConfigError) as info:
+        load_config(bad)
+    assert "bots[0].limits.writable" in str(info.value) and "list of folder paths" in str(info.value)
+
+
+@pytest.mark.skipif(ABI < 1, reason="no Landlock on this kernel")
+def test_a_bot_cannot_write_outside_the_temporary_folders(outside, tmp_path):
+    target = outside / "results.sqlite"
+    target.write_text("true results\n")
+    report = tmp_path / "report"
+    spec = hostile_spec("write_outside", new_token(), env={"ZOO_OUT": str(report), "ZOO_TARGET": str(target)})
+    record = play(spec)
+    assert record.outcomes[0].termination is Termination.OK  # refused, it plays on
+    assert report.read_text().startswith("refused") and "Permission denied" in report.read_text()
+    assert target.read_text() == "true results\n"
+    assert not (outside / "results.sqlite.forged").exists()
+
+
+@pytest.mark.skipif(ABI < 1, reason="no Landlock on this kernel")
+def test_a_bot_writes_where_its_limits_say(outside, tmp_path):
+    target = outside / "notes.txt"
+    report = tmp_path / "report"
+    spec = hostile_spec("write_outside", new_token(), env={"ZOO_OUT": str(report), "ZOO_TARGET": str(target)},
+                        resources=ResourceLimits(writable=(str(outside),)))
+    record = play(spec)
+    assert record.outcomes[0].termination is Termination.OK
+    assert report.read_text().startswith("done wrote")
+    assert target.read_text() == "forged\n" and (outside / "notes.txt.forged").exists()
+
+
+@needs_landlock
+@pytest.mark.parametrize("mode", ["kill_launcher", "stop_launcher"])
+def test_a_bot_cannot_signal_its_launcher(mode, tmp_path):
+    report = tmp_path / "report"
+    token = new_token()
+    before = containment.launcher()
+    record = play(hostile_spec(mode, token, n=2, env={"ZOO_OUT": str(report)}))
+    assert record.outcomes[0].termination is Termination.OK, record.outcomes[0]
+    assert report.read_text().startswith("refused") and "Operation not permitted" in report.read_text()
+    assert containment.launcher() is before and before.alive and before.check()
+    assert wait_until(lambda: survivors(token) == [])
+
+
+@needs_landlock
+def test_a_bot_cannot_stop_its_opponent(tmp_path):
+    report = tmp_path / "report"
+    victim_token = new_token()
+    attacker = hostile_spec("stop_opponent", new_token(), n=2, env={"ZOO_OUT": str(report), "ZOO_VICTIM": victim_token})
+    victim = hostile_spec("victim", victim_token)
+    record = play(attacker, victim)
+    assert [o.termination for o in record.outcomes] == [Termination.OK, Termination.OK], record.outcomes
+    assert report.read_text().startswith("refused") and "Operation not permitted" in report.read_text()
+
+
+@pytest.mark.skipif(ABI < 1, reason="no Landlock on this kernel")
+def test_a_bot_cannot_read_its_opponents_memory(tmp_path):
+    report = tmp_path / "report"
+    victim_token = new_token()
+    attacker = hostile_spec("read_opponent", new_token(), n=2, env={"ZOO_OUT": str(report), "ZOO_VICTIM": victim_token})
+    record = play(attacker, hostile_spec("victim", victim_token))
+    assert [o.termination for o in record.outcomes] == [Termination.OK, Termination.OK], record.outcomes
+    assert report.read_text().startswith("refused") and "Permission denied" in report.read_text()
+
+
+def test_the_attacks_succeed_without_landlock_so_the_tests_above_can_fail(monkeypatch, tmp_path, outside):
+    """Without Landlock the same bots do what they try: the refusals above are Landlock's."""
+    containment.shutdown()
+    monkeypatch.setenv(containment.LANDLOCK_ENV, "off")
+    try:
+        assert "no Landlock" in containment.containment_line()
+        target = outside / "results.sqlite"
+        target.write_text("true results\n")
+        report = tmp_path / "report"
+        play(hostile_spec("write_outside", new_token(), env={"ZOO_OUT": str(report), "ZOO_TARGET": str(target)}))
+        assert report.read_text().startswith("done wrote") and target.read_text().endswith("forged\n")
+        victim_token = new_token()
+        play(hostile_spec("read_opponent", new_token(), n=2, env={"ZOO_OUT": str(report), "ZOO_VICTIM": victim_token}),
+             hostile_spec("victim", victim_token))
+        assert report.read_text().startswith("done read ["), report.read_text()
+    finally:
+        containment.shutdown()
