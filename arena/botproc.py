@@ -168,7 +168,9 @@ class BotSpec:
 
     ``cmd`` is an argv tuple or a command string (see ``split_command``); ``env`` adds to (or,
     with ``inherit_env=False``, replaces) the arena's environment. ``limits`` are the time
-    and line limits (recorded in every game record); ``resources`` what its processes may use.
+    and line limits (recorded in every game record); ``resources`` what its processes may use;
+    ``hidden`` the paths it may not read, the arena's choice (a tournament's secrets, see
+    ``arena.sandbox``), not the bot's.
     """
 
     name: str
@@ -178,6 +180,7 @@ class BotSpec:
     inherit_env: bool = True
     limits: Limits = field(default_factory=Limits)
     resources: ResourceLimits = field(default_factory=ResourceLimits)
+    hidden: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "cmd", split_command(self.cmd))
@@ -200,7 +203,7 @@ class BotSpec:
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "cmd": list(self.cmd), "cwd": self.cwd, "env": dict(self.env),
                 "inherit_env": self.inherit_env, "limits": self.limits.to_dict(),
-                "resources": self.resources.to_dict()}
+                "resources": self.resources.to_dict(), "hidden": list(self.hidden)}
 
 
 class ConversationLog:
@@ -421,7 +424,8 @@ class BotProcess:
         ours = (pipes[0][1], pipes[1][0], pipes[2][0])
         try:
             launcher = self._launcher if self._launcher is not None else containment.launcher()
-            child = launcher.spawn(spec.cmd, env, spec.cwd, spec.resources, theirs, cpus=sorted(self.cpus or ()))
+            child = launcher.spawn(spec.cmd, env, spec.cwd, spec.resources, theirs, cpus=sorted(self.cpus or ()),
+                                   hidden=spec.hidden)
         except (SpawnError, LauncherError) as exc:
             for fd in ours:
                 os.close(fd)

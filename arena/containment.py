@@ -250,10 +250,13 @@ class Launcher:
     # -- bots ---------------------------------------------------------------------------------
 
     def spawn(self, argv: Sequence[str], env: Mapping[str, str], cwd: str | None, limits: ResourceLimits,
-              fds: Sequence[int], cpus: Sequence[int] | None = None, timeout: float = _START_TIMEOUT) -> Child:
-        """Start a bot with ``fds`` as its stdin, stdout and stderr."""
+              fds: Sequence[int], cpus: Sequence[int] | None = None, timeout: float = _START_TIMEOUT,
+              hidden: Sequence[str] = ()) -> Child:
+        """Start a bot with ``fds`` as its stdin, stdout and stderr; where Landlock is in force
+        it cannot read the ``hidden`` paths (``arena.sandbox``)."""
         reply = self._request("spawn", fds, timeout, argv=list(argv), env=dict(env), cwd=cwd,
-                              limits=limits.to_dict(), network=limits.network, writable=limits.writable_folders(cwd),
+                              limits=limits.to_dict(), network=limits.network,
+                              writable=limits.writable_folders(cwd), hidden=list(hidden),
                               cpus=sorted(cpus) if cpus else None)
         if reply.get("op") != "spawned":
             raise SpawnError(str(reply.get("error", "unknown error")))

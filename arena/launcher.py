@@ -776,7 +776,8 @@ class Launcher:
             if self.landlock:  # last: the network namespace writes /proc/self/uid_map
                 stage = "landlock"
                 env = {str(k): str(v) for k, v in msg["env"].items()}
-                sandbox.confine(self.landlock, sandbox.writable_folders(env, msg.get("writable") or ()), self.libc)
+                folders = sandbox.writable_folders(env, msg.get("writable") or ())
+                sandbox.confine(self.landlock, folders, msg.get("hidden") or (), self.libc)
             if msg.get("cpus"):
                 stage = "cpu affinity"
                 os.sched_setaffinity(0, msg["cpus"])

@@ -9,6 +9,12 @@ before ``exec``, which it and its descendants keep:
   (``/tmp``, ``/var/tmp``, ``/dev/shm``, its ``TMPDIR``) and the folders its configuration
   names as ``writable``; it may write the harmless devices (``/dev/null`` ...). Reading is
   not restricted: a bot needs its interpreter, libraries and data wherever they are.
+- **secrets**: paths the arena names as hidden (the tournament's file, its results folder, and
+  the git folder of the repository holding that file: the seed, from which every deal
+  follows, and the records of deals a bot may meet again in a duplicate game) cannot be
+  read, listed or changed. Landlock grants rights beneath folders, so "everything but these"
+  is granted as the entries of each folder on the way down to a hidden path, one by one
+  (``_around``): a file created later right beside a hidden path's parents is not readable.
 - **processes** (Landlock ABI 6, Linux 6.12): it may signal only processes of its own tree,
   and connect only to abstract Unix sockets of its own tree. At every ABI, Landlock forbids
   tracing a process outside the domain, which covers reading ``/proc/PID/mem`` or
@@ -37,13 +43,18 @@ _PR_SET_NO_NEW_PRIVS = 38
 
 # Filesystem access rights (include/uapi/linux/landlock.h) that change the filesystem, by the
 # ABI that introduced them. Reading and executing are left alone on purpose.
+_EXECUTE = 1 << 0
 _WRITE_FILE = 1 << 1
+_READ_FILE = 1 << 2
+_READ_DIR = 1 << 3
 _REMOVE_DIR = 1 << 4
 _REMOVE_FILE = 1 << 5
 _MAKE_CHAR, _MAKE_DIR, _MAKE_REG, _MAKE_SOCK, _MAKE_FIFO, _MAKE_BLOCK, _MAKE_SYM = (1 << n for n in range(6, 13))
 _REFER = 1 << 13  # ABI 2
 _TRUNCATE = 1 << 14  # ABI 3
-_FILE_RIGHTS = _WRITE_FILE | _TRUNCATE  # the rights a rule on a single file may carry
+_IOCTL_DEV = 1 << 15  # ABI 5
+_FILE_RIGHTS = _EXECUTE | _WRITE_FILE | _READ_FILE | _TRUNCATE | _IOCTL_DEV  # what a rule on a file may carry
+_READ = _READ_FILE | _READ_DIR
 _SCOPE_ABSTRACT_UNIX_SOCKET = 1 << 0  # ABI 6
 _SCOPE_SIGNAL = 1 << 1  # ABI 6
 
@@ -74,7 +85,8 @@ def describe(version: int) -> str:
     """The launcher's words for what bots are kept from, at this ABI."""
     if version < 1:
         return "no Landlock (bots may write the user's files and signal other processes)"
-    words = f"Landlock ABI {version}: writes only in temporary and writable folders, no tracing out of its tree"
+    words = (f"Landlock ABI {version}: writes only in temporary and writable folders, the tournament's file, "
+             "results and git folder unreadable, no tracing out of its tree")
     if version >= 6:
         return words + ", no signals out of its tree"
     return words + " (signals not confined before ABI 6, Linux 6.12)"
@@ -101,7 +113,46 @@ def writable_folders(env: dict[str, str], extra: Iterable[str] = ()) -> list[str
     return folders
 
 
-def confine(version: int, folders: Iterable[str], libc: Any = None) -> None:
+def rules(version: int, folders: Iterable[str], hidden: Iterable[str] = ()) -> dict[str, int]:
+    """The Landlock rules of a bot: the rights granted beneath each path. Writing beneath
+    ``folders`` and the harmless devices; with ``hidden`` paths, also reading everything but
+    them (reading is not handled at all without)."""
+    secret = [os.path.realpath(path) for path in hidden]
+    write = _handled(version)
+    granted: dict[str, int] = {}
+    if secret:
+        for path in _around("/", secret, set()):
+            granted[path] = granted.get(path, 0) | _READ
+    for folder in folders:
+        for path in _around(folder, secret, set()):
+            granted[path] = granted.get(path, 0) | write
+    for device in DEVICES:
+        granted[device] = granted.get(device, 0) | (_WRITE_FILE | _TRUNCATE) & write
+    return granted
+
+
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def _around(top: str, secret: list[str], seen: set[str]) -> Iterable[str]:
+    """Paths whose hierarchies hold everything beneath ``top`` except the ``secret`` ones."""
+    top = os.path.realpath(top)  # a link is judged by where it leads
+    if top in seen or any(_within(top, path) for path in secret):
+        return
+    seen.add(top)
+    if not any(_within(path, top) for path in secret):
+        yield top
+        return
+    try:
+        names = os.listdir(top)
+    except OSError:
+        return
+    for name in names:
+        yield from _around(os.path.join(top, name), secret, seen)
+
+
+def confine(version: int, folders: Iterable[str], hidden: Iterable[str] = (), libc: Any = None) -> None:
     """Put the calling process in a new Landlock domain (see the module doc). Raises OSError.
 
     Meant for a child between fork and exec: the domain cannot be left, and is inherited.
@@ -109,7 +160,8 @@ def confine(version: int, folders: Iterable[str], libc: Any = None) -> None:
     libc = libc if libc is not None else _libc()
     if libc is None or version < 1:
         raise OSError(38, "Landlock is not available")
-    handled = _handled(version)
+    granted = rules(version, folders, hidden)
+    handled = _handled(version) | (_READ if any(rights & _READ for rights in granted.values()) else 0)
     scoped = _SCOPE_ABSTRACT_UNIX_SOCKET | _SCOPE_SIGNAL if version >= 6 else 0
     # struct landlock_ruleset_attr: handled_access_fs, handled_access_net, scoped (u64 each);
     # the size given tells the kernel which fields this caller knows.
@@ -119,8 +171,7 @@ def confine(version: int, folders: Iterable[str], libc: Any = None) -> None:
     if ruleset < 0:
         _fail("landlock_create_ruleset")
     try:
-        rules = [(path, handled) for path in folders] + [(path, _FILE_RIGHTS & handled) for path in DEVICES]
-        for path, rights in rules:
+        for path, rights in granted.items():
             _allow(libc, ruleset, path, rights)
         if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
             _fail("prctl(PR_SET_NO_NEW_PRIVS)")

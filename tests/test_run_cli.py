@@ -260,7 +260,10 @@ def test_a_store_without_identities_still_resumes_and_then_records_them(tmp_path
 
 
 def test_another_program_answering_under_a_bots_name_mid_run_stops_the_run(tmp_path: Path):
-    name_file = tmp_path / "name.txt"
+    # In a folder of its own: the bot may not read a file made later right beside the
+    # tournament file (arena/sandbox.py), and this one is replaced mid-run.
+    (tmp_path / "bot").mkdir()
+    name_file = tmp_path / "bot" / "name.txt"
     name_file.write_text("Named v1")
     path = tournament(tmp_path, newbot("named", "named", f", env: {{NEWBOT_NAME_FILE: '{name_file}'}}")
                       + policy("greedy"), extra="matches_per_pairing: 6")
@@ -271,7 +274,7 @@ def test_another_program_answering_under_a_bots_name_mid_run_stops_the_run(tmp_p
         seen.append(row.id)
         # Replaced whole, never truncated then written: a handshake reading it meanwhile
         # must see one name or the other, not an empty file.
-        fresh = tmp_path / "name.new"
+        fresh = tmp_path / "bot" / "name.new"
         fresh.write_text("Named v2")
         os.replace(fresh, name_file)  # the next handshake gives another name
 

@@ -5,13 +5,16 @@ Every attack is a hostile bot of the zoo (tests/zoo/hostile.py) that reports to 
 managed, played through the real launcher against a bot that plays well.
 """
 
+import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import textwrap
 from pathlib import Path
 
 import pytest
-from zoo.helpers import ROOT, hostile_spec, new_token, survivors, wait_until
+from zoo.helpers import HOSTILE, ROOT, hostile_spec, new_token, survivors, wait_until
 
 from arena import containment, sandbox
 from arena.botproc import BotProcess
@@ -158,3 +161,49 @@ def test_the_attacks_succeed_without_landlock_so_the_tests_above_can_fail(monkey
         assert report.read_text().startswith("done read ["), report.read_text()
     finally:
         containment.shutdown()
+
+
+def _run_spy(tmp_path, monkeypatch=None):
+    """``arena run`` of a tournament kept in a git repository, with a bot that tries to read
+    the tournament's file, its results folder and the repository's history: what it reports."""
+    project = tmp_path / "project"
+    (project / "tournaments").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    output = project / "results" / "spy"
+    yaml = project / "tournaments" / "spy.yaml"
+    secrets = os.pathsep.join([str(yaml), str(output), str(project / ".git")])
+    yaml.write_text(textwrap.dedent(f"""\
+        name: spy
+        seed: 5
+        rules: {{target: 6}}
+        matches_per_pairing: 2
+        output: {output}
+        bots:
+          - {{name: greedy, cmd: "$PYTHON bots/greedy_bot.py", cwd: "{ROOT}"}}
+          - name: spy
+            cmd: "$PYTHON {HOSTILE} read_secrets {new_token()} 1"
+            cwd: "{ROOT}"
+            env: {{ZOO_OUT: "{reports / 'spy'}", ZOO_SECRETS: "{secrets}"}}
+        """))
+    subprocess.run(["git", "-C", str(project), "add", "."], check=True)
+    subprocess.run(["git", "-C", str(project), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "t"],
+                   check=True)
+    done = subprocess.run([sys.executable, "-m", "arena.cli", "run", str(yaml), "--no-progress"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return (reports / "spy").read_text().splitlines(), output
+
+
+@pytest.mark.skipif(ABI < 1, reason="no Landlock on this kernel")
+def test_a_bot_cannot_read_the_seed_or_the_stored_games(tmp_path):
+    lines, output = _run_spy(tmp_path)
+    assert len(lines) == 3 and all("refused Permission denied" in line for line in lines), lines
+    assert any(output.iterdir())  # the arena itself wrote there
+
+
+def test_without_landlock_the_same_bot_reads_them(tmp_path, monkeypatch):
+    monkeypatch.setenv(containment.LANDLOCK_ENV, "off")
+    lines, _ = _run_spy(tmp_path)
+    assert len(lines) == 3 and all(": read " in line for line in lines), lines

@@ -47,6 +47,8 @@ managed ("done ...") or the first refusal, and plays on:
   stop_opponent    at request N, SIGSTOPs every process whose command line holds ZOO_VICTIM
   read_opponent    at request N, reads the memory and the folder of such a process
   write_outside    at start, appends to the file ZOO_TARGET, then makes a file beside it
+  read_secrets     at start, reads each path of ZOO_SECRETS (separated by os.pathsep; a folder
+                   is listed and its files read), reporting a line per path
 """
 
 import json
@@ -281,6 +283,29 @@ def write_outside() -> str:
     return f"wrote {target}"
 
 
+def fail(exc: OSError) -> None:
+    raise exc
+
+
+def read_secrets() -> None:
+    lines = []
+    for path in os.environ["ZOO_SECRETS"].split(os.pathsep):
+        try:
+            if os.path.isdir(path):
+                size = 0
+                for top, _, names in os.walk(path, onerror=fail):
+                    for name in names:
+                        with open(os.path.join(top, name), "rb") as f:
+                            size += len(f.read())
+            else:
+                with open(path, "rb") as f:
+                    size = len(f.read())
+            lines.append(f"{path}: read {size} bytes")
+        except OSError as exc:
+            lines.append(f"{path}: refused {exc.strerror}")
+    report("\n".join(lines) + "\n")
+
+
 def at_start() -> None:
     if MODE in ("escape_daemon", "escape_crash"):
         escape()
@@ -304,6 +329,8 @@ def at_start() -> None:
         os.write(2, b"e" * (int(os.environ.get("ZOO_STDERR_KB", "300")) << 10))
     elif MODE == "write_outside":
         attempt(write_outside)
+    elif MODE == "read_secrets":
+        read_secrets()
 
 
 def misbehave(msg: dict) -> bool:
