@@ -6,10 +6,10 @@ nothing left running, the arena's own memory bounded.
 A gauntlet: an ordinary bot (bots/greedy_bot.py) plays every other entrant, two matches
 each (duplicate deals): bots/random_bot.py, every mode of tests/zoo/hostile.py (floods,
 stalls, escapes, a fork bomb, memory and CPU hogs, file and network probes, a stderr flood
-that crashes every match, attacks on the launcher) and every mode of tests/zoo/zoobot.py,
-all with the default time
-and resource limits (docs/PROTOCOL.md). It is ``arena run`` as a user runs it, in a temporary
-folder. Afterwards:
+that crashes every match, attacks on the launcher, a forger appending to this run's results
+store, a spy reading its tournament file and results) and every mode of
+tests/zoo/zoobot.py, all with the default time and resource limits (docs/PROTOCOL.md). It
+is ``arena run`` as a user runs it, in a temporary folder. Afterwards:
 
 - lost: scheduled matches missing from the store;
 - survivors: processes still running, right after ``arena run`` exits, that carry the run's
@@ -19,7 +19,9 @@ folder. Afterwards:
 - arena peak MB: the highest peak resident memory (VmHWM) of the arena's own processes (the
   ``arena run`` process and its workers; not the bots, not the launchers), sampled every 0.1 s.
 
-One line per bot says how its matches ended; the last line is
+One line per bot says how its matches ended; ``attacks:`` whether each attack that reports
+(on the launcher, the store, the secrets) was refused, as it is where the kernel has Landlock
+(arena/sandbox.py); the last line is
 ``hostile: N bots, M matches, lost 0, survivors 0, arena peak MB X``.
 """
 
@@ -50,8 +52,10 @@ HOSTILE_MODES = (
     "blank_flood", "space_flood", "crlf_flood", "cr_flood", "partial_line", "trickle", "late_flood", "hello_flood",
     "stop_self", "close_stdout", "escape_daemon", "escape_crash", "escape_pgid", "respawner", "fork_bomb",
     "memory_hog", "memory_child", "cpu_hog", "fd_hog", "big_file", "big_file_die", "network", "stderr_crash",
-    "kill_launcher", "stop_launcher",
+    "kill_launcher", "stop_launcher", "write_outside", "read_secrets",
 )
+# The attacks that report whether they were refused (tests/zoo/hostile.py), by mode.
+REPORTING = ("kill_launcher", "stop_launcher", "write_outside", "read_secrets")
 ZOOBOT_MODES = (
     ("hang_start", 1), ("exit_now", 1), ("hang_mid", 3), ("crash_mid", 3), ("garbage", 2), ("huge_line", 2),
     ("flood_stderr", 1), ("illegal", 2), ("stale_id", 2), ("orphan", 1), ("orphan_setsid", 1), ("orphan_crash", 2),
@@ -73,8 +77,12 @@ def write_tournament(folder: Path, token: str) -> Path:
         return f'  - {{name: {name}, cmd: "{cmd}", cwd: "{ROOT}"' + (f", env: {{{env_text}}}" if env_text else "") + "}"
 
     lines = [bot("greedy", "$PYTHON bots/greedy_bot.py"), bot("random", "$PYTHON bots/random_bot.py")]
+    # The attacks on files aim at this tournament's own file and results store.
+    secrets_env = {"write_outside": {"ZOO_TARGET": str(folder / "results" / "results.sqlite")},
+                   "read_secrets": {"ZOO_SECRETS": os.pathsep.join([str(folder / "hostile.yaml"), str(folder / "results")])}}
+    (folder / "reports").mkdir()
     for mode in HOSTILE_MODES:
-        env = {"ZOO_OUT": str(folder / mode), **EXTRA_ENV.get(mode, {})}
+        env = {"ZOO_OUT": str(folder / "reports" / mode), **EXTRA_ENV.get(mode, {}), **secrets_env.get(mode, {})}
         lines.append(bot(mode.replace("_", "-"), f"$PYTHON {HOSTILE} {mode} {token} 2", env))
     for mode, n in ZOOBOT_MODES:
         lines.append(bot(f"zoo-{mode.replace('_', '-')}", f"$PYTHON {ZOOBOT} {mode} {n}"))
@@ -134,6 +142,16 @@ def peak_kb(pid: int) -> int:
     return 0
 
 
+def _attack_outcome(report: Path) -> str:
+    """What a reporting attack's last report says: refused, or what it managed."""
+    try:
+        lines = report.read_text().splitlines()
+    except OSError:
+        return "no report"
+    refused = sum("refused" in line for line in lines)
+    return "refused" if lines and refused == len(lines) else f"NOT refused ({lines[-1] if lines else ''})"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--concurrency", type=int, default=2)
@@ -178,6 +196,7 @@ def main() -> int:
             print(f"  {bot.name:20} {tally}")
         if left:
             print(f"survivors: {left}")
+        print("attacks: " + "; ".join(f"{mode} {_attack_outcome(work / 'reports' / mode)}" for mode in REPORTING))
         print(f"run took {took:.0f} s (exit {run.returncode}); load average {open('/proc/loadavg').read().split()[0]}")
         if args.keep:
             print(f"results: {output}")
