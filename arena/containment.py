@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import struct
 import subprocess
@@ -25,15 +26,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena import launcher as launcher_program
+from arena import sandbox
 from arena.errors import ArenaError
 from arena.resources import ResourceLimits, Usage
+from arena.sandbox import LANDLOCK_ENV
 
 # Set to "off" to run bots without cgroups (what a machine without them gets): for tests
 # and for comparing the two.
 CGROUPS_ENV = "ESCOBA_ARENA_CGROUPS"
-# Set to "off" to run bots outside Landlock (arena.sandbox), as on a kernel without it: for
-# tests of what a bot can then do to its launcher, and for a bot that must write elsewhere.
-LANDLOCK_ENV = "ESCOBA_ARENA_LANDLOCK"
 _START_TIMEOUT = 30.0  # a loaded machine may take seconds to start a Python
 _REPLY_TIMEOUT = 10.0
 _SEND_TIMEOUT = 5.0
@@ -63,11 +63,12 @@ class ChildExit:
 class Child:
     """A bot process the launcher started."""
 
-    def __init__(self, launcher: Launcher, child_id: int, pid: int) -> None:
+    def __init__(self, launcher: Launcher, child_id: int, pid: int, scratch: str | None = None) -> None:
         self.launcher = launcher
         self.id = child_id
         self.pid = pid
         self.exit: ChildExit | None = None
+        self.scratch = scratch  # its private TMPDIR (arena.sandbox), removed once its tree is killed
 
     @property
     def returncode(self) -> int | None:
@@ -89,9 +90,9 @@ class Launcher:
 
     def __init__(self, *, cgroups: bool | None = None, landlock: bool | None = None) -> None:
         if cgroups is None:
-            cgroups = not _switched_off(CGROUPS_ENV)
+            cgroups = not sandbox.switched_off(CGROUPS_ENV)
         if landlock is None:
-            landlock = not _switched_off(LANDLOCK_ENV)
+            landlock = not sandbox.switched_off()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         # A launcher that stops reading (a bot may SIGSTOP it) must not block a send for ever.
         ours.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, struct.pack("ll", int(_SEND_TIMEOUT), 0))
@@ -254,13 +255,22 @@ class Launcher:
               hidden: Sequence[str] = ()) -> Child:
         """Start a bot with ``fds`` as its stdin, stdout and stderr; where Landlock is in force
         it cannot read the ``hidden`` paths (``arena.sandbox``)."""
-        reply = self._request("spawn", fds, timeout, argv=list(argv), env=dict(env), cwd=cwd,
-                              limits=limits.to_dict(), network=limits.network,
-                              writable=limits.writable_folders(cwd), hidden=list(hidden),
-                              cpus=sorted(cpus) if cpus else None)
+        env = dict(env)
+        scratch = sandbox.private_temporary(env, hidden) if hidden and self.info.get("landlock") else None
+        if scratch is not None:
+            env["TMPDIR"] = scratch
+        try:
+            reply = self._request("spawn", fds, timeout, argv=list(argv), env=env, cwd=cwd,
+                                  limits=limits.to_dict(), network=limits.network,
+                                  writable=limits.writable_folders(cwd), hidden=list(hidden),
+                                  cpus=sorted(cpus) if cpus else None)
+        except BaseException:
+            _remove(scratch)
+            raise
         if reply.get("op") != "spawned":
+            _remove(scratch)
             raise SpawnError(str(reply.get("error", "unknown error")))
-        child = Child(self, int(reply["id"]), int(reply["pid"]))
+        child = Child(self, int(reply["id"]), int(reply["pid"]), scratch)
         with self._cond:
             self._children[child.id] = child
         return child
@@ -291,6 +301,7 @@ class Launcher:
                 child.exit = ChildExit(child.exit.status, child.exit.reason, child.exit.detail, ended.usage)
             self._children.pop(child.id, None)
             self._cond.notify_all()
+        _remove(child.scratch)
         return child.exit
 
     def usage(self, child: Child) -> Usage:
@@ -330,8 +341,9 @@ class Launcher:
             pass
 
 
-def _switched_off(variable: str) -> bool:
-    return os.environ.get(variable, "").lower() in ("off", "0", "no", "false")
+def _remove(folder: str | None) -> None:
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _exit_of(msg: Mapping[str, Any]) -> ChildExit:

@@ -24,7 +24,9 @@ before ``exec``, which it and its descendants keep:
 does not gain privileges. Where the kernel has no Landlock (before 5.13, or not enabled), the
 launcher says so in its description and bots run without these limits.
 
-Standard library only: the launcher imports this module (``arena.launcher``).
+A bot's build (``build:``) is not confined: it runs as the user, like any build command the
+user chooses to run. Standard library only: the launcher imports this module
+(``arena.launcher``).
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ from __future__ import annotations
 import ctypes
 import os
 import struct
-from collections.abc import Iterable
+import tempfile
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 # Linux system call numbers of Landlock: the same on every architecture (the unified table).
@@ -58,6 +61,9 @@ _READ = _READ_FILE | _READ_DIR
 _SCOPE_ABSTRACT_UNIX_SOCKET = 1 << 0  # ABI 6
 _SCOPE_SIGNAL = 1 << 1  # ABI 6
 
+# Set to "off" in the arena's environment to run bots and builds outside Landlock, as on a
+# kernel without it: for tests of what a bot can then do, and for a bot that must write elsewhere.
+LANDLOCK_ENV = "ESCOBA_ARENA_LANDLOCK"
 TEMPORARY = ("/tmp", "/var/tmp", "/dev/shm")
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty")
 
@@ -79,6 +85,12 @@ def abi(libc: Any = None) -> int:
     except (AttributeError, OSError):
         return 0
     return max(version, 0)
+
+
+def switched_off(variable: str = LANDLOCK_ENV) -> bool:
+    """Whether the arena's environment turns a part of the containment off (Landlock, or
+    another switch given by its variable)."""
+    return os.environ.get(variable, "").lower() in ("off", "0", "no", "false")
 
 
 def describe(version: int) -> str:
@@ -150,6 +162,18 @@ def _around(top: str, secret: list[str], seen: set[str]) -> Iterable[str]:
         return
     for name in names:
         yield from _around(os.path.join(top, name), secret, seen)
+
+
+def private_temporary(env: dict[str, str], hidden: Sequence[str]) -> str | None:
+    """A fresh folder for a confined process's temporary files (its ``TMPDIR``) when its
+    temporary folder holds a hidden path, such as a results folder in ``/tmp``: it could then
+    make nothing new right in that folder (``_around``). None when it is not needed. The
+    caller removes it."""
+    secret = [os.path.realpath(path) for path in hidden]
+    base = env.get("TMPDIR") or "/tmp"
+    if not any(_within(path, os.path.realpath(base)) for path in secret):
+        return None
+    return tempfile.mkdtemp(prefix="escoba-arena-", dir=base)
 
 
 def confine(version: int, folders: Iterable[str], hidden: Iterable[str] = (), libc: Any = None) -> None:

@@ -6,6 +6,7 @@ tournament uses (the ``build:`` keys of tournaments/big.yaml), so that every tes
 passes alone, in any subset and in any order, on a fresh clone.
 """
 
+import os
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,11 @@ NEEDED = ("c-firstmove",)
 @pytest.fixture(scope="session", autouse=True)
 def built_bots(tmp_path_factory: pytest.TempPathFactory) -> BuildReport:
     # A build cache of the session's own, so that tests leave none in the tree; the
-    # build itself takes a fraction of a second.
+    # build itself takes a fraction of a second. Under pytest-xdist the workers share one
+    # (their base folders' parent), whose lock keeps two of them from writing the same
+    # program at once: one would find the other's half-written file.
     folder = tmp_path_factory.mktemp("session-builds")
+    base = tmp_path_factory.getbasetemp()
+    cache = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else folder) / "build-cache"
     config = load_config(ROOT / "tournaments" / "big.yaml")
-    return run_builds(config, str(folder / "logs"), jobs=1, cache_dir=str(folder / "cache"), bots=NEEDED)
+    return run_builds(config, str(folder / "logs"), jobs=1, cache_dir=str(cache), bots=NEEDED)

@@ -199,11 +199,16 @@ def _run_spy(tmp_path, monkeypatch=None):
 @pytest.mark.skipif(ABI < 1, reason="no Landlock on this kernel")
 def test_a_bot_cannot_read_the_seed_or_the_stored_games(tmp_path):
     lines, output = _run_spy(tmp_path)
-    assert len(lines) == 3 and all("refused Permission denied" in line for line in lines), lines
+    assert len(lines) == 4 and all("refused Permission denied" in line for line in lines[:3]), lines
     assert any(output.iterdir())  # the arena itself wrote there
+    # Its results are in /tmp, which it may then not write in: a TMPDIR of its own instead,
+    # gone with it.
+    made = lines[3].removeprefix("temporary: made in ")
+    assert made != lines[3] and os.path.basename(made).startswith("escoba-arena-"), lines[3]
+    assert not os.path.exists(made)
 
 
 def test_without_landlock_the_same_bot_reads_them(tmp_path, monkeypatch):
     monkeypatch.setenv(containment.LANDLOCK_ENV, "off")
     lines, _ = _run_spy(tmp_path)
-    assert len(lines) == 3 and all(": read " in line for line in lines), lines
+    assert len(lines) == 4 and all(": read " in line for line in lines[:3]), lines

@@ -183,6 +183,18 @@ class TournamentConfig:
     sprt: SprtParams | None = None
 
     @property
+    def secrets(self) -> tuple[str, ...]:
+        """What no bot of the tournament may read (arena.sandbox): its results
+        folder (records of deals a bot meets again in a duplicate game), its file and the git
+        folder of the repository holding the file (the seed, from which every deal follows)."""
+        paths = [self.output]
+        if self.source:
+            source = os.path.abspath(self.source)
+            paths.append(source)
+            paths.extend(_git_folders(os.path.dirname(source)))
+        return tuple(paths)
+
+    @property
     def seating(self) -> Seating:
         if self.mode == "single":
             return Seating.alone(self.players)
@@ -1114,3 +1126,32 @@ def _parse_failures(doc: _Doc, item: tuple[Node, Node] | None) -> FailurePolicy:
     else:
         strikes = DEFAULT_STRIKES
     return FailurePolicy(policy, strikes)
+
+
+def _git_folders(folder: str) -> list[str]:
+    """The git folder of the repository ``folder`` is in: ``.git``, or for a worktree its
+    ``.git`` file and the folders that file leads to."""
+    while True:
+        dot_git = os.path.join(folder, ".git")
+        if os.path.isdir(dot_git):
+            return [dot_git]
+        if os.path.isfile(dot_git):
+            found = [dot_git]
+            try:
+                with open(dot_git, encoding="utf-8") as f:
+                    line = f.readline().strip()
+            except (OSError, UnicodeDecodeError):
+                return found
+            if line.startswith("gitdir:"):
+                private = os.path.join(folder, line[len("gitdir:"):].strip())
+                found.append(private)
+                try:
+                    with open(os.path.join(private, "commondir"), encoding="utf-8") as f:
+                        found.append(os.path.normpath(os.path.join(private, f.readline().strip())))
+                except (OSError, UnicodeDecodeError):
+                    pass
+            return found
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return []
+        folder = parent

@@ -50,49 +50,8 @@ def bot_spec(bot: Any, python: str, hidden: tuple[str, ...] = ()) -> BotSpec:
                    resources=ResourceLimits.from_dict(dict(bot.limits)), hidden=hidden)
 
 
-def secrets(config: TournamentConfig) -> tuple[str, ...]:
-    """What no bot of the tournament may read (arena.sandbox): its results folder (records of
-    deals a bot meets again in a duplicate game), its file and the git folder of the repository
-    holding the file (the seed, from which every deal follows)."""
-    paths = [config.output]
-    if config.source:
-        source = os.path.abspath(config.source)
-        paths.append(source)
-        paths.extend(_git_folders(os.path.dirname(source)))
-    return tuple(paths)
-
-
-def _git_folders(folder: str) -> list[str]:
-    """The git folder of the repository ``folder`` is in: ``.git``, or for a worktree its
-    ``.git`` file and the folders that file leads to."""
-    while True:
-        dot_git = os.path.join(folder, ".git")
-        if os.path.isdir(dot_git):
-            return [dot_git]
-        if os.path.isfile(dot_git):
-            found = [dot_git]
-            try:
-                with open(dot_git, encoding="utf-8") as f:
-                    line = f.readline().strip()
-            except (OSError, UnicodeDecodeError):
-                return found
-            if line.startswith("gitdir:"):
-                private = os.path.join(folder, line[len("gitdir:"):].strip())
-                found.append(private)
-                try:
-                    with open(os.path.join(private, "commondir"), encoding="utf-8") as f:
-                        found.append(os.path.normpath(os.path.join(private, f.readline().strip())))
-                except (OSError, UnicodeDecodeError):
-                    pass
-            return found
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return []
-        folder = parent
-
-
 def make_job(config: TournamentConfig, *, python: str, logs_dir: str | None) -> Job:
-    hidden = secrets(config)
+    hidden = config.secrets
     return Job(
         rules=config.rules.to_dict(),
         seating=config.seating.to_dict(),

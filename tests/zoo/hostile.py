@@ -48,7 +48,8 @@ managed ("done ...") or the first refusal, and plays on:
   read_opponent    at request N, reads the memory and the folder of such a process
   write_outside    at start, appends to the file ZOO_TARGET, then makes a file beside it
   read_secrets     at start, reads each path of ZOO_SECRETS (separated by os.pathsep; a folder
-                   is listed and its files read), reporting a line per path
+                   is listed and its files read), reporting a line per path, then makes a
+                   temporary file (a last line says where)
 """
 
 import json
@@ -56,6 +57,7 @@ import os
 import signal
 import socket
 import sys
+import tempfile
 import time
 
 MODE = sys.argv[1]
@@ -303,6 +305,12 @@ def read_secrets() -> None:
             lines.append(f"{path}: read {size} bytes")
         except OSError as exc:
             lines.append(f"{path}: refused {exc.strerror}")
+    try:
+        fd, name = tempfile.mkstemp()
+        os.close(fd)
+        lines.append(f"temporary: made in {os.path.dirname(name)}")
+    except OSError as exc:
+        lines.append(f"temporary: refused {exc.strerror}")
     report("\n".join(lines) + "\n")
 
 
