@@ -212,3 +212,18 @@ def test_without_landlock_the_same_bot_reads_them(tmp_path, monkeypatch):
     monkeypatch.setenv(containment.LANDLOCK_ENV, "off")
     lines, _ = _run_spy(tmp_path)
     assert len(lines) == 4 and all(": read " in line for line in lines[:3]), lines
+
+
+@pytest.mark.parametrize("version", range(1, 8))
+def test_every_rule_grants_only_rights_its_ruleset_handles_at_every_abi(version, tmp_path):
+    """The kernel refuses a rule with a right its ruleset does not handle: older kernels
+    (an older ABI) handle fewer rights, and the rules must follow."""
+    (tmp_path / "results").mkdir()
+    (tmp_path / "bots").mkdir()
+    granted = sandbox.rules(version, ["/tmp", str(tmp_path)], hidden=[str(tmp_path / "results")])
+    handled = sandbox._handled(version) | sandbox._READ
+    assert granted and all(rights & ~handled == 0 for rights in granted.values())
+    # The hidden folder is in no rule's hierarchy; its neighbours are.
+    assert not any(str(tmp_path / "results").startswith(path + "/") or path.startswith(str(tmp_path / "results"))
+                   for path in granted if path != "/")
+    assert str(tmp_path / "bots") in granted and str(tmp_path) not in granted
