@@ -16,6 +16,7 @@ from arena.botproc import BotProcess, BotSpec, ConversationLog, Limits, missing_
 from arena.cards import Card
 from arena.conformance import Step
 from arena.conformance import check_bot as run_conformance
+from arena.containment import containment_line
 from arena.errors import ExitCode, InputError, WriteError
 from arena.protocol import Termination
 from arena.record import EndReason, GameRecord
@@ -289,6 +290,9 @@ def check_bot(
         typer.echo("  bot's last stderr lines:")
         for line in tail:
             typer.echo(f"    {line}")
+        if any("Permission denied" in line or "EACCES" in line for line in tail) and "Landlock ABI" in containment_line():
+            typer.echo("  hint: a bot may change files only in $TMPDIR (or /tmp) and the folders its `limits: "
+                       "{writable: [...]}` names (docs/PROTOCOL.md, \"Limits\")")
     typer.echo(f"result: FAIL ({verdict.problem})")
     raise typer.Exit(ExitCode.CHECK_FAILED)
 

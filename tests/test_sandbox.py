@@ -227,3 +227,13 @@ def test_every_rule_grants_only_rights_its_ruleset_handles_at_every_abi(version,
     assert not any(str(tmp_path / "results").startswith(path + "/") or path.startswith(str(tmp_path / "results"))
                    for path in granted if path != "/")
     assert str(tmp_path / "bots") in granted and str(tmp_path) not in granted
+
+
+@pytest.mark.skipif(ABI < 1, reason="no Landlock on this kernel")
+def test_check_bot_says_where_a_bot_may_write_when_it_fails_on_a_refused_file(outside, tmp_path):
+    bot = tmp_path / "writer.py"
+    bot.write_text(f"open({str(outside / 'debug.log')!r}, 'a')\n")
+    done = subprocess.run([sys.executable, "-m", "arena.cli", "check-bot", f"{sys.executable} {bot}"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert "PermissionError" in done.stdout and "hint: a bot may change files only in $TMPDIR" in done.stdout, done.stdout
