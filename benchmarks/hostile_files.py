@@ -37,12 +37,12 @@ CHILD = """
 import json, resource, sys, time
 sys.path.insert(0, {root!r})
 import yaml
-from arena.tournament import config
+from arena.tournament import yamldoc
 from arena.tournament.config import ConfigError, load_config
 from arena.tournament.schedule import build_schedule
 path = sys.argv[1]
 if sys.argv[2] == "pure":
-    config._LOADER = yaml.SafeLoader
+    yamldoc._LOADER = yaml.SafeLoader
 def cpu():
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime

@@ -14,17 +14,9 @@ import pytest
 import yaml
 from hostile_yaml import HEAD, TWO_BOTS, generated
 
-from arena.tournament import config as config_module
-from arena.tournament.config import (
-    MAX_BOTS,
-    MAX_DEPTH,
-    MAX_FILE_BYTES,
-    MAX_TEXT_CHARS,
-    MAX_VALUES,
-    ConfigError,
-    load_config,
-    parse_config,
-)
+from arena.tournament import yamldoc
+from arena.tournament.config import MAX_BOTS, ConfigError, load_config, parse_config
+from arena.tournament.yamldoc import MAX_DEPTH, MAX_FILE_BYTES, MAX_TEXT_CHARS, MAX_VALUES
 
 BAD_FILES = sorted((Path(__file__).parent / "data" / "bad_tournaments").glob("*.yaml"))
 GENERATED = generated()
@@ -65,7 +57,7 @@ def test_every_bad_file_is_a_short_config_error_from_the_library(path: Path):
 @pytest.mark.parametrize("path", BAD_FILES, ids=[p.stem for p in BAD_FILES])
 def test_without_libyaml_the_same_files_get_the_same_errors(monkeypatch: pytest.MonkeyPatch, path: Path):
     with_libyaml = _refused(path)
-    monkeypatch.setattr(config_module, "_LOADER", yaml.SafeLoader)
+    monkeypatch.setattr(yamldoc, "_LOADER", yaml.SafeLoader)
     without = _refused(path)
     assert without.line == with_libyaml.line
     if "invalid YAML" in with_libyaml.message:
@@ -190,7 +182,7 @@ def _shape(node, seen=None):
 
 @pytest.mark.parametrize("loader", [yaml.SafeLoader, *([yaml.CSafeLoader] if yaml.__with_libyaml__ else [])])
 def test_the_bounded_composer_builds_the_tree_yaml_compose_builds(monkeypatch: pytest.MonkeyPatch, loader):
-    monkeypatch.setattr(config_module, "_LOADER", loader)
+    monkeypatch.setattr(yamldoc, "_LOADER", loader)
     examples = sorted((Path(__file__).parent.parent / "tournaments").glob("*.yaml"))
     texts = [p.read_text() for p in examples] + [
         "a: &x {k: [1, 2.5, yes, ~, '7', 2026-01-01]}\nb: {<<: *x, j: *x}\nc: !!str 12\n? d\n: |\n  text\n",
@@ -199,7 +191,7 @@ def test_the_bounded_composer_builds_the_tree_yaml_compose_builds(monkeypatch: p
         "# only a comment\n",
     ]
     for text in texts:
-        ours = config_module._Composer(config_module._Doc("f")).compose(text)
+        ours = yamldoc._Composer(yamldoc.Doc("f")).compose(text)
         theirs = yaml.compose(text, Loader=loader)
         assert (ours is None) == (theirs is None)
         if ours is not None:

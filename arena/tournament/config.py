@@ -1,8 +1,8 @@
 """Tournament files: YAML in, a frozen, fully validated ``TournamentConfig`` out.
 
-Every error names the file, the line, the key and what is allowed, so the YAML is
-walked as a node tree (``yaml.compose``) rather than loaded as plain data: plain data
-has lost its line numbers.
+The file is read within bounds as a tree of nodes that keep their lines
+(``arena.tournament.yamldoc``), so that every error names the file, the line, the key and
+what is allowed; here that tree becomes the tournament.
 """
 
 from __future__ import annotations
@@ -17,21 +17,30 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
-import yaml
-from yaml.constructor import ConstructorError, SafeConstructor
-from yaml.error import MarkedYAMLError
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
-from yaml.reader import ReaderError
-from yaml.resolver import Resolver
 
 from arena.botproc import BotSpecError, missing_program, split_command
-from arena.errors import ArenaError, OptionError, SeatingError
+from arena.errors import OptionError, SeatingError
 from arena.record import DEFAULT_STRIKES, POLICIES, FailurePolicy
 from arena.resources import ResourceLimits
 from arena.rules import RULE_OPTIONS, Rules, Seating
 from arena.tournament.buildspec import BuildSpec, bot_keys_dict, parse_build_keys
 from arena.tournament.schedule import MAX_MATCHES, SPRT, SPRT_MAX_PAIRS, count_matches
 from arena.tournament.sources import SourceSpec
+from arena.tournament.yamldoc import (
+    FLOAT,
+    INT,
+    MAX_FILE_BYTES,
+    MAX_NUMBER_CHARS,
+    NULL,
+    STR,
+    ConfigError,
+    Doc,
+    compose,
+    describe,
+    read_text,
+    some,
+)
 
 if TYPE_CHECKING:
     # Imported when a file has format: sprt (parse_config): the statistics load numpy.
@@ -77,36 +86,7 @@ TEAM_KEYS = ("name", "members")
 FAILURE_KEYS = ("policy", "strikes", "max_failed_matches")
 
 MAX_MS = 3_600_000
-
-# What a tournament file may hold (docs/TOURNAMENTS.md, "Limits"). They bound the cost of
-# reading any file, however hostile, to well under a second and 100 MB, and are far above
-# what a real tournament needs.
-MAX_FILE_BYTES = 1_000_000
-MAX_VALUES = 50_000  # every key and value, an alias counting as all the values it repeats
-MAX_DEPTH = 32  # lists and mappings inside each other, aliases expanded
-MAX_TEXT_CHARS = 10_000  # one key or value
-MAX_BOTS = 1_000
-# An integer literal longer than this is out of every range the file allows; it is never
-# converted (int() of a long decimal string is slow, and refused beyond 4,300 digits).
-_MAX_NUMBER_CHARS = 100
-_EXCERPT_CHARS = 40  # of a value shown in an error
-_MESSAGE_CHARS = 300  # of an error's message, whatever it quotes
-_WORD_CHARS = 160  # of one word of it (a path may be long; a hostile command longer)
-_LIST_ITEMS = 10  # of a list of choices shown in an error
-
-
-class ConfigError(ArenaError, ValueError):
-    """A tournament file is unreadable or invalid; says where and what is allowed."""
-
-    def __init__(self, file: str, line: int | None, key: str | None, message: str) -> None:
-        self.file = file
-        self.line = line
-        self.key = key
-        self.message = message
-        where = f"{file}:{line}" if line is not None else file
-        what = f"key '{key}': " if key else ""
-        super().__init__(f"{where}: {what}{message}")
-
+MAX_BOTS = 1_000  # bots in one file (docs/TOURNAMENTS.md, "Limits")
 
 @dataclass(frozen=True)
 class BotConfig:
@@ -256,327 +236,6 @@ def diff_game_dicts(old: Mapping[str, Any], new: Mapping[str, Any], prefix: str 
     return out
 
 
-# --- reading YAML within bounds -----------------------------------------------------
-
-_TAG = "tag:yaml.org,2002:"
-_STR, _INT, _FLOAT, _NULL, _MERGE, _SEQ, _MAP = (_TAG + t for t in ("str", "int", "float", "null", "merge", "seq", "map"))
-# Explicit tags a file may write: the ones that change nothing but the node's kind. Others
-# build Python objects (!!python/...), bytes (!!binary), sets, or nothing known (!mine).
-_EXPLICIT_TAGS = (_STR, _MAP, _SEQ)
-# libyaml's parser when PyYAML has it (its wheels do): the bounds below hold either way,
-# but the pure-Python one is about 20 times slower on a 1 MB file.
-_LOADER: Any = yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader
-
-
-class _Open:
-    """A list or mapping being composed."""
-
-    __slots__ = ("node", "anchor", "start", "height", "key")
-
-    def __init__(self, node: SequenceNode | MappingNode, anchor: str | None, start: int) -> None:
-        self.node = node
-        self.anchor = anchor
-        self.start = start  # the running count of values when it opened
-        self.height = 1  # its levels of nesting, aliases expanded
-        self.key: Node | None = None  # a mapping's key waiting for its value
-
-
-class _Composer:
-    """``yaml.compose`` with bounds: the same node tree, built from the parser's events
-    without recursion, refusing (before building it) a document that is nested more than
-    MAX_DEPTH deep, holds more than MAX_VALUES values once aliases are expanded, holds a
-    value longer than MAX_TEXT_CHARS, a tag other than _EXPLICIT_TAGS, an alias to the
-    value it sits in, or a second document.
-
-    Aliases stay shared nodes, as in PyYAML; what is bounded is what anything that walks
-    the tree (the checks, merges, a repr in a message) could ever visit. The loop runs once
-    per event of a file that may hold 50,000 of them, hence its plainness.
-    """
-
-    def __init__(self, doc: _Doc) -> None:
-        self.doc = doc
-        self.resolver = Resolver()
-        self.count = 0
-        self.stack: list[_Open] = []
-        # anchor -> (node, values, height); None while the anchored value is still open
-        self.anchors: dict[str, tuple[Node, int, int] | None] = {}
-        self.tags: dict[str, str] = {}  # plain scalar -> its tag (keys and small values repeat)
-
-    def compose(self, text: str) -> Node | None:
-        parser = _LOADER(text)
-        try:
-            root: Node | None = None
-            documents = 0
-            while parser.check_event():
-                event = parser.get_event()
-                node: Node
-                height = 0
-                if isinstance(event, yaml.ScalarEvent):
-                    node = self.scalar(event)
-                elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
-                    done = self.stack.pop()
-                    done.node.end_mark = event.end_mark
-                    if done.anchor is not None:
-                        self.anchors[done.anchor] = (done.node, self.count - done.start, done.height)
-                    node, height = done.node, done.height
-                elif isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
-                    self.open(event)
-                    continue
-                elif isinstance(event, yaml.AliasEvent):
-                    node, height = self.alias(event)
-                else:
-                    if isinstance(event, yaml.DocumentStartEvent):
-                        documents += 1
-                        if documents > 1:
-                            raise self.fail(event, "a second YAML document (after ---); a tournament file holds one")
-                    continue
-                # A finished node goes into the list or mapping being read; the root if none.
-                stack = self.stack
-                if not stack:
-                    root = node
-                    continue
-                frame = stack[-1]
-                if height >= frame.height:
-                    frame.height = height + 1
-                    if len(stack) + height > MAX_DEPTH:
-                        raise self.fail(event, self.too_deep)
-                if isinstance(frame.node, SequenceNode):
-                    frame.node.value.append(node)
-                elif frame.key is None:
-                    frame.key = node
-                else:
-                    frame.node.value.append((frame.key, node))
-                    frame.key = None
-            return root
-        finally:
-            parser.dispose()
-
-    too_deep = f"nested more than {MAX_DEPTH} levels deep (lists and mappings, aliases expanded)"
-    too_many = f"more than {MAX_VALUES:,} values once aliases are expanded; a tournament file holds at most that many"
-
-    def fail(self, event: yaml.Event, message: str) -> ConfigError:
-        mark = event.start_mark
-        path = self.path()
-        return ConfigError(self.doc.file, mark.line + 1 if mark is not None else None,
-                           _cut(path, 2 * _EXCERPT_CHARS) if path else None, message)
-
-    def path(self) -> str | None:
-        """Where the event being read sits, as the checks name it: 'bots[2].env'."""
-        path = ""
-        for frame in self.stack:
-            if isinstance(frame.node, SequenceNode):
-                path += f"[{len(frame.node.value)}]"
-            elif frame.key is None:
-                break  # reading a key: the mapping is the place
-            else:
-                name = frame.key.value if isinstance(frame.key, ScalarNode) else "?"
-                path = _join(path, _cut(name, _EXCERPT_CHARS))
-        return path or None
-
-    def anchor(self, event: yaml.NodeEvent) -> None:
-        name = event.anchor
-        if name is not None:
-            if name in self.anchors:
-                raise self.fail(event, f"invalid YAML: found duplicate anchor {_excerpt(name)}")
-            self.anchors[name] = None
-
-    def tag(self, event: yaml.ScalarEvent | yaml.CollectionStartEvent) -> str | None:
-        tag = event.tag
-        if tag is None or tag == "!":
-            return None
-        if tag not in _EXPLICIT_TAGS:
-            shown = "!!" + tag[len(_TAG):] if tag.startswith(_TAG) else tag
-            raise self.fail(event, f"the tag {_cut(shown, _EXCERPT_CHARS)} is not allowed; "
-                                   "a tournament file holds plain text, numbers, true/false, lists and mappings")
-        return tag
-
-    def scalar(self, event: yaml.ScalarEvent) -> ScalarNode:
-        self.count += 1
-        if self.count > MAX_VALUES:
-            raise self.fail(event, self.too_many)
-        value = event.value
-        if len(value) > MAX_TEXT_CHARS:
-            raise self.fail(event, f"a value of {len(value):,} characters; at most {MAX_TEXT_CHARS:,}")
-        if "\0" in value:
-            raise self.fail(event, "a value holding a NUL character (\\0), which no path, command or name can")
-        if event.anchor is not None:
-            self.anchor(event)
-        tag = self.tag(event) if event.tag is not None else None
-        if tag is None:
-            if not event.implicit[0]:
-                tag = _STR  # quoted, or a block of text: what the resolver says of it
-            else:
-                tag = self.tags.get(value) or self.resolve(value)
-        start: Any = event.start_mark  # libyaml's marks: another class, same fields
-        end: Any = event.end_mark
-        node = ScalarNode(tag, value, start, end, style=event.style)
-        if event.anchor is not None:
-            self.anchors[event.anchor] = (node, 1, 0)
-        return node
-
-    def resolve(self, value: str) -> str:
-        """The tag YAML gives a plain scalar: int for 12, bool for yes, str for the rest..."""
-        tag = self.resolver.resolve(ScalarNode, value, (True, False))  # type: ignore[no-untyped-call]  # untyped in PyYAML's stubs
-        if len(value) <= _EXCERPT_CHARS:
-            self.tags[value] = tag
-        return cast(str, tag)
-
-    def alias(self, event: yaml.AliasEvent) -> tuple[Node, int]:
-        name = event.anchor or ""
-        if name not in self.anchors:
-            raise self.fail(event, f"invalid YAML: found undefined alias {_excerpt(name)}")
-        target = self.anchors[name]
-        if target is None:
-            raise self.fail(event, f"an alias inside the value it names (*{_cut(name, _EXCERPT_CHARS)}), a loop")
-        node, values, height = target
-        self.count += values
-        if self.count > MAX_VALUES:
-            raise self.fail(event, self.too_many)
-        return node, height
-
-    def open(self, event: yaml.CollectionStartEvent) -> None:
-        self.count += 1
-        if self.count > MAX_VALUES:
-            raise self.fail(event, self.too_many)
-        if len(self.stack) >= MAX_DEPTH:
-            raise self.fail(event, self.too_deep)
-        self.anchor(event)
-        start: Any = event.start_mark  # libyaml's marks: another class, same fields
-        node: SequenceNode | MappingNode
-        if isinstance(event, yaml.SequenceStartEvent):
-            node = SequenceNode(self.tag(event) or _SEQ, [], start, None, flow_style=event.flow_style)
-        else:
-            node = MappingNode(self.tag(event) or _MAP, [], start, None, flow_style=event.flow_style)
-        self.stack.append(_Open(node, event.anchor, self.count - 1))
-
-
-# --- the node walker -------------------------------------------------------------
-
-
-class _Doc:
-    """Reads typed values out of YAML nodes, raising ConfigError with file and line."""
-
-    def __init__(self, file: str) -> None:
-        self.file = file
-        self._constructor = SafeConstructor()
-        # (node, key, cmd, cwd, env) of every bot command, checked once the file is valid.
-        self.cmd_nodes: list[tuple[Node, str, str | tuple[str, ...], str, dict[str, str]]] = []
-
-    def error(self, node: Node | None, key: str | None, message: str) -> ConfigError:
-        line = node.start_mark.line + 1 if node is not None else None
-        # Messages quote values through _describe; this bounds whatever else they quote
-        # (a command's program, a path) to one short line, keeping the words around it.
-        words = (_cut(word, _WORD_CHARS) for word in message.split())
-        message = _cut(" ".join(words), _MESSAGE_CHARS)
-        return ConfigError(self.file, line, _cut(key, 2 * _EXCERPT_CHARS) if key else key, message)
-
-    def value(self, node: Node, key: str) -> Any:
-        try:
-            return self._constructor.construct_object(node, deep=True)
-        except (yaml.YAMLError, ValueError, ArithmeticError) as exc:
-            # e.g. a date that does not exist (2026-02-30), which YAML still reads as a date
-            why = exc.problem if isinstance(exc, MarkedYAMLError) else str(exc)
-            raise self.error(node, key, f"unreadable value {_describe(node)} ({why})") from None
-
-    def text_key(self, node: Node, parent: str | None, allowed: tuple[str, ...] | None) -> str:
-        """A mapping's key: text, nothing else (a list, a mapping, a number, nothing)."""
-        if isinstance(node, ScalarNode) and node.tag == _STR:
-            return cast(str, node.value)
-        what = f" (allowed: {', '.join(allowed)})" if allowed else ""
-        raise self.error(node, parent, f"expected a text key, got {_describe(node)}{what}")
-
-    def mapping(self, node: Node, key: str | None, allowed: tuple[str, ...] | None) -> dict[str, tuple[Node, Node]]:
-        """The mapping's entries by key; ``allowed=None`` lets the caller judge the keys."""
-        if not isinstance(node, MappingNode):
-            what = ", ".join(allowed) if allowed else "keys to values"
-            raise self.error(node, key, f"expected a mapping of {what}, got {_describe(node)}")
-        own: set[str] = set()
-        for key_node, _ in node.value:
-            if key_node.tag == _MERGE:
-                continue
-            name = self.text_key(key_node, key, allowed)
-            if name in own:
-                raise self.error(key_node, _join(key, name), "given twice")
-            own.add(name)
-        try:
-            # YAML merge keys (<<: *defaults): merged entries come first, so the
-            # mapping's own keys, read later, override them as YAML says.
-            self._constructor.flatten_mapping(node)
-        except ConstructorError as exc:
-            raise self.error(node, key, f"bad merge ({exc.problem})") from None
-        out: dict[str, tuple[Node, Node]] = {}
-        for key_node, value_node in node.value:
-            name = self.text_key(key_node, key, allowed)
-            if allowed is not None and name not in allowed:
-                raise self.error(key_node, _join(key, name), f"unknown key (allowed: {', '.join(allowed)})")
-            out[name] = (key_node, value_node)
-        return out
-
-    def string(self, node: Node, key: str, allowed: str = "a string") -> str:
-        value = self.value(node, key) if isinstance(node, ScalarNode) else None
-        if isinstance(value, str) and value:
-            return value
-        raise self.error(node, key, f"expected {allowed}, got {_describe(node)}")
-
-    def choice(self, node: Node, key: str, choices: tuple[str, ...]) -> str:
-        value = self.value(node, key) if isinstance(node, ScalarNode) else None
-        if isinstance(value, str) and value in choices:
-            return value
-        raise self.error(node, key, f"expected one of {_some(choices)}, got {_describe(node)}")
-
-    def integer(self, node: Node, key: str, low: int, high: int | None = None, allowed: str | None = None) -> int:
-        # Only an integer literal is read: no float, true/false or date is converted, and a
-        # literal too long for any allowed range is not converted at all.
-        if isinstance(node, ScalarNode) and node.tag == _INT and len(node.value) <= _MAX_NUMBER_CHARS:
-            value = self.value(node, key)
-            if isinstance(value, int) and not isinstance(value, bool) and value >= low and (high is None or value <= high):
-                return value
-        wanted = allowed or (f"an integer from {low} to {high}" if high is not None else f"an integer >= {low}")
-        raise self.error(node, key, f"expected {wanted}, got {_describe(node)}")
-
-    def boolean(self, node: Node, key: str) -> bool:
-        value = self.value(node, key) if isinstance(node, ScalarNode) else None
-        if isinstance(value, bool):
-            return value
-        raise self.error(node, key, f"expected true or false, got {_describe(node)}")
-
-    def sequence(self, node: Node, key: str, what: str) -> list[Node]:
-        if not isinstance(node, SequenceNode):
-            raise self.error(node, key, f"expected a list of {what}, got {_describe(node)}")
-        return list(node.value)
-
-
-def _join(parent: str | None, child: str) -> str:
-    return f"{parent}.{child}" if parent else child
-
-
-def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _excerpt(text: str) -> str:
-    """A text as an error shows it: quoted, escaped, at most _EXCERPT_CHARS of it."""
-    shown = repr(_cut(text, _EXCERPT_CHARS))
-    return shown if len(text) <= _EXCERPT_CHARS else f"{shown} ({len(text):,} characters)"
-
-
-def _some(items: tuple[str, ...] | list[str]) -> str:
-    """A list of choices as an error shows it: the first few, and how many in all."""
-    shown = ", ".join(_cut(item, _EXCERPT_CHARS) for item in items[:_LIST_ITEMS])
-    return shown if len(items) <= _LIST_ITEMS else f"{shown}, ... ({len(items):,} in all)"
-
-
-def _describe(node: Node, value: Any = None) -> str:
-    """What a node holds, as an error shows it. (``value`` is ignored: the node says it all.)"""
-    if isinstance(node, MappingNode):
-        return "a mapping"
-    if isinstance(node, SequenceNode):
-        return "a list"
-    if node.tag == _NULL:
-        return "nothing"
-    return _excerpt(str(node.value))
-
-
 # --- loading ------------------------------------------------------------------------
 
 
@@ -588,31 +247,10 @@ def load_config(path: str | os.PathLike[str], *, cpu_count: int | None = None, c
     process's working directory); bots' ``cwd`` are resolved against the file's folder.
     """
     file = str(path)
-    text = _read_text(file)
+    text = read_text(file)
     base_dir = os.path.dirname(os.path.abspath(file))
     return parse_config(text, file=file, base_dir=base_dir, cpu_count=cpu_count, cwd=cwd,
                         check_commands=check_commands)
-
-
-def _read_text(file: str) -> str:
-    """The file's text: refused if it is not a readable file of UTF-8 text of at most
-    MAX_FILE_BYTES (never read further, so /dev/zero is refused too)."""
-    try:
-        with open(file, "rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
-    except FileNotFoundError:
-        raise ConfigError(file, None, None, "no such file") from None
-    except IsADirectoryError:
-        raise ConfigError(file, None, None, "a folder, not a tournament file") from None
-    except OSError as exc:
-        raise ConfigError(file, None, None, f"cannot read the file ({exc.strerror or exc.__class__.__name__})") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise ConfigError(file, None, None, f"larger than {MAX_FILE_BYTES:,} bytes, the limit of a tournament file")
-    try:
-        return data.decode("utf-8-sig")  # a leading byte order mark is dropped
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise ConfigError(file, line, None, f"not UTF-8 text (byte {data[exc.start]:#04x}); save the file as UTF-8") from None
 
 
 def parse_config(
@@ -627,10 +265,10 @@ def parse_config(
     """Validate a tournament document. ``check_commands``: also refuse a bot whose program
     is not found on this machine (``load_config`` does; skipped when the file names a
     cluster, whose workers run the bots)."""
-    doc = _Doc(file)
+    doc = Doc(file)
     if len(text) > MAX_FILE_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_FILE_BYTES:
         raise ConfigError(file, None, None, f"larger than {MAX_FILE_BYTES:,} bytes, the limit of a tournament file")
-    root = _compose(doc, text)
+    root = compose(doc, text)
     if root is None:
         raise ConfigError(file, 1, None, f"the file is empty; expected a mapping with keys {', '.join(TOP_KEYS)}")
     top = doc.mapping(root, None, TOP_KEYS)
@@ -642,7 +280,7 @@ def parse_config(
 
     name = doc.string(required("name"), "name", _NAME_ALLOWED)
     if not _NAME_RE.match(name):
-        raise doc.error(top["name"][1], "name", f"expected {_NAME_ALLOWED}, got {_describe(top['name'][1])}")
+        raise doc.error(top["name"][1], "name", f"expected {_NAME_ALLOWED}, got {describe(top['name'][1])}")
     seed = doc.integer(required("seed"), "seed", 0, 2**63 - 1)
 
     rules = _parse_rules(doc, top.get("rules"))
@@ -682,7 +320,7 @@ def parse_config(
         if "challenger" not in top:
             raise doc.error(
                 top["format"][1], "challenger",
-                "missing (required with format: gauntlet); expected one of " + _some(entrants),
+                "missing (required with format: gauntlet); expected one of " + some(entrants),
             )
         challenger = doc.choice(top["challenger"][1], "challenger", tuple(entrants))
     elif "challenger" in top:
@@ -771,7 +409,7 @@ def parse_config(
     )
 
 
-def _parse_sprt(doc: _Doc, top: dict[str, tuple[Node, Node]], team_mode: str, entrants: list[str],
+def _parse_sprt(doc: Doc, top: dict[str, tuple[Node, Node]], team_mode: str, entrants: list[str],
                 duplicate: bool) -> SprtParams:
     """``format: sprt``: its ``sprt:`` mapping, and two sides (two sides of fixed members are
     checked before) that play every deal from both seats."""
@@ -796,7 +434,7 @@ def _parse_sprt(doc: _Doc, top: dict[str, tuple[Node, Node]], team_mode: str, en
     data: dict[str, Any] = {}
     for name, (_, value_node) in fields.items():
         if not isinstance(value_node, ScalarNode):
-            raise doc.error(value_node, f"sprt.{name}", f"expected a number or a word, got {_describe(value_node)}")
+            raise doc.error(value_node, f"sprt.{name}", f"expected a number or a word, got {describe(value_node)}")
         data[name] = doc.value(value_node, f"sprt.{name}")
     try:
         params = SprtParams.from_mapping(data)
@@ -810,54 +448,20 @@ def _parse_sprt(doc: _Doc, top: dict[str, tuple[Node, Node]], team_mode: str, en
     return params
 
 
-def _compose(doc: _Doc, text: str) -> Node | None:
-    """The document's node tree, within the file's limits; any YAML error as one line."""
-    try:
-        return _Composer(doc).compose(text)
-    except MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else None
-        problem = " ".join((exc.problem or exc.context or "invalid YAML").split())
-        if problem == "exceeded maximum nesting depth":
-            # libyaml's own limit (1,000), met while its scanner looks ahead, before the
-            # composer reaches MAX_DEPTH: the same refusal, in the same words.
-            raise ConfigError(doc.file, line, None, _Composer.too_deep) from None
-        raise ConfigError(doc.file, line, None, f"invalid YAML: {_cut(problem, _MESSAGE_CHARS)}") from None
-    except ReaderError as exc:
-        raise _reader_error(doc, text, exc) from None
-    except (yaml.YAMLError, UnicodeError) as exc:
-        # libyaml reports a few problems without a position; a lone surrogate cannot be encoded
-        problem = " ".join(str(exc).split())
-        raise ConfigError(doc.file, None, None, f"invalid YAML: {_cut(problem, _MESSAGE_CHARS)}") from None
-
-
-def _reader_error(doc: _Doc, text: str, exc: ReaderError) -> ConfigError:
-    """A character YAML refuses (a control character, say), said by its code, not shown.
-    libyaml gives the code and a byte offset; the pure-Python reader the character and an
-    offset in characters."""
-    code, line = -1, None
-    if isinstance(exc.character, int) and isinstance(exc.position, int):
-        code, line = exc.character, text.encode("utf-8", "surrogatepass").count(b"\n", 0, exc.position) + 1
-    elif isinstance(exc.character, str) and isinstance(exc.position, int):
-        code, line = ord(exc.character), text.count("\n", 0, exc.position) + 1
-    what = f" #x{code:04x}" if code >= 0 else ""
-    return ConfigError(doc.file, line, None, f"invalid YAML: unacceptable character{what}")
-
-
 def _bots_needed(mode: str, team_mode: str, players: int, sides: int) -> int:
     if mode == "pairs" and team_mode == "rotating":
         return players  # every seat a different bot
     return sides
 
 
-def _parse_rules(doc: _Doc, item: tuple[Node, Node] | None) -> Rules:
+def _parse_rules(doc: Doc, item: tuple[Node, Node] | None) -> Rules:
     if item is None:
         return Rules()
     node = item[1]
-    if isinstance(node, ScalarNode) and node.tag == _NULL:
+    if isinstance(node, ScalarNode) and node.tag == NULL:
         return Rules()
     if not isinstance(node, MappingNode):
-        raise doc.error(node, "rules", f"expected a mapping of rule options, got {_describe(node)}")
+        raise doc.error(node, "rules", f"expected a mapping of rule options, got {describe(node)}")
     nodes = doc.mapping(node, "rules", None)
     data: dict[str, Any] = {}
     for name, (_, value_node) in nodes.items():
@@ -865,7 +469,7 @@ def _parse_rules(doc: _Doc, item: tuple[Node, Node] | None) -> Rules:
             data[name] = None  # Rules.from_dict refuses the key before it looks at any value
         elif not isinstance(value_node, ScalarNode):
             # Every option is one scalar: a list or mapping is refused unread.
-            raise doc.error(value_node, f"rules.{name}", f"expected {RULE_OPTIONS[name]}, got {_describe(value_node)}")
+            raise doc.error(value_node, f"rules.{name}", f"expected {RULE_OPTIONS[name]}, got {describe(value_node)}")
         else:
             data[name] = doc.value(value_node, f"rules.{name}")
     try:
@@ -877,14 +481,14 @@ def _parse_rules(doc: _Doc, item: tuple[Node, Node] | None) -> Rules:
         if exc.key in RULE_OPTIONS:
             # A bad value is the value's fault, shown as an excerpt (the rules core quotes it whole).
             raise doc.error(
-                value_node, f"rules.{exc.key}", f"expected {RULE_OPTIONS[exc.key]}, got {_describe(value_node)}"
+                value_node, f"rules.{exc.key}", f"expected {RULE_OPTIONS[exc.key]}, got {describe(value_node)}"
             ) from None
         raise doc.error(key_node, f"rules.{exc.key}", exc.expected) from None
     except (TypeError, ValueError) as exc:
         raise doc.error(node, "rules", str(exc)) from None
 
 
-def _parse_table(doc: _Doc, top: dict[str, tuple[Node, Node]], mode: str) -> tuple[int, int]:
+def _parse_table(doc: Doc, top: dict[str, tuple[Node, Node]], mode: str) -> tuple[int, int]:
     if mode == "single":
         if "team_size" in top:
             raise doc.error(top["team_size"][0], "team_size", "only allowed with mode: pairs")
@@ -893,7 +497,7 @@ def _parse_table(doc: _Doc, top: dict[str, tuple[Node, Node]], mode: str) -> tup
         if "players" not in top:
             return 2, 1
         node = top["players"][1]
-        short_int = isinstance(node, ScalarNode) and node.tag == _INT and len(node.value) <= _MAX_NUMBER_CHARS
+        short_int = isinstance(node, ScalarNode) and node.tag == INT and len(node.value) <= MAX_NUMBER_CHARS
         if short_int and doc.value(node, "players") == 5:
             raise doc.error(
                 node, "players", "5 players cannot play (36 cards do not split into rounds of 15); expected 2, 3 or 4"
@@ -918,7 +522,7 @@ def _parse_table(doc: _Doc, top: dict[str, tuple[Node, Node]], mode: str) -> tup
     return players, team_size
 
 
-def _parse_bots(doc: _Doc, node: Node, base_dir: str, top_limits: dict[str, Any]) -> tuple[BotConfig, ...]:
+def _parse_bots(doc: Doc, node: Node, base_dir: str, top_limits: dict[str, Any]) -> tuple[BotConfig, ...]:
     items = doc.sequence(node, "bots", "bots (each a mapping with name and cmd)")
     if not items:
         raise doc.error(node, "bots", "expected a non-empty list of bots")
@@ -933,7 +537,7 @@ def _parse_bots(doc: _Doc, node: Node, base_dir: str, top_limits: dict[str, Any]
         name_node = fields["name"][1]
         name = doc.string(name_node, f"{key}.name", _NAME_ALLOWED)
         if not _NAME_RE.match(name):
-            raise doc.error(name_node, f"{key}.name", f"expected {_NAME_ALLOWED}, got {_describe(name_node)}")
+            raise doc.error(name_node, f"{key}.name", f"expected {_NAME_ALLOWED}, got {describe(name_node)}")
         if name in seen:
             raise doc.error(
                 name_node, f"{key}.name", f"duplicate bot name {name!r} (already bots[{seen[name]}]); names must be unique"
@@ -980,7 +584,7 @@ def _parse_bots(doc: _Doc, node: Node, base_dir: str, top_limits: dict[str, Any]
     return tuple(bots)
 
 
-def _parse_limits(doc: _Doc, node: Node, key: str) -> dict[str, Any]:
+def _parse_limits(doc: Doc, node: Node, key: str) -> dict[str, Any]:
     """A ``limits:`` mapping (docs/TOURNAMENTS.md): the resource limits it sets."""
     out: dict[str, Any] = {}
     for name, (_, value_node) in doc.mapping(node, key, ResourceLimits.keys()).items():
@@ -992,30 +596,30 @@ def _parse_limits(doc: _Doc, node: Node, key: str) -> dict[str, Any]:
         else:
             value = doc.value(value_node, path) if isinstance(value_node, ScalarNode) else None
         if not ResourceLimits.valid(name, value):
-            raise doc.error(value_node, path, f"expected {ResourceLimits.expected(name)}, got {_describe(value_node, value)}")
+            raise doc.error(value_node, path, f"expected {ResourceLimits.expected(name)}, got {describe(value_node, value)}")
         out[name] = value
     return out
 
 
-def _parse_cmd(doc: _Doc, node: Node, key: str) -> str | tuple[str, ...]:
+def _parse_cmd(doc: Doc, node: Node, key: str) -> str | tuple[str, ...]:
     """A command string (run as the harness runs it: split, or through /bin/sh if it uses
     shell syntax) or an argv list; kept as written so the fingerprint is machine-independent."""
     allowed = "a command line (a string) or a non-empty list of strings"
     cmd: str | tuple[str, ...]
     if isinstance(node, ScalarNode):
-        if node.tag != _STR or not node.value.strip():
-            raise doc.error(node, key, f"expected {allowed}, got {_describe(node)}")
+        if node.tag != STR or not node.value.strip():
+            raise doc.error(node, key, f"expected {allowed}, got {describe(node)}")
         cmd = node.value
     elif isinstance(node, SequenceNode) and node.value:
         parts = []
         for j, part in enumerate(node.value):
             # A number is an argument as written (--depth 3); never converted.
-            if not isinstance(part, ScalarNode) or part.tag not in (_STR, _INT, _FLOAT) or not part.value:
-                raise doc.error(part, f"{key}[{j}]", f"expected a non-empty string, got {_describe(part)}")
+            if not isinstance(part, ScalarNode) or part.tag not in (STR, INT, FLOAT) or not part.value:
+                raise doc.error(part, f"{key}[{j}]", f"expected a non-empty string, got {describe(part)}")
             parts.append(part.value)
         cmd = tuple(parts)
     else:
-        raise doc.error(node, key, f"expected {allowed}, got {_describe(node)}")
+        raise doc.error(node, key, f"expected {allowed}, got {describe(node)}")
     try:
         split_command(expand_python(cmd, "python3"))
     except BotSpecError as exc:
@@ -1030,35 +634,35 @@ def expand_python(cmd: str | tuple[str, ...], python: str) -> str | tuple[str, .
     return tuple(part.replace(PYTHON_PLACEHOLDER, python) for part in cmd)
 
 
-def _parse_env(doc: _Doc, node: Node, key: str) -> tuple[tuple[str, str], ...]:
+def _parse_env(doc: Doc, node: Node, key: str) -> tuple[tuple[str, str], ...]:
     if not isinstance(node, MappingNode):
-        raise doc.error(node, key, f"expected a mapping of variable names to values, got {_describe(node)}")
+        raise doc.error(node, key, f"expected a mapping of variable names to values, got {describe(node)}")
     out: list[tuple[str, str]] = []
     for key_node, value_node in node.value:
-        if not isinstance(key_node, ScalarNode) or key_node.tag != _STR:
-            raise doc.error(key_node, key, f"expected a variable name (letters, digits, '_'), got {_describe(key_node)}")
+        if not isinstance(key_node, ScalarNode) or key_node.tag != STR:
+            raise doc.error(key_node, key, f"expected a variable name (letters, digits, '_'), got {describe(key_node)}")
         var = key_node.value
         path = f"{key}.{var}"
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", var):
             raise doc.error(key_node, path, "expected a variable name (letters, digits, '_')")
-        if not isinstance(value_node, ScalarNode) or value_node.tag == _NULL:
-            raise doc.error(value_node, path, f"expected a text, number or boolean value, got {_describe(value_node)}")
+        if not isinstance(value_node, ScalarNode) or value_node.tag == NULL:
+            raise doc.error(value_node, path, f"expected a text, number or boolean value, got {describe(value_node)}")
         out.append((var, value_node.value))
     return tuple(sorted(out))
 
 
 def _parse_teams(
-    doc: _Doc, top: dict[str, tuple[Node, Node]], mode: str, bot_names: list[str], team_size: int
+    doc: Doc, top: dict[str, tuple[Node, Node]], mode: str, bot_names: list[str], team_size: int
 ) -> tuple[str, tuple[TeamConfig, ...]]:
     if mode == "single" or "teams" not in top:
         return "clones", ()
     node = top["teams"][1]
     if isinstance(node, ScalarNode):
-        if node.tag != _STR or node.value not in ("clones", "rotating"):
+        if node.tag != STR or node.value not in ("clones", "rotating"):
             raise doc.error(
                 node,
                 "teams",
-                f"expected clones, rotating, or a list of fixed teams (each with name and members), got {_describe(node)}",
+                f"expected clones, rotating, or a list of fixed teams (each with name and members), got {describe(node)}",
             )
         return cast(str, node.value), ()
     items = doc.sequence(node, "teams", "fixed teams (each with name and members), or clones, or rotating")
@@ -1074,7 +678,7 @@ def _parse_teams(
                 raise doc.error(item, f"{key}.{req}", "missing (required)")
         name = doc.string(fields["name"][1], f"{key}.name", _NAME_ALLOWED)
         if not _NAME_RE.match(name):
-            raise doc.error(fields["name"][1], f"{key}.name", f"expected {_NAME_ALLOWED}, got {_describe(fields['name'][1])}")
+            raise doc.error(fields["name"][1], f"{key}.name", f"expected {_NAME_ALLOWED}, got {describe(fields['name'][1])}")
         if name in seen:
             raise doc.error(fields["name"][1], f"{key}.name", f"duplicate team name {name!r}; names must be unique")
         seen.add(name)
@@ -1103,7 +707,7 @@ def _parse_teams(
     return "fixed", tuple(teams)
 
 
-def _parse_max_failed(doc: _Doc, item: tuple[Node, Node] | None) -> int | None:
+def _parse_max_failed(doc: Doc, item: tuple[Node, Node] | None) -> int | None:
     if item is None:
         return None
     fields = doc.mapping(item[1], "failures", FAILURE_KEYS)
@@ -1113,7 +717,7 @@ def _parse_max_failed(doc: _Doc, item: tuple[Node, Node] | None) -> int | None:
                        allowed="a whole number of matches >= 0 (0: any bot failure fails the run)")
 
 
-def _parse_failures(doc: _Doc, item: tuple[Node, Node] | None) -> FailurePolicy:
+def _parse_failures(doc: Doc, item: tuple[Node, Node] | None) -> FailurePolicy:
     if item is None:
         return FailurePolicy()
     node = item[1]
