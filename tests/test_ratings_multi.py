@@ -11,8 +11,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from arena import ratings as ratings_module
-from arena import ratings_engine
+from arena import ratings_engine, ratings_fit
 from arena.ratings import (
     DEFAULT_PRIOR,
     ELO_PER_NAT,
@@ -266,7 +265,7 @@ def test_groups_beyond_the_interval_limit_are_rated_without_intervals(monkeypatc
     rng = np.random.default_rng(2)
     data = _league(rng, 12, 200)
     full = fit_ratings(data)
-    monkeypatch.setattr(ratings_module, "INTERVAL_MAX", 10)
+    monkeypatch.setattr(ratings_fit, "INTERVAL_MAX", 10)
     bare = fit_ratings(data)
     for row in full.ratings:
         assert bare[row.name].elo == pytest.approx(row.elo, abs=1e-9)

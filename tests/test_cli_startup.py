@@ -1,0 +1,22 @@
+"""Every command starts without the numerical libraries: only a rating fit or a sequential
+test loads numpy and scipy (about a second of start-up on the development machine)."""
+
+import subprocess
+import sys
+
+HEAVY = ("numpy", "scipy", "threadpoolctl")
+
+
+def test_the_cli_imports_no_numerical_library():
+    code = "import sys, arena.cli; print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in {heavy!r})))"
+    done = subprocess.run([sys.executable, "-c", code.format(heavy=set(HEAVY))], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == ""
+
+
+def test_a_fit_still_loads_them_and_rates():
+    code = ("import sys; from arena.ratings import PairResult, fit_ratings; "
+            "t = fit_ratings([PairResult(('a',), ('b',), 1.0), PairResult(('b',), ('a',), 0.5)]); "
+            "print(t['a'].elo > t['b'].elo, 'numpy' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["True", "True"]
