@@ -222,8 +222,10 @@ def test_the_same_seed_gives_the_same_decision_at_concurrency_1_and_2(tmp_path: 
     s1, s2 = one["sprt"], two["sprt"]
     assert s1.decision is s2.decision is Decision.H1
     assert s1.decided_at == s2.decided_at
-    # Concurrency 1 starts no deal after the decision; 2 workers finish what they held.
-    assert s1.pairs == s1.decided_at and s1.decided_at <= s2.pairs <= s2.decided_at + 2
+    # Concurrency 1 starts no deal after the decision. Two workers finish what they held, and
+    # may have played further: the test decides on the pairs in deal order, so while one slow
+    # match holds a pair back, the other worker plays on (how far is a matter of timing).
+    assert s1.pairs == s1.decided_at and s2.decided_at <= s2.pairs
     for folder, summary in (("one", s1), ("two", s2)):
         rows = stored_rows(tmp_path / folder)
         # Every pair stored is complete: no deal was left half played.
