@@ -806,6 +806,22 @@ class BotProcess:
         self._pending.clear()
 
 
+def usages(bots: Sequence[BotProcess]) -> list[Usage]:
+    """``usage()`` of each bot, asking each launcher once for all its bots (the seats of a
+    match): what the referee records at the end of every match."""
+    out = [Usage()] * len(bots)
+    by_launcher: dict[int, tuple[Launcher, list[int]]] = {}
+    for i, bot in enumerate(bots):
+        child = bot._child
+        if child is not None:
+            by_launcher.setdefault(id(child.launcher), (child.launcher, []))[1].append(i)
+    for launcher, indexes in by_launcher.values():
+        children = [bots[i]._child for i in indexes]
+        for i, usage in zip(indexes, launcher.usages([c for c in children if c is not None]), strict=True):
+            out[i] = usage
+    return out
+
+
 def _handshake_failure(exc: BotFailure) -> BotFailure:
     """A failure before ``ready`` is a failed handshake, except going over the memory limit,
     which says more."""

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from arena.botproc import Limits
+from arena.botproc import BotProcess, Limits, usages
 from arena.errors import ArenaError, IllegalMoveError, MoveParseError
 from arena.events import Play
 from arena.game import MatchState
@@ -381,13 +381,18 @@ def play_match(
 
 def _usage(bots: Sequence[Player]) -> tuple[SeatUsage, ...]:
     """What each bot used in the match, for the players that measure it (``usage()``, as
-    ``BotProcess`` has); a bot that never ran has nothing to say."""
+    ``BotProcess`` has; bot processes are asked together, see ``botproc.usages``); a bot
+    that never ran has nothing to say."""
+    procs = {seat: bot for seat, bot in enumerate(bots) if isinstance(bot, BotProcess)}
+    measured = dict(zip(procs, usages(list(procs.values())), strict=True))
     entries = []
     for seat, bot in enumerate(bots):
-        measure: Callable[[], Usage] | None = getattr(bot, "usage", None)
-        if measure is None:
-            continue
-        usage = measure()
+        usage = measured.get(seat)
+        if usage is None:
+            measure: Callable[[], Usage] | None = getattr(bot, "usage", None)
+            if measure is None:
+                continue
+            usage = measure()
         if usage.source:
             entries.append(SeatUsage.of(seat, usage))
     return tuple(entries)
