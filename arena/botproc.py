@@ -553,10 +553,16 @@ class BotProcess:
     # -- lines -----------------------------------------------------------------------------
 
     def _write(self, data: bytes, deadline: float) -> None:
-        if self._dead_reason is not None or self._child is None or self._write_poll is None:
+        child = self._child
+        if self._dead_reason is not None or child is None or self._write_poll is None:
             raise BotFailure(Termination.CRASH, f"bot is gone ({self._dead_reason or 'not started'})")
+        if child.exit is not None:
+            # Its launcher said it ended, or was lost (its bots die with it): it is over even if
+            # it still answers (its pipes may outlive it in an escaped child, its death signal
+            # may not have landed yet), so no more requests.
+            raise self._gone("")
         if self.log is not None:
-            self.log.write(">>", self.seat, self._child.pid, data)
+            self.log.write(">>", self.seat, child.pid, data)
         try:
             n = os.write(self._in_fd, data)
         except BlockingIOError:
