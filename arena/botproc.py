@@ -675,17 +675,24 @@ class BotProcess:
 
     # -- the protocol ----------------------------------------------------------------------
 
-    def send_hello(self, hello: dict[str, Any]) -> None:
+    def prepare(self) -> None:
+        """Start (or restart) the bot if needed, for a match: what ``send_hello`` does first.
+        Raises ``BotFailure(NO_HANDSHAKE)``."""
+        if self._child is not None:
+            self._child.launcher.check()  # a stuck launcher is replaced now, bots and all
+        self.ensure_started()
+
+    def send_hello(self, hello: dict[str, Any], *, reset: bool = True) -> None:
         """Start (or restart) the bot if needed and send the match start.
 
         ``hello`` is ``protocol.match_start(...)``; this picks ``hello`` (first match of the
         process) or ``new_match`` and the match number. Raises ``BotFailure(NO_HANDSHAKE)``.
-        The bot's usage (``usage()``) counts from here.
+        The bot's usage (``usage()``) counts from here; with ``reset=False`` from the caller's
+        ``reset_usages``, which the referee does for all its bots at once after ``prepare``.
         """
-        if self._child is not None:
-            self._child.launcher.check()  # a stuck launcher is replaced now, bots and all
-        self.ensure_started()
-        self.reset_usage()
+        self.prepare()
+        if reset:
+            self.reset_usage()
         first = self.matches == 0
         self.matches += 1
         message = dict(hello, type="hello" if first else "new_match", match=self.matches)
@@ -848,6 +855,18 @@ def usages(bots: Sequence[BotProcess]) -> list[Usage]:
         for i, usage in zip(indexes, launcher.usages([c for c in children if c is not None]), strict=True):
             out[i] = usage
     return out
+
+
+def reset_usages(bots: Sequence[BotProcess]) -> None:
+    """``reset_usage()`` of each bot, in one message to each launcher for all its bots (the
+    seats of a match): each message costs the launcher a wake-up."""
+    by_launcher: dict[int, tuple[Launcher, list[Child]]] = {}
+    for bot in bots:
+        child = bot._child
+        if child is not None and child.running:
+            by_launcher.setdefault(id(child.launcher), (child.launcher, []))[1].append(child)
+    for launcher, children in by_launcher.values():
+        launcher.reset_many(children)
 
 
 def _handshake_failure(exc: BotFailure) -> BotFailure:

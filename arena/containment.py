@@ -324,6 +324,12 @@ class Launcher:
         if child.exit is None:
             self._notify("reset", id=child.id)
 
+    def reset_many(self, children: Sequence[Child]) -> None:
+        """``reset`` of each child, in one message."""
+        ids = [child.id for child in children if child.exit is None]
+        if ids:
+            self._notify("reset", ids=ids)
+
     def close(self, timeout: float = 10.0) -> None:
         """Ask it to kill everything left and exit; wait for that (bounded)."""
         if self._lost or self.owner != os.getpid():

@@ -23,7 +23,7 @@ clean-up of cgroups a lost launcher left behind.
 
 Messages are JSON objects, one per ``SOCK_SEQPACKET`` packet. Requests carry ``seq``; the
 reply carries the same ``seq``. ``exit`` is sent unasked when a bot's first process ends.
-``usage`` asks for one bot (``id``) or for several at once (``ids``: the seats of a match).
+``usage`` and ``reset`` name one bot (``id``) or several at once (``ids``: the seats of a match).
 """
 
 from __future__ import annotations
@@ -754,8 +754,11 @@ class Launcher:
                                                                  for b in measured]})
             else:
                 self.send({"seq": seq, "op": "usage", "usage": self.usage(bot) if bot is not None else None})
-        elif op == "reset" and bot is not None:
-            self.reset(bot)
+        elif op == "reset":
+            ids = msg.get("ids")
+            for one in [self.bots.get(i) for i in ids] if isinstance(ids, list) else [bot]:
+                if one is not None:
+                    self.reset(one)
         elif op == "shutdown":
             self.bye = seq
             self.stopping = True

@@ -483,24 +483,32 @@ def test_a_bot_whose_launcher_is_lost_fails_at_its_next_request_even_if_it_still
         bot.close()
 
 
-def test_a_match_asks_the_launcher_once_for_what_its_bots_used(monkeypatch):
-    asked: list[tuple[str, dict]] = []
-    real = Launcher._request
+def test_a_match_tells_the_launcher_once_to_count_and_asks_once_what_its_bots_used(monkeypatch):
+    """Each message costs the launcher a wake-up: a match's seats are reset at once and measured
+    at once."""
+    said: list[tuple[str, dict]] = []
+    request, notify = Launcher._request, Launcher._notify
 
-    def counting(self, op, fds=(), timeout=10.0, **fields):
-        asked.append((op, fields))
-        return real(self, op, fds, timeout, **fields)
+    def counting_request(self, op, fds=(), timeout=10.0, **fields):
+        said.append((op, fields))
+        return request(self, op, fds, timeout, **fields)
+
+    def counting_notify(self, op, **fields):
+        said.append((op, fields))
+        notify(self, op, **fields)
 
     bots = [BotProcess(hostile_spec("escape_pgid", new_token(), limits=FAST)) for _ in range(2)]
     try:
         play_match(bots, RULES, Seating.alone(2), seed=3)  # starts them
-        monkeypatch.setattr(Launcher, "_request", counting)
+        monkeypatch.setattr(Launcher, "_request", counting_request)
+        monkeypatch.setattr(Launcher, "_notify", counting_notify)
         record = play_match(bots, RULES, Seating.alone(2), seed=4)
-        questions = list(asked)
+        messages = list(said)
     finally:
         for bot in bots:
             bot.close()
-    assert [op for op, _ in questions] == ["usage"] and len(questions[0][1]["ids"]) == 2
+    assert [op for op, _ in messages] == ["reset", "usage"]
+    assert all(len(fields["ids"]) == 2 for _, fields in messages)
     assert [u.seat for u in record.usage] == [0, 1]
     assert all(u.source in ("cgroup", "proc") and u.wall_ms > 0 and u.peak_memory_mb > 0 for u in record.usage)
 
