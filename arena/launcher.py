@@ -419,9 +419,9 @@ class BotGroup:
         self._fds: dict[str, int] = {}
 
     def _fd(self, path: str, flags: int) -> int:
-        """A descriptor kept open on one of the group's files (-1: none). Measuring reads three
-        files a match and the sampler four every 100 ms; opening a file costs ten times its
-        read, and a cgroup file read again from offset 0 says what holds now."""
+        """A descriptor kept open on one of the group's counters (-1: none). Measuring reads
+        three files a match and the sampler three every 100 ms; opening a file costs ten times
+        its read, and a counter read again from offset 0 says what holds now."""
         key = f"{flags}:{path}"
         fd = self._fds.get(key)
         if fd is not None:
@@ -494,10 +494,9 @@ class BotGroup:
         return [os.path.join(d, "cgroup.procs") for d in self.unique]
 
     def members(self) -> set[int]:
-        if "members" not in self.dirs:
-            return set()
-        data = self.read(os.path.join(self.dirs["members"], "cgroup.procs"))
-        return {int(x) for x in data.split()} if data else set()
+        # Opened afresh each time: a kept cgroup v1 cgroup.procs may answer from a list the
+        # kernel made up to a second before.
+        return _group_members(self.dirs["members"]) if "members" in self.dirs else set()
 
     def _memory_file(self, v1: str, v2: str) -> int | None:
         if "memory" not in self.dirs:
