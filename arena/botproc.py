@@ -7,8 +7,9 @@ outlive the arena:
   child subreaper that keeps each bot in cgroups where it can, applies its resource limits
   (``arena.resources.ResourceLimits``), measures its CPU time and memory, kills every orphan
   a bot leaves, and everything when the arena ends, even by ``kill -9``;
-- stdout is read non-blocking with ``poll`` on the raw fd, a line at most ``max_line_bytes``
-  long: a 100 MB line is refused after the first chunk past the cap, never held in memory;
+- stdout is read non-blocking with ``poll`` on the raw fd (a reply already there when its
+  request is written is read without the wait), a line at most ``max_line_bytes`` long: a
+  100 MB line is refused after the first chunk past the cap, never held in memory;
 - every wait has a deadline on ``time.monotonic()``, checked whatever the bot sends: blank
   lines, late replies to abandoned requests and unfinished lines do not push it back;
 - stderr is drained continuously by a thread into a file capped per bot (the cap counts what
