@@ -7,8 +7,9 @@ outlive the arena:
   child subreaper that keeps each bot in cgroups where it can, applies its resource limits
   (``arena.resources.ResourceLimits``), measures its CPU time and memory, kills every orphan
   a bot leaves, and everything when the arena ends, even by ``kill -9``;
-- stdout is read non-blocking with ``poll`` on the raw fd, a line at most ``max_line_bytes``
-  long: a 100 MB line is refused after the first chunk past the cap, never held in memory;
+- stdout is read non-blocking with ``poll`` on the raw fd (a reply already there when its
+  request is written is read without the wait), a line at most ``max_line_bytes`` long: a
+  100 MB line is refused after the first chunk past the cap, never held in memory;
 - every wait has a deadline on ``time.monotonic()``, checked whatever the bot sends: blank
   lines, late replies to abandoned requests and unfinished lines do not push it back;
 - stderr is drained continuously by a thread into a file capped per bot (the cap counts what
@@ -59,6 +60,8 @@ from arena.safe_files import open_log
 
 _READ_CHUNK = 1 << 16
 _REPLY_CHUNK = 256  # a reply fits; so small a read costs less to allocate than a whole chunk
+# After a read that found no reply yet, this many decisions wait (poll) before reading first again.
+_EAGER_RETRY = 32
 _monotonic = time.monotonic
 _SHELL_CHARS = set("|&;<>()$`*?~\n")
 _LOGGED_BLANKS = 10  # blank lines written to the conversation log per reply, the rest counted
@@ -376,6 +379,11 @@ class BotProcess:
         self._next_id = 1
         self.last_request_id = 0
         self._abandoned: set[int] = set()
+        # Read the reply without a wait first: right for a bot that answers while the request is
+        # being written (on the arena's CPU, the write wakes it and it runs first). A read that
+        # finds nothing costs twice a wait, so after one the next _EAGER_RETRY decisions wait.
+        self._eager = True
+        self._eager_in = 0
         self._hello_deadline = 0.0
         self._dead_reason: str | None = None
         self._killed = False
@@ -550,10 +558,16 @@ class BotProcess:
     # -- lines -----------------------------------------------------------------------------
 
     def _write(self, data: bytes, deadline: float) -> None:
-        if self._dead_reason is not None or self._child is None or self._write_poll is None:
+        child = self._child
+        if self._dead_reason is not None or child is None or self._write_poll is None:
             raise BotFailure(Termination.CRASH, f"bot is gone ({self._dead_reason or 'not started'})")
+        if child.exit is not None:
+            # Its launcher said it ended, or was lost (its bots die with it): it is over even if
+            # it still answers (its pipes may outlive it in an escaped child, its death signal
+            # may not have landed yet), so no more requests.
+            raise self._gone("")
         if self.log is not None:
-            self.log.write(">>", self.seat, self._child.pid, data)
+            self.log.write(">>", self.seat, child.pid, data)
         try:
             n = os.write(self._in_fd, data)
         except BlockingIOError:
@@ -666,17 +680,24 @@ class BotProcess:
 
     # -- the protocol ----------------------------------------------------------------------
 
-    def send_hello(self, hello: dict[str, Any]) -> None:
+    def prepare(self) -> None:
+        """Start (or restart) the bot if needed, for a match: what ``send_hello`` does first.
+        Raises ``BotFailure(NO_HANDSHAKE)``."""
+        if self._child is not None:
+            self._child.launcher.check()  # a stuck launcher is replaced now, bots and all
+        self.ensure_started()
+
+    def send_hello(self, hello: dict[str, Any], *, reset: bool = True) -> None:
         """Start (or restart) the bot if needed and send the match start.
 
         ``hello`` is ``protocol.match_start(...)``; this picks ``hello`` (first match of the
         process) or ``new_match`` and the match number. Raises ``BotFailure(NO_HANDSHAKE)``.
-        The bot's usage (``usage()``) counts from here.
+        The bot's usage (``usage()``) counts from here; with ``reset=False`` from the caller's
+        ``reset_usages``, which the referee does for all its bots at once after ``prepare``.
         """
-        if self._child is not None:
-            self._child.launcher.check()  # a stuck launcher is replaced now, bots and all
-        self.ensure_started()
-        self.reset_usage()
+        self.prepare()
+        if reset:
+            self.reset_usage()
         first = self.matches == 0
         self.matches += 1
         message = dict(hello, type="hello" if first else "new_match", match=self.matches)
@@ -753,13 +774,28 @@ class BotProcess:
                 # The usual reply, taken here at once: the bot's only output since the request,
                 # one line in the canonical shape with this request's id and a legal move.
                 # Anything else (blank lines, several lines, a late reply, a line in pieces, a
-                # log to write) goes through the general path below.
-                remaining = deadline - _monotonic()
-                if poll.poll(remaining * 1000.0 + 0.5 if remaining > 0 else 0):
+                # log to write, the end of its output) goes through the general path below.
+                chunk: bytes | None = None
+                if self._eager:
                     try:
                         chunk = os.read(self._out_fd, _REPLY_CHUNK)
-                    except OSError:  # nothing after all, or an error: the general path says which
+                    except BlockingIOError:  # not there yet: wait for it
+                        self._eager = False
+                        self._eager_in = _EAGER_RETRY
+                    except OSError:  # an error: the general path says which
                         chunk = b""
+                elif self._eager_in > 1:
+                    self._eager_in -= 1
+                else:
+                    self._eager = True
+                if chunk is None:
+                    remaining = deadline - _monotonic()
+                    if poll.poll(remaining * 1000.0 + 0.5 if remaining > 0 else 0):
+                        try:
+                            chunk = os.read(self._out_fd, _REPLY_CHUNK)
+                        except OSError:  # nothing after all, or an error: the general path says which
+                            chunk = b""
+                if chunk:
                     move = quick_reply(chunk, request_id, legal)
                     if move is not None:
                         return request_id, move, _monotonic() - start
@@ -808,6 +844,34 @@ class BotProcess:
             except BotFailure:
                 pass
         self._pending.clear()
+
+
+def usages(bots: Sequence[BotProcess]) -> list[Usage]:
+    """``usage()`` of each bot, asking each launcher once for all its bots (the seats of a
+    match): what the referee records at the end of every match."""
+    out = [Usage()] * len(bots)
+    by_launcher: dict[int, tuple[Launcher, list[int]]] = {}
+    for i, bot in enumerate(bots):
+        child = bot._child
+        if child is not None:
+            by_launcher.setdefault(id(child.launcher), (child.launcher, []))[1].append(i)
+    for launcher, indexes in by_launcher.values():
+        children = [bots[i]._child for i in indexes]
+        for i, usage in zip(indexes, launcher.usages([c for c in children if c is not None]), strict=True):
+            out[i] = usage
+    return out
+
+
+def reset_usages(bots: Sequence[BotProcess]) -> None:
+    """``reset_usage()`` of each bot, in one message to each launcher for all its bots (the
+    seats of a match): each message costs the launcher a wake-up."""
+    by_launcher: dict[int, tuple[Launcher, list[Child]]] = {}
+    for bot in bots:
+        child = bot._child
+        if child is not None and child.running:
+            by_launcher.setdefault(id(child.launcher), (child.launcher, []))[1].append(child)
+    for launcher, children in by_launcher.values():
+        launcher.reset_many(children)
 
 
 def _handshake_failure(exc: BotFailure) -> BotFailure:

@@ -316,10 +316,40 @@ class Launcher:
             return ended.usage if ended is not None else Usage()
         return Usage.from_launcher(reply["usage"])
 
+    def usages(self, children: Sequence[Child]) -> list[Usage]:
+        """``usage`` of each child, in one question for all those still running (a match's
+        seats are measured at once: each question costs the launcher a wake-up)."""
+        running = [child for child in children if child.exit is None]
+        measured: dict[int, Any] = {}
+        if running:
+            try:
+                reply = self._request("usage", ids=[child.id for child in running])
+            except LauncherError:
+                reply = {}
+            answers = reply.get("usages")
+            if isinstance(answers, list) and len(answers) == len(running):
+                measured = {child.id: answer for child, answer in zip(running, answers, strict=True)}
+        out = []
+        for child in children:
+            data = measured.get(child.id)
+            if data is not None:
+                out.append(Usage.from_launcher(data))
+                continue
+            # It ended (before, or meanwhile: the exit message has it), or the launcher is lost.
+            ended = child.exit if child.exit is not None or self._lost else self.wait(child, 1.0)
+            out.append(ended.usage if ended is not None else Usage())
+        return out
+
     def reset(self, child: Child) -> None:
         """Count CPU time and peak memory from now on."""
         if child.exit is None:
             self._notify("reset", id=child.id)
+
+    def reset_many(self, children: Sequence[Child]) -> None:
+        """``reset`` of each child, in one message."""
+        ids = [child.id for child in children if child.exit is None]
+        if ids:
+            self._notify("reset", ids=ids)
 
     def close(self, timeout: float = 10.0) -> None:
         """Ask it to kill everything left and exit; wait for that (bounded)."""

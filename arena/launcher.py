@@ -26,6 +26,7 @@ clean-up of cgroups a lost launcher left behind.
 
 Messages are JSON objects, one per ``SOCK_SEQPACKET`` packet. Requests carry ``seq``; the
 reply carries the same ``seq``. ``exit`` is sent unasked when a bot's first process ends.
+``usage`` and ``reset`` name one bot (``id``) or several at once (``ids``: the seats of a match).
 """
 
 from __future__ import annotations
@@ -414,11 +415,63 @@ def _sweep_stale(own: str) -> None:
 class BotGroup:
     """One bot's cgroups: a directory per role, all named after the bot."""
 
+    # Descriptors kept open by all groups at most: the launcher needs others for its pipes and
+    # for the bots it starts, and past this a group reads its files the plain way.
+    KEPT_MAX = 256
+    kept = 0
+
     def __init__(self, cgroups: Cgroups, name: str) -> None:
         self.dirs = {role: os.path.join(root, name) for role, root in cgroups.roots.items()}
         self.versions = dict(cgroups.versions)
         self.unique = sorted(set(self.dirs.values()))
         self.memory_limited = False  # the kernel enforces the memory limit
+        self._fds: dict[str, int] = {}
+
+    def _fd(self, path: str, flags: int) -> int:
+        """A descriptor kept open on one of the group's counters (-1: none). Measuring reads
+        three files a match and the sampler three every 100 ms; opening a file costs ten times
+        its read, and a counter read again from offset 0 says what holds now."""
+        key = f"{flags}:{path}"
+        fd = self._fds.get(key)
+        if fd is not None:
+            return fd
+        if BotGroup.kept >= BotGroup.KEPT_MAX:
+            return -1
+        try:
+            fd = os.open(path, flags)
+        except OSError:
+            return -1
+        self._fds[key] = fd
+        BotGroup.kept += 1
+        return fd
+
+    def read(self, path: str) -> str | None:
+        fd = self._fd(path, os.O_RDONLY)
+        if fd < 0:
+            return _read(path)
+        try:
+            return os.pread(fd, 65536, 0).decode()
+        except (OSError, ValueError):
+            return None
+
+    def write(self, path: str, text: str) -> bool:
+        fd = self._fd(path, os.O_WRONLY)
+        if fd < 0:
+            return _write(path, text)
+        try:
+            os.pwrite(fd, text.encode(), 0)
+            return True
+        except OSError:
+            return False
+
+    def close_files(self) -> None:
+        for fd in self._fds.values():
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        BotGroup.kept -= len(self._fds)
+        self._fds.clear()
 
     def create(self, memory: int, tasks: int) -> None:
         made: list[str] = []
@@ -450,13 +503,15 @@ class BotGroup:
         return [os.path.join(d, "cgroup.procs") for d in self.unique]
 
     def members(self) -> set[int]:
+        # Opened afresh each time: a kept cgroup v1 cgroup.procs may answer from a list the
+        # kernel made up to a second before.
         return _group_members(self.dirs["members"]) if "members" in self.dirs else set()
 
     def _memory_file(self, v1: str, v2: str) -> int | None:
         if "memory" not in self.dirs:
             return None
         name = v2 if self.versions["memory"] == 2 else v1
-        data = _read(os.path.join(self.dirs["memory"], name))
+        data = self.read(os.path.join(self.dirs["memory"], name))
         try:
             return int(data) if data else None
         except ValueError:
@@ -473,13 +528,13 @@ class BotGroup:
 
     def reset_peak(self) -> None:
         if self.versions.get("memory") == 1:
-            _write(os.path.join(self.dirs["memory"], "memory.max_usage_in_bytes"), "0")
+            self.write(os.path.join(self.dirs["memory"], "memory.max_usage_in_bytes"), "0")
 
     def oom_kills(self) -> int:
         if "memory" not in self.dirs:
             return 0
         name = "memory.events" if self.versions["memory"] == 2 else "memory.oom_control"
-        for line in (_read(os.path.join(self.dirs["memory"], name)) or "").splitlines():
+        for line in (self.read(os.path.join(self.dirs["memory"], name)) or "").splitlines():
             key, _, value = line.partition(" ")
             if key == "oom_kill":
                 return int(value)
@@ -491,13 +546,13 @@ class BotGroup:
             return None
         d = self.dirs["cpu"]
         if self.versions["cpu"] == 2:
-            stat = dict(line.split(" ", 1) for line in (_read(os.path.join(d, "cpu.stat")) or "").splitlines() if " " in line)
+            stat = dict(line.split(" ", 1) for line in (self.read(os.path.join(d, "cpu.stat")) or "").splitlines() if " " in line)
             try:
                 return int(stat["user_usec"]) / 1e6, int(stat["system_usec"]) / 1e6
             except (KeyError, ValueError):
                 return None
-        stat = dict(line.split(" ", 1) for line in (_read(os.path.join(d, "cpuacct.stat")) or "").splitlines() if " " in line)
-        total = _read(os.path.join(d, "cpuacct.usage"))
+        stat = dict(line.split(" ", 1) for line in (self.read(os.path.join(d, "cpuacct.stat")) or "").splitlines() if " " in line)
+        total = self.read(os.path.join(d, "cpuacct.usage"))
         try:
             user, system = int(stat["user"]) / _CLK_TCK, int(stat["system"]) / _CLK_TCK
         except (KeyError, ValueError):
@@ -517,6 +572,7 @@ class BotGroup:
         _kill(self.members(), signal.SIGKILL)
 
     def remove(self) -> bool:
+        self.close_files()  # the group's files are about to go
         gone = True
         for d in self.unique:
             try:
@@ -702,9 +758,18 @@ class Launcher:
             bot.asked = True
             self.start_kill(bot, float(msg.get("grace", 0.0)))
         elif op == "usage":
-            self.send({"seq": seq, "op": "usage", "usage": self.usage(bot) if bot is not None else None})
-        elif op == "reset" and bot is not None:
-            self.reset(bot)
+            ids = msg.get("ids")
+            if isinstance(ids, list):  # the seats of a match at once: one message, not one each
+                measured = [self.bots.get(i) for i in ids]
+                self.send({"seq": seq, "op": "usage", "usages": [self.usage(b) if b is not None else None
+                                                                 for b in measured]})
+            else:
+                self.send({"seq": seq, "op": "usage", "usage": self.usage(bot) if bot is not None else None})
+        elif op == "reset":
+            ids = msg.get("ids")
+            for one in [self.bots.get(i) for i in ids] if isinstance(ids, list) else [bot]:
+                if one is not None:
+                    self.reset(one)
         elif op == "shutdown":
             self.bye = seq
             self.stopping = True

@@ -20,8 +20,20 @@ from arena.moves import Move, MoveKind
 PROTOCOL_VERSION = 1
 DEFAULT_MAX_LINE_BYTES = 65536
 
-_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 _loads = json.loads
+# The C encoder that ``_ENCODER.encode`` builds anew at every call, built once: the same text,
+# without a Python-level setup per line (a hand's score, the hello, match_over are encoded
+# whole). Messages are the arena's own values, never circular: no marker dict is kept.
+_c_encoder = json.encoder.c_make_encoder  # type: ignore[attr-defined]  # None without the C module
+_encode_once = None if _c_encoder is None else _c_encoder(
+    None, _ENCODER.default, json.encoder.encode_basestring, None, ":", ",", False, False, True)
+
+
+def _dumps(message: Any) -> str:
+    if _encode_once is None:  # pragma: no cover - a Python without the json C module
+        return _ENCODER.encode(message)
+    return "".join(_encode_once(message, 0))
 
 
 class Termination(Enum):

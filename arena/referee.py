@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from arena.botproc import Limits
+from arena.botproc import BotProcess, Limits, reset_usages, usages
 from arena.errors import ArenaError, IllegalMoveError, MoveParseError
 from arena.events import Play
 from arena.game import MatchState
@@ -264,19 +264,36 @@ def play_match(
             observer("failure", item.to_dict())
 
     # Handshakes: every bot is started and greeted first, then each answer is awaited, so the
-    # start-up times overlap instead of adding up.
+    # start-up times overlap instead of adding up. Bot processes are started before any is
+    # greeted, so that what they use is counted from one message to each launcher.
     teams = seating.teams
     rules_dict = rules.to_dict()
-    greeted = []
+    unstarted: dict[int, BotFailure] = {}
+    procs: list[BotProcess] = []
     for seat, bot in enumerate(bots):
         bot.seat = seat
+        if isinstance(bot, BotProcess):
+            try:
+                bot.prepare()
+                procs.append(bot)
+            except BotFailure as exc:
+                unstarted[seat] = exc
+    reset_usages(procs)
+    greeted = []
+    for seat, bot in enumerate(bots):
         hello = match_start(first=True, match=0, seat=seat, side=side_of[seat], players=players,
                             teams=teams, rules=rules_dict, time=bot.limits.time,
                             max_line_bytes=bot.limits.max_line_bytes,
                             # One-way from the match seed: it tells nothing about the deal.
                             seed=derive_seed(seed, "bot", seat))
         try:
-            bot.send_hello(hello)
+            failed = unstarted.get(seat)
+            if failed is not None:
+                raise failed
+            if isinstance(bot, BotProcess):
+                bot.send_hello(hello, reset=False)
+            else:
+                bot.send_hello(hello)
             greeted.append(seat)
         except BotFailure as exc:
             fatal[seat] = exc
@@ -381,13 +398,18 @@ def play_match(
 
 def _usage(bots: Sequence[Player]) -> tuple[SeatUsage, ...]:
     """What each bot used in the match, for the players that measure it (``usage()``, as
-    ``BotProcess`` has); a bot that never ran has nothing to say."""
+    ``BotProcess`` has; bot processes are asked together, see ``botproc.usages``); a bot
+    that never ran has nothing to say."""
+    procs = {seat: bot for seat, bot in enumerate(bots) if isinstance(bot, BotProcess)}
+    measured = dict(zip(procs, usages(list(procs.values())), strict=True))
     entries = []
     for seat, bot in enumerate(bots):
-        measure: Callable[[], Usage] | None = getattr(bot, "usage", None)
-        if measure is None:
-            continue
-        usage = measure()
+        usage = measured.get(seat)
+        if usage is None:
+            measure: Callable[[], Usage] | None = getattr(bot, "usage", None)
+            if measure is None:
+                continue
+            usage = measure()
         if usage.source:
             entries.append(SeatUsage.of(seat, usage))
     return tuple(entries)

@@ -277,3 +277,28 @@ def test_a_bot_can_be_pinned_to_cpus():
         bot.begin_match(hello())
         assert os.sched_getaffinity(bot.pid) == {cpu}
         assert decide(bot)[1] == "7o"
+
+
+def test_replies_are_taken_whether_or_not_they_are_there_when_the_request_is_written():
+    """A reply is read at once when the bot wrote it while its request was being written, else
+    waited for: late, prompt and split replies in any order are each taken, past the point
+    where reading first is tried again."""
+    reply = '{"type":"move","id":{id},"move":"{legal0}"}\n'
+    late = {"on": "request", "sleep_ms": 60, "send": [reply]}
+    prompt = {"on": "request", "send": [reply]}
+    split = {"on": "request", "send": ['{"type":"move","id":{id},', '"move":"{legal0}"}\n'], "pause_ms": 40}
+    steps = [late, prompt, split] + [prompt] * 40 + [late, split, prompt]
+    with BotProcess(fake_spec(steps)) as bot:
+        bot.begin_match(hello())
+        for request_id in range(1, len(steps) + 1):
+            assert decide(bot)[:2] == (request_id, "7o")
+
+
+def test_a_bot_that_ends_without_a_word_fails_whichever_way_its_reply_is_read():
+    steps = [{"on": "request", "send": ['{"type":"move","id":{id},"move":"{legal0}"}\n']},
+             {"on": "request", "exit": 3}]
+    with BotProcess(fake_spec(steps)) as bot:
+        bot.begin_match(hello())
+        assert decide(bot)[1] == "7o"
+        failure = failure_of(lambda: decide(bot))
+    assert failure.termination is Termination.CRASH and "exited with code 3" in failure.detail

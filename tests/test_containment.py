@@ -18,12 +18,12 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-from zoo.helpers import FAST, ROOT, hello, hostile_spec, new_token, survivors, wait_until
+from zoo.helpers import FAST, ROOT, hello, hostile_spec, new_token, running, survivors, wait_until
 
 from arena import containment
 from arena.botproc import BotProcess, BotSpec, Limits
 from arena.containment import Launcher
-from arena.protocol import Termination
+from arena.protocol import BotFailure, Termination
 from arena.referee import FailurePolicy, LocalBot, play_match
 from arena.resources import ResourceLimits
 from arena.rules import Rules, Seating
@@ -455,3 +455,90 @@ def _tagged(tag: str) -> list[int]:
             except OSError:
                 pass
     return found
+
+
+DEATHLESS_BOT = """\
+import ctypes, json, sys
+ctypes.CDLL(None).prctl(1, 0, 0, 0, 0)  # PR_SET_PDEATHSIG 0: it outlives its launcher
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] in ("hello", "new_match"):
+        print(json.dumps({"type": "ready", "name": "deathless", "protocol": 1}), flush=True)
+    elif msg["type"] == "request":
+        print(json.dumps({"type": "move", "id": msg["id"], "move": msg["legal"][0]}), flush=True)
+"""
+
+
+def test_a_bot_whose_launcher_is_lost_fails_at_its_next_request_even_if_it_still_answers(tmp_path):
+    """Its launcher gone, the bot is over (its bots die with it, or are killed with its cgroups):
+    once the arena knows, the bot gets no more requests, however long it takes to die."""
+    script = tmp_path / "deathless.py"
+    script.write_text(DEATHLESS_BOT)
+    launcher = Launcher(cgroups=False)  # nothing else kills a bot that outlives it
+    bot = BotProcess(BotSpec(name="deathless", cmd=(sys.executable, str(script)), limits=FAST), launcher=launcher)
+    try:
+        bot.begin_match(hello())
+        assert bot.decide({"hand": ["7o"]}, ["7o"], FAST.move_ms, 0)[1] == "7o"
+        pid = bot.pid
+        assert pid is not None
+        os.kill(launcher.pid, signal.SIGKILL)
+        assert wait_until(lambda: not launcher.alive)
+        assert running(pid)  # it still answers: it cleared its parent-death signal
+        with pytest.raises(BotFailure) as info:
+            bot.decide({"hand": ["7o"]}, ["7o"], FAST.move_ms, 0)
+        assert info.value.termination is Termination.CRASH and "launcher was lost" in info.value.detail
+    finally:
+        if bot.pid is not None and running(bot.pid):
+            os.kill(bot.pid, signal.SIGKILL)
+        bot.close()
+
+
+def test_a_match_tells_the_launcher_once_to_count_and_asks_once_what_its_bots_used(monkeypatch):
+    """Each message costs the launcher a wake-up: a match's seats are reset at once and measured
+    at once."""
+    said: list[tuple[str, dict]] = []
+    request, notify = Launcher._request, Launcher._notify
+
+    def counting_request(self, op, fds=(), timeout=10.0, **fields):
+        said.append((op, fields))
+        return request(self, op, fds, timeout, **fields)
+
+    def counting_notify(self, op, **fields):
+        said.append((op, fields))
+        notify(self, op, **fields)
+
+    bots = [BotProcess(hostile_spec("escape_pgid", new_token(), limits=FAST)) for _ in range(2)]
+    try:
+        play_match(bots, RULES, Seating.alone(2), seed=3)  # starts them
+        monkeypatch.setattr(Launcher, "_request", counting_request)
+        monkeypatch.setattr(Launcher, "_notify", counting_notify)
+        record = play_match(bots, RULES, Seating.alone(2), seed=4)
+        messages = list(said)
+    finally:
+        for bot in bots:
+            bot.close()
+    assert [op for op, _ in messages] == ["reset", "usage"]
+    assert all(len(fields["ids"]) == 2 for _, fields in messages)
+    assert [u.seat for u in record.usage] == [0, 1]
+    assert all(u.source in ("cgroup", "proc") and u.wall_ms > 0 and u.peak_memory_mb > 0 for u in record.usage)
+
+
+def test_the_launcher_keeps_no_descriptor_of_a_bot_that_is_gone():
+    launcher = Launcher()
+    try:
+        def open_fds() -> int:
+            return len(os.listdir(f"/proc/{launcher.pid}/fd"))
+
+        def one_match() -> None:
+            bot = BotProcess(hostile_spec("escape_pgid", new_token(), limits=FAST), launcher=launcher)
+            play_match([bot, LocalBot("local", seed=1)], RULES, Seating.alone(2), seed=3)
+            assert bot.usage().source in ("cgroup", "proc")
+            bot.close()
+
+        one_match()
+        before = open_fds()
+        for _ in range(3):
+            one_match()
+        assert open_fds() == before
+    finally:
+        launcher.close()
