@@ -262,7 +262,7 @@ class Launcher:
         try:
             reply = self._request("spawn", fds, timeout, argv=list(argv), env=env, cwd=cwd,
                                   limits=limits.to_dict(), network=limits.network,
-                                  writable=limits.writable_folders(cwd), hidden=list(hidden),
+                                  writable=limits.writable_folders(cwd), hidden=list(hidden), scratch=scratch,
                                   cpus=sorted(cpus) if cpus else None)
         except BaseException:
             _remove(scratch)

@@ -38,6 +38,7 @@ import os
 import re
 import resource
 import select
+import shutil
 import signal
 import socket
 import sys
@@ -611,6 +612,9 @@ class Bot:
     give_up_at: float = 0.0
     waiters: list[int] = field(default_factory=list)
     final: dict[str, Any] | None = None  # the report once it is completely gone
+    # Its private TMPDIR (arena.sandbox), which the arena removes once it is killed; this
+    # launcher does when the arena is gone first.
+    scratch: str | None = None
 
 
 class Launcher:
@@ -811,7 +815,7 @@ class Launcher:
             if group is not None:
                 group.remove()
             return {"op": "spawn_failed", "error": error}
-        bot = Bot(bot_id, pid, group, memory, members={pid})
+        bot = Bot(bot_id, pid, group, memory, members={pid}, scratch=msg.get("scratch"))
         bot.oom_base = group.oom_kills() if group else 0
         self.bots[bot_id] = bot
         self.roots[pid] = bot
@@ -1054,6 +1058,8 @@ class Launcher:
         for bot in list(self.bots.values()):
             if bot.group is not None:
                 bot.group.remove()
+            if bot.scratch:
+                shutil.rmtree(bot.scratch, ignore_errors=True)
         self.cgroups.remove()
         if self.bye is not None:
             self.send({"seq": self.bye, "op": "bye"})

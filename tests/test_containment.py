@@ -429,18 +429,22 @@ def test_nothing_survives_kill_9_of_arena_run(tmp_path):
     token = new_token()
     tag = f"ARENA_CONTAINMENT_TEST={token}"
     path = _tournament(tmp_path, token, ["escape_pgid", "respawner", "escape_daemon"])
-    env = dict(os.environ, ARENA_CONTAINMENT_TEST=token)
+    # The results are inside TMPDIR: with Landlock, each bot gets a TMPDIR of its own there.
+    env = dict(os.environ, ARENA_CONTAINMENT_TEST=token, TMPDIR=str(tmp_path))
     run = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(path), "--no-progress", "--output",
                             str(tmp_path / "out")], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL)
     try:
         # Wait until bots and their children run (two bots, each with a child, at the least).
         assert wait_until(lambda: len(survivors(token)) >= 4, timeout=60), "the bots never started"
+        scratch = list(tmp_path.glob("escoba-arena-*"))
+        assert bool(scratch) == ("Landlock ABI" in containment.containment_line()), scratch
     finally:
         run.send_signal(signal.SIGKILL)
         run.wait()
     assert wait_until(lambda: not survivors(token)), survivors(token)
     assert wait_until(lambda: not _tagged(tag)), _tagged(tag)  # workers and launchers too
+    assert not list(tmp_path.glob("escoba-arena-*"))  # the launchers removed the bots' TMPDIRs
 
 
 def _tagged(tag: str) -> list[int]:
