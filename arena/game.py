@@ -278,10 +278,11 @@ class HandState:
         self.deck = tuple(deck)
         self.stock_pos = 0
         n = seating.players
-        self.hands = [[] for _ in range(n)]
+        self.hands = [[]] * n  # placeholders: the deal below gives every seat its own list
         self.table = []
         self._key = 0
-        self.piles = [[] for _ in range(seating.sides)]
+        # Two sides, the common case, without the frame of a comprehension.
+        self.piles = [[], []] if seating.sides == 2 else [[] for _ in range(seating.sides)]
         self.escobas = [0] * seating.sides
         self.last_capturer = None
         self.turn = (dealer + 1) % n
@@ -581,29 +582,35 @@ class HandState:
 
     def _deal_round(self) -> None:
         """Deal 3 cards to each seat from the one after the dealer; round 0 also lays the table."""
-        self.round += 1
+        self.round = number = self.round + 1
         deck = self.deck
         pos = self.stock_pos
-        hands = self.hands
-        dealt = []
-        for seat in self._deal_order:
-            cards = sorted(deck[pos:pos + 3])
-            hands[seat] = cards
-            dealt.append(_new(Cards, (seat, tuple(cards))))
-            pos += 3
+        order = self._deal_order
+        end = pos + 3 * len(order)  # the table comes after the hands
         table: tuple[Card, ...] = ()
-        if self.round == 0:
-            table = tuple(sorted(deck[pos:pos + 4]))
-            pos += 4
+        if not number:
+            table = tuple(sorted(deck[end:end + 4]))
+            end += 4
             self.table = list(table)
             self._key = _table_key(table)
-        self.stock_pos = pos
+        self.stock_pos = end
         events = self.events
-        events.append(_new(Deal, (self.number, self.round, self.dealer, table, 40 - pos)))
-        events.extend(dealt)
-        if self.round == 0 and self._initial_table():
+        events.append(_new(Deal, (self.number, number, self.dealer, table, 40 - end)))
+        hands = self.hands
+        for seat in order:
+            cards = sorted(deck[pos:pos + 3])
+            hands[seat] = cards
+            events.append(_new(Cards, (seat, tuple(cards))))
+            pos += 3
+        if not number and self._initial_table():
             return  # the dealer must choose which table cards to take first (subset15)
-        self._after_deal()
+        first = order[0]
+        if hands[first] and not self.rules.escoba_en_mano:
+            # _after_deal's verdict, without its search: the first seat has just been dealt cards.
+            self.turn = first
+            self.phase = CLAIM if self.pending is not None and self._claimable() else PLAY
+        else:
+            self._after_deal()
 
     def _after_deal(self) -> None:
         """Escobas en mano, then the first seat after the dealer with cards plays."""

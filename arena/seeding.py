@@ -18,7 +18,7 @@ _GAMMA = 0x9E3779B97F4A7C15
 
 def derive_seed(seed: int, *labels: str | int) -> int:
     """A child seed for a labelled purpose (``derive_seed(master, "deal", 3)``), 63 bits."""
-    text = "/".join([str(int(seed))] + [str(label) for label in labels])
+    text = ("%d" + "/%s" * len(labels)) % (int(seed), *labels)  # str(int(seed)) and str(label), joined by "/"
     digest = hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest()
     return int.from_bytes(digest, "big") >> 1
 
@@ -122,36 +122,53 @@ class Rng:
     def shuffle(self, items: MutableSequence[T]) -> None:
         """Fisher-Yates from the end. Each 64-bit draw yields several indexes by repeated
         multiply-shift (the remainder of one product is the fraction for the next), drawing
-        again once fewer than 16 bits of the fraction would be left."""
+        again once fewer than 16 bits of the fraction would be left.
+
+        The indexes one draw yields are the digits of one number in a mixed radix (see
+        ``_shuffle_plan``), read off without the 64-bit products of the steps."""
         plan = _shuffle_plan(len(items))
         if not plan:
             return
-        for z, steps in zip(self._draws(len(plan)), plan, strict=True):
-            for i, size in steps:
-                z *= size
-                j = z >> 64
-                z &= 0xFFFFFFFFFFFFFFFF
+        for z, (product, steps) in zip(self._draws(len(plan)), plan, strict=True):
+            digits = z * product >> 64
+            for i, weight, size in steps:
+                j = digits // weight % size
                 items[i], items[j] = items[j], items[i]
 
 
-_PLANS: dict[int, tuple[tuple[tuple[int, int], ...], ...]] = {}
+_Plan = tuple[tuple[int, tuple[tuple[int, int, int], ...]], ...]
+_PLANS: dict[int, _Plan] = {}
 
 
-def _shuffle_plan(n: int) -> tuple[tuple[tuple[int, int], ...], ...]:
-    """The steps of ``Rng.shuffle`` over ``n`` items, one group per fresh 64-bit draw: each
-    step is (position, number of choices). Where the draws fall depends on ``n`` alone: each
-    index uses up the bit length of its number of choices."""
+def _shuffle_plan(n: int) -> _Plan:
+    """The steps of ``Rng.shuffle`` over ``n`` items, one group per fresh 64-bit draw. Where the
+    draws fall depends on ``n`` alone: each index uses up the bit length of its number of
+    choices.
+
+    A group's steps have s1, s2, ... sK choices. With fraction z (the draw), step k's index is
+    the integer part of (z * s1 * ... * sk mod 2**64) * s(k+1) / 2**64, which is digit k of
+    ``D = z * s1 * ... * sK >> 64`` written in the mixed radix (s1, ..., sK), the first step
+    the most significant: ``D // (s(k+1) * ... * sK) % sk``. So a group is (s1 * ... * sK,
+    its steps), each step (position, the weight of its digit, its number of choices)."""
     plan = _PLANS.get(n)
     if plan is None:
-        groups: list[list[tuple[int, int]]] = []
+        groups: list[list[int]] = []
         budget = 0  # bits left in the current draw
         for i in range(n - 1, 0, -1):
             if budget < 16:
                 groups.append([])
                 budget = 64
             budget -= (i + 1).bit_length()
-            groups[-1].append((i, i + 1))
-        plan = tuple(tuple(g) for g in groups)
+            groups[-1].append(i)
+        built = []
+        for positions in groups:
+            steps = []
+            weight = 1
+            for i in reversed(positions):
+                steps.append((i, weight, i + 1))
+                weight *= i + 1
+            built.append((weight, tuple(reversed(steps))))
+        plan = tuple(built)
         if len(_PLANS) < 100:
             _PLANS[n] = plan
     return plan
