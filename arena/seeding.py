@@ -59,7 +59,8 @@ def _mix(state: int, count: int) -> list[int]:
     z = (state * lanes.ones + lanes.ramp) & low
     z = ((z ^ (z >> 30)) & low) * 0xBF58476D1CE4E5B9 & low
     z = ((z ^ (z >> 27)) & low) * 0x94D049BB133111EB & low
-    z = (z ^ (z >> 31)) & low
+    # No mask after the last step: the bits it leaves above bit 64 of a lane are not read.
+    z ^= z >> 31
     return list(lanes.unpack(z.to_bytes(lanes.size, "big")))
 
 
