@@ -11,7 +11,7 @@ Printed: the mean point difference per hand (A minus B) with its 95% interval ov
 the win rate of A over full matches (also played in seat-swapped pairs; a draw counts half)
 and each bot's mean and worst time per move.
 
-Bots: ``random``, ``greedy``, ``expert`` (its settings as ``expert:ms=90,playouts=1300,horizon=0,infer=1``),
+Bots: ``random``, ``greedy``, ``expert`` (its settings as ``expert:ms=90,playouts=1000,horizon=0,infer=1``),
 each played in-process through the same kit code (bots/kit/escoba_kit.py) a real bot process
 runs: fast enough for thousands of deals. Or ``cmd:COMMAND`` for both: real bot processes
 through the referee (each deal is then a match of exactly one hand), for bots in any language.
@@ -287,7 +287,7 @@ def parse_rule(text: str) -> tuple[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("bot_a", help="random, greedy or expert[:ms=90,playouts=1300,horizon=0,infer=1], "
+    parser.add_argument("bot_a", help="random, greedy or expert[:ms=90,playouts=1000,horizon=0,infer=1], "
                                       "or cmd:COMMAND for a bot process played through the referee")
     parser.add_argument("bot_b")
     parser.add_argument("--move-ms", type=int, default=2000, help="time per decision for bot processes")

@@ -43,7 +43,7 @@ else:  # run as a script: its directory, bots/, is first on sys.path
     from kit import escoba_kit as kit  # type: ignore[no-redef, import-not-found]  # the script's own folder
 
 DEFAULT_MS = 90.0
-DEFAULT_PLAYOUTS = 1300
+DEFAULT_PLAYOUTS = 1000
 
 _PLAY = MoveKind.PLAY
 _CORE = {c.text: Card.parse(c.text) for c in kit.DECK}
@@ -362,7 +362,7 @@ def distinct_moves(legal: list[kit.Move], rules: Rules) -> list[kit.Move]:
 
 
 class Expert:
-    """The expert policy with its settings: ``Expert(playouts=1300, ms=90)(game, request, rng)``:
+    """The expert policy with its settings: ``Expert(playouts=1000, ms=90)(game, request, rng)``:
     ``playouts`` is the budget, ``ms`` a cap on the CPU time of one search (see the module doc)."""
 
     def __init__(self, ms: float = DEFAULT_MS, playouts: int = DEFAULT_PLAYOUTS, infer: bool = True,
