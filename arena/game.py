@@ -16,7 +16,8 @@ from __future__ import annotations
 from bisect import insort
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from operator import attrgetter, itemgetter
+from itertools import chain, compress, repeat
+from operator import and_, itemgetter
 from typing import Any, TypeVar
 
 from arena.cards import DECK, Card
@@ -35,9 +36,13 @@ _PLAY = MoveKind.PLAY
 # The hot path builds moves and events with tuple.__new__, skipping NamedTuple.__new__'s
 # Python-level wrapper, and sorts by a C-level key instead of Card.__lt__.
 _new = tuple.__new__
-_order = attrgetter("order")
-_value = attrgetter("value")
-_index = attrgetter("index")
+# Fields of a card read as items of its tuple: an item costs less than an attribute.
+_order = itemgetter(Card._fields.index("order"))
+_value = itemgetter(Card._fields.index("value"))
+_bit = itemgetter(Card._fields.index("bit"))
+_flat = chain.from_iterable
+_BITS = tuple(c.bit for c in DECK)
+_WHOLE_DECK = (1 << 40) - 1
 
 
 _TRAILS: tuple[Move, ...] = tuple(Move(_PLAY, card, ()) for card in DECK)
@@ -278,10 +283,11 @@ class HandState:
         self.deck = tuple(deck)
         self.stock_pos = 0
         n = seating.players
-        self.hands = [[] for _ in range(n)]
+        self.hands = [[]] * n  # placeholders: the deal below gives every seat its own list
         self.table = []
         self._key = 0
-        self.piles = [[] for _ in range(seating.sides)]
+        # Two sides, the common case, without the frame of a comprehension.
+        self.piles = [[], []] if seating.sides == 2 else [[] for _ in range(seating.sides)]
         self.escobas = [0] * seating.sides
         self.last_capturer = None
         self.turn = (dealer + 1) % n
@@ -581,29 +587,35 @@ class HandState:
 
     def _deal_round(self) -> None:
         """Deal 3 cards to each seat from the one after the dealer; round 0 also lays the table."""
-        self.round += 1
+        self.round = number = self.round + 1
         deck = self.deck
         pos = self.stock_pos
-        hands = self.hands
-        dealt = []
-        for seat in self._deal_order:
-            cards = sorted(deck[pos:pos + 3])
-            hands[seat] = cards
-            dealt.append(_new(Cards, (seat, tuple(cards))))
-            pos += 3
+        order = self._deal_order
+        end = pos + 3 * len(order)  # the table comes after the hands
         table: tuple[Card, ...] = ()
-        if self.round == 0:
-            table = tuple(sorted(deck[pos:pos + 4]))
-            pos += 4
+        if not number:
+            table = tuple(sorted(deck[end:end + 4]))
+            end += 4
             self.table = list(table)
             self._key = _table_key(table)
-        self.stock_pos = pos
+        self.stock_pos = end
         events = self.events
-        events.append(_new(Deal, (self.number, self.round, self.dealer, table, 40 - pos)))
-        events.extend(dealt)
-        if self.round == 0 and self._initial_table():
+        events.append(_new(Deal, (self.number, number, self.dealer, table, 40 - end)))
+        hands = self.hands
+        for seat in order:
+            cards = sorted(deck[pos:pos + 3])
+            hands[seat] = cards
+            events.append(_new(Cards, (seat, tuple(cards))))
+            pos += 3
+        if not number and self._initial_table():
             return  # the dealer must choose which table cards to take first (subset15)
-        self._after_deal()
+        first = order[0]
+        if hands[first] and not self.rules.escoba_en_mano:
+            # _after_deal's verdict, without its search: the first seat has just been dealt cards.
+            self.turn = first
+            self.phase = CLAIM if self.pending is not None and self._claimable() else PLAY
+        else:
+            self._after_deal()
 
     def _after_deal(self) -> None:
         """Escobas en mano, then the first seat after the dealer with cards plays."""
@@ -682,22 +694,23 @@ class HandState:
         """A hand set up in any position (for analysis, tests and search). ``stock`` is dealt
         from its front. The 40 cards must each be somewhere exactly once; with the piles left
         out, every card not in the hands, the table or the stock is put in side 0's pile."""
-        # Sets of deck indexes rather than of cards: an int hashes in C, a card in Python.
-        placed = [c.index for h in hands for c in h] + list(map(_index, table)) + list(map(_index, stock))
+        # Sets of cards as bitmasks (Card.bit), in loops that run in C: the expert builds a
+        # position for every deal it samples.
         if piles is None:
-            seen = set(placed)
-            rest = [c for c in DECK if c.index not in seen]
+            seen = sum(map(_bit, chain(_flat(hands), table, stock)))
+            rest = [c for c in DECK if not c.bit & seen]
             piles = [rest] + [[] for _ in range(seating.sides - 1)]
-        placed += [c.index for p in piles for c in p]
-        if len(placed) != 40 or len(set(placed)) != 40:  # 40 distinct cards: the whole deck
+        count = sum(map(len, hands)) + len(table) + len(stock) + sum(map(len, piles))
+        # 40 powers of two add up to 2**40 - 1 only if they are 40 distinct ones: the whole deck.
+        if count != 40 or sum(map(_bit, chain(_flat(hands), table, stock, _flat(piles)))) != _WHOLE_DECK:
             raise ValueError("a position must hold each of the 40 cards exactly once")
         if len(hands) != seating.players or len(piles) != seating.sides:
             raise ValueError("one hand per seat and one pile per side are needed")
         self = cls.__new__(cls)
         self.rules, self.seating, self.dealer, self.number = rules, seating, dealer, number
         self._side_of, self._deal_order = seating._side_of, seating.deal_order[dealer]
-        in_stock = set(map(_index, stock))
-        self.deck = tuple([c for c in DECK if c.index not in in_stock] + list(stock))
+        dealt = _WHOLE_DECK ^ sum(map(_bit, stock))
+        self.deck = (*compress(DECK, map(and_, _BITS, repeat(dealt))), *stock)
         self.stock_pos = 40 - len(stock)
         self.hands = [_sorted(h) for h in hands]
         self.table = _sorted(table)

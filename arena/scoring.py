@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from operator import itemgetter
+from itertools import repeat
+from operator import and_, itemgetter
 
 from arena.cards import DECK, Card, Suit
 from arena.rules import Rules
@@ -11,6 +12,7 @@ from arena.rules import Rules
 _CARD_BIT = Card._fields.index("bit")
 
 _bit = itemgetter(_CARD_BIT)  # Card.bit, read as the named tuple's item: a C call without an attribute lookup
+_bit_count = int.bit_count
 _VELO = Card.parse("7o").bit
 _OROS = sum(c.bit for c in DECK if c.oro)
 _SEVENS = sum(c.bit for c in DECK if c.seven)
@@ -59,10 +61,11 @@ def score_hand(piles: Sequence[Sequence[Card]], escobas: Sequence[int], rules: R
     The point keys are CATEGORIES plus ``total``; ``n_cards``, ``n_oros``, ``n_sevens`` (and
     ``primera`` under sevens: primera) are the raw counts, kept so a reader can see why a point went where it did.
     """
-    n_cards = [len(p) for p in piles]
+    # A comprehension costs a frame in CPython: the counts are loops that run in C.
+    n_cards = list(map(len, piles))
     held = [sum(map(_bit, p)) for p in piles]  # each pile as a set of cards, one bit per card
-    n_oros = [(h & _OROS).bit_count() for h in held]
-    n_sevens = [(h & _SEVENS).bit_count() for h in held]
+    n_oros = list(map(_bit_count, map(and_, held, repeat(_OROS))))
+    n_sevens = list(map(_bit_count, map(and_, held, repeat(_SEVENS))))
     if len(piles) == 2:  # the common table, without the general search for a unique maximum
         first, second = n_cards
         cards_w = 0 if first > second else 1 if second > first else None
@@ -81,11 +84,11 @@ def score_hand(piles: Sequence[Sequence[Card]], escobas: Sequence[int], rules: R
     result = []
     for side, pile in enumerate(piles):
         escoba = escobas[side]
-        cards = int(cards_w == side)
-        oros = int(oros_w == side)
-        velo = int(held[side] & _VELO != 0)
-        sevens = int(sevens_w == side)
-        all_sevens = int(bonus and n_sevens[side] == 4)
+        cards = 1 if cards_w == side else 0
+        oros = 1 if oros_w == side else 0
+        velo = 1 if held[side] & _VELO else 0
+        sevens = 1 if sevens_w == side else 0
+        all_sevens = 1 if bonus and n_sevens[side] == 4 else 0
         # The keys in this order: CATEGORIES, total, then the counts.
         b = {"escobas": escoba, "cards": cards, "oros": oros, "velo": velo, "sevens": sevens,
              "all_sevens": all_sevens, "total": escoba + cards + oros + velo + sevens + all_sevens,
