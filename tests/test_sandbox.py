@@ -31,10 +31,20 @@ needs_landlock = pytest.mark.skipif(ABI < 6, reason=f"Landlock ABI {ABI}: signal
 RULES = Rules(target=6)
 
 
+def _in_temporary(path: Path) -> bool:
+    folders = [*sandbox.TEMPORARY, os.environ.get("TMPDIR") or "/tmp"]
+    real = os.path.realpath(path)
+    return any(real == f or real.startswith(os.path.realpath(f).rstrip("/") + "/") for f in folders)
+
+
 @pytest.fixture
 def outside():
-    """A folder that is not a temporary one: in the project, as a results folder would be."""
-    folder = Path(tempfile.mkdtemp(prefix=".sandbox-test-", dir=ROOT))
+    """A folder that is not beneath a temporary one (where bots may write): in the project,
+    as a results folder would be, or in the home folder when the project itself is in /tmp."""
+    base = next((b for b in (ROOT, Path.home()) if not _in_temporary(b) and os.access(b, os.W_OK)), None)
+    if base is None:
+        pytest.skip("no writable folder outside the temporary ones")
+    folder = Path(tempfile.mkdtemp(prefix=".sandbox-test-", dir=base))
     yield folder
     shutil.rmtree(folder, ignore_errors=True)
 
