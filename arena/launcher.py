@@ -76,13 +76,6 @@ _RESET_SIGNALS = tuple(
 )
 
 
-def _libc() -> Any:
-    try:
-        return ctypes.CDLL(None, use_errno=True)
-    except OSError:  # pragma: no cover - not a C runtime we know
-        return None
-
-
 # --- /proc -----------------------------------------------------------------------------------
 
 _HAS_CHILDREN_FILE = os.path.exists(f"/proc/self/task/{os.getpid()}/children")
@@ -621,7 +614,7 @@ class Launcher:
     def __init__(self, sock: socket.socket, use_cgroups: bool, use_landlock: bool = True) -> None:
         self.sock = sock
         self.me = os.getpid()
-        self.libc = _libc()
+        self.libc = sandbox.c_library()
         self.subreaper = self.libc is not None and self.libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
         self.cgroups = Cgroups.create(f"{PREFIX}{self.me}", hierarchies()) if use_cgroups else Cgroups()
         self.bots: dict[int, Bot] = {}

@@ -17,8 +17,8 @@ before ``exec``, which it and its descendants keep:
   (``_around``): a file created later right beside a hidden path's parents is not readable.
 - **processes** (Landlock ABI 6, Linux 6.12): it may signal only processes of its own tree,
   and connect only to abstract Unix sockets of its own tree. At every ABI, Landlock forbids
-  tracing a process outside the domain, which covers reading ``/proc/PID/mem`` or
-  ``/proc/PID/environ`` of the arena or of another bot.
+  tracing a process outside the domain, which covers reading ``/proc/PID/mem``, ``cwd`` and
+  ``root`` of the arena or of another bot (not ``cmdline`` or ``environ``, which stay readable).
 
 ``no_new_privs`` is set first (Landlock requires it): a set-user-ID program the bot starts
 does not gain privileges. Where the kernel has no Landlock (before 5.13, or not enabled), the
@@ -44,8 +44,9 @@ _CREATE_RULESET_VERSION = 1
 _RULE_PATH_BENEATH = 1
 _PR_SET_NO_NEW_PRIVS = 38
 
-# Filesystem access rights (include/uapi/linux/landlock.h) that change the filesystem, by the
-# ABI that introduced them. Reading and executing are left alone on purpose.
+# Filesystem access rights (include/uapi/linux/landlock.h), by the ABI that introduced them.
+# Those that change the filesystem are always handled; reading only when paths are hidden;
+# executing never.
 _EXECUTE = 1 << 0
 _WRITE_FILE = 1 << 1
 _READ_FILE = 1 << 2
@@ -61,14 +62,14 @@ _READ = _READ_FILE | _READ_DIR
 _SCOPE_ABSTRACT_UNIX_SOCKET = 1 << 0  # ABI 6
 _SCOPE_SIGNAL = 1 << 1  # ABI 6
 
-# Set to "off" in the arena's environment to run bots and builds outside Landlock, as on a
-# kernel without it: for tests of what a bot can then do, and for a bot that must write elsewhere.
+# Set to "off" in the arena's environment to run bots outside Landlock, as on a kernel without
+# it: for tests of what a bot can then do, and for a bot that must write elsewhere.
 LANDLOCK_ENV = "ESCOBA_ARENA_LANDLOCK"
 TEMPORARY = ("/tmp", "/var/tmp", "/dev/shm")
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty")
 
 
-def _libc() -> Any:
+def c_library() -> Any:
     try:
         return ctypes.CDLL(None, use_errno=True)
     except OSError:  # pragma: no cover - not a C runtime we know
@@ -77,7 +78,7 @@ def _libc() -> Any:
 
 def abi(libc: Any = None) -> int:
     """The Landlock ABI version this kernel offers, 0 where it has none."""
-    libc = libc if libc is not None else _libc()
+    libc = libc if libc is not None else c_library()
     if libc is None:
         return 0
     try:
@@ -181,7 +182,7 @@ def confine(version: int, folders: Iterable[str], hidden: Iterable[str] = (), li
 
     Meant for a child between fork and exec: the domain cannot be left, and is inherited.
     """
-    libc = libc if libc is not None else _libc()
+    libc = libc if libc is not None else c_library()
     if libc is None or version < 1:
         raise OSError(38, "Landlock is not available")
     granted = rules(version, folders, hidden)
