@@ -60,9 +60,10 @@ def interrupt_name(interrupt: BaseException) -> str:
 
 @contextmanager
 def stop_signals_as_interrupts() -> Iterator[None]:
-    """While the command runs, SIGTERM and SIGHUP raise ``Interrupted``; the handlers in place
-    before come back after. Only the first such signal raises: the ones after it are ignored,
-    so a second SIGTERM from a process manager cannot cut the clean-up of the first short."""
+    """While the command runs, SIGTERM and SIGHUP raise ``Interrupted`` (SIGHUP unless it was
+    ignored when the program started, as under ``nohup``); the handlers in place before come
+    back after. Only the first such signal raises: the ones after it are ignored, so a second
+    SIGTERM from a process manager cannot cut the clean-up of the first short."""
     if sys.platform == "win32":  # pragma: no cover - no SIGHUP there
         yield
         return
@@ -75,8 +76,11 @@ def stop_signals_as_interrupts() -> Iterator[None]:
         stopping = True
         raise Interrupted(signum)
 
+    # A SIGHUP ignored before we started is a request (nohup, a daemon's supervisor): the run
+    # must outlive its terminal, so it stays ignored.
+    wanted = [sig for sig in STOP_SIGNALS if not (sig == signal.SIGHUP and signal.getsignal(sig) == signal.SIG_IGN)]
     try:
-        previous = {sig: signal.signal(sig, handler) for sig in STOP_SIGNALS}
+        previous = {sig: signal.signal(sig, handler) for sig in wanted}
     except ValueError:  # not the main thread (a test harness): leave the signals alone
         yield
         return

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from process_helpers import as_from_a_terminal, as_under_nohup
 from typer.testing import CliRunner
 
 import arena
@@ -178,7 +179,8 @@ def test_sigterm_and_sighup_stop_a_run_like_ctrl_c(tmp_path: Path, sig: signal.S
     path = write_tournament(tmp_path, matches=4, sleep_ms=1)
     output = load_config(path).output
     proc = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(path), "--no-progress"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, cwd=ROOT)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, cwd=ROOT,
+                            preexec_fn=as_from_a_terminal)
     try:
         _wait_for_a_stored_match(proc, output)
         if to_group:
@@ -201,6 +203,26 @@ def test_sigterm_and_sighup_stop_a_run_like_ctrl_c(tmp_path: Path, sig: signal.S
     assert f"resuming: {kept} of 12" in again.stderr
     ids = stored_ids(output)
     assert len(ids) == len(set(ids)) == 12
+
+
+def test_under_nohup_a_closed_terminal_does_not_stop_the_run(tmp_path: Path):
+    """nohup ignores SIGHUP so that the run outlives its terminal: the arena keeps that."""
+    path = write_tournament(tmp_path, matches=2, sleep_ms=1)
+    output = load_config(path).output
+    proc = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(path), "--no-progress"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, cwd=ROOT,
+                            preexec_fn=as_under_nohup)
+    try:
+        _wait_for_a_stored_match(proc, output)
+        os.killpg(proc.pid, signal.SIGHUP)
+        _, err_bytes = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 0, err_bytes.decode()
+    ids = stored_ids(output)
+    assert len(ids) == len(set(ids)) == 6
 
 
 def test_a_full_disk_during_a_run_loses_nothing_and_says_how_to_resume(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):

@@ -13,6 +13,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from process_helpers import as_from_a_terminal
 from typer.testing import CliRunner
 
 from arena.cli import app
@@ -297,13 +298,14 @@ def test_a_worker_killed_mid_run_is_replaced_and_nothing_is_lost(tmp_path: Path)
 
 
 def test_ctrl_c_stops_cleanly_and_prints_the_resume_command(tmp_path: Path):
-    path = write_tournament(tmp_path, extra="concurrency: 2\nmatches_per_pairing: 4", env=", env: {POLICYBOT_SLEEP_MS: 20}")
+    path = write_tournament(tmp_path, extra="concurrency: 2\nmatches_per_pairing: 4", env=", env: {POLICYBOT_SLEEP_MS: 1}")
     config = load_config(path)
     proc = subprocess.Popen(
         [sys.executable, "-m", "arena.cli", "run", str(path), "--no-progress"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,
+        preexec_fn=as_from_a_terminal,
     )
     store_file = Path(config.output) / "results.sqlite"
     deadline = time.monotonic() + 60

@@ -24,6 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from process_helpers import as_from_a_terminal
 from typer.testing import CliRunner
 
 from arena.cli import app
@@ -410,9 +411,8 @@ def _wait_for(folder: Path, matches: int, proc: subprocess.Popen, seconds: float
     raise AssertionError("the run did not get far enough")
 
 
-# Slow enough that a loaded machine's signal lands before the test decides (a faster core ended
-# runs first at 15 ms).
-SLOW = ', env: {POLICYBOT_SLEEP_MS: "40"}'
+# Slow enough that the signals land before the test decides.
+SLOW = ', env: {POLICYBOT_SLEEP_MS: "15"}'
 
 
 @pytest.mark.slow  # real bots played
@@ -435,7 +435,8 @@ def test_kill_9_and_ctrl_c_resume_to_the_same_decision_as_an_uninterrupted_run(t
         proc.wait(60)
     assert 0 < at_kill < 2 * reference.decided_at
     proc = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(path), "--no-progress"], cwd=tmp_path,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            preexec_fn=as_from_a_terminal)
     try:
         at_stop = _wait_for(out, at_kill + 4, proc)
         proc.send_signal(signal.SIGINT)
