@@ -256,7 +256,7 @@ class Launcher:
         """Start a bot with ``fds`` as its stdin, stdout and stderr; where Landlock is in force
         it cannot read the ``hidden`` paths (``arena.sandbox``)."""
         env = dict(env)
-        scratch = sandbox.private_temporary(env, hidden) if hidden and self.info.get("landlock") else None
+        scratch = sandbox.private_temporary(env)
         if scratch is not None:
             env["TMPDIR"] = scratch
         try:

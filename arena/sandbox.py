@@ -35,7 +35,7 @@ import ctypes
 import os
 import struct
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 
 # Linux system call numbers of Landlock: the same on every architecture (the unified table).
@@ -165,16 +165,17 @@ def _around(top: str, secret: list[str], seen: set[str]) -> Iterable[str]:
         yield from _around(os.path.join(top, name), secret, seen)
 
 
-def private_temporary(env: dict[str, str], hidden: Sequence[str]) -> str | None:
-    """A fresh folder for a confined process's temporary files (its ``TMPDIR``) when its
-    temporary folder holds a hidden path, such as a results folder in ``/tmp``: it could then
-    make nothing new right in that folder (``_around``). None when it is not needed. The
-    caller removes it."""
-    secret = [os.path.realpath(path) for path in hidden]
-    base = env.get("TMPDIR") or "/tmp"
-    if not any(_within(path, os.path.realpath(base)) for path in secret):
+def private_temporary(env: dict[str, str]) -> str | None:
+    """A fresh folder for a bot process's temporary files, to be its ``TMPDIR``: what it leaves
+    there (a bot killed mid-write, one that never cleans up) is removed with it, and with
+    Landlock it can make files there even when its temporary folder holds a hidden path, such
+    as a results folder in ``/tmp`` (``_around``). None if no folder can be made (the bot
+    keeps the ``TMPDIR`` it had). The caller removes it."""
+    base = env.get("TMPDIR") or tempfile.gettempdir()
+    try:
+        return tempfile.mkdtemp(prefix="escoba-arena-", dir=base)
+    except OSError:
         return None
-    return tempfile.mkdtemp(prefix="escoba-arena-", dir=base)
 
 
 def confine(version: int, folders: Iterable[str], hidden: Iterable[str] = (), libc: Any = None) -> None:

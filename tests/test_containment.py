@@ -306,6 +306,25 @@ def test_a_process_killed_for_file_size_is_a_crash_that_says_so(tmp_path):
     assert outcome.termination is Termination.NO_HANDSHAKE and "SIGXFSZ" in outcome.detail, outcome
 
 
+@pytest.mark.parametrize("landlock", ["on", "off"])
+def test_the_temporary_files_of_a_killed_bot_are_removed_with_it(tmp_path, monkeypatch, landlock):
+    """Each bot process gets a TMPDIR of its own: a bot killed on its deadline leaves nothing."""
+    if landlock == "off":
+        containment.shutdown()
+        monkeypatch.setenv(containment.LANDLOCK_ENV, "off")
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # the arena's, and so the bots' temporary folder
+    report = tmp_path / "report"
+    try:
+        record, _, _ = play_hostile("litter", new_token(), n=2, env={"ZOO_OUT": str(report)})
+    finally:
+        containment.shutdown()
+    assert record.outcomes[0].termination is Termination.TIMEOUT
+    made = Path(report.read_text())
+    assert made.parent.parent == tmp_path and made.parent.name.startswith("escoba-arena-"), made
+    assert not made.parent.exists()
+    assert list(tmp_path.iterdir()) == [report]
+
+
 @pytest.mark.parametrize("network", [True, False])
 def test_network_off_leaves_a_bot_no_way_out(launcher, tmp_path, network):
     if not network and not launcher.info["network_off"]:

@@ -37,6 +37,8 @@ Resources:
   big_file_die     the same with SIGXFSZ at its default action (a C program's case)
   network          connects to ZOO_CONNECT (host:port), writes "connected" or the error
   stderr_crash     writes ZOO_STDERR_KB KB (default 300) to stderr, then crashes at request N
+  litter           at start, writes a 1 MB temporary file and writes its path to ZOO_OUT;
+                   then hangs at request N (it is killed, and never cleans up)
 Attacks on the arena's launcher (its parent; same user); a refused signal is reported to
 ZOO_OUT and the bot plays on:
   kill_launcher    starts an in-tree child, then SIGKILLs its parent at request N
@@ -339,6 +341,10 @@ def at_start() -> None:
         attempt(write_outside)
     elif MODE == "read_secrets":
         read_secrets()
+    elif MODE == "litter":
+        fd, name = tempfile.mkstemp()
+        os.write(fd, b"x" * (1 << 20))
+        report(name)
 
 
 def misbehave(msg: dict) -> bool:
@@ -361,6 +367,8 @@ def misbehave(msg: dict) -> bool:
     if MODE == "late_flood":
         time.sleep(int(os.environ.get("ZOO_SLOW_MS", "1500")) / 1000)
         flood(json.dumps({"type": "move", "id": msg["id"], "move": msg["legal"][0]}).encode() + b"\n")
+    if MODE == "litter":
+        sleep_forever()
     if MODE == "stop_self":
         os.kill(os.getpid(), signal.SIGSTOP)
     if MODE == "close_stdout":
