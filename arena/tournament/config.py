@@ -341,14 +341,15 @@ def parse_config(
                 "matches_per_pairing",
                 sides,
                 100000,
-                allowed=f"a positive multiple of {sides} (duplicate deals play each deal once per seat rotation; {sides} sides)",
+                allowed=f"a multiple of {sides} from {sides} to 100000 (duplicate deals play each deal once per seat "
+                f"rotation; {sides} sides)",
             )
             if mpp % sides:
                 raise doc.error(
                     node,
                     "matches_per_pairing",
-                    f"expected a positive multiple of {sides} (duplicate deals play each deal once per seat rotation; "
-                    f"{sides} sides), got {mpp}",
+                    f"expected a multiple of {sides} from {sides} to 100000 (duplicate deals play each deal once per "
+                    f"seat rotation; {sides} sides), got {mpp}",
                 )
         else:
             mpp = doc.integer(node, "matches_per_pairing", 1, 100000)
