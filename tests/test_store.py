@@ -13,6 +13,7 @@ from arena.tournament.standings import compute_standings, format_crosstable, for
 from arena.tournament.store import (
     SCHEMA_VERSION,
     DuplicateMatchError,
+    ForeignFolderError,
     MatchRow,
     ResultStore,
     ResumeMismatchError,
@@ -94,6 +95,32 @@ def test_open_existing_refuses_what_is_not_a_store(tmp_path: Path):
     (tmp_path / "results.sqlite").write_bytes(b"this is not sqlite at all, not even close" * 10)
     with pytest.raises(StoreError):
         ResultStore.open_existing(str(tmp_path))
+
+
+def test_a_folder_holding_other_files_is_not_made_a_results_folder(tmp_path: Path):
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "report.html").write_text("my own page")
+    (mine / "notes.txt").write_text("my notes")
+    with pytest.raises(ForeignFolderError) as info:
+        open_store(mine)
+    assert "holds other files (notes.txt, report.html) and no results store" in str(info.value)
+    assert info.value.exit_code == 2
+    assert sorted(p.name for p in mine.iterdir()) == ["notes.txt", "report.html"]  # nothing written
+    # New, empty, and the arena's own folders (a store, or the lock a run makes first) are used.
+    (tmp_path / "empty").mkdir()
+    for folder in (tmp_path / "new" / "deeper", tmp_path / "empty"):
+        with open_store(folder):
+            pass
+        (folder / "standings.txt").write_text("a table")
+        with open_store(folder):  # a resume
+            pass
+    started = tmp_path / "started"
+    started.mkdir()
+    (started / "run.lock").write_text("")
+    (started / "logs").mkdir()
+    with open_store(started):
+        pass
 
 
 def test_standings_are_derived_from_the_rows(tmp_path: Path):

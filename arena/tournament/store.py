@@ -111,6 +111,18 @@ class ResumeMismatchError(StoreError):
         )
 
 
+class ForeignFolderError(StoreError):
+    """The results folder already holds someone else's files: a run would scatter its tables,
+    logs and report among them, and replace any that share their names."""
+
+    def __init__(self, folder: str, names: list[str]) -> None:
+        shown = ", ".join(sorted(names)[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        super().__init__(
+            f"{folder} is not a results folder: it holds other files ({shown}) and no results store; "
+            "give a new or empty folder (--output DIR, or the tournament file's output)"
+        )
+
+
 class DuplicateMatchError(StoreError):
     """A match id was written twice: a bug upstream, refused so results stay exact."""
 
@@ -195,6 +207,22 @@ def _lock_folder(folder: str) -> int:
     return fd
 
 
+def _refuse_foreign(folder: str) -> None:
+    """A folder is the arena's when it is new, empty or holds only ``logs/``, or holds a store or
+    a run's lock (the first file a run makes)."""
+    try:
+        names = os.listdir(folder)
+    except (FileNotFoundError, NotADirectoryError):
+        return  # made (or refused) by make_folder
+    except OSError:
+        return  # unreadable: make_folder or the store's opening says why
+    if STORE_FILE in names or LOCK_FILE in names:
+        return
+    foreign = [name for name in names if name != "logs"]  # bots' build logs are written first
+    if foreign:
+        raise ForeignFolderError(folder, foreign)
+
+
 def store_path(folder: str) -> str:
     return os.path.join(folder, STORE_FILE)
 
@@ -235,7 +263,9 @@ class ResultStore:
 
     @classmethod
     def open_for_run(cls, folder: str, fingerprint: str, game_dict: Mapping[str, Any], config: Mapping[str, Any]) -> ResultStore:
-        """Create the store, or reopen it to resume; refuse one from a changed tournament."""
+        """Create the store, or reopen it to resume; refuse one from a changed tournament, and
+        a folder that holds other files but no store."""
+        _refuse_foreign(folder)
         try:
             make_folder(folder)  # a link as the results folder is refused
         except WriteError as exc:
