@@ -212,10 +212,8 @@ def _refuse_foreign(folder: str) -> None:
     a run's lock (the first file a run makes)."""
     try:
         names = os.listdir(folder)
-    except (FileNotFoundError, NotADirectoryError):
-        return  # made (or refused) by make_folder
     except OSError:
-        return  # unreadable: make_folder or the store's opening says why
+        return  # unreadable: opening the store says why
     if STORE_FILE in names or LOCK_FILE in names:
         return
     foreign = [name for name in names if name != "logs"]  # bots' build logs are written first
@@ -265,11 +263,11 @@ class ResultStore:
     def open_for_run(cls, folder: str, fingerprint: str, game_dict: Mapping[str, Any], config: Mapping[str, Any]) -> ResultStore:
         """Create the store, or reopen it to resume; refuse one from a changed tournament, and
         a folder that holds other files but no store."""
-        _refuse_foreign(folder)
         try:
             make_folder(folder)  # a link as the results folder is refused
         except WriteError as exc:
             raise StoreWriteError(str(exc)) from None
+        _refuse_foreign(folder)
         lock = _lock_folder(folder)
         try:
             conn = _connect(store_path(folder))
