@@ -291,8 +291,8 @@ def check_bot(
         for line in tail:
             typer.echo(f"    {line}")
         if any("Permission denied" in line or "EACCES" in line for line in tail) and "Landlock ABI" in containment_line():
-            typer.echo("  hint: a bot may change files only in $TMPDIR (or /tmp) and the folders its `limits: "
-                       "{writable: [...]}` names (docs/PROTOCOL.md, \"Limits\")")
+            typer.echo("  hint: a bot may change files only in $TMPDIR (its own, not /tmp), /dev/shm and the "
+                       "folders its `limits: {writable: [...]}` names (docs/PROTOCOL.md, \"Limits\")")
     typer.echo(f"result: FAIL ({verdict.problem})")
     raise typer.Exit(ExitCode.CHECK_FAILED)
 

@@ -53,8 +53,8 @@ class ResourceLimits:
     - ``file_size_mb``: ``RLIMIT_FSIZE``: the largest file a process may write.
     - ``network``: False puts the bot in an empty network namespace of its own.
     - ``writable``: folders (relative to the bot's ``cwd``) beneath which its processes may
-      change files, besides the temporary folders: elsewhere Landlock refuses, where the
-      kernel has it (``arena.sandbox``).
+      change files, besides its own ``TMPDIR`` and ``/dev/shm``: elsewhere Landlock refuses,
+      where the kernel has it (``arena.sandbox``).
     """
 
     memory_mb: int = 1024

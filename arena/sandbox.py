@@ -5,10 +5,12 @@ replace another bot's program, or signal and read the memory of its opponent (a 
 is enough to make it lose on time). Each bot is put in a Landlock domain of its own just
 before ``exec``, which it and its descendants keep:
 
-- **files**: it may create, change and delete files only beneath the temporary folders
-  (``/tmp``, ``/var/tmp``, ``/dev/shm``, its ``TMPDIR``) and the folders its configuration
-  names as ``writable``; it may write the harmless devices (``/dev/null`` ...). Reading is
-  not restricted: a bot needs its interpreter, libraries and data wherever they are.
+- **files**: it may create, change and delete files only beneath its ``TMPDIR`` (a fresh
+  folder of its own, removed with it), ``/dev/shm`` and the folders its configuration names
+  as ``writable``; it may write the harmless devices (``/dev/null`` ...). Not the rest of
+  ``/tmp``: a project cloned there, the arena's own code or another bot's program, must not
+  be the bot's to change. Reading is not restricted: a bot needs its interpreter, libraries
+  and data wherever they are.
 - **secrets**: paths the arena names as hidden (the tournament's file, its results folder, and
   the git folder of the repository holding that file: the seed, from which every deal
   follows, and the records of deals a bot may meet again in a duplicate game) cannot be
@@ -65,7 +67,9 @@ _SCOPE_SIGNAL = 1 << 1  # ABI 6
 # Set to "off" in the arena's environment to run bots outside Landlock, as on a kernel without
 # it: for tests of what a bot can then do, and for a bot that must write elsewhere.
 LANDLOCK_ENV = "ESCOBA_ARENA_LANDLOCK"
-TEMPORARY = ("/tmp", "/var/tmp", "/dev/shm")
+# Shared memory (POSIX semaphores and shm_open, as Python's multiprocessing uses them) has no
+# per-process folder: it stays writable. Temporary files go to the bot's own TMPDIR.
+SHARED_MEMORY = "/dev/shm"
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty")
 
 
@@ -98,8 +102,8 @@ def describe(version: int) -> str:
     """The launcher's words for what bots are kept from, at this ABI."""
     if version < 1:
         return "no Landlock (bots may write the user's files and signal other processes)"
-    words = (f"Landlock ABI {version}: writes only in temporary and writable folders, the tournament's file, "
-             "results and git folder unreadable, no tracing out of its tree")
+    words = (f"Landlock ABI {version}: writes only in its own TMPDIR, /dev/shm and writable folders, the "
+             "tournament's file, results and git folder unreadable, no tracing out of its tree")
     if version >= 6:
         return words + ", no signals out of its tree"
     return words + " (signals not confined before ABI 6, Linux 6.12)"
@@ -116,12 +120,11 @@ def _handled(version: int) -> int:
 
 
 def writable_folders(env: dict[str, str], extra: Iterable[str] = ()) -> list[str]:
-    """The folders beneath which a bot may change files: the temporary ones, its ``TMPDIR``,
-    and ``extra`` (its configuration's ``writable``)."""
-    folders = list(TEMPORARY)
-    tmpdir = env.get("TMPDIR")
-    if tmpdir:
-        folders.append(tmpdir)
+    """The folders beneath which a bot may change files: its ``TMPDIR`` (a fresh folder of its
+    own, ``private_temporary``), shared memory, and ``extra`` (its configuration's ``writable``).
+    Not the whole of ``/tmp``: what a bot leaves there would outlive it, and a project cloned
+    there (the arena, the other bots' programs) would be the bot's to change."""
+    folders = [env.get("TMPDIR") or tempfile.gettempdir(), SHARED_MEMORY]
     folders.extend(extra)
     return folders
 

@@ -74,7 +74,10 @@ TAG_VAR = "ARENA_HOSTILE_TAG"
 def write_tournament(folder: Path, token: str) -> Path:
     def bot(name: str, cmd: str, env: dict[str, str] | None = None) -> str:
         env_text = ", ".join(f"{k}: {v!r}" for k, v in (env or {}).items())
-        return f'  - {{name: {name}, cmd: "{cmd}", cwd: "{ROOT}"' + (f", env: {{{env_text}}}" if env_text else "") + "}"
+        # A bot writes its report (ZOO_OUT) in reports/: the one folder it is given besides its TMPDIR.
+        writable = f', limits: {{writable: ["{folder / "reports"}"]}}' if env and "ZOO_OUT" in env else ""
+        return (f'  - {{name: {name}, cmd: "{cmd}", cwd: "{ROOT}"' + (f", env: {{{env_text}}}" if env_text else "")
+                + writable + "}")
 
     lines = [bot("greedy", "$PYTHON bots/greedy_bot.py"), bot("random", "$PYTHON bots/random_bot.py")]
     # The attacks on files aim at this tournament's own file and results store.

@@ -1,7 +1,10 @@
 """``arena play`` and ``arena check-bot`` through typer's CliRunner."""
 
 import json
+import shutil
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -133,7 +136,9 @@ def test_sigterm_to_arena_play_leaves_no_bot_behind(tmp_path):
 
     from zoo.helpers import pids_in, running
 
-    pidfile = tmp_path / "pids"
+    # In shared memory: with Landlock, the bots of `arena play` may write there and in their
+    # own TMPDIRs only.
+    pidfile = Path(tempfile.mkdtemp(prefix="pids-", dir="/dev/shm")) / "pids"
     env = dict(os.environ, ZOO_PIDFILE=str(pidfile))
     arena = subprocess.Popen([sys.executable, "-m", "arena.cli", "play", zoo("orphan_setsid"), zoo("hang_mid", 0),
                               "--move-ms", "30000"], env=env, stdout=subprocess.DEVNULL, cwd=str(ROOT))
@@ -146,6 +151,7 @@ def test_sigterm_to_arena_play_leaves_no_bot_behind(tmp_path):
     arena.send_signal(signal.SIGTERM)
     assert arena.wait(timeout=20) == 128 + signal.SIGTERM
     assert [p for p in pids if running(p)] == []
+    shutil.rmtree(pidfile.parent)
 
 
 def test_play_pinned_to_one_cpu(tmp_path):

@@ -6,12 +6,9 @@ managed, played through the real launcher against a bot that plays well.
 """
 
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import textwrap
-from pathlib import Path
 
 import pytest
 from zoo.helpers import HOSTILE, ROOT, hostile_spec, new_token, survivors, wait_until
@@ -31,22 +28,11 @@ needs_landlock = pytest.mark.skipif(ABI < 6, reason=f"Landlock ABI {ABI}: signal
 RULES = Rules(target=6)
 
 
-def _in_temporary(path: Path) -> bool:
-    folders = [*sandbox.TEMPORARY, os.environ.get("TMPDIR") or "/tmp"]
-    real = os.path.realpath(path)
-    return any(real == f or real.startswith(os.path.realpath(f).rstrip("/") + "/") for f in folders)
-
-
 @pytest.fixture
-def outside():
-    """A folder that is not beneath a temporary one (where bots may write): in the project,
-    as a results folder would be, or in the home folder when the project itself is in /tmp."""
-    base = next((b for b in (ROOT, Path.home()) if not _in_temporary(b) and os.access(b, os.W_OK)), None)
-    if base is None:
-        pytest.skip("no writable folder outside the temporary ones")
-    folder = Path(tempfile.mkdtemp(prefix=".sandbox-test-", dir=base))
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
+def outside(tmp_path_factory):
+    """A folder the bots may not write in: in /tmp, beside their own TMPDIRs, as a project
+    cloned there would be (not in tmp_path, where the bots write their reports)."""
+    return tmp_path_factory.mktemp("outside")
 
 
 def play(attacker, victim=None):
@@ -96,7 +82,7 @@ def test_a_tournament_file_names_writable_folders_and_a_wrong_one_gets_a_clear_e
 
 
 @pytest.mark.skipif(ABI < 1, reason="no Landlock on this kernel")
-def test_a_bot_cannot_write_outside_the_temporary_folders(outside, tmp_path):
+def test_a_bot_cannot_write_outside_its_own_temporary_folder_even_in_tmp(outside, tmp_path):
     target = outside / "results.sqlite"
     target.write_text("true results\n")
     report = tmp_path / "report"
@@ -196,6 +182,7 @@ def _run_spy(tmp_path, monkeypatch=None):
             cmd: "$PYTHON {HOSTILE} read_secrets {new_token()} 1"
             cwd: "{ROOT}"
             env: {{ZOO_OUT: "{reports / 'spy'}", ZOO_SECRETS: "{secrets}"}}
+            limits: {{writable: ["{reports}"]}}
         """))
     subprocess.run(["git", "-C", str(project), "add", "."], check=True)
     subprocess.run(["git", "-C", str(project), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "t"],
@@ -211,8 +198,7 @@ def test_a_bot_cannot_read_the_seed_or_the_stored_games(tmp_path):
     lines, output = _run_spy(tmp_path)
     assert len(lines) == 4 and all("refused Permission denied" in line for line in lines[:3]), lines
     assert any(output.iterdir())  # the arena itself wrote there
-    # Its results are in /tmp, which it may then not write in: a TMPDIR of its own instead,
-    # gone with it.
+    # Its temporary files go to a TMPDIR of its own, gone with it.
     made = lines[3].removeprefix("temporary: made in ")
     assert made != lines[3] and os.path.basename(made).startswith("escoba-arena-"), lines[3]
     assert not os.path.exists(made)

@@ -6,6 +6,7 @@ import secrets
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from arena.botproc import BotSpec, Limits
@@ -23,9 +24,21 @@ HOSTILE = HERE / "hostile.py"
 FAST = Limits(startup_ms=10000, move_ms=1000, grace_ms=200, kill_grace_ms=100)
 
 
+# Files the test bots write for their tests to read (reports, pid files, transcripts).
+REPORT_FILES = ("ZOO_OUT", "ZOO_PIDFILE", "ZOO_TRANSCRIPT")
+
+
+def reporting(env: dict | None, resources: ResourceLimits | None = None) -> ResourceLimits:
+    """``resources`` whose ``writable`` also holds the folders of the files the bot reports to:
+    with Landlock, a bot may otherwise write only in its own TMPDIR, which goes with it."""
+    resources = resources or ResourceLimits()
+    folders = tuple(os.path.dirname(os.path.abspath(env[key])) for key in REPORT_FILES if env and env.get(key))
+    return replace(resources, writable=resources.writable + folders) if folders else resources
+
+
 def zoo_spec(mode: str, n: int = 1, limits: Limits = FAST, env: dict | None = None, name: str | None = None) -> BotSpec:
     return BotSpec(name=name or f"zoo-{mode}", cmd=(sys.executable, str(ZOO), mode, str(n)), limits=limits,
-                   env=env or {})
+                   env=env or {}, resources=reporting(env))
 
 
 def new_token() -> str:
@@ -36,7 +49,7 @@ def new_token() -> str:
 def hostile_spec(mode: str, token: str, n: int = 1, limits: Limits = FAST, env: dict | None = None,
                  resources: ResourceLimits | None = None, name: str | None = None) -> BotSpec:
     return BotSpec(name=name or f"hostile-{mode}", cmd=(sys.executable, str(HOSTILE), mode, token, str(n)),
-                   limits=limits, env=env or {}, resources=resources or ResourceLimits())
+                   limits=limits, env=env or {}, resources=reporting(env, resources))
 
 
 def survivors(token: str) -> list[int]:
@@ -67,7 +80,8 @@ def wait_until(condition, timeout: float = 20.0) -> bool:
 
 
 def fake_spec(steps: list, limits: Limits = FAST, env: dict | None = None) -> BotSpec:
-    return BotSpec(name="fake", cmd=(sys.executable, str(FAKE), json.dumps(steps)), limits=limits, env=env or {})
+    return BotSpec(name="fake", cmd=(sys.executable, str(FAKE), json.dumps(steps)), limits=limits, env=env or {},
+                   resources=reporting(env))
 
 
 def hello(seat: int = 0, limits: Limits = FAST) -> dict:
