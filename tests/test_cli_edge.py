@@ -178,22 +178,10 @@ def _wait_for_a_stored_match(proc: subprocess.Popen, folder: str) -> None:
 def test_sigterm_and_sighup_stop_a_run_like_ctrl_c(tmp_path: Path, sig: signal.Signals, to_group: bool):
     path = write_tournament(tmp_path, matches=4, sleep_ms=1)
     output = load_config(path).output
-    proc = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(path), "--no-progress"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, cwd=ROOT,
-                            preexec_fn=as_from_a_terminal)
-    try:
-        _wait_for_a_stored_match(proc, output)
-        if to_group:
-            os.killpg(proc.pid, sig)  # a closed terminal, or `kill -TERM -PGID`: the workers get it too
-        else:
-            proc.send_signal(sig)  # a process manager stopping the arena
-        _, err_bytes = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-    err = err_bytes.decode()
-    assert proc.returncode == 128 + sig, err
+    # To the group: a closed terminal, or `kill -TERM -PGID` (the workers get it too); to the
+    # arena alone: a process manager stopping it.
+    returncode, err = _signal_a_run(path, sig, as_from_a_terminal, to_group=to_group)
+    assert returncode == 128 + sig, err
     assert "Traceback" not in err and "Exception ignored" not in err and "SystemExit" not in err, err
     kept = len(stored_ids(output))
     assert f"interrupted by {sig.name}: {kept} of 12 matches are safely stored" in err
@@ -208,21 +196,30 @@ def test_sigterm_and_sighup_stop_a_run_like_ctrl_c(tmp_path: Path, sig: signal.S
 def test_under_nohup_a_closed_terminal_does_not_stop_the_run(tmp_path: Path):
     """nohup ignores SIGHUP so that the run outlives its terminal: the arena keeps that."""
     path = write_tournament(tmp_path, matches=2, sleep_ms=1)
-    output = load_config(path).output
+    returncode, err = _signal_a_run(path, signal.SIGHUP, as_under_nohup, to_group=True)
+    assert returncode == 0, err
+    ids = stored_ids(load_config(path).output)
+    assert len(ids) == len(set(ids)) == 6
+
+
+def _signal_a_run(path: Path, sig: signal.Signals, started_as, *, to_group: bool) -> tuple[int, str]:
+    """``arena run`` started with ``started_as`` (a ``preexec_fn``) and sent ``sig`` once a
+    match is stored: its exit code and stderr."""
     proc = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(path), "--no-progress"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, cwd=ROOT,
-                            preexec_fn=as_under_nohup)
+                            preexec_fn=started_as)
     try:
-        _wait_for_a_stored_match(proc, output)
-        os.killpg(proc.pid, signal.SIGHUP)
+        _wait_for_a_stored_match(proc, load_config(path).output)
+        if to_group:
+            os.killpg(proc.pid, sig)
+        else:
+            proc.send_signal(sig)
         _, err_bytes = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-    assert proc.returncode == 0, err_bytes.decode()
-    ids = stored_ids(output)
-    assert len(ids) == len(set(ids)) == 6
+    return proc.returncode, err_bytes.decode()
 
 
 def test_a_full_disk_during_a_run_loses_nothing_and_says_how_to_resume(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):

@@ -20,7 +20,7 @@ from arena.cli import app
 from arena.record import GameRecord, RecordError, SeatUsage
 from arena.referee import LocalBot, play_match
 from arena.replay import verify
-from arena.resources import MIB, Usage
+from arena.resources import MIB, ResourceLimits, Usage
 from arena.rules import Rules, Seating
 from arena.tournament.standings import compute_standings, format_standings
 from arena.tournament.store import MatchRow, ResultStore, StoreDamagedError
@@ -145,7 +145,7 @@ def test_a_bot_spinning_children_shows_its_whole_tree_cpu_in_the_record(tmp_path
     script.write_text(SPINNING_BOT)
     out = tmp_path / "spun"
     spec = BotSpec(name="spinner", cmd=(sys.executable, str(script), str(out), str(SPINNERS), str(SPIN_S)),
-                   limits=Limits(move_ms=10_000))
+                   limits=Limits(move_ms=10_000), resources=ResourceLimits(writable=(str(tmp_path),)))
     with BotProcess(spec) as bot:
         record = play_match([bot, LocalBot("local", seed=1)], Rules(), Seating.alone(2), seed=11)
     assert [o.termination.value for o in record.outcomes] == ["ok", "ok"]
