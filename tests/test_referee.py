@@ -1,5 +1,6 @@
 """The referee: complete matches in every seating, records that replay, determinism."""
 
+import gc
 import json
 
 import pytest
@@ -202,3 +203,29 @@ def test_an_illegal_move_is_refused_with_the_rules_reason_and_no_copy_of_the_sta
     assert record.outcomes[0].termination is Termination.ILLEGAL_MOVE
     card = record.failures[0].detail.split("'")[1]
     assert record.outcomes[0].detail == f"illegal move {card!r}: {card} is not in the hand of seat 0"
+
+
+@pytest.fixture
+def gc_threshold():
+    """The process's collector thresholds, restored after the test."""
+    saved = gc.get_threshold()
+    yield
+    gc.set_threshold(*saved)
+
+
+def test_a_refereeing_process_raises_the_young_generation_threshold_once(gc_threshold):
+    """A match's events and moves live until its record is made and die together: the
+    referee raises CPython's default young threshold (700), keeping the older generations'."""
+    gc.set_threshold(700, 11, 12)
+    play_match([LocalBot(seed=1), LocalBot(seed=2)], Rules(target=5), Seating.alone(2), seed=3)
+    young, older, oldest = gc.get_threshold()
+    assert young > 700 * 10 and (older, oldest) == (11, 12)
+    gc.set_threshold(young * 2, 11, 12)  # the host's own, higher, choice stays
+    play_match([LocalBot(seed=1), LocalBot(seed=2)], Rules(target=5), Seating.alone(2), seed=3)
+    assert gc.get_threshold() == (young * 2, 11, 12)
+
+
+def test_a_collector_turned_off_by_threshold_stays_off(gc_threshold):
+    gc.set_threshold(0, 10, 10)
+    play_match([LocalBot(seed=1), LocalBot(seed=2)], Rules(target=5), Seating.alone(2), seed=3)
+    assert gc.get_threshold() == (0, 10, 10)
