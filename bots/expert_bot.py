@@ -24,6 +24,7 @@ Needs the ``arena`` package (the rules core) for the simulation:
 
 from __future__ import annotations
 
+import math
 import random
 import sys
 import time
@@ -178,32 +179,55 @@ def margin(points: Sequence[int], side: int) -> float:
     return points[side] - sum(others) / len(others)
 
 
-def _edge_table(size: int) -> list[list[float]]:
-    """EDGE[r][d + size]: P(ahead) - P(behind) at the end for a lead of ``d`` with ``r`` cards
-    still to share, each going to either side with even odds."""
+def _edge_table(size: int, lump: float) -> list[list[float]]:
+    """EDGE[r][d + 40]: P(ahead) - P(behind) at the end for a lead of ``d`` with ``r`` cards of
+    a kind (of at most ``size``) still to share.
+
+    The cards are not shared one by one at even odds: captures take them in lumps, so the
+    share of one side varies about ``lump`` times as much as if each card went its own way.
+    The share is beta-binomial, each side's odds at one half, with that variance (a
+    correlation of (lump - 1) / (r - 1) between any two cards): exact at the bounds (a lead
+    larger than the cards left is certain) and at ties (an even split scores nobody)."""
     table = []
     for r in range(size + 1):
-        probs = [1.0]
-        for _ in range(r):
-            probs = [0.5 * ((probs[k] if k < len(probs) else 0) + (probs[k - 1] if k else 0))
-                     for k in range(len(probs) + 1)]
+        rho = min(0.99, (lump - 1) / (r - 1)) if r > 1 else 0.0
+        if rho > 0:
+            a = (1 / rho - 1) / 2  # both beta parameters: mean one half, correlation rho
+            probs = [math.exp(math.lgamma(r + 1) - math.lgamma(x + 1) - math.lgamma(r - x + 1)
+                              + math.lgamma(x + a) + math.lgamma(r - x + a) - math.lgamma(r + 2 * a)
+                              - 2 * math.lgamma(a) + math.lgamma(2 * a))
+                     for x in range(r + 1)]
+        else:
+            probs = [math.comb(r, x) / 2 ** r for x in range(r + 1)]
+        below = [0.0]  # below[x]: the odds of fewer than x cards to this side
+        for p in probs:
+            below.append(below[-1] + p)
         row = []
-        for d in range(-size, size + 1):
-            ahead = sum(p for x, p in enumerate(probs) if d + 2 * x - r > 0)
-            behind = sum(p for x, p in enumerate(probs) if d + 2 * x - r < 0)
-            row.append(ahead - behind)
+        for d in range(-40, 41):
+            # Ahead with x > (r - d) / 2 of them, behind with x < (r - d) / 2.
+            tie = r - d
+            first_ahead = min(r + 1, max(0, tie // 2 + 1))
+            last_behind = min(r + 1, max(0, (tie + 1) // 2))
+            row.append((1.0 - below[first_ahead]) - below[last_behind])
         table.append(row)
     return table
 
 
-_EDGE = _edge_table(40)
+# How lumpy each majority's sharing is, fitted to where greedy self-play really ends (100,000
+# hands, the lead and the cards left at every point where a playout stops: the squared error
+# of the odds fell from 0.085 to 0.003 for the cards, 0.008 to 0.0004 for the oros and
+# 0.0007 to 0.0001 for the sevens against sharing card by card at even odds). Cards go
+# to the piles in lumps (a capture takes several), oros and sevens mostly one at a time.
+_CARDS = _edge_table(40, 4.5)
+_OROS = _edge_table(10, 1.5)
+_SEVENS = _edge_table(4, 1.25)
 _VELO = Card.parse("7o")
 
 
 def estimate(state: HandState, side: int) -> float:
     """Expected point margin of ``side`` in an unfinished 2-side hand, from the piles so far:
     escobas and the velo as they stand, each majority by the odds of keeping the lead when
-    the cards not yet captured are shared at random."""
+    the cards not yet captured are shared (see ``_edge_table``)."""
     mine, theirs = state.piles[side], state.piles[1 - side]
     value = float(state.escobas[side] - state.escobas[1 - side])
     if _VELO in mine:
@@ -218,9 +242,9 @@ def estimate(state: HandState, side: int) -> float:
     for c in theirs:
         o_t += c.oro
         s_t += c.seven
-    value += _EDGE[40 - n_m - n_t][n_m - n_t + 40]
-    value += _EDGE[10 - o_m - o_t][o_m - o_t + 40]
-    value += _EDGE[4 - s_m - s_t][s_m - s_t + 40]
+    value += _CARDS[40 - n_m - n_t][n_m - n_t + 40]
+    value += _OROS[10 - o_m - o_t][o_m - o_t + 40]
+    value += _SEVENS[4 - s_m - s_t][s_m - s_t + 40]
     return value
 
 

@@ -335,7 +335,58 @@ def test_capturing_values_and_constrained_deals():
 
 def test_expert_estimate_is_a_margin():
     state = HandState.shuffled(Rules(), Seating.alone(2), 0, 9, events=[])
-    assert expert_bot.estimate(state, 0) == -expert_bot.estimate(state, 1)
+    # A margin for one side is the opposite of the other's (to the rounding of the odds).
+    assert expert_bot.estimate(state, 0) == pytest.approx(-expert_bot.estimate(state, 1), abs=1e-12)
+
+
+def test_majority_odds_are_exact_at_the_bounds_and_ties():
+    for table, size in ((expert_bot._CARDS, 40), (expert_bot._OROS, 10), (expert_bot._SEVENS, 4)):
+        for r in range(size + 1):
+            for d in range(-40, 41):
+                odds = table[r][d + 40]
+                assert odds == pytest.approx(-table[r][40 - d], abs=1e-12)  # the same for either side
+                if abs(d) > r:  # a lead the cards left cannot undo
+                    assert odds == pytest.approx(1.0 if d > 0 else -1.0)
+        assert table[0][40] == 0  # an even split scores nobody
+
+
+def test_majority_odds_card_by_card_are_the_binomial_and_lumps_make_a_lead_less_safe():
+    by_card = expert_bot._edge_table(4, 1.0)
+    # 3 cards left, one ahead: behind with none of them (1/8), ahead with two or three (4/8).
+    assert by_card[3][40 + 1] == pytest.approx(4 / 8 - 1 / 8)
+    lumpy = expert_bot._edge_table(40, 4.5)
+    by_card = expert_bot._edge_table(40, 1.0)
+    for r, d in ((25, 3), (31, 5), (10, 2), (3, 1)):
+        assert 0 < lumpy[r][40 + d] < by_card[r][40 + d]
+
+
+def test_majority_odds_fit_greedy_play_better_than_sharing_card_by_card():
+    # Where playouts stop (one move into a new round), the odds of each majority against how
+    # the hand really ends when greedy players play on: the fitted lumps must be closer.
+    by_card = {"cards": expert_bot._edge_table(40, 1.0), "oros": expert_bot._edge_table(10, 1.0),
+               "sevens": expert_bot._edge_table(4, 1.0)}
+    fitted = {"cards": expert_bot._CARDS, "oros": expert_bot._OROS, "sevens": expert_bot._SEVENS}
+    errors = {"by card": dict.fromkeys(fitted, 0.0), "fitted": dict.fromkeys(fitted, 0.0)}
+    for seed in range(300):
+        state = HandState.shuffled(Rules(), Seating.alone(2), seed % 2, 5000 + seed)
+        stops = []
+        while True:
+            expert_bot.playout(state, state.round)
+            if state.is_over:
+                break
+            counts = {}
+            for kind, total, has in (("cards", 40, lambda c: 1), ("oros", 10, lambda c: c.oro),
+                                     ("sevens", 4, lambda c: c.seven)):
+                mine, theirs = (sum(map(has, pile)) for pile in state.piles)
+                counts[kind] = (total - mine - theirs, mine - theirs)
+            stops.append(counts)
+        won = {k: state.breakdown[0][k] - state.breakdown[1][k] for k in fitted}
+        for counts in stops:
+            for kind, (left, lead) in counts.items():
+                errors["by card"][kind] += (by_card[kind][left][lead + 40] - won[kind]) ** 2
+                errors["fitted"][kind] += (fitted[kind][left][lead + 40] - won[kind]) ** 2
+    for kind in fitted:
+        assert errors["fitted"][kind] < errors["by card"][kind], kind
 
 
 def test_greedy_playout_plays_exactly_like_the_greedy_bot():
