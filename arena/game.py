@@ -364,8 +364,9 @@ class HandState:
         if by_value is None:
             by_value = _captures(self._key, table, hand, single)
         forced = rules.forced_capture
+        # legal.append called as a method, not bound to a local: Python 3.11 specializes
+        # the method form into an inline list append.
         legal = self._legal = []
-        append = legal.append
         cards: tuple[Card, ...] = ()
         for card in hand:
             takes = by_value[card.value]
@@ -373,10 +374,10 @@ class HandState:
                 if not cards:
                     cards = tuple(table)
                 for take in takes:
-                    append(_new(Move, (_PLAY, card, take(cards))))
+                    legal.append(_new(Move, (_PLAY, card, take(cards))))
                 if forced:
                     continue
-            append(_TRAILS[card.index])
+            legal.append(_TRAILS[card.index])
         return legal
 
     def _special_moves(self) -> list[Move]:
