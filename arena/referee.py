@@ -206,7 +206,6 @@ class _Views:
         return f'{self._heads[seat]}{held}],"table":[{shown}{self._middle}{self._sizes(hands)}{self._tail}'
 
 
-
 _new_tuple = tuple.__new__
 # seat -> move text -> the line of that play's event, its card's text and its taken cards'
 _PLAYS: dict[int, dict[str, tuple[bytes, str, tuple[str, ...]]]] = {}

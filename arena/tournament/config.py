@@ -336,21 +336,11 @@ def parse_config(
     elif "matches_per_pairing" in top:
         node = top["matches_per_pairing"][1]
         if duplicate:
-            mpp = doc.integer(
-                node,
-                "matches_per_pairing",
-                sides,
-                100000,
-                allowed=f"a multiple of {sides} from {sides} to 100000 (duplicate deals play each deal once per seat "
-                f"rotation; {sides} sides)",
-            )
+            allowed = (f"a multiple of {sides} from {sides} to 100000 (duplicate deals play each deal once per seat "
+                       f"rotation; {sides} sides)")
+            mpp = doc.integer(node, "matches_per_pairing", sides, 100000, allowed=allowed)
             if mpp % sides:
-                raise doc.error(
-                    node,
-                    "matches_per_pairing",
-                    f"expected a multiple of {sides} from {sides} to 100000 (duplicate deals play each deal once per "
-                    f"seat rotation; {sides} sides), got {mpp}",
-                )
+                raise doc.error(node, "matches_per_pairing", f"expected {allowed}, got {mpp}")
         else:
             mpp = doc.integer(node, "matches_per_pairing", 1, 100000)
     else:
