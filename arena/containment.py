@@ -156,16 +156,20 @@ class Launcher:
     # -- messages -----------------------------------------------------------------------------
 
     def _read_forever(self) -> None:
+        # One buffer for every message: allocating MAX_MESSAGE bytes per message cost more
+        # than the rest of a usage question.
+        buf = bytearray(launcher_program.MAX_MESSAGE)
+        view = memoryview(buf)
         while True:
             try:
-                data = self._sock.recv(launcher_program.MAX_MESSAGE)
+                size = self._sock.recv_into(buf)
             except OSError:
-                data = b""
-            if not data:
+                size = 0
+            if not size:
                 self._on_lost()
                 return
             try:
-                msg = json.loads(data)
+                msg = json.loads(bytes(view[:size]))
             except ValueError:
                 continue
             with self._cond:

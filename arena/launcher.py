@@ -31,6 +31,7 @@ reply carries the same ``seq``. ``exit`` is sent unasked when a bot's first proc
 
 from __future__ import annotations
 
+import array
 import ctypes
 import errno
 import json
@@ -59,6 +60,8 @@ BEAT_S = 1.0  # how often it tells the arena it is alive (a bot may SIGSTOP it)
 KILL_POLL_S = 0.01
 HARD_KILL_S = 5.0  # how long a kill keeps signalling a tree that will not go (a fork bomb)
 MAX_MESSAGE = 1 << 20
+# Room for the file descriptors of one message (a spawn passes the bot's three pipes).
+_FDS_SPACE = socket.CMSG_SPACE(8 * array.array("i").itemsize)
 MIB = 1 << 20
 
 _PR_SET_PDEATHSIG = 1
@@ -613,6 +616,10 @@ class Bot:
 class Launcher:
     def __init__(self, sock: socket.socket, use_cgroups: bool, use_landlock: bool = True) -> None:
         self.sock = sock
+        # Messages are read into one buffer kept for the launcher's life: a fresh buffer of
+        # MAX_MESSAGE bytes for each small message cost more than everything else a usage
+        # question does.
+        self.inbox = bytearray(MAX_MESSAGE)
         self.me = os.getpid()
         self.libc = sandbox.c_library()
         self.subreaper = self.libc is not None and self.libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
@@ -704,19 +711,23 @@ class Launcher:
             self.progress()
 
     def receive(self) -> None:
+        buf, view = self.inbox, memoryview(self.inbox)
         while True:
             try:
-                data, fds, _, _ = socket.recv_fds(self.sock, MAX_MESSAGE, 8)
+                size, ancillary, _, _ = self.sock.recvmsg_into([buf], _FDS_SPACE)
             except BlockingIOError:
                 return
             except OSError:
                 self.stopping = True
                 return
-            if not data:
+            fds = _passed_fds(ancillary)
+            if not size:
+                for fd in fds:
+                    os.close(fd)
                 self.stopping = True
                 return
             try:
-                self.handle(json.loads(data), fds)
+                self.handle(json.loads(bytes(view[:size])), fds)
             finally:
                 for fd in fds:
                     try:
@@ -1056,6 +1067,15 @@ class Launcher:
         self.cgroups.remove()
         if self.bye is not None:
             self.send({"seq": self.bye, "op": "bye"})
+
+
+def _passed_fds(ancillary: list[tuple[int, int, bytes]]) -> list[int]:
+    """The file descriptors a message carried (``SCM_RIGHTS``), as ``socket.recv_fds`` gives them."""
+    fds = array.array("i")
+    for level, kind, data in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds.frombytes(data[:len(data) - len(data) % fds.itemsize])
+    return list(fds)
 
 
 def _read_until_eof(fd: int, timeout: float) -> str:
