@@ -5,7 +5,8 @@ small program it starts on first need and talks to over a Unix socket. The launc
 the bots, is their subreaper, keeps them in cgroups where it can, measures and limits them,
 and kills whatever is left when this process ends, even by ``kill -9``. Nothing here is on a
 decision's path: the arena talks to its bots through their pipes directly; the launcher is
-asked only to start, kill and measure.
+asked only to start, kill and measure (and where a bot's cgroups count what it uses, the arena
+reads those counters itself at a match's end: see ``Child``).
 
 ``containment_line()`` says in one line what is in force on this machine, for a run header.
 """
@@ -61,14 +62,42 @@ class ChildExit:
 
 
 class Child:
-    """A bot process the launcher started."""
+    """A bot process the launcher started.
 
-    def __init__(self, launcher: Launcher, child_id: int, pid: int, scratch: str | None = None) -> None:
+    Where its cgroups count its CPU time and exact peak memory (``counters``), the arena reads
+    them itself at a match's end instead of asking the launcher: the question and its answer
+    cost more than the rest of a match's bookkeeping. The launcher still resets the peak and
+    its own account at each reset, and measures the bot once it has ended."""
+
+    def __init__(self, launcher: Launcher, child_id: int, pid: int, scratch: str | None = None,
+                 counters: Mapping[str, Any] | None = None) -> None:
         self.launcher = launcher
         self.id = child_id
         self.pid = pid
         self.exit: ChildExit | None = None
         self.scratch = scratch  # its private TMPDIR (arena.sandbox), removed once its tree is killed
+        self.counters = counters
+        self._base: tuple[float, float, float] | None = None  # user, system, monotonic at the reset
+
+    def restart_count(self) -> None:
+        """Count from now on, for ``counted`` (the launcher is told too: ``Launcher.reset``)."""
+        if self.counters is None or self.exit is not None:
+            return
+        read = launcher_program.read_counters(self.counters)
+        self._base = None if read is None else (read[0], read[1], time.monotonic())
+
+    def counted(self) -> Usage | None:
+        """What it used since ``restart_count``, read from its counters; None where they say
+        nothing (no counters, no reset yet, or the bot has ended: the launcher then knows)."""
+        base = self._base
+        if base is None or self.exit is not None:
+            return None
+        read = launcher_program.read_counters(self.counters or {})
+        if read is None:
+            return None
+        user, system = max(0.0, read[0] - base[0]), max(0.0, read[1] - base[1])
+        return Usage(cpu_s=round(user + system, 6), user_s=round(user, 6), system_s=round(system, 6),
+                     wall_s=round(time.monotonic() - base[2], 6), peak_memory_bytes=read[2], source="cgroup")
 
     @property
     def returncode(self) -> int | None:
@@ -274,7 +303,9 @@ class Launcher:
         if reply.get("op") != "spawned":
             _remove(scratch)
             raise SpawnError(str(reply.get("error", "unknown error")))
-        child = Child(self, int(reply["id"]), int(reply["pid"]), scratch)
+        counters = reply.get("counters")
+        child = Child(self, int(reply["id"]), int(reply["pid"]), scratch,
+                      counters if isinstance(counters, dict) else None)
         with self._cond:
             self._children[child.id] = child
         return child
@@ -309,21 +340,14 @@ class Launcher:
         return child.exit
 
     def usage(self, child: Child) -> Usage:
-        if child.exit is not None:
-            return child.exit.usage
-        try:
-            reply = self._request("usage", id=child.id)
-        except LauncherError:
-            return Usage()
-        if reply.get("usage") is None:  # it ended meanwhile: the exit message has it
-            ended = self.wait(child, 1.0)
-            return ended.usage if ended is not None else Usage()
-        return Usage.from_launcher(reply["usage"])
+        return self.usages([child])[0]
 
     def usages(self, children: Sequence[Child]) -> list[Usage]:
-        """``usage`` of each child, in one question for all those still running (a match's
-        seats are measured at once: each question costs the launcher a wake-up)."""
-        running = [child for child in children if child.exit is None]
+        """What each child used since its last reset: read from its counters where it has
+        them, else in one question for all those still running (a match's seats are measured
+        at once: each question costs the launcher a wake-up)."""
+        counted = {child.id: usage for child in children if (usage := child.counted()) is not None}
+        running = [child for child in children if child.exit is None and child.id not in counted]
         measured: dict[int, Any] = {}
         if running:
             try:
@@ -335,6 +359,10 @@ class Launcher:
                 measured = {child.id: answer for child, answer in zip(running, answers, strict=True)}
         out = []
         for child in children:
+            usage = counted.get(child.id)
+            if usage is not None:
+                out.append(usage)
+                continue
             data = measured.get(child.id)
             if data is not None:
                 out.append(Usage.from_launcher(data))
@@ -346,14 +374,15 @@ class Launcher:
 
     def reset(self, child: Child) -> None:
         """Count CPU time and peak memory from now on."""
-        if child.exit is None:
-            self._notify("reset", id=child.id)
+        self.reset_many([child])
 
     def reset_many(self, children: Sequence[Child]) -> None:
         """``reset`` of each child, in one message."""
-        ids = [child.id for child in children if child.exit is None]
-        if ids:
-            self._notify("reset", ids=ids)
+        running = [child for child in children if child.exit is None]
+        if running:
+            self._notify("reset", ids=[child.id for child in running])
+        for child in running:
+            child.restart_count()
 
     def close(self, timeout: float = 10.0) -> None:
         """Ask it to kill everything left and exit; wait for that (bounded)."""

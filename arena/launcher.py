@@ -44,7 +44,7 @@ import signal
 import socket
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
@@ -200,6 +200,51 @@ def _cpu(pid: int) -> tuple[float, float]:
         return 0.0, 0.0
     utime, stime, cutime, cstime = (int(x) for x in fields[11:15])
     return (utime + cutime) / _CLK_TCK, (stime + cstime) / _CLK_TCK
+
+
+# The files a group's CPU time is read from, by cgroup version.
+_CPU_FILES = {2: ("cpu.stat",), 1: ("cpuacct.stat", "cpuacct.usage")}
+
+
+def cpu_seconds(version: int, texts: Sequence[str | None]) -> tuple[float, float] | None:
+    """(user, system) seconds from the texts of a group's CPU files (``_CPU_FILES``)."""
+    stat = dict(line.split(" ", 1) for line in (texts[0] or "").splitlines() if " " in line)
+    if version == 2:
+        try:
+            return int(stat["user_usec"]) / 1e6, int(stat["system_usec"]) / 1e6
+        except (KeyError, ValueError):
+            return None
+    try:
+        user, system = int(stat["user"]) / _CLK_TCK, int(stat["system"]) / _CLK_TCK
+    except (KeyError, ValueError):
+        return None
+    # The tick counts are coarse; the total in nanoseconds is exact: split it in their ratio.
+    try:
+        exact = int(texts[1] or "") / 1e9
+    except ValueError:
+        return user, system
+    if user + system > 0:
+        return exact * user / (user + system), exact * system / (user + system)
+    return exact, 0.0
+
+
+def read_counters(counters: Mapping[str, Any]) -> tuple[float, float, int] | None:
+    """(user seconds, system seconds, peak bytes) of a running bot, read from the files its
+    group's ``counters`` name (opened afresh: this runs once a match); None once they are gone
+    (the bot ended and its group was removed) or unreadable."""
+    texts = []
+    try:
+        for path in (*counters["cpu"], counters["peak"]):
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                texts.append(os.read(fd, 65536).decode())
+            finally:
+                os.close(fd)
+        cpu = cpu_seconds(int(counters["cpu_version"]), texts[:-1])
+        peak = int(texts[-1])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return None if cpu is None else (cpu[0], cpu[1], peak)
 
 
 def _kill(pids: Iterable[int], sig: int) -> None:
@@ -537,31 +582,24 @@ class BotGroup:
                 return int(value)
         return 0
 
+    def _cpu_files(self) -> list[str]:
+        d = self.dirs["cpu"]
+        return [os.path.join(d, name) for name in _CPU_FILES[self.versions["cpu"]]]
+
     def cpu(self) -> tuple[float, float] | None:
         """(user, system) seconds of every process that ever ran in the group."""
         if "cpu" not in self.dirs:
             return None
-        d = self.dirs["cpu"]
-        if self.versions["cpu"] == 2:
-            stat = dict(line.split(" ", 1) for line in (self.read(os.path.join(d, "cpu.stat")) or "").splitlines() if " " in line)
-            try:
-                return int(stat["user_usec"]) / 1e6, int(stat["system_usec"]) / 1e6
-            except (KeyError, ValueError):
-                return None
-        stat = dict(line.split(" ", 1) for line in (self.read(os.path.join(d, "cpuacct.stat")) or "").splitlines() if " " in line)
-        total = self.read(os.path.join(d, "cpuacct.usage"))
-        try:
-            user, system = int(stat["user"]) / _CLK_TCK, int(stat["system"]) / _CLK_TCK
-        except (KeyError, ValueError):
+        return cpu_seconds(self.versions["cpu"], [self.read(path) for path in self._cpu_files()])
+
+    def counters(self) -> dict[str, Any] | None:
+        """Where the arena may read this group's CPU time and peak memory itself
+        (``read_counters``): where both are counted here and the peak is exact since its last
+        reset (cgroup v1's memory), as this launcher's own measure then is."""
+        if "cpu" not in self.dirs or self.versions.get("memory") != 1:
             return None
-        # The tick counts are coarse; the total in nanoseconds is exact: split it in their ratio.
-        try:
-            exact = int(total or "") / 1e9
-        except ValueError:
-            return user, system
-        if user + system > 0:
-            return exact * user / (user + system), exact * system / (user + system)
-        return exact, 0.0
+        return {"cpu_version": self.versions["cpu"], "cpu": self._cpu_files(),
+                "peak": os.path.join(self.dirs["memory"], "memory.max_usage_in_bytes")}
 
     def kill(self) -> None:
         if "kill" in self.dirs:
@@ -823,7 +861,7 @@ class Launcher:
         bot.oom_base = group.oom_kills() if group else 0
         self.bots[bot_id] = bot
         self.roots[pid] = bot
-        return {"op": "spawned", "id": bot_id, "pid": pid}
+        return {"op": "spawned", "id": bot_id, "pid": pid, "counters": group.counters() if group else None}
 
     def _exec(self, msg: dict[str, Any], limits: dict[str, Any], fds: list[int], err: int, procs: list[str]) -> NoReturn:
         stage = "setsid"

@@ -222,8 +222,9 @@ def test_a_bot_that_stops_its_launcher_costs_a_bounded_wait_and_leaves_nothing(u
     record = play_match([bot, LocalBot("local", seed=1)], RULES, Seating.alone(2), seed=3)
     assert record.outcomes[0].termination is Termination.OK
     start = time.monotonic()
-    assert bot.usage().source == ""  # no answer: no measure
-    bot.close()
+    # Read from its cgroups' counters where they count it; else the question gets no answer.
+    assert bot.usage().source == ("cgroup" if bot._child.counters is not None else "")
+    bot.close()  # the kill is a question too
     assert time.monotonic() - start < 60  # bounded: the reply timeout, not for ever
     assert wait_until(lambda: survivors(token) == [])
     again = BotProcess(hostile_spec("escape_pgid", new_token(), limits=FAST))
@@ -280,6 +281,39 @@ def test_cpu_time_counts_the_whole_tree_and_restarts_at_each_match(launcher, tmp
         play_match([bot, LocalBot("local", seed=1)], RULES, Seating.alone(2), seed=4)
         second = bot.usage()
         assert second.cpu_s < first.cpu_s  # counted from the second match's start
+    assert survivors(token) == []
+
+
+def test_the_arena_reads_a_running_bots_counters_as_the_launcher_measures_them(launcher, tmp_path):
+    """Where a bot's cgroups count its CPU and its exact peak memory, the arena reads them at a
+    match's end instead of asking: what it reads is what the launcher would have answered."""
+    token = new_token()
+    out = tmp_path / "cpu"
+    spec = hostile_spec("cpu_hog", token, limits=FAST, env={"ZOO_OUT": str(out), "ZOO_SPIN_S": "0.5"})
+    exact_peak = "cpu" in launcher.info["cgroup_roles"] and "cgroup v1 (memory" in launcher.containment
+    with BotProcess(spec, launcher=launcher) as bot:
+        play_match([bot, LocalBot("local", seed=1)], RULES, Seating.alone(2), seed=3)
+        assert wait_until(lambda: len(survivors(token)) == 1)  # the spinners are done: the bot idles
+        child = bot._child
+        assert (child.counters is not None) == exact_peak
+        read = child.counted()
+        answered = launcher._request("usage", ids=[child.id])["usages"][0]
+        if not exact_peak:
+            assert read is None  # nothing to read: the launcher is asked
+            return
+        assert read is not None and read.source == answered["source"] == "cgroup"
+        # The launcher took its own starting point a moment after the arena's, while the bot
+        # was being greeted: the same CPU time within that, the same peak.
+        assert read.cpu_s == pytest.approx(answered["cpu"], abs=0.05)
+        spun = sum(float((tmp_path / f"cpu.{i}").read_text()) for i in range(3))  # each child's own count
+        assert read.cpu_s >= 0.95 * spun > 0, (read, spun)
+        assert read.peak_memory_bytes == answered["peak"] > 0
+        assert bot.usage().cpu_s == pytest.approx(read.cpu_s, abs=0.01)  # what BotProcess gives
+        bot.kill()
+        # Once it has ended its counters are gone: what it used comes from the launcher's report.
+        assert child.counted() is None
+        ended = bot.usage()
+        assert ended.source == "cgroup" and ended.cpu_s == pytest.approx(answered["cpu"], abs=0.05)
     assert survivors(token) == []
 
 
@@ -516,7 +550,7 @@ def test_a_bot_whose_launcher_is_lost_fails_at_its_next_request_even_if_it_still
         bot.close()
 
 
-def test_a_match_tells_the_launcher_once_to_count_and_asks_once_what_its_bots_used(monkeypatch):
+def test_a_match_tells_the_launcher_once_to_count_and_asks_at_most_once_what_its_bots_used(monkeypatch):
     """Each message costs the launcher a wake-up: a match's seats are reset at once and measured
     at once."""
     said: list[tuple[str, dict]] = []
@@ -540,7 +574,9 @@ def test_a_match_tells_the_launcher_once_to_count_and_asks_once_what_its_bots_us
     finally:
         for bot in bots:
             bot.close()
-    assert [op for op, _ in messages] == ["reset", "usage"]
+    # Where their cgroups count what they use, the arena reads it at the end without asking.
+    asked = ["reset"] if all(bot._child.counters is not None for bot in bots) else ["reset", "usage"]
+    assert [op for op, _ in messages] == asked
     assert all(len(fields["ids"]) == 2 for _, fields in messages)
     assert [u.seat for u in record.usage] == [0, 1]
     assert all(u.source in ("cgroup", "proc") and u.wall_ms > 0 and u.peak_memory_mb > 0 for u in record.usage)
