@@ -23,7 +23,7 @@ import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from arena import launcher as launcher_program
@@ -59,15 +59,19 @@ class ChildExit:
     reason: str = ""
     detail: str = ""
     usage: Usage = Usage()
+    # The launcher's absolute counters at its last measure: user and system seconds since the
+    # bot started, and when (monotonic): ``Child`` counts from its own starting point with them.
+    totals: tuple[float, float, float] | None = None
 
 
 class Child:
     """A bot process the launcher started.
 
-    Where its cgroups count its CPU time and exact peak memory (``counters``), the arena reads
-    them itself at a match's end instead of asking the launcher: the question and its answer
-    cost more than the rest of a match's bookkeeping. The launcher still resets the peak and
-    its own account at each reset, and measures the bot once it has ended."""
+    Where its cgroups count its CPU time and exact peak memory (``counters``), the arena keeps
+    its starting point and reads them itself, at a match's start and end, instead of asking
+    the launcher: a message and its wake-ups cost more than the rest of a match's bookkeeping.
+    The launcher's account of such a bot then runs from the bot's start, and once the bot has
+    ended its report is counted from the arena's starting point (``ChildExit.totals``)."""
 
     def __init__(self, launcher: Launcher, child_id: int, pid: int, scratch: str | None = None,
                  counters: Mapping[str, Any] | None = None) -> None:
@@ -79,25 +83,43 @@ class Child:
         self.counters = counters
         self._base: tuple[float, float, float] | None = None  # user, system, monotonic at the reset
 
-    def restart_count(self) -> None:
-        """Count from now on, for ``counted`` (the launcher is told too: ``Launcher.reset``)."""
-        if self.counters is None or self.exit is not None:
-            return
+    def restart_count(self) -> bool:
+        """Count from now on, from its counters: its starting point kept here, its peak reset.
+        False where it cannot be (no counters, or they cannot be reset): the launcher is then
+        told, and from then on asked."""
+        if self.counters is None:
+            return False
         read = launcher_program.read_counters(self.counters)
-        self._base = None if read is None else (read[0], read[1], time.monotonic())
+        if read is None or not launcher_program.reset_peak(self.counters):
+            self.counters = self._base = None
+            return False
+        self._base = (read[0], read[1], time.monotonic())
+        return True
 
-    def counted(self) -> Usage | None:
-        """What it used since ``restart_count``, read from its counters; None where they say
-        nothing (no counters, no reset yet, or the bot has ended: the launcher then knows)."""
+    @property
+    def counting(self) -> bool:
+        """The arena keeps its starting point (``restart_count``)."""
+        return self._base is not None
+
+    def counted(self, ended: ChildExit | None = None) -> Usage | None:
+        """What it used since ``restart_count``: from its counters while it runs, from the
+        launcher's last measure (``ended``, its exit) once it has ended. None where the arena
+        keeps no starting point (the launcher is then asked) or the counters are gone."""
         base = self._base
-        if base is None or self.exit is not None:
+        if base is None:
             return None
-        read = launcher_program.read_counters(self.counters or {})
-        if read is None:
-            return None
-        user, system = max(0.0, read[0] - base[0]), max(0.0, read[1] - base[1])
+        if ended is None:
+            read = launcher_program.read_counters(self.counters or {})
+            if read is None:
+                return None
+            user, system, peak, at = read[0], read[1], read[2], time.monotonic()
+        elif ended.totals is not None:
+            (user, system, at), peak = ended.totals, ended.usage.peak_memory_bytes
+        else:
+            return Usage()  # its launcher was lost: nothing measured
+        user, system = max(0.0, user - base[0]), max(0.0, system - base[1])
         return Usage(cpu_s=round(user + system, 6), user_s=round(user, 6), system_s=round(system, 6),
-                     wall_s=round(time.monotonic() - base[2], 6), peak_memory_bytes=read[2], source="cgroup")
+                     wall_s=round(max(0.0, at - base[2]), 6), peak_memory_bytes=peak, source="cgroup")
 
     @property
     def returncode(self) -> int | None:
@@ -333,7 +355,7 @@ class Launcher:
             if child.exit is None or (child.exit.status is None and ended.status is not None):
                 child.exit = ended
             elif ended.usage.source and not child.exit.usage.source:
-                child.exit = ChildExit(child.exit.status, child.exit.reason, child.exit.detail, ended.usage)
+                child.exit = replace(child.exit, usage=ended.usage, totals=ended.totals)
             self._children.pop(child.id, None)
             self._cond.notify_all()
         _remove(child.scratch)
@@ -343,11 +365,13 @@ class Launcher:
         return self.usages([child])[0]
 
     def usages(self, children: Sequence[Child]) -> list[Usage]:
-        """What each child used since its last reset: read from its counters where it has
-        them, else in one question for all those still running (a match's seats are measured
-        at once: each question costs the launcher a wake-up)."""
-        counted = {child.id: usage for child in children if (usage := child.counted()) is not None}
-        running = [child for child in children if child.exit is None and child.id not in counted]
+        """What each child used since its last reset: read from its counters where the arena
+        keeps its starting point, else in one question for all those still running (a match's
+        seats are measured at once: each question costs the launcher a wake-up)."""
+        counted = {child.id: usage for child in children if child.exit is None
+                   and (usage := child.counted()) is not None}
+        running = [child for child in children if child.exit is None and child.id not in counted
+                   and not child.counting]
         measured: dict[int, Any] = {}
         if running:
             try:
@@ -369,7 +393,10 @@ class Launcher:
                 continue
             # It ended (before, or meanwhile: the exit message has it), or the launcher is lost.
             ended = child.exit if child.exit is not None or self._lost else self.wait(child, 1.0)
-            out.append(ended.usage if ended is not None else Usage())
+            if ended is None:
+                out.append(Usage())
+                continue
+            out.append(child.counted(ended) or ended.usage)
         return out
 
     def reset(self, child: Child) -> None:
@@ -377,12 +404,10 @@ class Launcher:
         self.reset_many([child])
 
     def reset_many(self, children: Sequence[Child]) -> None:
-        """``reset`` of each child, in one message."""
-        running = [child for child in children if child.exit is None]
-        if running:
-            self._notify("reset", ids=[child.id for child in running])
-        for child in running:
-            child.restart_count()
+        """``reset`` of each child: by the arena where it has the counters, else in one message."""
+        told = [child.id for child in children if child.exit is None and not child.restart_count()]
+        if told:
+            self._notify("reset", ids=told)
 
     def close(self, timeout: float = 10.0) -> None:
         """Ask it to kill everything left and exit; wait for that (bounded)."""
@@ -411,8 +436,13 @@ def _remove(folder: str | None) -> None:
 
 def _exit_of(msg: Mapping[str, Any]) -> ChildExit:
     status = msg.get("status")
+    usage = msg.get("usage") or {}
+    try:
+        totals = (float(usage["total_user"]), float(usage["total_system"]), float(usage["at"]))
+    except (KeyError, TypeError, ValueError):
+        totals = None
     return ChildExit(None if status is None else int(status), str(msg.get("reason") or ""),
-                     str(msg.get("detail") or ""), Usage.from_launcher(msg.get("usage")))
+                     str(msg.get("detail") or ""), Usage.from_launcher(msg.get("usage")), totals)
 
 
 # --- this process's launcher -------------------------------------------------------------------

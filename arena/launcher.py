@@ -247,6 +247,21 @@ def read_counters(counters: Mapping[str, Any]) -> tuple[float, float, int] | Non
     return None if cpu is None else (cpu[0], cpu[1], peak)
 
 
+def reset_peak(counters: Mapping[str, Any]) -> bool:
+    """Start the exact peak of ``counters`` (``read_counters``) again from the current usage."""
+    try:
+        fd = os.open(counters["peak"], os.O_WRONLY)
+    except (OSError, KeyError, TypeError):
+        return False
+    try:
+        os.write(fd, b"0")
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
 def _kill(pids: Iterable[int], sig: int) -> None:
     for pid in pids:
         try:
@@ -1003,15 +1018,22 @@ class Launcher:
     def usage(self, bot: Bot) -> dict[str, Any]:
         if bot.final is not None:
             return dict(bot.final["usage"])
-        user, system, source = self._cpu_now(bot)
+        total_user, total_system, source = self._cpu_now(bot)
         peak = bot.peak
-        if bot.group is not None and bot.status is None:
-            peak = max(peak, bot.group.peak() or 0, bot.group.memory() or 0)
+        # An exact peak says it all, and is right even where the arena, not this launcher, reset
+        # it (the samples then count from the bot's start).
+        exact = bot.group.peak() if bot.group is not None else None
+        if exact is not None:
+            peak = exact
+        elif bot.group is not None and bot.status is None:
+            peak = max(peak, bot.group.memory() or 0)
         elif bot.status is None:
             peak = max(peak, tree_memory(tree([bot.pid]), bot.memory_limit))
-        user, system = max(0.0, user - bot.base_user), max(0.0, system - bot.base_system)
+        user, system = max(0.0, total_user - bot.base_user), max(0.0, total_system - bot.base_system)
+        now = time.monotonic()
         return {"user": round(user, 6), "system": round(system, 6), "cpu": round(user + system, 6),
-                "wall": round(time.monotonic() - bot.reset_at, 6), "peak": peak, "source": source}
+                "wall": round(now - bot.reset_at, 6), "peak": peak, "source": source,
+                "total_user": round(total_user, 6), "total_system": round(total_system, 6), "at": round(now, 6)}
 
     def reset(self, bot: Bot) -> None:
         if bot.status is not None:
