@@ -60,7 +60,10 @@ from arena.safe_files import open_log
 
 _READ_CHUNK = 1 << 16
 _REPLY_CHUNK = 256  # a reply fits; so small a read costs less to allocate than a whole chunk
-# After a read that found no reply yet, this many decisions wait (poll) before reading first again.
+# After a read that found no reply yet, the next decisions wait (poll) before reading first
+# again: twice as many as after the last such read, up to this many; each read that finds its
+# reply halves them. A bot that shares the arena's CPU is then nearly always read at once, and
+# one that answers from another CPU costs a vain read every this many decisions at most.
 _EAGER_RETRY = 32
 _monotonic = time.monotonic
 _SHELL_CHARS = set("|&;<>()$`*?~\n")
@@ -381,9 +384,10 @@ class BotProcess:
         self._abandoned: set[int] = set()
         # Read the reply without a wait first: right for a bot that answers while the request is
         # being written (on the arena's CPU, the write wakes it and it runs first). A read that
-        # finds nothing costs twice a wait, so after one the next _EAGER_RETRY decisions wait.
+        # finds nothing costs twice a wait, so after one the next decisions wait (_EAGER_RETRY).
         self._eager = True
         self._eager_in = 0
+        self._eager_gap = 1
         self._hello_deadline = 0.0
         self._dead_reason: str | None = None
         self._killed = False
@@ -781,9 +785,12 @@ class BotProcess:
                         chunk = os.read(self._out_fd, _REPLY_CHUNK)
                     except BlockingIOError:  # not there yet: wait for it
                         self._eager = False
-                        self._eager_in = _EAGER_RETRY
+                        self._eager_in = self._eager_gap = min(2 * self._eager_gap, _EAGER_RETRY)
                     except OSError:  # an error: the general path says which
                         chunk = b""
+                    else:
+                        if self._eager_gap > 1:
+                            self._eager_gap >>= 1
                 elif self._eager_in > 1:
                     self._eager_in -= 1
                 else:

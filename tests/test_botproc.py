@@ -302,3 +302,30 @@ def test_a_bot_that_ends_without_a_word_fails_whichever_way_its_reply_is_read():
         assert decide(bot)[1] == "7o"
         failure = failure_of(lambda: decide(bot))
     assert failure.termination is Termination.CRASH and "exited with code 3" in failure.detail
+
+
+def test_a_bot_that_never_answers_at_once_costs_a_vain_read_only_now_and_then(monkeypatch):
+    """Reading first finds nothing from a bot that always takes a while: after each such read
+    the arena waits first for twice as many decisions, up to 32, so over 100 decisions it
+    tries in vain a handful of times, not at each one."""
+    import arena.botproc as botproc
+
+    vain = []
+    read = botproc.os.read
+
+    def counting_read(fd, size):
+        try:
+            return read(fd, size)
+        except BlockingIOError:
+            vain.append(fd)
+            raise
+
+    slow = {"on": "request", "sleep_ms": 2, "send": ['{"type":"move","id":{id},"move":"{legal0}"}\n']}
+    with BotProcess(fake_spec([slow] * 100)) as bot:
+        bot.begin_match(hello())
+        monkeypatch.setattr(botproc.os, "read", counting_read)
+        for request_id in range(1, 101):
+            assert decide(bot)[:2] == (request_id, "7o")
+        monkeypatch.undo()
+    # Waits of 2, 4, 8, 16, 32 decisions: tried at decisions 1, 4, 9, 18, 35 and 68.
+    assert 1 <= len(vain) <= 6, len(vain)
