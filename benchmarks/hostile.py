@@ -151,8 +151,13 @@ def _attack_outcome(report: Path) -> str:
         lines = report.read_text().splitlines()
     except OSError:
         return "no report"
-    refused = sum("refused" in line for line in lines)
-    return "refused" if lines and refused == len(lines) else f"NOT refused ({lines[-1] if lines else ''})"
+    # A bot may make temporary files (in a TMPDIR of its own): read_secrets's last line says
+    # it could, which is no attack.
+    attacks = [line for line in lines if not line.startswith("temporary: made in ")]
+    refused = sum("refused" in line for line in attacks)
+    if attacks and refused == len(attacks):
+        return "refused"
+    return f"NOT refused ({next((line for line in attacks if 'refused' not in line), 'no report')})"
 
 
 def main() -> int:
