@@ -14,7 +14,7 @@ which accepts exactly what ``check`` accepts.
 from __future__ import annotations
 
 from bisect import insort
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import chain, compress, repeat
 from operator import and_, itemgetter
@@ -85,17 +85,17 @@ def _picker(mask: int) -> _Take:
     return itemgetter(slice(i, i + 1)) if len(combo) == 1 else itemgetter(*combo)
 
 
-# The picker of each mask that a cache entry holds, made once (there are a few thousand). A plain
-# dict, filled as masks are made (``_add_takes``), so that the hot path's lookup is the
-# interpreter's specialized one.
+# The picker of each mask met so far (a few hundred): a plain dict, so that the hot path's lookup
+# is the interpreter's specialized one. legal_moves adds the pickers it misses.
 _TAKES: dict[int, _Take] = {}
 
 
-def _add_takes(masks: Iterable[int]) -> None:
+def _add_takes(by_sum: _Sets) -> None:
     takes = _TAKES
-    for mask in masks:
-        if mask not in takes:
-            takes[mask] = _picker(mask)
+    for masks in by_sum:
+        for mask in masks:
+            if mask not in takes:
+                takes[mask] = _picker(mask)
 
 
 # Per table key: the sets of table cards as masks, by their sum (1 to 14; index 0 unused). A
@@ -111,9 +111,10 @@ _SINGLE_SETS: dict[int, _Sets] = {}
 _CACHE_LIMIT = 200_000  # entries per cache; cleared when full
 
 
-def _extend(key: int, values: tuple[int, ...]) -> _Sets:
-    """The entry of a table with these values (ascending) and key, built from the entry of
-    the table without its highest card: a miss costs one pass over that entry.
+def _extend(key: int, values: tuple[int, ...], size: int) -> _Sets:
+    """The entry of a table of the first ``size`` of these values (ascending), whose key is
+    ``key``, built from the entry of the table without its highest card: a miss costs one pass
+    over that entry.
 
     The sets that gain the new card have its bit, the highest yet, so they come after the sets
     without it and every list stays in the order of the masks.
@@ -125,21 +126,18 @@ def _extend(key: int, values: tuple[int, ...]) -> _Sets:
         _SETS.clear()
         _SINGLE_SETS.clear()
         _SETS[0] = _NO_SETS
-    last = len(values) - 1
+    last = size - 1
     top = values[last]
     bit = 1 << last
-    prefix = _extend(key - _KEY_WEIGHT[top], values[:last])
+    prefix = _extend(key - _KEY_WEIGHT[top], values, last)
     # Sets without the new card keep their lists (it sorts last, so indexes do not move);
     # only the lists that gain sets with it are copied.
     by_sum = list(prefix)
-    for total in range(14 - top, 0, -1):
+    for total in range(1, 15 - top):
         below = prefix[total]
         if below:
-            grown = tuple([m | bit for m in below])
-            by_sum[total + top] += grown
-            _add_takes(grown)
+            by_sum[total + top] += tuple([m | bit for m in below])
     by_sum[top] += (bit,)
-    _add_takes((bit,))
     sets = tuple(by_sum)
     _SETS[key] = sets
     return sets
@@ -210,9 +208,8 @@ def _captures(key: int, table: Sequence[Card], hand: Sequence[Card], single: boo
             combos = _subsets_summing(values, 15 - v)
             masks = [sum(1 << i for i in combo) for combo in combos]
             by_sum[15 - v] = tuple(_prefer_single_masks(masks) if single else masks)
-            _add_takes(masks)
         return tuple(by_sum)
-    found = _extend(key, values)
+    found = _extend(key, values, len(values))
     if single:
         found = tuple(tuple(_prefer_single_masks(sets)) for sets in found)
         _SINGLE_SETS[key] = found
@@ -364,16 +361,21 @@ class HandState:
         # the method form into an inline list append.
         legal = self._legal = []
         cards: tuple[Card, ...] = ()
-        for card in hand:
-            masks = by_sum[15 - card.value]
-            if masks:
-                if not cards:
-                    cards = tuple(table)
-                for mask in masks:
-                    legal.append(_new(Move, (_PLAY, card, take[mask](cards))))
-                if forced:
-                    continue
-            legal.append(_TRAILS[card.index])
+        try:
+            for card in hand:
+                masks = by_sum[15 - card.value]
+                if masks:
+                    if not cards:
+                        cards = tuple(table)
+                    for mask in masks:
+                        legal.append(_new(Move, (_PLAY, card, take[mask](cards))))
+                    if forced:
+                        continue
+                legal.append(_TRAILS[card.index])
+        except KeyError:  # a mask met for the first time (a few hundred in all): add its picker
+            _add_takes(by_sum)
+            self._legal = None
+            return self.legal_moves()
         return legal
 
     def _special_moves(self) -> list[Move]:
