@@ -130,15 +130,21 @@ class Rng:
         plan = _shuffle_plan(len(items))
         if not plan:
             return
-        for z, (product, steps) in zip(self._draws(len(plan)), plan, strict=True):
-            digits = z * product >> 64
-            for i, weight, size in steps:
-                j = digits // weight % size
+        for z, (product, radix, high, low) in zip(self._draws(len(plan)), plan, strict=True):
+            upper, lower = divmod(z * product >> 64, radix)
+            for i, weight, size in high:
+                j = upper // weight % size
+                items[i], items[j] = items[j], items[i]
+            for i, weight, size in low:
+                j = lower // weight % size
                 items[i], items[j] = items[j], items[i]
 
 
-_Plan = tuple[tuple[int, tuple[tuple[int, int, int], ...]], ...]
+_Steps = tuple[tuple[int, int, int], ...]
+_Plan = tuple[tuple[int, int, _Steps, _Steps], ...]
 _PLANS: dict[int, _Plan] = {}
+# Below this, an integer is one digit of CPython's (30 bits), and dividing it costs least.
+_SMALL = 1 << 30
 
 
 def _shuffle_plan(n: int) -> _Plan:
@@ -147,10 +153,15 @@ def _shuffle_plan(n: int) -> _Plan:
     choices.
 
     A group's steps have s1, s2, ... sK choices. With fraction z (the draw), step k's index is
-    the integer part of (z * s1 * ... * sk mod 2**64) * s(k+1) / 2**64, which is digit k of
+    the integer part of (z * s1 * ... * sK mod 2**64) * s(k+1) / 2**64, which is digit k of
     ``D = z * s1 * ... * sK >> 64`` written in the mixed radix (s1, ..., sK), the first step
-    the most significant: ``D // (s(k+1) * ... * sK) % sk``. So a group is (s1 * ... * sK,
-    its steps), each step (position, the weight of its digit, its number of choices)."""
+    the most significant: ``D // (s(k+1) * ... * sK) % sk``.
+
+    D has up to 64 bits, and dividing it is cheaper in pieces of one digit: so ``D`` is first
+    split by ``radix``, the product of the last steps' choices that stays under 2**30, into
+    the digits above it and those below. A group is (s1 * ... * sK, radix, the steps above,
+    the steps below), each step (position, the weight of its digit in its piece, its number of
+    choices)."""
     plan = _PLANS.get(n)
     if plan is None:
         groups: list[list[int]] = []
@@ -163,12 +174,19 @@ def _shuffle_plan(n: int) -> _Plan:
             groups[-1].append(i)
         built = []
         for positions in groups:
-            steps = []
+            high: list[tuple[int, int, int]] = []
+            low: list[tuple[int, int, int]] = []
             weight = 1
-            for i in reversed(positions):
-                steps.append((i, weight, i + 1))
+            radix = 0
+            for i in reversed(positions):  # the last step first: the least significant digit
+                if not radix and weight * (i + 1) >= _SMALL:
+                    radix = weight
+                if radix:
+                    high.append((i, weight // radix, i + 1))
+                else:
+                    low.append((i, weight, i + 1))
                 weight *= i + 1
-            built.append((weight, tuple(reversed(steps))))
+            built.append((weight, radix or weight, tuple(reversed(high)), tuple(reversed(low))))
         plan = tuple(built)
         if len(_PLANS) < 100:
             _PLANS[n] = plan
