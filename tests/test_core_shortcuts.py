@@ -90,3 +90,20 @@ def test_a_trail_is_recorded_as_a_play_with_nothing_taken():
         event = next(e for e in reversed(hand.events) if isinstance(e, Play))
         assert event == Play(seat, move.card, move.take)  # type: ignore[arg-type]
         assert type(event) is Play
+
+
+@pytest.mark.parametrize("left_on_table", [0, 3])
+def test_scoring_counts_match_the_cards_with_and_without_the_whole_deck(left_on_table):
+    # Two piles holding all 40 cards are counted from the smaller one; otherwise pile by pile.
+    rng = Rng(12)
+    for _ in range(200):
+        cards = list(DECK)
+        rng.shuffle(cards)
+        cut = 10 + rng.below(20)
+        piles = [cards[:cut], cards[cut:40 - left_on_table]]
+        scored = score_hand(piles, [0, 0], Rules())
+        for side, pile in enumerate(piles):
+            assert scored[side]["n_cards"] == len(pile)
+            assert scored[side]["n_oros"] == sum(c.is_oros for c in pile)
+            assert scored[side]["n_sevens"] == sum(c.rank == 7 for c in pile)
+            assert scored[side]["velo"] == int(any(c.is_velo for c in pile))
