@@ -65,6 +65,14 @@ def _sorted(cards: Sequence[Card]) -> list[Card]:
 _KEY_WEIGHT: tuple[int, ...] = (0,) + tuple(5 ** i for i in range(10))  # by capture value
 
 
+# Per card (by deck index): the sum a capture set must have with it, and its trail. Read with
+# one attribute of the card (``index``): on the hot path an attribute of a card costs several
+# times an item of a plain tuple.
+_BY_CARD: tuple[tuple[int, Move], ...] = tuple((15 - card.value, _TRAILS[card.index]) for card in DECK)
+# Per card (by deck index): its weight in the table key.
+_CARD_WEIGHT: tuple[int, ...] = tuple(_KEY_WEIGHT[card.value] for card in DECK)
+
+
 def _table_key(cards: Sequence[Card]) -> int:
     return sum(map(_KEY_WEIGHT.__getitem__, map(_value, cards)))
 
@@ -361,6 +369,7 @@ class HandState:
         if by_sum is None:
             by_sum = _captures(self._key, table, hand, single)
         take = _TAKES
+        by_card = _BY_CARD
         forced = rules.forced_capture
         # legal.append called as a method, not bound to a local: Python 3.11 specializes
         # the method form into an inline list append.
@@ -368,7 +377,8 @@ class HandState:
         cards: tuple[Card, ...] = ()
         try:
             for card in hand:
-                masks = by_sum[15 - card.value]
+                need, trail = by_card[card.index]
+                masks = by_sum[need]
                 if masks:
                     if not cards:
                         cards = tuple(table)
@@ -376,7 +386,7 @@ class HandState:
                         legal.append(_new(Move, (_PLAY, card, take[mask](cards))))
                     if forced:
                         continue
-                legal.append(_TRAILS[card.index])
+                legal.append(trail)
         except KeyError:  # a mask met for the first time (a few hundred in all): add its picker
             _add_takes(by_sum)
             self._legal = None
@@ -470,11 +480,12 @@ class HandState:
                     self.escobas[side] += 1
                     events.append(_new(Escoba, (seat, side, "play")))
         else:
-            events.append(_TRAIL_PLAYS[seat][card.index])
+            index = card.index
+            events.append(_TRAIL_PLAYS[seat][index])
             if self.rules.renuncio:
                 self._note_renuncio(card)
             insort(table, card)  # cards compare by order, in C
-            self._key += _KEY_WEIGHT[card.value]
+            self._key += _CARD_WEIGHT[index]
         nxt = seat + 1
         if nxt == len(hands):
             nxt = 0
