@@ -41,6 +41,7 @@ _order = itemgetter(Card._fields.index("order"))
 _value = itemgetter(Card._fields.index("value"))
 _bit = itemgetter(Card._fields.index("bit"))
 _flat = chain.from_iterable
+_total = itemgetter("total")
 _BITS = tuple(c.bit for c in DECK)
 _WHOLE_DECK = (1 << 40) - 1
 
@@ -617,8 +618,21 @@ class HandState:
         events = self.events
         events.append(_new(Deal, (self.number, number, self.dealer, table, 40 - end)))
         hands = self.hands
+        full = end <= 40  # three cards for every seat (a position's stock may run short)
         for seat in order:
-            cards = sorted(deck[pos:pos + 3])
+            if full:
+                # Three cards put in order by hand: two or three comparisons, without sorted()'s
+                # setup.
+                a, b, c = deck[pos:pos + 3]
+                if b < a:
+                    a, b = b, a
+                if c < b:
+                    b, c = c, b
+                    if b < a:
+                        a, b = b, a
+                cards = [a, b, c]
+            else:
+                cards = sorted(deck[pos:pos + 3])
             hands[seat] = cards
             events.append(_new(Cards, (seat, tuple(cards))))
             pos += 3
@@ -696,7 +710,7 @@ class HandState:
         """Points per side for this hand (the hand must be over)."""
         if self.breakdown is None:
             raise IllegalMoveError("score", "the hand is not over")
-        return tuple(b["total"] for b in self.breakdown)
+        return tuple(map(_total, self.breakdown))  # a generator would cost a frame
 
     # -- simulation from a seat's view --
 
