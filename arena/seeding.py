@@ -61,7 +61,7 @@ def _lanes(count: int) -> _Lanes:
 
 def _mix(state: int, count: int) -> list[int]:
     """The ``count`` splitmix64 outputs after ``state``, the LAST first (ready for ``pop``)."""
-    lanes = _lanes(count)
+    lanes = _LANES.get(count) or _lanes(count)
     return _mix_lanes((state * lanes.ones + lanes.ramp) & lanes.low, lanes)
 
 
@@ -102,7 +102,7 @@ class Rng:
             self._batch = count * 2
             ahead = self._ahead = _mix(self._last, count)
         else:
-            lanes = _lanes(count)
+            lanes = _LANES.get(count) or _lanes(count)
             start = self._lanes
             if start:
                 start = (start + lanes.step) & lanes.low
