@@ -41,6 +41,7 @@ _order = itemgetter(Card._fields.index("order"))
 _value = itemgetter(Card._fields.index("value"))
 _bit = itemgetter(Card._fields.index("bit"))
 _flat = chain.from_iterable
+_total = itemgetter("total")
 _BITS = tuple(c.bit for c in DECK)
 _WHOLE_DECK = (1 << 40) - 1
 
@@ -65,6 +66,14 @@ def _sorted(cards: Sequence[Card]) -> list[Card]:
 _KEY_WEIGHT: tuple[int, ...] = (0,) + tuple(5 ** i for i in range(10))  # by capture value
 
 
+# Per card (by deck index): the sum a capture set must have with it, and its trail. Read with
+# one attribute of the card (``index``): on the hot path an attribute of a card costs several
+# times an item of a plain tuple.
+_BY_CARD: tuple[tuple[int, Move], ...] = tuple((15 - card.value, _TRAILS[card.index]) for card in DECK)
+# Per card (by deck index): its weight in the table key.
+_CARD_WEIGHT: tuple[int, ...] = tuple(_KEY_WEIGHT[card.value] for card in DECK)
+
+
 def _table_key(cards: Sequence[Card]) -> int:
     return sum(map(_KEY_WEIGHT.__getitem__, map(_value, cards)))
 
@@ -79,75 +88,73 @@ def _table_key(cards: Sequence[Card]) -> int:
 _Take = Callable[[tuple[Card, ...]], tuple[Card, ...]]
 
 
-class _TakeCache(dict[int, _Take]):
-    """The picker of each mask of table indexes, made once (there are a few thousand)."""
-
-    def __missing__(self, mask: int) -> _Take:
-        combo = [i for i in range(mask.bit_length()) if mask >> i & 1]
-        i = combo[0]
-        take: _Take = itemgetter(slice(i, i + 1)) if len(combo) == 1 else itemgetter(*combo)
-        self[mask] = take
-        return take
+def _picker(mask: int) -> _Take:
+    combo = [i for i in range(mask.bit_length()) if mask >> i & 1]
+    i = combo[0]
+    return itemgetter(slice(i, i + 1)) if len(combo) == 1 else itemgetter(*combo)
 
 
-_TAKES = _TakeCache()
+# The picker of each mask met so far (a few hundred): a plain dict, so that the hot path's lookup
+# is the interpreter's specialized one. legal_moves adds the pickers it misses.
+_TAKES: dict[int, _Take] = {}
 
-# Per table key: the sets of table cards as masks, by their sum (1 to 14: the smaller sums are
-# the seeds of the next entries; index 0 unused), and the capture sets ready to pick, in a
-# tuple indexed by the value of the card played (1 to 10; an empty tuple when it captures
-# nothing). single_capture_priority, which drops sets, has its own cache of the second kind.
-# All tuples: the garbage collector stops tracking containers of plain ints, and these caches
-# grow to many thousands of entries that it would otherwise traverse again and again.
+
+def _add_takes(by_sum: _Sets) -> None:
+    takes = _TAKES
+    for masks in by_sum:
+        for mask in masks:
+            if mask not in takes:
+                takes[mask] = _picker(mask)
+
+
+# Per table key: the sets of table cards as masks, by their sum (1 to 14; index 0 unused). A
+# card of value v captures the sets of sum 15 - v, so this one tuple also answers which sets
+# each card captures. single_capture_priority, which drops sets, has its own cache.
+# Only tuples of plain ints: the garbage collector stops tracking them, and these caches grow to
+# many thousands of entries that it would otherwise traverse again and again. The pickers
+# (``_TAKES``) stay apart, one per mask.
 _Sets = tuple[tuple[int, ...], ...]
-_Captures = tuple[tuple[_Take, ...], ...]
 _NO_SETS: _Sets = ((),) * 15
-_NO_CAPTURES: _Captures = ((),) * 11
 _SETS: dict[int, _Sets] = {0: _NO_SETS}
-_CAPTURES: dict[int, _Captures] = {0: _NO_CAPTURES}
-_SINGLE_CAPTURES: dict[int, _Captures] = {}
+_SINGLE_SETS: dict[int, _Sets] = {}
 _CACHE_LIMIT = 200_000  # entries per cache; cleared when full
 
 
-def _extend(key: int, values: tuple[int, ...]) -> tuple[_Sets, _Captures]:
-    """The entries of a table with these values (ascending) and key, built from the entries
-    of the table without its highest card: a miss costs one pass over that entry.
+def _extend(key: int, values: tuple[int, ...], size: int) -> _Sets:
+    """The entry of a table of the first ``size`` of these values (ascending), whose key is
+    ``key``, built from the entry of the table without its highest card: a miss costs one pass
+    over that entry.
 
     The sets that gain the new card have its bit, the highest yet, so they come after the sets
     without it and every list stays in the order of the masks.
     """
     sets = _SETS.get(key)
-    captures = _CAPTURES.get(key)
-    if sets is not None and captures is not None:
-        return sets, captures
-    if len(_SETS) >= _CACHE_LIMIT or len(_CAPTURES) >= _CACHE_LIMIT:
-        for cache in (_SETS, _CAPTURES, _SINGLE_CAPTURES):
-            cache.clear()
-        _SETS[0], _CAPTURES[0] = _NO_SETS, _NO_CAPTURES
-    last = len(values) - 1
+    if sets is not None:
+        return sets
+    if len(_SETS) >= _CACHE_LIMIT:
+        _SETS.clear()
+        _SINGLE_SETS.clear()
+        _SETS[0] = _NO_SETS
+    last = size - 1
     top = values[last]
     bit = 1 << last
-    prefix, prefix_captures = _extend(key - _KEY_WEIGHT[top], values[:last])
+    prefix = _extend(key - _KEY_WEIGHT[top], values, last)
     # Sets without the new card keep their lists (it sorts last, so indexes do not move);
     # only the lists that gain sets with it are copied.
+    # A level adds a handful of sets (about five, in two or three sums): tuples grown one set at
+    # a time cost less than a comprehension's function and closure each.
     by_sum = list(prefix)
-    by_value = list(prefix_captures)
-    pick = _TAKES.__getitem__
-    for total in range(14 - top, 0, -1):
+    for total in range(1, 15 - top):
         below = prefix[total]
         if below:
-            extra = tuple([m | bit for m in below])
-            grown = total + top
-            by_sum[grown] += extra
-            if grown >= 5:
-                by_value[15 - grown] += tuple(map(pick, extra))
+            grown = by_sum[total + top]
+            for mask in below:
+                grown += (mask | bit,)
+            by_sum[total + top] = grown
     by_sum[top] += (bit,)
-    if top >= 5:
-        by_value[15 - top] += (pick(bit),)
     sets = tuple(by_sum)
-    captures = tuple(by_value)
     _SETS[key] = sets
-    _CAPTURES[key] = captures
-    return sets, captures
+    return sets
 
 
 # Tables longer than this (only when players keep trailing) are enumerated for the cards in hand
@@ -205,22 +212,21 @@ def _prefer_single(combos: Sequence[tuple[T, ...]]) -> Sequence[tuple[T, ...]]:
     return singles or combos
 
 
-def _captures(key: int, table: Sequence[Card], hand: Sequence[Card], single: bool) -> _Captures:
-    """The capture sets on ``table`` (whose key is ``key``), on a miss of the caches: for
-    every card value, or, on a table too long to cache, for the values in ``hand``."""
+def _captures(key: int, table: Sequence[Card], hand: Sequence[Card], single: bool) -> _Sets:
+    """The sets on ``table`` (whose key is ``key``) by their sum, on a miss of the caches: every
+    sum, or, on a table too long to cache, the sums that complete the values in ``hand``."""
     values = tuple(map(_value, table))
-    pick = _TAKES.__getitem__
     if len(values) > _CACHED_TABLE_SIZE:
-        picks: list[tuple[_Take, ...]] = [()] * 11
+        by_sum: list[tuple[int, ...]] = [()] * 15
         for v in {c.value for c in hand}:
             combos = _subsets_summing(values, 15 - v)
             masks = [sum(1 << i for i in combo) for combo in combos]
-            picks[v] = tuple(map(pick, _prefer_single_masks(masks) if single else masks))
-        return tuple(picks)
-    by_sum, found = _extend(key, values)
+            by_sum[15 - v] = tuple(_prefer_single_masks(masks) if single else masks)
+        return tuple(by_sum)
+    found = _extend(key, values, len(values))
     if single:
-        found = tuple(tuple(map(pick, _prefer_single_masks(by_sum[15 - v]))) if v else () for v in range(11))
-        _SINGLE_CAPTURES[key] = found
+        found = tuple(tuple(_prefer_single_masks(sets)) for sets in found)
+        _SINGLE_SETS[key] = found
     return found
 
 
@@ -360,24 +366,32 @@ class HandState:
         hand = self.hands[self.turn]
         rules = self.rules
         single = rules.single_capture_priority
-        by_value = (_SINGLE_CAPTURES if single else _CAPTURES).get(self._key)
-        if by_value is None:
-            by_value = _captures(self._key, table, hand, single)
+        by_sum = (_SINGLE_SETS if single else _SETS).get(self._key)
+        if by_sum is None:
+            by_sum = _captures(self._key, table, hand, single)
+        take = _TAKES
+        by_card = _BY_CARD
         forced = rules.forced_capture
         # legal.append called as a method, not bound to a local: Python 3.11 specializes
         # the method form into an inline list append.
         legal = self._legal = []
         cards: tuple[Card, ...] = ()
-        for card in hand:
-            takes = by_value[card.value]
-            if takes:
-                if not cards:
-                    cards = tuple(table)
-                for take in takes:
-                    legal.append(_new(Move, (_PLAY, card, take(cards))))
-                if forced:
-                    continue
-            legal.append(_TRAILS[card.index])
+        try:
+            for card in hand:
+                need, trail = by_card[card.index]
+                masks = by_sum[need]
+                if masks:
+                    if not cards:
+                        cards = tuple(table)
+                    for mask in masks:
+                        legal.append(_new(Move, (_PLAY, card, take[mask](cards))))
+                    if forced:
+                        continue
+                legal.append(trail)
+        except KeyError:  # a mask met for the first time (a few hundred in all): add its picker
+            _add_takes(by_sum)
+            self._legal = None
+            return self.legal_moves()
         return legal
 
     def _special_moves(self) -> list[Move]:
@@ -467,11 +481,12 @@ class HandState:
                     self.escobas[side] += 1
                     events.append(_new(Escoba, (seat, side, "play")))
         else:
-            events.append(_TRAIL_PLAYS[seat][card.index])
+            index = card.index
+            events.append(_TRAIL_PLAYS[seat][index])
             if self.rules.renuncio:
                 self._note_renuncio(card)
             insort(table, card)  # cards compare by order, in C
-            self._key += _KEY_WEIGHT[card.value]
+            self._key += _CARD_WEIGHT[index]
         nxt = seat + 1
         if nxt == len(hands):
             nxt = 0
@@ -603,8 +618,21 @@ class HandState:
         events = self.events
         events.append(_new(Deal, (self.number, number, self.dealer, table, 40 - end)))
         hands = self.hands
+        full = end <= 40  # three cards for every seat (a position's stock may run short)
         for seat in order:
-            cards = sorted(deck[pos:pos + 3])
+            if full:
+                # Three cards put in order by hand: two or three comparisons, without sorted()'s
+                # setup.
+                a, b, c = deck[pos:pos + 3]
+                if b < a:
+                    a, b = b, a
+                if c < b:
+                    b, c = c, b
+                    if b < a:
+                        a, b = b, a
+                cards = [a, b, c]
+            else:
+                cards = sorted(deck[pos:pos + 3])
             hands[seat] = cards
             events.append(_new(Cards, (seat, tuple(cards))))
             pos += 3
@@ -682,7 +710,7 @@ class HandState:
         """Points per side for this hand (the hand must be over)."""
         if self.breakdown is None:
             raise IllegalMoveError("score", "the hand is not over")
-        return tuple(b["total"] for b in self.breakdown)
+        return tuple(map(_total, self.breakdown))  # a generator would cost a frame
 
     # -- simulation from a seat's view --
 

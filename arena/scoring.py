@@ -16,6 +16,7 @@ _bit_count = int.bit_count
 _VELO = Card.parse("7o").bit
 _OROS = sum(c.bit for c in DECK if c.oro)
 _SEVENS = sum(c.bit for c in DECK if c.seven)
+_WHOLE_DECK = sum(c.bit for c in DECK)
 
 # Order in which a tie on sevens is broken under sevens: most_tiebreak (seed 000).
 _TIEBREAK_RANKS: tuple[tuple[int, ...], ...] = ((6,), (1,), (5,), (4,), (3,), (2,), (10, 11, 12))
@@ -63,7 +64,14 @@ def score_hand(piles: Sequence[Sequence[Card]], escobas: Sequence[int], rules: R
     """
     # A comprehension costs a frame in CPython: the counts are loops that run in C.
     n_cards = list(map(len, piles))
-    held = [sum(map(_bit, p)) for p in piles]  # each pile as a set of cards, one bit per card
+    if len(piles) == 2 and n_cards[0] + n_cards[1] == 40:
+        # Two piles holding the whole deck (someone captured, so the last sweep emptied the
+        # table): one pile's set of cards is the rest of the other's, and the smaller is summed.
+        small = 0 if n_cards[0] <= n_cards[1] else 1
+        bits = sum(map(_bit, piles[small]))
+        held = [bits, _WHOLE_DECK ^ bits] if small == 0 else [_WHOLE_DECK ^ bits, bits]
+    else:
+        held = [sum(map(_bit, p)) for p in piles]  # each pile as a set of cards, one bit per card
     n_oros = list(map(_bit_count, map(and_, held, repeat(_OROS))))
     n_sevens = list(map(_bit_count, map(and_, held, repeat(_SEVENS))))
     if len(piles) == 2:  # the common table, without the general search for a unique maximum

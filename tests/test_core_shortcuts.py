@@ -90,3 +90,52 @@ def test_a_trail_is_recorded_as_a_play_with_nothing_taken():
         event = next(e for e in reversed(hand.events) if isinstance(e, Play))
         assert event == Play(seat, move.card, move.take)  # type: ignore[arg-type]
         assert type(event) is Play
+
+
+@pytest.mark.parametrize("left_on_table", [0, 3])
+def test_scoring_counts_match_the_cards_with_and_without_the_whole_deck(left_on_table):
+    # Two piles holding all 40 cards are counted from the smaller one; otherwise pile by pile.
+    rng = Rng(12)
+    for _ in range(200):
+        cards = list(DECK)
+        rng.shuffle(cards)
+        cut = 10 + rng.below(20)
+        piles = [cards[:cut], cards[cut:40 - left_on_table]]
+        scored = score_hand(piles, [0, 0], Rules())
+        for side, pile in enumerate(piles):
+            assert scored[side]["n_cards"] == len(pile)
+            assert scored[side]["n_oros"] == sum(c.is_oros for c in pile)
+            assert scored[side]["n_sevens"] == sum(c.rank == 7 for c in pile)
+            assert scored[side]["velo"] == int(any(c.is_velo for c in pile))
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 6])
+def test_every_dealt_hand_is_the_deck_slice_in_order(players):
+    # The deal orders each seat's three cards by hand, without sorted().
+    seating = Seating.alone(players) if players != 6 else Seating.pairs(6, 3)
+    for seed in range(60):
+        hand = HandState.shuffled(Rules(), seating, seed % players, seed)
+        rng = Rng(seed)
+        while not hand.is_over:
+            legal = hand.legal_moves()
+            hand.apply(legal[rng.below(len(legal))])
+        dealt = [e for e in hand.events if e.kind == "cards"]
+        assert len(dealt) == 12  # 36 cards dealt three at a time
+        pos = 0
+        for event in dealt:
+            assert list(event.cards) == sorted(hand.deck[pos:pos + 3])
+            pos += 3
+            if pos in (3 * players,):
+                pos += 4  # the table is laid after the first round's hands
+
+
+def test_a_short_stock_deals_what_is_left():
+    # A position's stock need not be a whole round: the last seat gets what is left.
+    cards = list(DECK)
+    hands = [cards[0:1], cards[1:2]]
+    stock = [cards[9], cards[5], cards[7], cards[2]]
+    table = cards[10:14]
+    hand = HandState.position(Rules(), Seating.alone(2), hands=hands, table=table, stock=stock, turn=0)
+    hand.apply(hand.legal_moves()[-1])
+    hand.apply(hand.legal_moves()[-1])
+    assert hand.hands[1] == sorted(stock[:3]) and hand.hands[0] == [stock[3]]

@@ -71,3 +71,21 @@ def test_any_mix_of_calls_matches_the_plain_generator():
 def test_below_refuses_an_empty_range():
     with pytest.raises(ValueError):
         Rng(1).below(0)
+
+
+def test_long_runs_of_full_batches_match_the_plain_generator():
+    # Full batches after the first start from the last one's lanes plus a step; a shuffle in
+    # between computes outputs past the batch, and the next batch must start afresh.
+    for seed in (0, 7, _MASK, 2**63 + 12345):
+        rng, plain = Rng(seed), _PlainRng(seed)
+        for round_ in range(6):
+            for _ in range(300):
+                assert rng.next_u64() == plain.next_u64()
+            if round_ % 2:
+                while len(rng._ahead) > 1:  # so that the shuffle's draws run past the batch
+                    assert rng.next_u64() == plain.next_u64()
+                got, want = list(range(40)), list(range(40))
+                rng.shuffle(got)
+                plain.shuffle(want)
+                assert got == want
+            assert rng._state == plain.state
