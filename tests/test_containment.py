@@ -553,9 +553,14 @@ def test_a_bot_whose_launcher_is_lost_fails_at_its_next_request_even_if_it_still
         bot.close()
 
 
-def test_a_match_tells_the_launcher_at_most_once_to_count_and_asks_at_most_once_what_its_bots_used(monkeypatch):
+@pytest.mark.parametrize("resettable", [True, False], ids=["counters", "counters-not-resettable"])
+def test_a_match_tells_the_launcher_at_most_once_to_count_and_asks_at_most_once_what_its_bots_used(
+        monkeypatch, resettable):
     """Each message costs the launcher a wake-up: a match's seats are reset at once and measured
-    at once."""
+    at once. Counters the arena cannot reset (its peak file not writable to it) are left to the
+    launcher from then on."""
+    if not resettable:
+        monkeypatch.setattr(containment.launcher_program, "reset_peak", lambda counters: False)
     said: list[tuple[str, dict]] = []
     request, notify = Launcher._request, Launcher._notify
 
@@ -575,6 +580,8 @@ def test_a_match_tells_the_launcher_at_most_once_to_count_and_asks_at_most_once_
         record = play_match(bots, RULES, Seating.alone(2), seed=4)
         messages = list(said)
         counting = all(bot._child is not None and bot._child.counting for bot in bots)
+        if not resettable:
+            assert all(bot._child is not None and bot._child.counters is None for bot in bots)
     finally:
         for bot in bots:
             bot.close()
