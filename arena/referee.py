@@ -11,7 +11,6 @@ from __future__ import annotations
 import gc
 import time
 from collections.abc import Callable, Sequence
-from operator import attrgetter
 from typing import Any, Protocol
 
 from arena.botproc import BotProcess, Limits, reset_usages, usages
@@ -154,8 +153,6 @@ def _view(state: MatchState, seat: int, side: int) -> dict[str, Any]:
     }
 
 
-_SEP = '","'
-_card_text: Callable[[Any], str] = attrgetter("text")  # Card.text, the public field
 _N = tuple(str(n) for n in range(41))  # hand sizes as text, without formatting an int each time
 _SIZES: dict[int, Callable[[Sequence[Sequence[Any]]], str]] = {
     2: lambda h: f"{_N[len(h[0])]},{_N[len(h[1])]}",
@@ -191,19 +188,8 @@ class _Views:
             self._middle = f'],"stock":{hand.stock_count},"hand_sizes":['
             self._tail = f'],"scores":[{",".join(map(str, self._state.scores))}]}}'
         hands = hand.hands
-        mine = hands[seat]
-        table = hand.table
-        # card_list, written out: a hand holds at most three cards, and a call per list costs
-        # about what the list does.
-        n = len(mine)
-        if n == 3:
-            held = f'"{mine[0].text}","{mine[1].text}","{mine[2].text}"'
-        elif n == 2:
-            held = f'"{mine[0].text}","{mine[1].text}"'
-        else:
-            held = card_list(mine)
-        shown = f'"{_SEP.join(map(_card_text, table))}"' if table else ""
-        return f'{self._heads[seat]}{held}],"table":[{shown}{self._middle}{self._sizes(hands)}{self._tail}'
+        return (f'{self._heads[seat]}{card_list(hands[seat])}],"table":[{card_list(hand.table)}'
+                f'{self._middle}{self._sizes(hands)}{self._tail}')
 
 
 _new_tuple = tuple.__new__
