@@ -89,11 +89,11 @@ class Child:
         told, and from then on asked."""
         if self.counters is None:
             return False
-        read = launcher_program.read_counters(self.counters)
-        if read is None or not launcher_program.reset_peak(self.counters):
+        cpu = launcher_program.read_cpu(self.counters)
+        if cpu is None or not launcher_program.reset_peak(self.counters):
             self.counters = self._base = None
             return False
-        self._base = (read[0], read[1], time.monotonic())
+        self._base = (cpu[0], cpu[1], time.monotonic())
         return True
 
     @property
