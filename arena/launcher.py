@@ -261,17 +261,8 @@ def read_counters(counters: Mapping[str, Any]) -> tuple[float, float, int] | Non
 
 def reset_peak(counters: Mapping[str, Any]) -> bool:
     """Start the exact peak of ``counters`` (``read_counters``) again from the current usage."""
-    try:
-        fd = os.open(counters["peak"], os.O_WRONLY)
-    except (OSError, KeyError, TypeError):
-        return False
-    try:
-        os.write(fd, b"0")
-        return True
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
+    path = counters.get("peak")
+    return isinstance(path, str) and _write(path, "0")
 
 
 def _kill(pids: Iterable[int], sig: int) -> None:
