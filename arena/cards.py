@@ -104,6 +104,8 @@ def _card(rank: int, suit: Suit, index: int) -> Card:
 DECK: tuple[Card, ...] = tuple(
     _card(rank, suit, i * len(RANKS) + j) for i, suit in enumerate(SUITS) for j, rank in enumerate(RANKS)
 )
+# The whole deck as a set of cards (``Card.bit``).
+DECK_BITS = sum(c.bit for c in DECK)
 _BY_TEXT: dict[str, Card] = {str(c): c for c in DECK}
 
 

@@ -20,7 +20,7 @@ from itertools import chain, compress, repeat
 from operator import and_, itemgetter
 from typing import Any, TypeVar
 
-from arena.cards import DECK, Card
+from arena.cards import DECK, DECK_BITS, Card
 from arena.errors import IllegalMoveError, MoveParseError
 from arena.events import Cards, Claim, Deal, Escoba, EscobaEnMano, Event, HandScore, InitialCapture, MatchEnd, Play, Sweep
 from arena.moves import PASS, Move, MoveKind
@@ -43,7 +43,6 @@ _bit = itemgetter(Card._fields.index("bit"))
 _flat = chain.from_iterable
 _total = itemgetter("total")
 _BITS = tuple(c.bit for c in DECK)
-_WHOLE_DECK = (1 << 40) - 1
 
 
 _TRAILS: tuple[Move, ...] = tuple(Move(_PLAY, card, ()) for card in DECK)
@@ -731,14 +730,14 @@ class HandState:
             piles = [rest] + [[] for _ in range(seating.sides - 1)]
         count = sum(map(len, hands)) + len(table) + len(stock) + sum(map(len, piles))
         # 40 powers of two add up to 2**40 - 1 only if they are 40 distinct ones: the whole deck.
-        if count != 40 or sum(map(_bit, chain(_flat(hands), table, stock, _flat(piles)))) != _WHOLE_DECK:
+        if count != 40 or sum(map(_bit, chain(_flat(hands), table, stock, _flat(piles)))) != DECK_BITS:
             raise ValueError("a position must hold each of the 40 cards exactly once")
         if len(hands) != seating.players or len(piles) != seating.sides:
             raise ValueError("one hand per seat and one pile per side are needed")
         self = cls.__new__(cls)
         self.rules, self.seating, self.dealer, self.number = rules, seating, dealer, number
         self._side_of, self._deal_order = seating._side_of, seating.deal_order[dealer]
-        dealt = _WHOLE_DECK ^ sum(map(_bit, stock))
+        dealt = DECK_BITS ^ sum(map(_bit, stock))
         self.deck = (*compress(DECK, map(and_, _BITS, repeat(dealt))), *stock)
         self.stock_pos = 40 - len(stock)
         self.hands = [_sorted(h) for h in hands]

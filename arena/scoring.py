@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from itertools import repeat
 from operator import and_, itemgetter
 
-from arena.cards import DECK, Card, Suit
+from arena.cards import DECK, DECK_BITS, Card, Suit
 from arena.rules import Rules
 
 _CARD_BIT = Card._fields.index("bit")
@@ -16,7 +16,6 @@ _bit_count = int.bit_count
 _VELO = Card.parse("7o").bit
 _OROS = sum(c.bit for c in DECK if c.oro)
 _SEVENS = sum(c.bit for c in DECK if c.seven)
-_WHOLE_DECK = sum(c.bit for c in DECK)
 
 # Order in which a tie on sevens is broken under sevens: most_tiebreak (seed 000).
 _TIEBREAK_RANKS: tuple[tuple[int, ...], ...] = ((6,), (1,), (5,), (4,), (3,), (2,), (10, 11, 12))
@@ -69,7 +68,7 @@ def score_hand(piles: Sequence[Sequence[Card]], escobas: Sequence[int], rules: R
         # table): one pile's set of cards is the rest of the other's, and the smaller is summed.
         small = 0 if n_cards[0] <= n_cards[1] else 1
         bits = sum(map(_bit, piles[small]))
-        held = [bits, _WHOLE_DECK ^ bits] if small == 0 else [_WHOLE_DECK ^ bits, bits]
+        held = [bits, DECK_BITS ^ bits] if small == 0 else [DECK_BITS ^ bits, bits]
     else:
         held = [sum(map(_bit, p)) for p in piles]  # each pile as a set of cards, one bit per card
     n_oros = list(map(_bit_count, map(and_, held, repeat(_OROS))))
