@@ -425,6 +425,7 @@ class BotProcess:
         """Spawn the bot. Raises ``BotFailure(NO_HANDSHAKE)`` if it cannot be started."""
         if self._child is not None:
             self.kill()
+            self._child.release()
         spec = self.spec
         env = dict(os.environ) if spec.inherit_env else {}
         env.update(spec.env)

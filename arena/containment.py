@@ -81,6 +81,7 @@ class Child:
         self.exit: ChildExit | None = None
         self.scratch = scratch  # its private TMPDIR (arena.sandbox), removed once its tree is killed
         self.counters = counters
+        self._files: launcher_program.CounterFiles | None = None  # opened at the first count
         self._base: tuple[float, float, float] | None = None  # user, system, monotonic at the reset
 
     def restart_count(self) -> bool:
@@ -89,12 +90,21 @@ class Child:
         told, and from then on asked."""
         if self.counters is None:
             return False
-        cpu = launcher_program.read_cpu(self.counters)
-        if cpu is None or not launcher_program.reset_peak(self.counters):
+        files = self._files
+        if files is None:
+            files = self._files = launcher_program.CounterFiles(self.counters)
+        cpu = files.cpu()
+        if cpu is None or not files.reset_peak():
             self.counters = self._base = None
+            self.release()
             return False
         self._base = (cpu[0], cpu[1], time.monotonic())
         return True
+
+    def release(self) -> None:
+        """Close its counter files (it has ended, or is being replaced): reads then say None."""
+        if self._files is not None:
+            self._files.close()
 
     @property
     def counting(self) -> bool:
@@ -109,14 +119,15 @@ class Child:
         if base is None:
             return None
         if ended is None:
-            read = launcher_program.read_counters(self.counters or {})
+            read = self._files.read() if self._files is not None else None
             if read is None:
                 return None
             user, system, peak, at = read[0], read[1], read[2], time.monotonic()
-        elif ended.totals is not None:
-            (user, system, at), peak = ended.totals, ended.usage.peak_memory_bytes
         else:
-            return Usage()  # its launcher was lost: nothing measured
+            self.release()  # its group is gone
+            if ended.totals is None:
+                return Usage()  # its launcher was lost: nothing measured
+            (user, system, at), peak = ended.totals, ended.usage.peak_memory_bytes
         user, system = max(0.0, user - base[0]), max(0.0, system - base[1])
         return Usage(cpu_s=round(user + system, 6), user_s=round(user, 6), system_s=round(system, 6),
                      wall_s=round(max(0.0, at - base[2]), 6), peak_memory_bytes=peak, source="cgroup")

@@ -238,31 +238,80 @@ def cpu_seconds(version: int, texts: Sequence[str | None]) -> tuple[float, float
     return exact, 0.0
 
 
-def read_cpu(counters: Mapping[str, Any]) -> tuple[float, float] | None:
-    """(user seconds, system seconds) of a running bot, from the CPU files its group's
-    ``counters`` name (opened afresh: this runs once a match); None once they are gone (the
-    bot ended and its group was removed) or unreadable."""
+class CounterFiles:
+    """A bot's group counters (``Group.counters``) as the arena reads them: its CPU time and its
+    exact peak memory since the peak's last reset. The files are opened once and kept: each is
+    read at every match's start and end, and opening a cgroup file costs several times reading
+    it. Not thread-safe: one owner (``containment.Child``) reads and closes them. Once the
+    group is removed, every read says None (its files then fail with ENODEV)."""
+
+    __slots__ = ("_version", "_cpu", "_peak", "_closed")
+
+    def __init__(self, counters: Mapping[str, Any]) -> None:
+        self._closed = False
+        self._cpu: list[int] = []
+        self._peak = -1
+        try:
+            self._version = int(counters["cpu_version"])
+            cpu, peak = [str(path) for path in counters["cpu"]], str(counters["peak"])
+            for path in cpu:
+                self._cpu.append(os.open(path, os.O_RDONLY))
+            self._peak = os.open(peak, os.O_RDWR)
+        except (KeyError, TypeError, ValueError, OSError):
+            self.close()
+
+    def cpu(self) -> tuple[float, float] | None:
+        """(user seconds, system seconds) of the group, or None (gone, closed, unreadable)."""
+        if self._closed:
+            return None
+        texts = [_pread(fd) for fd in self._cpu]
+        return None if None in texts else cpu_seconds(self._version, texts)
+
+    def read(self) -> tuple[float, float, int] | None:
+        """``cpu`` and the peak memory in bytes since its last reset."""
+        cpu = self.cpu()
+        if cpu is None:
+            return None
+        try:
+            return cpu[0], cpu[1], int(_pread(self._peak) or "")
+        except ValueError:
+            return None
+
+    def reset_peak(self) -> bool:
+        """Start the peak again from the current usage."""
+        if self._closed:
+            return False
+        try:
+            return os.write(self._peak, b"0") == 1
+        except OSError:
+            return False
+
+    def __del__(self) -> None:  # unreachable: nobody else holds its descriptors
+        self.close()
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        for fd in [*self._cpu, self._peak]:
+            if fd >= 0:
+                os.close(fd)
+        self._cpu, self._peak = [], -1
+
+
+def _pread(fd: int) -> str | None:
+    """A small kept-open file's whole text, read afresh from its start (a cgroup file is made
+    anew at each read from offset 0), or None."""
     try:
-        texts = [_read(path) for path in counters["cpu"]]
-        return None if None in texts else cpu_seconds(int(counters["cpu_version"]), texts)
-    except (KeyError, TypeError, ValueError):
+        data = os.pread(fd, 4096, 0)
+        while len(data) % 4096 == 0 and data:  # rarely more than a page
+            more = os.pread(fd, 4096, len(data))
+            if not more:
+                break
+            data += more
+        return data.decode()
+    except (OSError, ValueError):
         return None
-
-
-def read_counters(counters: Mapping[str, Any]) -> tuple[float, float, int] | None:
-    """``read_cpu`` and the exact peak memory in bytes since its last reset."""
-    cpu = read_cpu(counters)
-    try:
-        peak = int(_read(counters["peak"]) or "")
-    except (KeyError, TypeError, ValueError):
-        return None
-    return None if cpu is None else (cpu[0], cpu[1], peak)
-
-
-def reset_peak(counters: Mapping[str, Any]) -> bool:
-    """Start the exact peak of ``counters`` (``read_counters``) again from the current usage."""
-    path = counters.get("peak")
-    return isinstance(path, str) and _write(path, "0")
 
 
 def _kill(pids: Iterable[int], sig: int) -> None:

@@ -320,6 +320,31 @@ def test_the_arena_counts_a_bot_from_its_cgroup_counters_as_the_launcher_would(l
     assert survivors(token) == []
 
 
+def test_a_bot_restarted_many_times_leaves_no_counter_files_open_in_the_arena(launcher):
+    """The arena keeps a bot's counter files open while it counts it (``Child.restart_count``):
+    a bot that ends, or is started afresh, gives them back."""
+    token = new_token()
+    spec = hostile_spec("escape_pgid", token, limits=FAST)
+
+    def open_fds() -> int:
+        return len(os.listdir("/proc/self/fd"))
+
+    with BotProcess(spec, launcher=launcher) as bot:
+        play_match([bot, LocalBot("local", seed=1)], RULES, Seating.alone(2), seed=3)
+        before = open_fds()
+        kept = bot._child._files
+        assert (kept is not None) == (bot._child.counters is not None)
+        for seed in range(6):
+            bot.kill()
+            record = play_match([bot, LocalBot("local", seed=1)], RULES, Seating.alone(2), seed=seed)
+            assert record.outcomes[0].termination is Termination.OK
+        assert bot.starts == 7
+        assert open_fds() == before
+    if kept is not None:
+        assert kept.read() is None  # the first bot's files were closed when it was replaced
+    assert survivors(token) == []
+
+
 def test_open_files_are_limited(launcher, tmp_path):
     out = tmp_path / "fds"
     play_hostile("fd_hog", new_token(), limits=FAST, launcher=launcher, resources=ResourceLimits(open_files=64),
@@ -560,7 +585,7 @@ def test_a_match_tells_the_launcher_at_most_once_to_count_and_asks_at_most_once_
     at once. Counters the arena cannot reset (its peak file not writable to it) are left to the
     launcher from then on."""
     if not resettable:
-        monkeypatch.setattr(containment.launcher_program, "reset_peak", lambda counters: False)
+        monkeypatch.setattr(containment.launcher_program.CounterFiles, "reset_peak", lambda self: False)
     said: list[tuple[str, dict]] = []
     request, notify = Launcher._request, Launcher._notify
 
