@@ -573,27 +573,25 @@ class BotProcess:
             raise self._gone("")
         if self.log is not None:
             self.log.write(">>", self.seat, child.pid, data)
-        try:
-            n = os.write(self._in_fd, data)
-        except BlockingIOError:
-            n = 0
-        except (BrokenPipeError, ConnectionResetError):
-            raise self._gone("(its stdin is closed)") from None
-        if n == len(data):  # the usual case: the pipe had room for all of it
-            return
-        view = memoryview(data)[n:]
+        self._send(data, 0, deadline)
+
+    def _send(self, data: bytes, sent: int, deadline: float) -> None:
+        """Write ``data[sent:]`` to the bot's stdin by ``deadline`` (``_write`` once it has
+        checked the bot may be written to)."""
+        view = memoryview(data)[sent:]
         while view:
-            # The pipe is full: the bot is not reading. Wait for room, within the deadline.
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise BotFailure(Termination.TIMEOUT, "bot stopped reading its input (pipe full)")
-            self._write_poll.poll(remaining * 1000.0 + 0.5)
             try:
                 view = view[os.write(self._in_fd, view):]
+                continue
             except BlockingIOError:
                 pass
             except (BrokenPipeError, ConnectionResetError):
                 raise self._gone("(its stdin is closed)") from None
+            # The pipe is full: the bot is not reading. Wait for room, within the deadline.
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise BotFailure(Termination.TIMEOUT, "bot stopped reading its input (pipe full)")
+            self._write_poll.poll(remaining * 1000.0 + 0.5)  # type: ignore[union-attr]  # set while the pipes are open
 
     def _read_line(self, deadline: float) -> bytes:
         """The next line from the bot (without its newline), by ``deadline``."""
@@ -758,9 +756,8 @@ class BotProcess:
         checked here. A late reply to an abandoned (timed-out) request is skipped; any other
         id is ``wrong_id``. On timeout the request is abandoned.
         """
-        request_id = self._next_id
+        request_id = self.last_request_id = self._next_id
         self._next_id = request_id + 1
-        self.last_request_id = request_id
         time_ms = move_ms + bank_ms
         data = request_line(request_id, time_ms, bank_ms, view, legal)
         pending = self._pending
@@ -771,15 +768,29 @@ class BotProcess:
         start = _monotonic()
         deadline = start + (time_ms + self.limits.grace_ms) / 1000
         try:
-            self._write(data, deadline)
-            if idle is not None:
-                idle()
             poll = self._poll
-            if poll is not None and not self._lines and not self._buf and self.log is None:
-                # The usual reply, taken here at once: the bot's only output since the request,
-                # one line in the canonical shape with this request's id and a legal move.
-                # Anything else (blank lines, several lines, a late reply, a line in pieces, a
-                # log to write, the end of its output) goes through the general path below.
+            child = self._child
+            if (poll is None or self.log is not None or self._lines or self._buf or self._dead_reason is not None
+                    or child is None or child.exit is not None):
+                # The general path: a log to write, lines already read, or a bot that may be
+                # gone (``_write`` says how).
+                self._write(data, deadline)
+                if idle is not None:
+                    idle()
+            else:
+                # The usual case, written and read here at once: a bot that is running, with
+                # no log, and whose only output since the request is one line in the canonical
+                # shape with this request's id and a legal move. Anything else (blank lines,
+                # several lines, a late reply, a line in pieces, the end of its output) goes
+                # through the general path below.
+                try:
+                    sent = os.write(self._in_fd, data)
+                except OSError:  # ``_send`` tries again, and says what is wrong
+                    sent = 0
+                if sent != len(data):
+                    self._send(data, sent, deadline)
+                if idle is not None:
+                    idle()
                 chunk: bytes | None = None
                 if self._eager:
                     try:

@@ -244,8 +244,9 @@ def request_line(request_id: int, time_ms: int, bank_ms: int, view: Mapping[str,
         if len(_TIMES) > 10_000:
             _TIMES.clear()
         times = _TIMES[time_ms, bank_ms] = f'"time_ms":{time_ms:d},"bank_ms":{bank_ms:d}'
-    legal_json = f'["{_SEP.join(legal)}"]' if legal else "[]"
-    return f'{{"type":"request","id":{request_id},{times},"view":{view},"legal":{legal_json}}}\n'.encode()
+    if not legal:
+        return f'{{"type":"request","id":{request_id},{times},"view":{view},"legal":[]}}\n'.encode()
+    return f'{{"type":"request","id":{request_id},{times},"view":{view},"legal":["{_SEP.join(legal)}"]}}\n'.encode()
 
 
 _TIMES: dict[tuple[int, int], str] = {}

@@ -70,6 +70,22 @@ def test_timeout_then_the_late_reply_is_ignored():
         assert (rid, move) == (2, "7o")
 
 
+def test_a_bot_that_stops_reading_costs_its_deadline_not_a_blocked_write():
+    """More queued lines than a pipe holds, for a bot that reads no more: the write waits for
+    room only until the request's deadline, then the request times out; nothing blocks."""
+    steps = [{"on": "request", "then": "hang"}]
+    with BotProcess(fake_spec(steps)) as bot:
+        bot.begin_match(hello())
+        assert failure_of(lambda: decide(bot, move_ms=100)).termination is Termination.TIMEOUT
+        line = event_line({"type": "play", "seat": 0, "card": "1c", "take": [], "pad": "x" * 1000})
+        for _ in range(300):  # about 300 KB: several pipes' worth
+            bot.queue(line)
+        start = time.monotonic()
+        failure = failure_of(lambda: decide(bot, move_ms=100))
+        assert failure.termination is Termination.TIMEOUT and "request 2" in failure.detail
+        assert time.monotonic() - start < 5  # the deadline (100 + 200 ms), with room for a slow machine
+
+
 def test_time_bank_extends_the_deadline():
     steps = [{"on": "request", "sleep_ms": 400, "send": ['{"type":"move","id":{id},"move":"{legal0}"}\n']}]
     with BotProcess(fake_spec(steps)) as bot:
