@@ -165,30 +165,30 @@ class _Views:
     """Each seat's ``view`` (``_view``, docs/PROTOCOL.md) as JSON text, for one match.
 
     Built from the hand directly, because MatchState.view() filters the whole match's event
-    log, which the bot was sent as it happened. What holds for a whole deal (the hand's number,
-    the dealer, the stock, the scores) is formatted once per deal; the rest at each decision."""
+    log, which the bot was sent as it happened. A seat's own fields are formatted once per
+    match, what holds for a whole deal (the hand's number, the dealer, the stock, the scores)
+    once per deal, and only the cards and hand sizes at each decision."""
 
-    __slots__ = ("_state", "_sides", "_sizes", "_number", "_round", "_heads", "_middle", "_tail")
+    __slots__ = ("_state", "_seats", "_sizes", "_hand", "_round", "_deal", "_middle", "_tail")
 
     def __init__(self, state: MatchState, sides: Sequence[int]) -> None:
         self._state = state
-        self._sides = sides
+        self._seats = [f'{{"seat":{s},"side":{side},"hand_number":' for s, side in enumerate(sides)]
         players = len(sides)
         self._sizes = _SIZES.get(players) or (lambda h: ",".join([str(len(x)) for x in h]))
-        self._number = self._round = -1
-        self._heads: list[str] = []
-        self._middle = self._tail = ""
+        self._hand: Any = None  # the HandState the deal texts are for, and its round
+        self._round = -1
+        self._deal = self._middle = self._tail = ""
 
     def json(self, seat: int) -> str:
         hand = self._state.hand
-        if hand.number != self._number or hand.round != self._round:  # a new deal
-            self._number, self._round = hand.number, hand.round
-            self._heads = [f'{{"seat":{s},"side":{side},"hand_number":{hand.number},"round":{hand.round},'
-                           f'"dealer":{hand.dealer},"hand":[' for s, side in enumerate(self._sides)]
+        if hand.round != self._round or hand is not self._hand:  # a new deal (a new hand is a new HandState)
+            self._hand, self._round = hand, hand.round
+            self._deal = f'{hand.number},"round":{hand.round},"dealer":{hand.dealer},"hand":['
             self._middle = f'],"stock":{hand.stock_count},"hand_sizes":['
             self._tail = f'],"scores":[{",".join(map(str, self._state.scores))}]}}'
         hands = hand.hands
-        return (f'{self._heads[seat]}{card_list(hands[seat])}],"table":[{card_list(hand.table)}'
+        return (f'{self._seats[seat]}{self._deal}{card_list(hands[seat])}],"table":[{card_list(hand.table)}'
                 f'{self._middle}{self._sizes(hands)}{self._tail}')
 
 
