@@ -49,10 +49,7 @@ class Cards(_SeatCardsFields):
 
     __slots__ = ()
     kind: ClassVar[str] = "cards"
-
-    @property
-    def audience(self) -> int:
-        return self.seat
+    audience = _SeatCardsFields.seat  # the seat's own field getter (in C), under the name every event has
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": self.kind, "seat": self.seat, "cards": _cards(self.cards)}

@@ -210,12 +210,16 @@ def core_event_out(event: Any) -> tuple[bytes, dict[str, Any]]:
                  f'"take":["{_SEP.join(texts)}"]}}}}\n').encode(),
                 {"type": kind, "seat": seat, "card": card, "take": texts})
     if kind == "cards":
-        seat = event.seat
-        texts = [c.text for c in event.cards]
+        seat, cards = event
+        if len(cards) == 3:  # a deal's three cards: what every round deals
+            first, second, third = cards
+            texts = [first.text, second.text, third.text]
+        else:
+            texts = [c.text for c in cards]
         return (f'{{"type":"event","event":{{"type":"cards","seat":{seat},"cards":["{_SEP.join(texts)}"]}}}}\n'.encode(),
                 {"type": kind, "seat": seat, "cards": texts})
     if kind == "deal":
-        texts = [c.text for c in event.table]
+        texts = [c.text for c in event.table] if event.table else []  # only a hand's first deal lays the table
         table = f'"{_SEP.join(texts)}"' if texts else ""
         return ((f'{{"type":"event","event":{{"type":"deal","hand":{event.hand},"round":{event.round},'
                  f'"dealer":{event.dealer},"table":[{table}],"stock":{event.stock}}}}}\n').encode(),

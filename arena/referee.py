@@ -236,11 +236,8 @@ def play_match(
         write), each encoded once, and record them with ``t_ms``: the time of the move that made
         them (the play of a move itself is done in the loop below)."""
         nonlocal sent
-        i = sent
-        end = sent = len(log)
-        while i < end:
-            event = log[i]
-            i += 1
+        start, sent = sent, len(log)
+        for event in log[start:sent]:
             line, data = core_event_out(event)
             data["t_ms"] = t_ms
             audience = event.audience
