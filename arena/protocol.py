@@ -225,6 +225,12 @@ def core_event_out(event: Any) -> tuple[bytes, dict[str, Any]]:
                  f'"dealer":{event.dealer},"table":[{table}],"stock":{event.stock}}}}}\n').encode(),
                 {"type": kind, "hand": event.hand, "round": event.round, "dealer": event.dealer, "table": texts,
                  "stock": event.stock})
+    if kind == "sweep":  # every hand ends with one
+        side = "null" if event.side is None else event.side
+        texts = [c.text for c in event.cards]
+        cards = f'"{_SEP.join(texts)}"' if texts else ""
+        return (f'{{"type":"event","event":{{"type":"sweep","side":{side},"cards":[{cards}]}}}}\n'.encode(),
+                {"type": kind, "side": event.side, "cards": texts})
     if kind == "escoba":  # its source is one of the core's own words
         return ((f'{{"type":"event","event":{{"type":"escoba","seat":{event.seat},"side":{event.side},'
                  f'"source":"{event.source}"}}}}\n').encode(),
