@@ -155,7 +155,7 @@ def card_list(cards: Sequence[Any]) -> str:
         return f'"{cards[0].text}","{cards[1].text}"'
     if n == 3:
         return f'"{cards[0].text}","{cards[1].text}","{cards[2].text}"'
-    return f'"{_SEP.join([c.text for c in cards])}"' if n else ""
+    return f'"{_SEP.join(map(_card_text, cards))}"' if n else ""
 
 
 def cards_json(cards: Sequence[Any]) -> str:
@@ -180,7 +180,7 @@ def move_texts(moves: Iterable[Move]) -> list[str]:
         elif len(take) == 1:
             append(f"{card.text}+{take[0].text}")  # type: ignore[union-attr]  # a play names its card
         else:
-            append(card.text + "+" + "+".join([c.text for c in take]))  # type: ignore[union-attr]  # a play names its card
+            append(card.text + "+" + "+".join(map(_card_text, take)))  # type: ignore[union-attr]  # a play names its card
     return out
 
 

@@ -15,7 +15,6 @@ from typing import Any, Protocol
 
 from arena.botproc import BotProcess, Limits, reset_usages, usages
 from arena.errors import ArenaError, IllegalMoveError, MoveParseError
-from arena.events import Play
 from arena.game import MatchState
 from arena.moves import Move
 from arena.protocol import (
@@ -193,9 +192,6 @@ class _Views:
 
 
 _new_tuple = tuple.__new__
-# seat -> move text -> the line of that play's event, its card's text and its taken cards'
-_PLAYS: dict[int, dict[str, tuple[bytes, str, tuple[str, ...]]]] = {}
-_PLAYS_KEPT = 20_000
 
 
 def play_match(
@@ -229,7 +225,6 @@ def play_match(
     log = state.events  # the core appends every event of the match here
     sent = 0  # events of ``log`` sent to the bots and recorded
     queues = [bot.queue for bot in bots]
-    plays = [_PLAYS.setdefault(seat, {}) for seat in range(players)]
 
     def dispatch(t_ms: float) -> None:
         """Queue the events not yet sent for the seats that may see them (sent with their next
@@ -351,30 +346,7 @@ def play_match(
         if observer is not None:
             observer("move", entry.to_dict())
         state.apply(chosen)
-        if len(log) == sent:
-            continue
-        play = log[sent]
-        if isinstance(play, Play) and play.card is chosen[1] and play.seat == seat and play.take == chosen[2]:
-            # The play of the move, first in the log: its line and its cards' texts are the
-            # same every time that seat makes that move, so they are made once (per process).
-            seen = plays[seat]
-            known = seen.get(text)
-            if known is None:
-                if len(seen) > _PLAYS_KEPT:
-                    seen.clear()
-                line, data = core_event_out(play)
-                known = seen[text] = (line, data["card"], tuple(data["take"]))
-            line, card, take = known
-            for queue in queues:
-                queue(line)
-            data = {"type": "play", "seat": seat, "card": card, "take": [*take], "t_ms": t_ms}
-            events.append(data)
-            if observer is not None:
-                observer("event", data)
-            sent += 1
-            if len(log) == sent:
-                continue
-        dispatch(t_ms)
+        dispatch(t_ms)  # the move's play, and whatever followed it
 
     end = state.result
     if end is not None:
