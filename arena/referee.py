@@ -317,7 +317,7 @@ def play_match(
         bot = bots[seat]
         move_ms = move_ms_of[seat]
         by = by_bot
-        elapsed = 0.0
+        ms = 0.0  # the bot's time for its move, to the microsecond
         try:
             _, text, elapsed = bot.decide(views.json(seat), texts, move_ms, banks[seat])
             try:
@@ -325,9 +325,9 @@ def play_match(
             except ValueError:
                 chosen = _match_move(state, legal, text)
                 text = str(chosen)
-            over = elapsed * 1000 - move_ms
-            if over > 0:
-                banks[seat] = max(0, int(banks[seat] - over))
+            ms = int(elapsed * 1e6) / 1000
+            if ms > move_ms:
+                banks[seat] = max(0, int(banks[seat] - (ms - move_ms)))
         except BotFailure as exc:
             strikes[seat] += 1
             if not substitute_ok or strikes[seat] > max_strikes:
@@ -341,7 +341,7 @@ def play_match(
             if exc.termination is Termination.TIMEOUT:
                 bot.queue(timeout_line(bot.last_request_id, str(chosen)))
         t_ms = int((monotonic() - t0) * 1e6) / 1000
-        entry: MoveEntry = _new_tuple(MoveEntry, (seat, text, by, int(elapsed * 1e6) / 1000, t_ms))
+        entry: MoveEntry = _new_tuple(MoveEntry, (seat, text, by, ms, t_ms))
         moves.append(entry)
         if observer is not None:
             observer("move", entry.to_dict())
