@@ -226,25 +226,6 @@ def play_match(
     sent = 0  # events of ``log`` sent to the bots and recorded
     queues = [bot.queue for bot in bots]
 
-    def dispatch(t_ms: float) -> None:
-        """Queue the events not yet sent for the seats that may see them (sent with their next
-        write), each encoded once, and record them with ``t_ms``: the time of the move that made
-        them (the play of a move itself is done in the loop below)."""
-        nonlocal sent
-        start, sent = sent, len(log)
-        for event in log[start:sent]:
-            line, data = core_event_out(event)
-            data["t_ms"] = t_ms
-            audience = event.audience
-            if audience is None:
-                for queue in queues:
-                    queue(line)
-            else:
-                queues[audience](line)
-            events.append(data)
-            if observer is not None:
-                observer("event", data)
-
     def fail(seat: int, failure: BotFailure, action: FailureAction, substitute: str | None = None) -> None:
         detail = failure.detail
         if len(detail) > _MAX_DETAIL:  # a bot's text may end up here: keep records small
@@ -296,17 +277,34 @@ def play_match(
             fatal[seat] = exc
             fail(seat, exc, FailureAction.FORFEIT)
 
-    dispatch(int((monotonic() - t0) * 1e6) / 1000)
+    t_ms = int((monotonic() - t0) * 1e6) / 1000  # the time of the events not yet sent: the deal's, then each move's
     substitute_ok = policy.substitutes
     max_strikes = policy.strikes
     move_ms_of = [bot.limits.move_ms for bot in bots]
     by_bot, by_substitute = PlayedBy.BOT, PlayedBy.SUBSTITUTE
     views = _Views(state, side_of)
     # The hot path: everything a decision costs beyond the pipe is here, and benchmarks/harness.py
-    # measures it. Per decision: the legal moves' texts, the view, one write and one read (in
-    # decide), one entry, the move applied, its events queued and recorded.
-    while not fatal:
-        if state.result is not None:  # the match is over
+    # measures it. Per decision: the last move's events queued and recorded, the legal moves'
+    # texts, the view, one write and one read (in decide), one entry, the move applied.
+    while True:
+        logged = len(log)
+        if sent < logged:
+            # The events not yet sent, queued for the seats that may see them (sent with their
+            # next write), each encoded once, and recorded with the time of the move that made them.
+            for event in log[sent:logged]:
+                line, data = core_event_out(event)
+                data["t_ms"] = t_ms
+                audience = event.audience
+                if audience is None:
+                    for queue in queues:
+                        queue(line)
+                else:
+                    queues[audience](line)
+                events.append(data)
+                if observer is not None:
+                    observer("event", data)
+            sent = logged
+        if fatal or state.result is not None:  # a seat lost by failing, or the match is over
             break
         hand = state.hand  # the hand in play, asked directly (a finished one is never left in play)
         if hand.is_over:
@@ -346,7 +344,6 @@ def play_match(
         if observer is not None:
             observer("move", entry.to_dict())
         state.apply(chosen)
-        dispatch(t_ms)  # the move's play, and whatever followed it
 
     end = state.result
     if end is not None:
