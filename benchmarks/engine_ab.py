@@ -17,14 +17,12 @@ faster the new version plays the same hands.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from two_trees import TreeWorker, tree_arguments
 
 
 def worker() -> None:
@@ -46,41 +44,20 @@ def worker() -> None:
         print(time.thread_time() - start, flush=True)
 
 
-class _Worker:
-    def __init__(self, tree: Path) -> None:
-        env = {**os.environ, "PYTHONPATH": str(tree)}
-        self.proc = subprocess.Popen([sys.executable, __file__, "--worker"], cwd=tree, env=env, text=True,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-
-    def play(self, count: int, first: int) -> float:
-        stdin, stdout = self.proc.stdin, self.proc.stdout
-        if stdin is None or stdout is None:
-            raise RuntimeError("the worker's pipes are closed")
-        stdin.write(f"{count} {first}\n")
-        stdin.flush()
-        return float(stdout.readline())
-
-    def close(self) -> None:
-        if self.proc.stdin is not None:
-            self.proc.stdin.close()
-        self.proc.wait()
-
-
 def main() -> None:
     if sys.argv[1:] == ["--worker"]:
         worker()
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("old", type=Path, help="checkout of the older version")
-    parser.add_argument("new", type=Path, nargs="?", default=ROOT, help="checkout of the newer one (default: this)")
+    tree_arguments(parser)
     parser.add_argument("--warmup", type=int, default=3000, help="hands each version plays first (default 3000)")
     parser.add_argument("--chunk", type=int, default=200, help="hands per timed run (default 200)")
     parser.add_argument("--rounds", type=int, default=40, help="timed runs of each version (default 40)")
     args = parser.parse_args()
-    workers = {"old": _Worker(args.old.resolve()), "new": _Worker(args.new.resolve())}
+    workers = {"old": TreeWorker(__file__, args.old.resolve()), "new": TreeWorker(__file__, args.new.resolve())}
     try:
         for w in workers.values():
-            w.play(args.warmup, 0)
+            w.ask(f"{args.warmup} 0")
         print(f"load average at the start: {Path('/proc/loadavg').read_text().strip()}"
               if Path("/proc/loadavg").exists() else "load average: unknown")
         spent = {"old": 0.0, "new": 0.0}
@@ -89,7 +66,7 @@ def main() -> None:
         for r in range(args.rounds):
             times = {}
             for name in ("old", "new") if r % 2 == 0 else ("new", "old"):
-                times[name] = workers[name].play(args.chunk, first)
+                times[name] = float(workers[name].ask(f"{args.chunk} {first}")[0])
                 spent[name] += times[name]
             ratios.append(times["old"] / times["new"])
             first += args.chunk

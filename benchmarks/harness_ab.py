@@ -25,9 +25,10 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from two_trees import TreeWorker, tree_arguments
 
 
 def worker(binary: str) -> None:
@@ -73,28 +74,8 @@ def worker(binary: str) -> None:
         raw.wait()
 
 
-class _Worker:
-    def __init__(self, tree: Path, binary: Path, cpu: int) -> None:
-        env = {**os.environ, "PYTHONPATH": str(tree)}
-        pin = lambda: os.sched_setaffinity(0, {cpu})  # noqa: E731  # before anything starts
-        self.proc = subprocess.Popen([sys.executable, __file__, "--worker", str(binary)], cwd=tree, env=env,
-                                     text=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE, preexec_fn=pin)
-
-    def play(self, matches: int, first: int) -> tuple[float, float]:
-        stdin, stdout = self.proc.stdin, self.proc.stdout
-        if stdin is None or stdout is None:
-            raise RuntimeError("the worker's pipes are closed")
-        stdin.write(f"{matches} {first}\n")
-        stdin.flush()
-        answer = stdout.readline().split()
-        if len(answer) != 3:
-            raise RuntimeError("the worker stopped (see its error above)")
-        return float(answer[0]), float(answer[1])
-
-    def close(self) -> None:
-        if self.proc.stdin is not None:
-            self.proc.stdin.close()
-        self.proc.wait()
+def _pin(cpu: int) -> Callable[[], None]:
+    return lambda: os.sched_setaffinity(0, {cpu})  # in the worker, before it starts anything
 
 
 def _median_q(values: list[float]) -> str:
@@ -107,26 +88,25 @@ def main() -> None:
         worker(sys.argv[2])
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("old", type=Path, help="checkout of the older version")
-    parser.add_argument("new", type=Path, nargs="?", default=ROOT, help="checkout of the newer one (default: this)")
+    tree_arguments(parser)
     parser.add_argument("--rounds", type=int, default=100, help="timed batches of each version (default 100)")
     parser.add_argument("--matches", type=int, default=5, help="matches per batch (default 5)")
     args = parser.parse_args()
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    from harness import build_bot
+    from harness import build_bot  # this script's directory is on the path
 
     binary = build_bot()
     cpu = min(os.sched_getaffinity(0))
     print(f"load average at the start: {Path('/proc/loadavg').read_text().strip()}"
           if Path("/proc/loadavg").exists() else "load average: unknown")
-    workers = {"old": _Worker(args.old.resolve(), binary, cpu), "new": _Worker(args.new.resolve(), binary, cpu)}
+    workers = {name: TreeWorker(__file__, tree.resolve(), [str(binary)], preexec_fn=_pin(cpu))
+               for name, tree in (("old", args.old), ("new", args.new))}
     walls: dict[str, list[float]] = {"old": [], "new": []}
     own: dict[str, list[float]] = {"old": [], "new": []}
     try:
         first = 0
         for r in range(args.rounds):
             for name in ("old", "new") if r % 2 == 0 else ("new", "old"):
-                wall, trip = workers[name].play(args.matches, first)
+                wall, trip = map(float, workers[name].ask(f"{args.matches} {first}")[:2])
                 walls[name].append(wall)
                 own[name].append(wall - trip)
             first += args.matches  # both versions play the same deals
