@@ -86,6 +86,25 @@ def test_a_bot_that_stops_reading_costs_its_deadline_not_a_blocked_write():
         assert time.monotonic() - start < 5  # the deadline (100 + 200 ms), with room for a slow machine
 
 
+def test_a_bot_that_closes_its_stdin_crashes_at_the_next_request():
+    """A bot that shuts its input and lives on is gone for the arena: the next request fails
+    at once as a crash that says so, however the write is made."""
+    script = ("import os, sys, time\n"
+              "sys.stdin.readline()\n"
+              "sys.stdout.write('{\"type\":\"ready\",\"name\":\"shut\",\"protocol\":1}\\n'); sys.stdout.flush()\n"
+              "os.close(0)\n"
+              "time.sleep(30)\n")
+    spec = BotSpec(name="shut", cmd=(sys.executable, "-c", script), limits=FAST)
+    with BotProcess(spec) as bot:
+        bot.begin_match(hello())
+        time.sleep(0.3)  # it has closed its stdin by now
+        start = time.monotonic()
+        failure = failure_of(lambda: decide(bot))
+        assert failure.termination is Termination.CRASH and "stdin is closed" in failure.detail
+        assert time.monotonic() - start < 1  # at once, not on the deadline
+        assert not bot.alive
+
+
 def test_time_bank_extends_the_deadline():
     steps = [{"on": "request", "sleep_ms": 400, "send": ['{"type":"move","id":{id},"move":"{legal0}"}\n']}]
     with BotProcess(fake_spec(steps)) as bot:
