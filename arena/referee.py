@@ -318,12 +318,12 @@ def play_match(
         ms = 0.0  # the bot's time for its move, to the microsecond
         try:
             _, text, elapsed = bot.decide(views.json(seat), texts, move_ms, banks[seat])
+            ms = int(elapsed * 1e6) / 1000  # recorded with the move, substituted or not
             try:
                 chosen = legal[texts.index(text)]
             except ValueError:
                 chosen = _match_move(state, legal, text)
                 text = str(chosen)
-            ms = int(elapsed * 1e6) / 1000
             if ms > move_ms:
                 banks[seat] = max(0, int(banks[seat] - (ms - move_ms)))
         except BotFailure as exc:

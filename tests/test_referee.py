@@ -150,6 +150,22 @@ def test_observer_sees_each_failure_as_the_record_holds_it():
     assert record.outcomes[1].strikes == 3 and record.result.forfeited == (1,) and record.result.winner == 0
 
 
+class SlowIllegal(LocalBot):
+    """Answers its first request, after 30 ms, with a move that is not legal."""
+
+    def decide(self, view, legal, move_ms, bank_ms, idle=None):
+        request_id, move, _ = super().decide(view, legal, move_ms, bank_ms, idle)
+        return (request_id, "zz", 0.03) if request_id == 1 else (request_id, move, 0.0)
+
+
+def test_a_substituted_illegal_move_keeps_the_time_the_bot_took():
+    record = play_match([SlowIllegal(seed=1), LocalBot(seed=2)], Rules(target=5), Seating.alone(2), seed=3,
+                        policy=FailurePolicy("substitute", 2))
+    first = next(m for m in record.moves if m.seat == 0)
+    assert first.by is PlayedBy.SUBSTITUTE and first.ms == 30.0
+    assert record.failures[0].termination is Termination.ILLEGAL_MOVE
+
+
 def test_bad_setup_is_a_typed_error():
     with pytest.raises(RefereeError):
         play_match([LocalBot()], Rules(), Seating.alone(2), seed=1)
