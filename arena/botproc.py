@@ -69,6 +69,7 @@ _monotonic = time.monotonic
 _SHELL_CHARS = set("|&;<>()$`*?~\n")
 _LOGGED_BLANKS = 10  # blank lines written to the conversation log per reply, the rest counted
 _EXIT_NEWS_S = 0.25  # how long a bot's closed stdout waits for the news of its exit
+_STDERR_DRAIN_S = 0.2  # and then for the last of its stderr
 
 # Signals a bot may die of because of a limit, said in its failure.
 _SIGNAL_NOTES = {
@@ -556,6 +557,10 @@ class BotProcess:
         else:
             what = f"exited with code {ended.status}"
         self._dead_reason = what
+        if ended is not None and self._pump is not None:
+            # Its last words may still be in the pipe: the pump stops at the end of its stderr,
+            # which comes with its exit unless a process it started still holds it.
+            self._pump.join(_STDERR_DRAIN_S)
         tail = self.stderr_tail.strip().splitlines()[-3:]
         detail = " ".join(filter(None, ("bot", what, when))) + (f"; stderr ends: {' | '.join(tail)[-300:]}" if tail else "")
         return BotFailure(Termination.CRASH, detail)

@@ -185,6 +185,33 @@ def test_a_dead_bot_is_restarted_with_a_fresh_hello():
     bot.close()
 
 
+def test_a_crash_report_waits_for_the_last_words_on_stderr(monkeypatch):
+    """The stderr pump is a thread: when a bot dies, its last words may not have been read yet
+    (a busy machine). The report waits, briefly, for the pump to reach the end of stderr."""
+    import arena.botproc as botproc
+
+    class SlowPump(botproc._StderrPump):
+        """Makes what it read visible only 100 ms later, as a starved thread would."""
+
+        @property
+        def tail(self) -> bytes:
+            return self._slow_tail
+
+        @tail.setter
+        def tail(self, value: bytes) -> None:
+            if value:
+                time.sleep(0.1)
+            self._slow_tail = value
+
+    monkeypatch.setattr(botproc, "_StderrPump", SlowPump)
+    bot = BotProcess(zoo_spec("crash_mid", n=1))
+    bot.begin_match(hello())
+    decide(bot)
+    failure = failure_of(lambda: decide(bot))
+    assert failure.termination is Termination.CRASH and "crashing on purpose" in failure.detail
+    bot.close()
+
+
 def test_a_bot_that_stops_reading_cannot_block_the_arena():
     with BotProcess(zoo_spec("hang_mid", n=0)) as bot:
         bot.begin_match(hello())
