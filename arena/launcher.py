@@ -287,7 +287,10 @@ class CounterFiles:
             return False
 
     def __del__(self) -> None:  # unreachable: nobody else holds its descriptors
-        self.close()
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - at interpreter exit the os module may be half gone
+            pass
 
     def close(self) -> None:
         if self._closed:
