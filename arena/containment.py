@@ -6,7 +6,7 @@ the bots, is their subreaper, keeps them in cgroups where it can, measures and l
 and kills whatever is left when this process ends, even by ``kill -9``. Nothing here is on a
 decision's path: the arena talks to its bots through their pipes directly; the launcher is
 asked only to start, kill and measure (and where a bot's cgroups count what it uses, the arena
-reads those counters itself at a match's end: see ``Child``).
+reads those counters itself at a match's start and end: see ``Child``).
 
 ``containment_line()`` says in one line what is in force on this machine, for a run header.
 """

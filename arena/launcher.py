@@ -102,6 +102,23 @@ def _read(path: str) -> str | None:
         os.close(fd)
 
 
+def _pread(fd: int) -> str | None:
+    """A small file's text through a descriptor kept open on it, read afresh from its start (a
+    counter file is made anew at each read from offset 0), or None."""
+    try:
+        return os.pread(fd, 65536, 0).decode()
+    except (OSError, ValueError):
+        return None
+
+
+def _pwrite(fd: int, text: str) -> bool:
+    try:
+        os.pwrite(fd, text.encode(), 0)
+        return True
+    except OSError:
+        return False
+
+
 def _write(path: str, text: str) -> bool:
     try:
         with open(path, "w") as f:
@@ -279,12 +296,7 @@ class CounterFiles:
 
     def reset_peak(self) -> bool:
         """Start the peak again from the current usage."""
-        if self._closed:
-            return False
-        try:
-            return os.write(self._peak, b"0") == 1
-        except OSError:
-            return False
+        return not self._closed and _pwrite(self._peak, "0")
 
     def __del__(self) -> None:  # unreachable: nobody else holds its descriptors
         try:
@@ -300,21 +312,6 @@ class CounterFiles:
             if fd >= 0:
                 os.close(fd)
         self._cpu, self._peak = [], -1
-
-
-def _pread(fd: int) -> str | None:
-    """A small kept-open file's whole text, read afresh from its start (a cgroup file is made
-    anew at each read from offset 0), or None."""
-    try:
-        data = os.pread(fd, 4096, 0)
-        while len(data) % 4096 == 0 and data:  # rarely more than a page
-            more = os.pread(fd, 4096, len(data))
-            if not more:
-                break
-            data += more
-        return data.decode()
-    except (OSError, ValueError):
-        return None
 
 
 def _kill(pids: Iterable[int], sig: int) -> None:
@@ -559,22 +556,11 @@ class BotGroup:
 
     def read(self, path: str) -> str | None:
         fd = self._fd(path, os.O_RDONLY)
-        if fd < 0:
-            return _read(path)
-        try:
-            return os.pread(fd, 65536, 0).decode()
-        except (OSError, ValueError):
-            return None
+        return _read(path) if fd < 0 else _pread(fd)
 
     def write(self, path: str, text: str) -> bool:
         fd = self._fd(path, os.O_WRONLY)
-        if fd < 0:
-            return _write(path, text)
-        try:
-            os.pwrite(fd, text.encode(), 0)
-            return True
-        except OSError:
-            return False
+        return _write(path, text) if fd < 0 else _pwrite(fd, text)
 
     def close_files(self) -> None:
         for fd in self._fds.values():
@@ -664,7 +650,7 @@ class BotGroup:
 
     def counters(self) -> dict[str, Any] | None:
         """Where the arena may read this group's CPU time and peak memory itself
-        (``read_counters``): where both are counted here and the peak is exact since its last
+        (``CounterFiles``): where both are counted here and the peak is exact since its last
         reset (cgroup v1's memory), as this launcher's own measure then is."""
         if "cpu" not in self.dirs or self.versions.get("memory") != 1:
             return None

@@ -337,7 +337,7 @@ def play_match(
             by = by_substitute
             fail(seat, exc, FailureAction.SUBSTITUTE, text)
             if exc.termination is Termination.TIMEOUT:
-                bot.queue(timeout_line(bot.last_request_id, str(chosen)))
+                bot.queue(timeout_line(bot.last_request_id, text))
         t_ms = int((monotonic() - t0) * 1e6) / 1000
         entry: MoveEntry = _new_tuple(MoveEntry, (seat, text, by, ms, t_ms))
         moves.append(entry)
