@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.botproc import BotProcess
+from arena.local_bot import LocalBot
 from arena.protocol import BotFailure, Ready, Termination
-from arena.referee import FailurePolicy, LocalBot, play_match
+from arena.referee import FailurePolicy, play_match
 from arena.rules import Rules, Seating
 
 

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from arena.botproc import BotProcess, Limits, reset_usages, usages
+from arena.botproc import BotProcess, reset_usages, usages
 from arena.errors import ArenaError, IllegalMoveError, MoveParseError
 from arena.game import MatchState
 from arena.moves import Move
@@ -45,7 +45,7 @@ from arena.resources import Usage
 from arena.rules import Rules, Seating
 from arena.seeding import Rng, derive_seed
 
-__all__ = ["FailurePolicy", "LocalBot", "Observer", "Player", "RefereeError", "play_match"]
+__all__ = ["FailurePolicy", "Observer", "Player", "RefereeError", "play_match"]
 
 _MAX_DETAIL = 500
 
@@ -92,53 +92,6 @@ class Player(Protocol):
 Observer = Callable[[str, dict[str, Any]], None]
 """Called as ``observer(kind, item)`` with kind ``event``, ``move`` or ``failure``; ``item`` is
 the entry's JSON form, as the record will hold it."""
-
-
-class LocalBot:
-    """An in-process bot that plays a seeded random legal move (or always the first one).
-
-    For opponents in ``arena check-bot`` and for tests: it never fails and costs no process.
-    """
-
-    def __init__(self, name: str = "local-random", seed: int = 0, first: bool = False,
-                 limits: Limits | None = None) -> None:
-        self.seat: int | None = None
-        self._name = name
-        self._rng = Rng(seed)
-        self._first = first
-        self._limits = limits if limits is not None else Limits()
-        self.last_request_id = 0
-
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def limits(self) -> Any:
-        return self._limits
-
-    def send_hello(self, hello: dict[str, Any]) -> None:
-        pass
-
-    def await_ready(self) -> Ready:
-        return Ready(self._name, 1)
-
-    def queue(self, line: bytes) -> None:
-        pass
-
-    def decide(self, view: Any, legal: Sequence[str], move_ms: int, bank_ms: int,
-               idle: Callable[[], None] | None = None) -> tuple[int, str, float]:
-        if idle is not None:
-            idle()
-        self.last_request_id += 1
-        move = legal[0] if self._first else legal[self._rng.below(len(legal))]
-        return self.last_request_id, move, 0.0
-
-    def flush(self) -> None:
-        pass
-
-    def kill(self) -> None:
-        pass
 
 
 def _view(state: MatchState, seat: int, side: int) -> dict[str, Any]:

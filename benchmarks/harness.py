@@ -11,6 +11,8 @@
 Raw and arena batches alternate (``--rounds`` of each), so that a change in the machine's load
 touches both alike; each figure is the median of its batches. Printed:
 
+- ``arena``: the package measured, and which of its modules run compiled (``pip install .``
+  compiles the hot path with mypyc, see setup.py; an editable install runs it as Python);
 - ``load average``: the machine's, when the benchmark starts (on a shared machine every wall
   time below grows with it);
 - ``breakdown``: CPU time per decision of the rules core alone and of the referee with
@@ -28,6 +30,8 @@ touches both alike; each figure is the median of its batches. Printed:
 from __future__ import annotations
 
 import argparse
+import importlib.machinery
+import importlib.util
 import os
 import statistics
 import subprocess
@@ -36,13 +40,28 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+# The installed arena is measured where there is one: ``pip install .`` compiles the referee's
+# hot path (setup.py), an editable install or this checkout alone runs it as Python. The first
+# line printed says which.
+if importlib.util.find_spec("arena") is None:
+    sys.path.insert(0, str(ROOT))
 
 from arena.botproc import BotProcess, BotSpec, Limits  # noqa: E402
 from arena.game import MatchState  # noqa: E402
+from arena.local_bot import LocalBot  # noqa: E402
 from arena.protocol import request_line  # noqa: E402
-from arena.referee import LocalBot, _view, play_match  # noqa: E402
+from arena.referee import _view, play_match  # noqa: E402
 from arena.rules import Rules, Seating  # noqa: E402
+
+
+def arena_build() -> str:
+    """Where the measured arena is, and which of its modules run compiled."""
+    import arena
+
+    folder = Path(arena.__file__).parent
+    compiled = sorted({path.name.split(".")[0] for suffix in importlib.machinery.EXTENSION_SUFFIXES
+                       for path in folder.glob(f"*{suffix}")})
+    return f"{folder} ({'compiled: ' + ', '.join(compiled) if compiled else 'pure Python'})"
 
 
 def build_bot() -> Path:
@@ -193,6 +212,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5, help="raw and arena batches of each kind, alternating")
     args = parser.parse_args()
     binary = build_bot()
+    print(f"arena: {arena_build()}")
     print("load average: " + " ".join(f"{x:.2f}" for x in os.getloadavg()) + f" ({os.cpu_count()} CPUs)")
     core, local = in_process_per_decision(args.matches * 5)
     print(f"breakdown (CPU time): rules core alone {core * 1e6:.1f} us per decision; "

@@ -7,10 +7,11 @@ import copy
 from typing import Any
 
 from arena.cards import Card
+from arena.local_bot import LocalBot
 from arena.moves import Move, MoveKind
 from arena.protocol import BotFailure, Termination
 from arena.record import GameRecord
-from arena.referee import FailurePolicy, LocalBot, play_match
+from arena.referee import FailurePolicy, play_match
 from arena.rules import Rules, Seating
 
 SEATINGS = {

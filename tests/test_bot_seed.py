@@ -1,6 +1,7 @@
 """The seed a bot is given for its own random choices: per seat, stable, and one-way."""
 
-from arena.referee import LocalBot, play_match
+from arena.local_bot import LocalBot
+from arena.referee import play_match
 from arena.rules import Rules, Seating
 from arena.seeding import derive_seed
 

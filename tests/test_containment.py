@@ -23,8 +23,9 @@ from zoo.helpers import FAST, ROOT, hello, hostile_spec, new_token, running, sur
 from arena import containment
 from arena.botproc import BotProcess, BotSpec, Limits
 from arena.containment import Launcher
+from arena.local_bot import LocalBot
 from arena.protocol import BotFailure, Termination
-from arena.referee import FailurePolicy, LocalBot, play_match
+from arena.referee import FailurePolicy, play_match
 from arena.resources import ResourceLimits
 from arena.rules import Rules, Seating
 

@@ -223,7 +223,7 @@ class HostileBot:
     time): under the substitute policy the referee records each one, then the forfeit."""
 
     def __init__(self, name: str) -> None:
-        from arena.referee import LocalBot
+        from arena.local_bot import LocalBot
 
         self._local = LocalBot(name)
         self.seat = None
@@ -244,7 +244,8 @@ class HostileBot:
 
 def _hostile_record(names, seed: int = 4):
     """A 4-seat match in pairs between bots named ``names``; seat 1 answers with HOSTILE_MOVES."""
-    from arena.referee import FailurePolicy, LocalBot, play_match
+    from arena.local_bot import LocalBot
+    from arena.referee import FailurePolicy, play_match
     from arena.rules import Rules
 
     bots = [LocalBot(n, seed=seed + i) for i, n in enumerate(names)]
@@ -324,7 +325,8 @@ def _rename(results: Path, mapping: dict[str, str]) -> None:
 
 
 def test_the_report_page_and_its_replays_survive_hostile_names_and_moves(browser, tmp_path: Path):
-    from arena.referee import FailurePolicy, LocalBot, play_match
+    from arena.local_bot import LocalBot
+    from arena.referee import FailurePolicy, play_match
     from arena.tournament.config import load_config
     from arena.tournament.runner import open_store
     from arena.tournament.schedule import build_schedule

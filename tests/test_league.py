@@ -63,7 +63,8 @@ FIRST_MOVERS = ("marta",)
 
 
 def _fill(config) -> None:  # noqa: ANN001
-    from arena.referee import LocalBot, play_match
+    from arena.local_bot import LocalBot
+    from arena.referee import play_match
     from arena.tournament.runner import open_store
     from arena.tournament.schedule import build_schedule
     from arena.tournament.worker import row_from_record

@@ -8,9 +8,10 @@ from zoo.helpers import FAST, firstmove_bin, running
 
 from arena.botproc import BotProcess, BotSpec
 from arena.game import HandState, MatchState
+from arena.local_bot import LocalBot
 from arena.protocol import BotFailure, Termination
 from arena.record import FailureAction, PlayedBy, PolicyError, RecordError
-from arena.referee import FailurePolicy, LocalBot, RefereeError, play_match
+from arena.referee import FailurePolicy, RefereeError, play_match
 from arena.replay import replay, verify
 from arena.rules import Rules, Seating
 

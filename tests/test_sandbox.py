@@ -15,8 +15,9 @@ from zoo.helpers import HOSTILE, ROOT, hostile_spec, new_token, survivors, wait_
 
 from arena import containment, sandbox
 from arena.botproc import BotProcess
+from arena.local_bot import LocalBot
 from arena.protocol import Termination
-from arena.referee import LocalBot, play_match
+from arena.referee import play_match
 from arena.resources import ResourceLimitError, ResourceLimits
 from arena.rules import Rules, Seating
 from arena.tournament.config import ConfigError, load_config

@@ -17,8 +17,9 @@ from typer.testing import CliRunner
 
 from arena.botproc import BotProcess, BotSpec, Limits
 from arena.cli import app
+from arena.local_bot import LocalBot
 from arena.record import GameRecord, RecordError, SeatUsage
-from arena.referee import LocalBot, play_match
+from arena.referee import play_match
 from arena.replay import verify
 from arena.resources import MIB, ResourceLimits, Usage
 from arena.rules import Rules, Seating

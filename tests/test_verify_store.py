@@ -14,8 +14,9 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.errors import ExitCode
+from arena.local_bot import LocalBot
 from arena.record import derive_row_values
-from arena.referee import LocalBot, play_match
+from arena.referee import play_match
 from arena.rules import Rules, Seating
 from arena.tournament.audit import DERIVED_COLUMNS, config_from_game, schedule_size
 from arena.tournament.config import load_config

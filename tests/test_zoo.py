@@ -8,8 +8,9 @@ import pytest
 from zoo.helpers import FAST, pids_in, running, zoo_spec
 
 from arena.botproc import BotProcess, Limits
+from arena.local_bot import LocalBot
 from arena.protocol import Termination
-from arena.referee import FailurePolicy, LocalBot, play_match
+from arena.referee import FailurePolicy, play_match
 from arena.rules import Rules, Seating
 
 pytestmark = pytest.mark.slow  # runs every misbehaving bot of the zoo

@@ -1,0 +1,86 @@
+"""The build a user installs: ``pip install .`` compiles the referee's hot path (setup.py).
+
+The rest of the suite runs on the editable install, where every module is Python. Here the
+package is built as ``pip install .`` builds it, and the tests that drive the compiled modules
+hardest (golden records under every rule option, the referee's failure handling, the protocol,
+the hostile bots) run again on the compiled modules. Without a C compiler the same build must
+still install, as Python.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.slow
+
+COMPILED = ("arena/protocol", "arena/referee")
+ON_THE_BUILD = [str(ROOT / "tests" / name) for name in (
+    "test_golden.py", "test_referee.py", "test_protocol.py", "test_zoo.py", "test_botproc.py", "test_worked_examples.py")]
+
+
+def _build_wheel(tmp: Path, env: dict[str, str] | None = None) -> tuple[Path, str]:
+    """The wheel pip builds from a copy of the sources (pip builds in the source folder, and
+    this checkout must never hold a compiled module: it would shadow its source), and pip's log."""
+    src = tmp / "src"
+    shutil.copytree(ROOT / "arena", src / "arena", ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    for name in ("setup.py", "pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, src / name)
+    out = tmp / "wheel"
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "-v", "--no-deps", "-w", str(out), str(src)],
+                          capture_output=True, text=True, timeout=600, env={**os.environ, **(env or {})})
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    (wheel,) = out.glob("escoba_arena-*.whl")
+    return wheel, done.stdout + done.stderr
+
+
+def _extension(name: str) -> bool:
+    return name.endswith(".so") or name.endswith(".pyd")
+
+
+def test_pip_install_compiles_the_hot_path_and_the_hardest_tests_pass_on_it(tmp_path: Path):
+    wheel, _ = _build_wheel(tmp_path)
+    with zipfile.ZipFile(wheel) as whl:
+        names = whl.namelist()
+        whl.extractall(tmp_path / "site")
+    for module in COMPILED:
+        assert any(n.startswith(module + ".") and _extension(n) for n in names), (module, names)
+        assert module + ".py" in names  # the source ships too: it is the reference
+    assert not any(_extension(n) for n in names if n.startswith("arena/") and not n.startswith(COMPILED))
+    # Run outside the checkout (the current folder comes first on the path), and with the
+    # compiled modules imported before any test: the tests cannot fall back on this
+    # checkout's Python modules, whatever pytest adds to the path.
+    script = (
+        "import sys, pytest\n"
+        "import arena.protocol, arena.referee\n"
+        "for m in (arena.protocol, arena.referee):\n"
+        "    assert m.__file__.endswith('.so'), m.__file__\n"
+        "    assert m.__file__.startswith(sys.argv[1]), m.__file__\n"
+        "sys.exit(pytest.main(sys.argv[2:]))\n"
+    )
+    site = str(tmp_path / "site")
+    done = subprocess.run(
+        [sys.executable, "-c", script, site, "-o", "addopts=", "-q", "-n", "0", "-p", "no:randomly", "-p", "no:cacheprovider",
+         *ON_THE_BUILD],
+        cwd=tmp_path, capture_output=True, text=True, timeout=600, env={**os.environ, "PYTHONPATH": site})
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    passed = re.search(r"(\d+) passed", done.stdout)
+    assert passed and int(passed.group(1)) >= 100 and " failed" not in done.stdout, done.stdout[-2000:]
+
+
+def test_without_a_c_compiler_the_install_goes_on_as_python(tmp_path: Path):
+    wheel, log = _build_wheel(tmp_path, {"CC": "/bin/false"})
+    with zipfile.ZipFile(wheel) as whl:
+        names = whl.namelist()
+    assert not any(_extension(n) for n in names), names
+    for module in COMPILED:
+        assert module + ".py" in names
+    assert "escoba-arena: not compiled" in log and "installing the pure-Python modules" in log
