@@ -60,7 +60,11 @@ def _extensions() -> list:
     except ImportError:  # a build without its build requirements (--no-build-isolation)
         print("escoba-arena: mypyc is missing; installing the pure-Python modules", file=sys.stderr)
         return []
-    return mypycify(COMPILED, group_name=GROUP, opt_level="3")
+    try:
+        return mypycify(COMPILED, group_name=GROUP, opt_level="3")
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - mypyc exits on what it cannot compile
+        print(f"escoba-arena: not compiled (mypyc: {exc!r}); installing the pure-Python modules", file=sys.stderr)
+        return []
 
 
 setup(ext_modules=_extensions(), cmdclass={"build_ext": OptionalBuildExt})
