@@ -244,7 +244,8 @@ class HandState:
 
     __slots__ = ("rules", "seating", "dealer", "number", "deck", "stock_pos", "hands", "table",
                  "piles", "escobas", "last_capturer", "turn", "phase", "pending", "round",
-                 "events", "breakdown", "_legal", "_options", "_trailer", "_side_of", "_deal_order", "_key", "is_over")
+                 "events", "breakdown", "_legal", "_options", "_trailer", "_side_of", "_deal_order", "_key", "is_over",
+                 "_next_seat", "_sets", "_forced")
 
     rules: Rules
     seating: Seating
@@ -270,6 +271,18 @@ class HandState:
     _side_of: tuple[int, ...]  # per seat, its side
     _deal_order: tuple[int, ...]  # the seats from the one after the dealer, in play order
     _key: int  # _table_key(table), kept up to date by every change to the table
+    # Read from the rules and the seating once per hand (``_bind``), not at every move:
+    _next_seat: tuple[int, ...]  # per seat, the next in play order
+    _sets: dict[int, _Sets]  # the capture cache for these rules (single_capture_priority has its own)
+    _forced: bool  # rules.forced_capture
+
+    def _bind(self, rules: Rules, seating: Seating, dealer: int, number: int) -> None:
+        """The hand's rules, seating, dealer and number, and what the hot paths read of them."""
+        self.rules, self.seating, self.dealer, self.number = rules, seating, dealer, number
+        self._side_of, self._deal_order = seating._side_of, seating.deal_order[dealer]
+        self._next_seat = seating._next_seat
+        self._sets = _SINGLE_SETS if rules.single_capture_priority else _SETS
+        self._forced = rules.forced_capture
 
     @classmethod
     def deal(cls, rules: Rules, seating: Seating, dealer: int, deck: Sequence[Card],
@@ -283,8 +296,7 @@ class HandState:
     def _start(cls, rules: Rules, seating: Seating, dealer: int, deck: Sequence[Card],
                number: int, events: list[Event] | None) -> HandState:
         self = cls.__new__(cls)
-        self.rules, self.seating, self.dealer, self.number = rules, seating, dealer, number
-        self._side_of, self._deal_order = seating._side_of, seating.deal_order[dealer]
+        self._bind(rules, seating, dealer, number)
         self.deck = tuple(deck)
         self.stock_pos = 0
         n = seating.players
@@ -344,6 +356,7 @@ class HandState:
         other.pending, other.round = self.pending, self.round
         other._trailer = self._trailer
         other._side_of, other._deal_order = self._side_of, self._deal_order
+        other._next_seat, other._sets, other._forced = self._next_seat, self._sets, self._forced
         other.events = self.events[:]
         other.breakdown = self.breakdown
         other._legal = self._legal
@@ -363,14 +376,12 @@ class HandState:
         # The hot path of every simulation: kept flat on purpose.
         table = self.table
         hand = self.hands[self.turn]
-        rules = self.rules
-        single = rules.single_capture_priority
-        by_sum = (_SINGLE_SETS if single else _SETS).get(self._key)
+        by_sum = self._sets.get(self._key)
         if by_sum is None:
-            by_sum = _captures(self._key, table, hand, single)
+            by_sum = _captures(self._key, table, hand, self.rules.single_capture_priority)
         take = _TAKES
         by_card = _BY_CARD
-        forced = rules.forced_capture
+        forced = self._forced
         # legal.append called as a method, not bound to a local: Python 3.11 specializes
         # the method form into an inline list append.
         legal = self._legal = []
@@ -486,9 +497,7 @@ class HandState:
                 self._note_renuncio(card)
             insort(table, card)  # cards compare by order, in C
             self._key += _CARD_WEIGHT[index]
-        nxt = seat + 1
-        if nxt == len(hands):
-            nxt = 0
+        nxt = self._next_seat[seat]
         if hands[nxt] and self.pending is None:
             self.turn = nxt  # the common case, without the general search
         else:
@@ -735,8 +744,7 @@ class HandState:
         if len(hands) != seating.players or len(piles) != seating.sides:
             raise ValueError("one hand per seat and one pile per side are needed")
         self = cls.__new__(cls)
-        self.rules, self.seating, self.dealer, self.number = rules, seating, dealer, number
-        self._side_of, self._deal_order = seating._side_of, seating.deal_order[dealer]
+        self._bind(rules, seating, dealer, number)
         dealt = DECK_BITS ^ sum(map(_bit, stock))
         self.deck = (*compress(DECK, map(and_, _BITS, repeat(dealt))), *stock)
         self.stock_pos = 40 - len(stock)

@@ -90,6 +90,7 @@ class Seating:
     # Derived in __post_init__, kept for the rules core's hot paths.
     _side_of: tuple[int, ...] = field(init=False, repr=False, compare=False)
     deal_order: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
+    _next_seat: tuple[int, ...] = field(init=False, repr=False, compare=False)  # per seat, the next in play order
 
     def __post_init__(self) -> None:
         n = self.players
@@ -112,6 +113,7 @@ class Seating:
         # deal_order[dealer]: the seats from the one after the dealer, in play order.
         object.__setattr__(self, "deal_order", tuple(
             tuple((dealer + 1 + i) % n for i in range(n)) for dealer in range(n)))
+        object.__setattr__(self, "_next_seat", tuple((seat + 1) % n for seat in range(n)))
 
     def _compute_side_of(self) -> list[int]:
         side_of = [0] * self.players
