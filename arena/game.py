@@ -245,7 +245,7 @@ class HandState:
     __slots__ = ("rules", "seating", "dealer", "number", "deck", "stock_pos", "hands", "table",
                  "piles", "escobas", "last_capturer", "turn", "phase", "pending", "round",
                  "events", "breakdown", "_legal", "_options", "_trailer", "_side_of", "_deal_order", "_key", "is_over",
-                 "_next_seat", "_sets", "_forced")
+                 "_next_seat", "_single", "_forced")
 
     rules: Rules
     seating: Seating
@@ -273,7 +273,7 @@ class HandState:
     _key: int  # _table_key(table), kept up to date by every change to the table
     # Read from the rules and the seating once per hand (``_bind``), not at every move:
     _next_seat: tuple[int, ...]  # per seat, the next in play order
-    _sets: dict[int, _Sets]  # the capture cache for these rules (single_capture_priority has its own)
+    _single: bool  # rules.single_capture_priority (a plain flag: a state holds no cache, so it copies and pickles small)
     _forced: bool  # rules.forced_capture
 
     def _bind(self, rules: Rules, seating: Seating, dealer: int, number: int) -> None:
@@ -281,7 +281,7 @@ class HandState:
         self.rules, self.seating, self.dealer, self.number = rules, seating, dealer, number
         self._side_of, self._deal_order = seating._side_of, seating.deal_order[dealer]
         self._next_seat = seating._next_seat
-        self._sets = _SINGLE_SETS if rules.single_capture_priority else _SETS
+        self._single = rules.single_capture_priority
         self._forced = rules.forced_capture
 
     @classmethod
@@ -356,7 +356,7 @@ class HandState:
         other.pending, other.round = self.pending, self.round
         other._trailer = self._trailer
         other._side_of, other._deal_order = self._side_of, self._deal_order
-        other._next_seat, other._sets, other._forced = self._next_seat, self._sets, self._forced
+        other._next_seat, other._single, other._forced = self._next_seat, self._single, self._forced
         other.events = self.events[:]
         other.breakdown = self.breakdown
         other._legal = self._legal
@@ -376,9 +376,10 @@ class HandState:
         # The hot path of every simulation: kept flat on purpose.
         table = self.table
         hand = self.hands[self.turn]
-        by_sum = self._sets.get(self._key)
+        single = self._single
+        by_sum = (_SINGLE_SETS if single else _SETS).get(self._key)
         if by_sum is None:
-            by_sum = _captures(self._key, table, hand, self.rules.single_capture_priority)
+            by_sum = _captures(self._key, table, hand, single)
         take = _TAKES
         by_card = _BY_CARD
         forced = self._forced

@@ -107,3 +107,31 @@ def test_is_legal_agrees_with_the_legal_moves_through_whole_matches():
         assert not match.is_legal(legal[0])
         with pytest.raises(IllegalMoveError, match="the match is over"):
             match.check(legal[0])
+
+
+@pytest.mark.parametrize("rules", [Rules(), Rules(single_capture_priority=True, forced_capture=True)])
+def test_a_state_pickles_and_deep_copies_small_and_plays_on_the_same(rules):
+    # A bot author's search may send states to other processes or deep-copy them: a state must
+    # carry its own data only, never a reference to the core's shared caches.
+    import copy
+    import pickle
+
+    match = MatchState(rules, Seating.alone(3), 8)
+    for _ in range(7):
+        match.apply(match.legal_moves()[0])
+    blob = pickle.dumps(match)
+    assert len(blob) < 8_000
+    for seed in range(40):  # other matches fill the core's caches: the state's pickle stays the same
+        other = MatchState(rules, Seating.alone(2), 100 + seed)
+        while not other.is_over:
+            other.apply(other.legal_moves()[-1])
+    assert pickle.dumps(match) == blob
+    for twin in (pickle.loads(blob), copy.deepcopy(match)):
+        rng_a, rng_b = Rng(3), Rng(3)
+        a, b = match.copy(), twin
+        while not a.is_over:
+            assert a.legal_moves() == b.legal_moves()
+            move = a.legal_moves()[rng_a.below(len(a.legal_moves()))]
+            a.apply(move)
+            b.apply(b.legal_moves()[rng_b.below(len(b.legal_moves()))])
+        assert a.scores == b.scores and a.result == b.result
