@@ -4,12 +4,13 @@ Usage: python benchmarks/harness_ab.py OLD_TREE [NEW_TREE] [--rounds N] [--match
 
 OLD_TREE and NEW_TREE are checkouts of the project (NEW_TREE defaults to this one), e.g. a
 ``git worktree add /tmp/old 657bb52``. Each is measured as it is: Python, unless its hot path
-was compiled in place (``python setup.py build_ext --inplace`` in that worktree).
+was compiled in place (``python setup.py build_ext --inplace`` in that worktree, with
+setuptools 77 or later and mypy installed; never in the checkout you edit).
 
 Each version runs in its own long-lived worker process (its ``arena`` package first on the
-path), pinned with its two bots to the same CPU: the
-``pinned`` set-up of benchmarks/harness.py, with the same compiled bot (bots/c/firstmove.c, built
-from this checkout) for both. The workers take turns (old, new, new, old, ...), each playing
+path), pinned with its two bots to the same CPU: the ``pinned`` set-up of
+benchmarks/harness.py, with the same compiled bot (bots/c/firstmove.c, built from this
+checkout) for both. The workers take turns (old, new, new, old, ...), each playing
 ``--matches`` full 1v1 matches and then timing raw round trips to its own bot, so that both
 meet the same machine: on a shared or virtual machine the speed of the host drifts by a third
 within minutes, which a comparison of separate runs cannot tell from a change of code.
