@@ -20,7 +20,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-pytestmark = pytest.mark.slow
 
 COMPILED = ("arena/protocol", "arena/referee")
 ON_THE_BUILD = [str(ROOT / "tests" / name) for name in (
@@ -46,6 +45,18 @@ def _extension(name: str) -> bool:
     return name.endswith(".so") or name.endswith(".pyd")
 
 
+def test_the_checkout_holds_no_compiled_module_to_shadow_its_source():
+    # A ``setup.py build_ext --inplace`` left here would be imported instead of the source,
+    # and every later edit of that module would go unseen (by the tests too).
+    import arena.protocol
+    import arena.referee
+
+    assert not [p.name for p in (ROOT / "arena").iterdir() if _extension(p.name)]
+    if Path(arena.referee.__file__).parent == ROOT / "arena":  # the editable install of the test command
+        assert arena.referee.__file__.endswith(".py") and arena.protocol.__file__.endswith(".py")
+
+
+@pytest.mark.slow
 def test_pip_install_compiles_the_hot_path_and_the_hardest_tests_pass_on_it(tmp_path: Path):
     wheel, _ = _build_wheel(tmp_path)
     with zipfile.ZipFile(wheel) as whl:
@@ -76,6 +87,7 @@ def test_pip_install_compiles_the_hot_path_and_the_hardest_tests_pass_on_it(tmp_
     assert passed and int(passed.group(1)) >= 100 and " failed" not in done.stdout, done.stdout[-2000:]
 
 
+@pytest.mark.slow
 def test_without_a_c_compiler_the_install_goes_on_as_python(tmp_path: Path):
     wheel, log = _build_wheel(tmp_path, {"CC": "/bin/false"})
     with zipfile.ZipFile(wheel) as whl:
