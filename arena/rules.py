@@ -113,7 +113,7 @@ class Seating:
         # deal_order[dealer]: the seats from the one after the dealer, in play order.
         object.__setattr__(self, "deal_order", tuple(
             tuple((dealer + 1 + i) % n for i in range(n)) for dealer in range(n)))
-        object.__setattr__(self, "_next_seat", tuple((seat + 1) % n for seat in range(n)))
+        object.__setattr__(self, "_next_seat", tuple(order[0] for order in self.deal_order))
 
     def _compute_side_of(self) -> list[int]:
         side_of = [0] * self.players
