@@ -82,8 +82,13 @@ def _pin(cpu: int) -> Callable[[], None]:
     return lambda: os.sched_setaffinity(0, {cpu})  # in the worker, before it starts anything
 
 
-def _median_q(values: list[float]) -> str:
+def _quartiles(values: list[float]) -> tuple[float, float]:
     q1, _, q3 = statistics.quantiles(values, n=4) if len(values) > 1 else (values[0],) * 3
+    return q1, q3
+
+
+def _median_q(values: list[float]) -> str:
+    q1, q3 = _quartiles(values)
     return f"{statistics.median(values) * 1e6:.1f} us (quartiles {q1 * 1e6:.1f}-{q3 * 1e6:.1f})"
 
 
@@ -121,7 +126,7 @@ def main() -> None:
     for name in ("old", "new"):
         print(f"{name}: arena {_median_q(walls[name])} per decision; own cost {_median_q(own[name])} per decision")
     diffs = [n - o for n, o in zip(own["new"], own["old"], strict=True)]
-    q1, _, q3 = statistics.quantiles(diffs, n=4) if len(diffs) > 1 else (diffs[0],) * 3
+    q1, q3 = _quartiles(diffs)
     lower = sum(d < 0 for d in diffs)
     print(f"new - old: {statistics.median(diffs) * 1e6:+.2f} us per decision (median of the rounds' paired differences; "
           f"quartiles {q1 * 1e6:+.2f} to {q3 * 1e6:+.2f}; new lower in {lower} of {len(diffs)} rounds)")
