@@ -886,6 +886,27 @@ def usages(bots: Sequence[BotProcess]) -> list[Usage]:
     return out
 
 
+def lost_with_their_launcher(bots: Sequence[BotProcess]) -> dict[int, BotFailure]:
+    """The failures of the bots (by index) whose launcher is gone, asking each launcher once.
+
+    What the referee asks at a match's end. A bot may kill its launcher where the kernel lets
+    it signal it (Landlock before ABI 6): every bot of that launcher dies with it, so every one
+    of them loses, not only the first one the arena happens to write to next. The question
+    makes that deterministic: a launcher killed before a bot's last reply cannot answer it,
+    even if its death has not reached the arena yet."""
+    by_launcher: dict[int, tuple[Launcher, list[int]]] = {}
+    for i, bot in enumerate(bots):
+        child = bot._child
+        if child is not None:
+            by_launcher.setdefault(id(child.launcher), (child.launcher, []))[1].append(i)
+    failures: dict[int, BotFailure] = {}
+    for launcher, indexes in by_launcher.values():
+        if not launcher.confirm():
+            for i in indexes:
+                failures[i] = bots[i]._gone("")
+    return failures
+
+
 def reset_usages(bots: Sequence[BotProcess]) -> None:
     """``reset_usage()`` of each bot, in one message to each launcher for all its bots (the
     seats of a match): each message costs the launcher a wake-up."""

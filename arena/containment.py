@@ -205,6 +205,19 @@ class Launcher:
     def alive(self) -> bool:
         return not self._lost and self.owner == os.getpid()
 
+    def confirm(self) -> bool:
+        """True unless it is known to be lost. Where its bots can signal it (no Landlock with
+        scoped signals) it is asked now: one a bot killed before this, whose death may not
+        have reached the arena yet, cannot answer, and its bots are then lost (their ``exit``
+        says so). Elsewhere a bot cannot kill it, and the question would only cost a wake-up."""
+        if sandbox.confines_signals(int(self.info.get("landlock") or 0)):
+            return not self._lost
+        try:
+            self._request("ping")
+        except LauncherError:
+            return False
+        return True
+
     def check(self) -> bool:
         """True if it answers; one that has been silent too long (stopped by a bot, say) is
         killed, which kills its bots: they are started afresh with a new launcher."""

@@ -872,6 +872,8 @@ class Launcher:
             for one in [self.bots.get(i) for i in ids] if isinstance(ids, list) else [bot]:
                 if one is not None:
                     self.reset(one)
+        elif op == "ping":  # the arena's proof, at a match's end, that this launcher still runs
+            self.send({"seq": seq, "op": "pong"})
         elif op == "shutdown":
             self.bye = seq
             self.stopping = True

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from arena.botproc import BotProcess, reset_usages, usages
+from arena.botproc import BotProcess, lost_with_their_launcher, reset_usages, usages
 from arena.errors import ArenaError, IllegalMoveError, MoveParseError
 from arena.game import MatchState
 from arena.moves import Move
@@ -298,8 +298,16 @@ def play_match(
             observer("move", entry.to_dict())
         state.apply(chosen)
 
+    # Bots that died with their launcher lose, all of them, however far the match got: the
+    # arena cannot tell which of them killed it (see lost_with_their_launcher).
+    alive = [(seat, bot) for seat, bot in enumerate(bots) if seat not in fatal and isinstance(bot, BotProcess)]
+    for index, lost in lost_with_their_launcher([bot for _, bot in alive]).items():
+        seat = alive[index][0]
+        strikes[seat] += 1
+        fatal[seat] = lost
+        fail(seat, lost, FailureAction.FORFEIT)
     end = state.result
-    if end is not None:
+    if end is not None and not fatal:
         result = Result(end.winner, tuple(end.scores), EndReason(end.reason), end.hands)
     else:  # play stops only at the match's end or on a failure that loses it
         result = forfeit_result(state.scores, [side_of[seat] for seat in fatal], state.hand_number)

@@ -63,6 +63,7 @@ _FILE_RIGHTS = _EXECUTE | _WRITE_FILE | _READ_FILE | _TRUNCATE | _IOCTL_DEV  # w
 _READ = _READ_FILE | _READ_DIR
 _SCOPE_ABSTRACT_UNIX_SOCKET = 1 << 0  # ABI 6
 _SCOPE_SIGNAL = 1 << 1  # ABI 6
+_SCOPED_ABI = 6
 
 # Set to "off" in the arena's environment to run bots outside Landlock, as on a kernel without
 # it: for tests of what a bot can then do, and for a bot that must write elsewhere.
@@ -98,13 +99,18 @@ def switched_off(variable: str = LANDLOCK_ENV) -> bool:
     return os.environ.get(variable, "").lower() in ("off", "0", "no", "false")
 
 
+def confines_signals(version: int) -> bool:
+    """Whether bots confined at this ABI can signal only their own tree (scoped signals)."""
+    return version >= _SCOPED_ABI
+
+
 def describe(version: int) -> str:
     """The launcher's words for what bots are kept from, at this ABI."""
     if version < 1:
         return "no Landlock (bots may write the user's files and signal other processes)"
     words = (f"Landlock ABI {version}: writes only in its own TMPDIR, /dev/shm and writable folders, the "
              "tournament's file, results and git folder unreadable, no tracing out of its tree")
-    if version >= 6:
+    if confines_signals(version):
         return words + ", no signals out of its tree"
     return words + " (signals not confined before ABI 6, Linux 6.12)"
 
@@ -191,10 +197,10 @@ def confine(version: int, folders: Iterable[str], hidden: Iterable[str] = (), li
         raise OSError(38, "Landlock is not available")
     granted = rules(version, folders, hidden)
     handled = _handled(version) | (_READ if any(rights & _READ for rights in granted.values()) else 0)
-    scoped = _SCOPE_ABSTRACT_UNIX_SOCKET | _SCOPE_SIGNAL if version >= 6 else 0
+    scoped = _SCOPE_ABSTRACT_UNIX_SOCKET | _SCOPE_SIGNAL if version >= _SCOPED_ABI else 0
     # struct landlock_ruleset_attr: handled_access_fs, handled_access_net, scoped (u64 each);
     # the size given tells the kernel which fields this caller knows.
-    attr = struct.pack("=QQQ", handled, 0, scoped) if version >= 6 else struct.pack("=Q", handled)
+    attr = struct.pack("=QQQ", handled, 0, scoped) if version >= _SCOPED_ABI else struct.pack("=Q", handled)
     buffer = ctypes.create_string_buffer(attr, len(attr))
     ruleset = int(libc.syscall(_CREATE_RULESET, buffer, ctypes.c_size_t(len(attr)), ctypes.c_uint32(0)))
     if ruleset < 0:

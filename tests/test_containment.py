@@ -20,11 +20,12 @@ from pathlib import Path
 import pytest
 from zoo.helpers import FAST, ROOT, hello, hostile_spec, new_token, running, survivors, wait_until
 
-from arena import containment
+from arena import containment, sandbox
 from arena.botproc import BotProcess, BotSpec, Limits
 from arena.containment import Launcher
 from arena.local_bot import LocalBot
 from arena.protocol import BotFailure, Termination
+from arena.record import EndReason
 from arena.referee import FailurePolicy, play_match
 from arena.resources import ResourceLimits
 from arena.rules import Rules, Seating
@@ -208,11 +209,33 @@ def test_a_bot_that_kills_the_launcher_takes_only_itself_down():
 
 
 def test_a_bot_that_kills_its_launcher_loses_and_leaves_nothing(unconfined):
-    token = new_token()
-    record, _, _ = play_hostile("kill_launcher", token, n=2, limits=FAST)
-    outcome = record.outcomes[0]
-    assert outcome.termination is Termination.CRASH and "launcher" in outcome.detail, outcome
-    assert wait_until(lambda: survivors(token) == [])
+    """Every time, however fast the rest of the match goes: the launcher's death may reach the
+    arena after the last move (a loaded machine), but it cannot answer the referee's question
+    at the match's end."""
+    for _ in range(5):
+        token = new_token()
+        record, _, _ = play_hostile("kill_launcher", token, n=2, limits=FAST)
+        outcome = record.outcomes[0]
+        assert outcome.termination is Termination.CRASH and "launcher" in outcome.detail, outcome
+        assert record.result.reason is EndReason.FORFEIT and record.result.winner == 1
+        assert wait_until(lambda token=token: survivors(token) == [])
+
+
+def test_every_bot_of_a_killed_launcher_loses_not_only_the_next_one_asked(unconfined):
+    """Its bots all die with it and the arena cannot tell which one killed it: none may win
+    by it, whoever the arena happened to ask next."""
+    for attacker_seat in (0, 1):
+        specs = [hostile_spec("victim", new_token(), limits=FAST)] * 2
+        specs[attacker_seat] = hostile_spec("kill_launcher", new_token(), n=2, limits=FAST)
+        bots = [BotProcess(spec) for spec in specs]
+        try:
+            record = play_match(bots, RULES, Seating.alone(2), seed=3, policy=LOSS)
+        finally:
+            for bot in bots:
+                bot.close()
+        assert [o.termination for o in record.outcomes] == [Termination.CRASH] * 2, record.outcomes
+        assert all("launcher" in o.detail for o in record.outcomes), record.outcomes
+        assert record.result.reason is EndReason.FORFEIT and record.result.winner is None
 
 
 def test_a_bot_that_stops_its_launcher_costs_a_bounded_wait_and_leaves_nothing(unconfined):
@@ -220,13 +243,14 @@ def test_a_bot_that_stops_its_launcher_costs_a_bounded_wait_and_leaves_nothing(u
     (its bots die with it) and empties its cgroups."""
     token = new_token()
     bot = BotProcess(hostile_spec("stop_launcher", token, n=2, limits=FAST))
-    record = play_match([bot, LocalBot("local", seed=1)], RULES, Seating.alone(2), seed=3)
-    assert record.outcomes[0].termination is Termination.OK
     start = time.monotonic()
-    # Read from its cgroups' counters where they count it; else the question gets no answer.
-    assert bot.usage().source == ("cgroup" if bot._child.counters is not None else "")
-    bot.close()  # the kill is a question too
+    # The referee's question at the match's end gets no answer: the launcher is killed, and
+    # its bot loses with it.
+    record = play_match([bot, LocalBot("local", seed=1)], RULES, Seating.alone(2), seed=3)
     assert time.monotonic() - start < 60  # bounded: the reply timeout, not for ever
+    outcome = record.outcomes[0]
+    assert outcome.termination is Termination.CRASH and "launcher" in outcome.detail, outcome
+    bot.close()
     assert wait_until(lambda: survivors(token) == [])
     again = BotProcess(hostile_spec("escape_pgid", new_token(), limits=FAST))
     assert play_match([again, LocalBot("l", seed=1)], RULES, Seating.alone(2), seed=3).outcomes[0].termination \
@@ -579,12 +603,17 @@ def test_a_bot_whose_launcher_is_lost_fails_at_its_next_request_even_if_it_still
         bot.close()
 
 
+@pytest.mark.parametrize("landlock", ["on", "off"])
 @pytest.mark.parametrize("resettable", [True, False], ids=["counters", "counters-not-resettable"])
 def test_a_match_tells_the_launcher_at_most_once_to_count_and_asks_at_most_once_what_its_bots_used(
-        monkeypatch, resettable):
+        monkeypatch, resettable, landlock):
     """Each message costs the launcher a wake-up: a match's seats are reset at once and measured
     at once. Counters the arena cannot reset (its peak file not writable to it) are left to the
-    launcher from then on."""
+    launcher from then on. Where the bots could signal the launcher, it is asked once more, at
+    the end, whether it still runs (a bot may have killed it)."""
+    if landlock == "off":
+        containment.shutdown()
+        monkeypatch.setenv(containment.LANDLOCK_ENV, "off")
     if not resettable:
         monkeypatch.setattr(containment.launcher_program.CounterFiles, "reset_peak", lambda self: False)
     said: list[tuple[str, dict]] = []
@@ -611,10 +640,13 @@ def test_a_match_tells_the_launcher_at_most_once_to_count_and_asks_at_most_once_
     finally:
         for bot in bots:
             bot.close()
+        if landlock == "off":
+            containment.shutdown()
     # Where their cgroups count what they use, the arena resets and reads those counters itself.
-    asked = [] if counting else ["reset", "usage"]
+    confined = sandbox.confines_signals(sandbox.abi()) and landlock == "on"
+    asked = ([] if counting else ["reset"]) + ([] if confined else ["ping"]) + ([] if counting else ["usage"])
     assert [op for op, _ in messages] == asked
-    assert all(len(fields["ids"]) == 2 for _, fields in messages)
+    assert all(len(fields["ids"]) == 2 for op, fields in messages if op != "ping")
     assert [u.seat for u in record.usage] == [0, 1]
     assert all(u.source in ("cgroup", "proc") and u.wall_ms > 0 and u.peak_memory_mb > 0 for u in record.usage)
 
