@@ -426,7 +426,6 @@ class BotProcess:
         """Spawn the bot. Raises ``BotFailure(NO_HANDSHAKE)`` if it cannot be started."""
         if self._child is not None:
             self.kill()
-            self._child.release()
         spec = self.spec
         env = dict(os.environ) if spec.inherit_env else {}
         env.update(spec.env)
@@ -484,6 +483,7 @@ class BotProcess:
         if self._dead_reason is None:
             self._dead_reason = "killed"
         child.launcher.kill(child, self.limits.kill_grace_ms / 1000)
+        child.release()  # what it used is in its exit report now; a closed bot keeps no files
         self._close_pipes()
         self._killed = True
         _LIVE.discard(self)
