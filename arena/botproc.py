@@ -870,18 +870,23 @@ class BotProcess:
         self._pending.clear()
 
 
+def _by_launcher(bots: Sequence[BotProcess]) -> list[tuple[Launcher, list[tuple[int, Child]]]]:
+    """The bots that have a process, by launcher: each launcher with the index and process of
+    each of its bots, so that a match's seats cost each launcher one message, not one each."""
+    groups: dict[int, tuple[Launcher, list[tuple[int, Child]]]] = {}
+    for i, bot in enumerate(bots):
+        child = bot._child
+        if child is not None:
+            groups.setdefault(id(child.launcher), (child.launcher, []))[1].append((i, child))
+    return list(groups.values())
+
+
 def usages(bots: Sequence[BotProcess]) -> list[Usage]:
     """``usage()`` of each bot, asking each launcher once for all its bots (the seats of a
     match): what the referee records at the end of every match."""
     out = [Usage()] * len(bots)
-    by_launcher: dict[int, tuple[Launcher, list[int]]] = {}
-    for i, bot in enumerate(bots):
-        child = bot._child
-        if child is not None:
-            by_launcher.setdefault(id(child.launcher), (child.launcher, []))[1].append(i)
-    for launcher, indexes in by_launcher.values():
-        children = [bots[i]._child for i in indexes]
-        for i, usage in zip(indexes, launcher.usages([c for c in children if c is not None]), strict=True):
+    for launcher, members in _by_launcher(bots):
+        for (i, _), usage in zip(members, launcher.usages([child for _, child in members]), strict=True):
             out[i] = usage
     return out
 
@@ -894,29 +899,17 @@ def lost_with_their_launcher(bots: Sequence[BotProcess]) -> dict[int, BotFailure
     of them loses, not only the first one the arena happens to write to next. The question
     makes that deterministic: a launcher killed before a bot's last reply cannot answer it,
     even if its death has not reached the arena yet."""
-    by_launcher: dict[int, tuple[Launcher, list[int]]] = {}
-    for i, bot in enumerate(bots):
-        child = bot._child
-        if child is not None:
-            by_launcher.setdefault(id(child.launcher), (child.launcher, []))[1].append(i)
-    failures: dict[int, BotFailure] = {}
-    for launcher, indexes in by_launcher.values():
-        if not launcher.confirm():
-            for i in indexes:
-                failures[i] = bots[i]._gone("")
-    return failures
+    return {i: bots[i]._gone("") for launcher, members in _by_launcher(bots) if not launcher.confirm()
+            for i, _ in members}
 
 
 def reset_usages(bots: Sequence[BotProcess]) -> None:
     """``reset_usage()`` of each bot, in one message to each launcher for all its bots (the
     seats of a match): each message costs the launcher a wake-up."""
-    by_launcher: dict[int, tuple[Launcher, list[Child]]] = {}
-    for bot in bots:
-        child = bot._child
-        if child is not None and child.running:
-            by_launcher.setdefault(id(child.launcher), (child.launcher, []))[1].append(child)
-    for launcher, children in by_launcher.values():
-        launcher.reset_many(children)
+    for launcher, members in _by_launcher(bots):
+        running = [child for _, child in members if child.running]
+        if running:
+            launcher.reset_many(running)
 
 
 def _handshake_failure(exc: BotFailure) -> BotFailure:
