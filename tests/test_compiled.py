@@ -1,10 +1,12 @@
-"""The build a user installs: ``pip install .`` compiles the referee's hot path (setup.py).
+"""The build a user installs: ``pip install .`` compiles the referee's hot path and the rules
+core's hand (setup.py).
 
 The rest of the suite runs on the editable install, where every module is Python. Here the
 package is built as ``pip install .`` builds it, and the tests that drive the compiled modules
-hardest (golden records under every rule option, the referee's failure handling, the protocol,
-the hostile bots) run again on the compiled modules. Without a C compiler the same build must
-still install, as Python.
+hardest (golden records under every rule option, the rules core against brute force and its
+shortcuts, positions, copies and pickles, the referee's failure handling, the protocol, the
+hostile bots) run again on the compiled modules. Without a C compiler the same build must still
+install, as Python.
 """
 
 from __future__ import annotations
@@ -21,9 +23,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
-COMPILED = ("arena/protocol", "arena/referee")
+COMPILED = ("arena/protocol", "arena/referee", "arena/hand")
 ON_THE_BUILD = [str(ROOT / "tests" / name) for name in (
-    "test_golden.py", "test_referee.py", "test_protocol.py", "test_zoo.py", "test_botproc.py", "test_worked_examples.py")]
+    "test_golden.py", "test_referee.py", "test_protocol.py", "test_zoo.py", "test_botproc.py", "test_worked_examples.py",
+    "test_game_position.py", "test_core_shortcuts.py", "test_simulation_api.py", "test_playouts.py",
+    "test_rule_options_effects.py")]
 
 
 def _build_wheel(tmp: Path, env: dict[str, str] | None = None) -> tuple[Path, str]:
@@ -71,8 +75,8 @@ def test_pip_install_compiles_the_hot_path_and_the_hardest_tests_pass_on_it(tmp_
     # checkout's Python modules, whatever pytest adds to the path.
     script = (
         "import sys, pytest\n"
-        "import arena.protocol, arena.referee\n"
-        "for m in (arena.protocol, arena.referee):\n"
+        "import arena.protocol, arena.referee, arena.hand\n"
+        "for m in (arena.protocol, arena.referee, arena.hand):\n"
         "    assert m.__file__.endswith('.so'), m.__file__\n"
         "    assert m.__file__.startswith(sys.argv[1]), m.__file__\n"
         "sys.exit(pytest.main(sys.argv[2:]))\n"
