@@ -24,8 +24,13 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # a script run from anywhere: the bots package sits at the root
-    sys.path.insert(0, str(ROOT))
+# The bots package sits at the root, found from anywhere; the arena is the installed one where
+# there is one (``pip install .`` compiles the rules core's hand, setup.py), else this checkout's.
+# The first line printed says which.
+if str(ROOT) not in sys.path:
+    sys.path.append(str(ROOT))
+
+from arena_build import arena_build  # noqa: E402
 
 from arena.game import HandState, SeatView, hand_view  # noqa: E402
 from arena.moves import Move  # noqa: E402
@@ -89,6 +94,7 @@ def main() -> None:
                         help="measured time of the expert's playouts (default 3; 0 skips them)")
     args = parser.parse_args()
     rules, seating, rng = Rules(), Seating.alone(2), Rng(1)
+    print(f"arena: {arena_build()}")
 
     seed = 0
     end = time.perf_counter() + args.warmup

@@ -6,9 +6,14 @@ OLD_TREE and NEW_TREE are checkouts of the project (NEW_TREE defaults to this on
 ``git worktree add /tmp/old 657bb52``. Each version runs in its own long-lived worker process
 (its ``arena`` package first on the path) and plays the workload of benchmarks/engine.py:
 random-versus-random 2-player hands through the public API (legal_moves, apply, points), the
-same hands from the same seeds in both. After the warm-up, the two workers play the same chunk
-of hands in turn (old, new, new, old, ...), so that both meet the same load on a shared machine,
-and each chunk is timed in the worker's CPU time (``time.thread_time``).
+same hands from the same seeds in both. A tree runs as it is: a checkout as Python; for the
+build ``pip install .`` gives, pass the unpacked wheel (``pip wheel --no-deps -w W .`` then
+``python -m zipfile -e W/escoba_arena-*.whl BUILD``), whose rules core is
+compiled. The first lines say which each is.
+
+After the warm-up, the two workers play the same chunk of hands in turn (old, new, new, old,
+...), so that both meet the same load on a shared machine, and each chunk is timed in the
+worker's CPU time (``time.thread_time``).
 
 The last line printed is ``ratio R (median per round; quartiles Q1-Q3)``: how many times
 faster the new version plays the same hands.
@@ -26,13 +31,19 @@ from two_trees import TreeWorker, tree_arguments
 
 
 def worker() -> None:
-    """Read ``COUNT SEED`` lines; play COUNT hands from seed SEED; answer the CPU seconds."""
+    """Read ``COUNT SEED`` lines; play COUNT hands from seed SEED; answer the CPU seconds.
+    ``build`` asks which arena the worker runs (its folder, and which modules are compiled)."""
+    from arena_build import arena_build
+
     from arena.game import HandState
     from arena.rules import Rules, Seating
     from arena.seeding import Rng, derive_seed
 
     rules, seating, rng = Rules(), Seating.alone(2), Rng(1)
     for line in sys.stdin:
+        if line.strip() == "build":
+            print(arena_build(), flush=True)
+            continue
         count, first = map(int, line.split())
         start = time.thread_time()
         for i in range(first, first + count):
@@ -56,7 +67,8 @@ def main() -> None:
     args = parser.parse_args()
     workers = {"old": TreeWorker(__file__, args.old.resolve()), "new": TreeWorker(__file__, args.new.resolve())}
     try:
-        for w in workers.values():
+        for name, w in workers.items():
+            print(f"{name}: {' '.join(w.ask('build'))}")
             w.ask(f"{args.warmup} 0")
         print(f"load average at the start: {Path('/proc/loadavg').read_text().strip()}"
               if Path("/proc/loadavg").exists() else "load average: unknown")

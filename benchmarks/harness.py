@@ -30,7 +30,6 @@ touches both alike; each figure is the median of its batches. Printed:
 from __future__ import annotations
 
 import argparse
-import importlib.machinery
 import importlib.util
 import os
 import statistics
@@ -46,22 +45,14 @@ ROOT = Path(__file__).resolve().parent.parent
 if importlib.util.find_spec("arena") is None:
     sys.path.insert(0, str(ROOT))
 
+from arena_build import arena_build  # noqa: E402
+
 from arena.botproc import BotProcess, BotSpec, Limits  # noqa: E402
 from arena.game import MatchState  # noqa: E402
 from arena.local_bot import LocalBot  # noqa: E402
 from arena.protocol import request_line  # noqa: E402
 from arena.referee import _view, play_match  # noqa: E402
 from arena.rules import Rules, Seating  # noqa: E402
-
-
-def arena_build() -> str:
-    """Where the measured arena is, and which of its modules run compiled."""
-    import arena
-
-    folder = Path(arena.__file__).parent
-    compiled = sorted({path.name.split(".")[0] for suffix in importlib.machinery.EXTENSION_SUFFIXES
-                       for path in folder.glob(f"*{suffix}")})
-    return f"{folder} ({'compiled: ' + ', '.join(compiled) if compiled else 'pure Python'})"
 
 
 def build_bot() -> Path:
