@@ -86,18 +86,18 @@ class MatchState:
     def legal_moves(self) -> list[Move]:
         return [] if self.result is not None else self.hand.legal_moves()
 
-    def check(self, move: Move | str) -> Move:
+    def check(self, move: object) -> Move:
         """``HandState.check`` for the hand in play: the legal move, or ``IllegalMoveError``
         with the reason (a finished match accepts no move). Changes nothing."""
         if self.result is not None:
             raise IllegalMoveError(str(move), "the match is over")
         return self.hand.check(move)
 
-    def is_legal(self, move: Move | str) -> bool:
+    def is_legal(self, move: object) -> bool:
         """Whether ``check`` would accept ``move``."""
         return self.result is None and self.hand.is_legal(move)
 
-    def apply(self, move: Move | str) -> None:
+    def apply(self, move: object) -> None:
         """Play ``move`` (see ``HandState.apply``); refused as ``check`` refuses it."""
         if self.result is not None:
             raise IllegalMoveError(str(move), "the match is over")

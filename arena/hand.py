@@ -423,12 +423,16 @@ class HandState:
 
     # -- applying moves --
 
-    def check(self, move: Move | str) -> Move:
+    # The verifier takes any object, not only a Move or its text: whatever it is given, its
+    # answer is a legal move or IllegalMoveError, in the compiled build too (where a narrower
+    # parameter type would be enforced with a TypeError before the first line runs).
+
+    def check(self, move: object) -> Move:
         """The rules' verdict on ``move`` for the seat to play, changing nothing.
 
         Returns the legal move (parsed, when given as text); raises ``IllegalMoveError``
-        with the precise reason otherwise (text that is not a move at all included). ``apply``
-        plays exactly the moves this accepts.
+        with the precise reason otherwise (text that is not a move at all, or no text, included).
+        ``apply`` plays exactly the moves this accepts.
         """
         if isinstance(move, str):
             try:
@@ -436,13 +440,14 @@ class HandState:
             except MoveParseError as exc:
                 raise IllegalMoveError(move, str(exc)) from None
             move = parsed
-        if move in self.legal_moves():
-            return move
+        legal = self.legal_moves()
+        if move in legal:
+            return legal[legal.index(move)]  # the Move itself, even for a tuple equal to it
         if not isinstance(move, Move):
             raise IllegalMoveError(repr(move), "expected a Move or its text, such as '5e+4b+6o'")
         raise IllegalMoveError(str(move), self._why_illegal(move))
 
-    def is_legal(self, move: Move | str) -> bool:
+    def is_legal(self, move: object) -> bool:
         """Whether ``check`` would accept ``move``."""
         if move in self.legal_moves():
             return True
@@ -452,7 +457,7 @@ class HandState:
             return False
         return True
 
-    def apply(self, move: Move | str) -> None:
+    def apply(self, move: object) -> None:
         """Play ``move`` for the current seat and run every automatic step that follows.
 
         Raises ``IllegalMoveError`` (saying why) for a move the rules do not allow now: the
@@ -461,15 +466,17 @@ class HandState:
         legal = self._legal
         if legal is None:
             legal = self.legal_moves()
-        if move not in legal:
-            move = self.check(move)  # a move given as text, or a refusal with its reason
+        if move in legal:
+            played: Move = move  # equal to a legal move (mypy narrows by the "in"): its three fields
+        else:
+            played = self.check(move)  # a move given as text, or a refusal with its reason
         self._legal = None
-        kind, card, take = move
+        kind, card, take = played
         if kind is not _PLAY or card is None:  # a play always names its card: this is TAKE, CLAIM or PASS
             if kind is MoveKind.TAKE:
                 self._take_initial(take)
             else:
-                self._claim(move)
+                self._claim(played)
             return
         # A play from hand, inline: this is the other half of every simulation's hot path.
         seat = self.turn

@@ -90,6 +90,27 @@ def test_check_gives_the_precise_reason_and_changes_nothing():
     assert hand.turn == 1
 
 
+@pytest.mark.parametrize("thing", [42, None, ["5e"], {"move": "5e"}, b"5e", ("play",), 5.0])
+def test_anything_that_is_not_a_move_is_refused_as_illegal_by_every_build(thing):
+    # The compiled build (tests/test_compiled.py runs this file on it) enforces parameter types
+    # before the first line runs: the verifier's must accept anything, to answer as the source does.
+    match = MatchState(Rules(), Seating.alone(2), 5)
+    before = _events_and_legal(match.hand)
+    for verdict in (match.check, match.apply, match.hand.check, match.hand.apply):
+        with pytest.raises(IllegalMoveError, match="expected a Move or its text"):
+            verdict(thing)
+    assert not match.is_legal(thing) and not match.hand.is_legal(thing)
+    assert _events_and_legal(match.hand) == before
+
+
+def test_check_answers_with_the_legal_move_itself():
+    match = MatchState(Rules(), Seating.alone(2), 5)
+    move = match.legal_moves()[-1]
+    assert match.check(tuple(move)) is move and match.check(str(move)) is move
+    match.apply(tuple(move))  # a plain tuple of a legal move's fields is that move
+    assert match.hand.events[-1].card == move.card
+
+
 def test_is_legal_agrees_with_the_legal_moves_through_whole_matches():
     for seed in range(6):
         rules = Rules(forced_capture=seed % 2 == 0, single_capture_priority=seed % 3 == 0, renuncio=seed % 2 == 1)
