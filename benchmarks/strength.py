@@ -31,8 +31,13 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # a script run from anywhere: the bots package sits at the root
-    sys.path.insert(0, str(ROOT))
+# The bots package sits at the root, found from anywhere; the arena is the installed one where
+# there is one (its rules core compiled by ``pip install .``: the times per move a user sees),
+# else this checkout's. The first line printed says which.
+if str(ROOT) not in sys.path:
+    sys.path.append(str(ROOT))
+
+from arena_build import arena_build  # noqa: E402
 
 from arena.record import PlayedBy  # noqa: E402
 from arena.rules import Rules, Seating  # noqa: E402
@@ -328,6 +333,7 @@ def main(argv: list[str] | None = None) -> int:
         deal_worker, match_worker, parts = play_deals, play_matches, jobs * 20
         extra = ()
 
+    print(f"arena: {arena_build()}", flush=True)
     t0 = time.monotonic()
     deal_parts = _run(deal_worker, [base + (idx,) + extra for idx in _chunks(args.deals, parts)], jobs,
                       _deals_progress(args.deals))

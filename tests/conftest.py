@@ -6,8 +6,11 @@ tournament uses (the ``build:`` keys of tournaments/big.yaml), so that every tes
 passes alone, in any subset and in any order, on a fresh clone.
 """
 
+import importlib.util
 import os
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -31,3 +34,19 @@ def built_bots(tmp_path_factory: pytest.TempPathFactory) -> BuildReport:
     cache = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else folder) / "build-cache"
     config = load_config(ROOT / "tournaments" / "big.yaml")
     return run_builds(config, str(folder / "logs"), jobs=1, cache_dir=str(cache), bots=NEEDED)
+
+
+@pytest.fixture
+def benchmark_script(monkeypatch: pytest.MonkeyPatch) -> Callable[[str], ModuleType]:
+    """Load ``benchmarks/NAME.py`` as a module, with its folder on the path as when it runs as a
+    script (the scripts share helpers there, such as ``arena_build``)."""
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+
+    def load(name: str) -> ModuleType:
+        spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    return load

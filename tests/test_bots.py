@@ -407,14 +407,11 @@ def test_distinct_moves_merge_suits_that_score_alike():
     assert len(expert_bot.distinct_moves(legal, Rules(sevens="primera"))) == len(legal)
 
 
-def test_strength_script_reports_points_win_rate_and_times(capsys):
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("strength", ROOT / "benchmarks" / "strength.py")
-    strength = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(strength)
+def test_strength_script_reports_points_win_rate_and_times(capsys, benchmark_script):
+    strength = benchmark_script("strength")
     assert strength.main(["greedy", "random", "--deals", "6", "--matches", "1", "--seed", "3"]) == 0
     out = capsys.readouterr().out
+    assert out.startswith("arena: ") and ("compiled: " in out or "(pure Python)" in out)  # which build it timed
     assert "points per hand (greedy minus random) over 6 duplicate deals (12 hands)" in out
     assert "match win rate of greedy" in out and "over 2 matches" in out
     assert "time per move, greedy" in out and "time per move, random" in out

@@ -88,12 +88,8 @@ def test_three_players_with_forced_capture(commands):
     assert record.result.reason == "target" and not record.failures, record.failures
 
 
-def test_strength_script_plays_bot_processes_through_the_referee(commands, capsys):
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("strength", ROOT / "benchmarks" / "strength.py")
-    strength = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(strength)
+def test_strength_script_plays_bot_processes_through_the_referee(commands, capsys, benchmark_script):
+    strength = benchmark_script("strength")
     code = strength.main([f"cmd:{commands['greedy.js']}", f"cmd:{commands['greedy.c']}", "--deals", "3",
                           "--matches", "1", "--move-ms", "1000"])
     out = capsys.readouterr().out
