@@ -615,6 +615,10 @@ class HandState:
                     if self.pending is not None and self._claimable():
                         self.phase = CLAIM
                     return
+        self._next_round()
+
+    def _next_round(self) -> None:
+        """Every hand is empty: deal the next round, or, with the stock spent, end the hand."""
         if self.stock_pos < 40:
             self._deal_round()
         else:
@@ -683,11 +687,7 @@ class HandState:
                 self.turn = seat
                 self.phase = CLAIM if self.pending is not None and self._claimable() else PLAY
                 return
-        # Every seat sat out this round (escoba en mano).
-        if self.stock_pos < 40:
-            self._deal_round()
-        else:
-            self._finish()
+        self._next_round()  # every seat sat out this round (escoba en mano)
 
     def _initial_table(self) -> bool:
         """Apply option initial_table; True when the dealer has a choice to make first."""
