@@ -197,10 +197,12 @@ def confine(version: int, folders: Iterable[str], hidden: Iterable[str] = (), li
         raise OSError(38, "Landlock is not available")
     granted = rules(version, folders, hidden)
     handled = _handled(version) | (_READ if any(rights & _READ for rights in granted.values()) else 0)
-    scoped = _SCOPE_ABSTRACT_UNIX_SOCKET | _SCOPE_SIGNAL if version >= _SCOPED_ABI else 0
     # struct landlock_ruleset_attr: handled_access_fs, handled_access_net, scoped (u64 each);
     # the size given tells the kernel which fields this caller knows.
-    attr = struct.pack("=QQQ", handled, 0, scoped) if version >= _SCOPED_ABI else struct.pack("=Q", handled)
+    if confines_signals(version):
+        attr = struct.pack("=QQQ", handled, 0, _SCOPE_ABSTRACT_UNIX_SOCKET | _SCOPE_SIGNAL)
+    else:
+        attr = struct.pack("=Q", handled)
     buffer = ctypes.create_string_buffer(attr, len(attr))
     ruleset = int(libc.syscall(_CREATE_RULESET, buffer, ctypes.c_size_t(len(attr)), ctypes.c_uint32(0)))
     if ruleset < 0:

@@ -6,10 +6,8 @@ OLD_TREE and NEW_TREE are checkouts of the project (NEW_TREE defaults to this on
 ``git worktree add /tmp/old 657bb52``. Each version runs in its own long-lived worker process
 (its ``arena`` package first on the path) and plays the workload of benchmarks/engine.py:
 random-versus-random 2-player hands through the public API (legal_moves, apply, points), the
-same hands from the same seeds in both. A tree runs as it is: a checkout as Python; for the
-build ``pip install .`` gives, pass the unpacked wheel (``pip wheel --no-deps -w W .`` then
-``python -m zipfile -e W/escoba_arena-*.whl BUILD``), whose rules core is
-compiled. The first lines say which each is.
+same hands from the same seeds in both. A checkout runs as Python; the compiled build a user
+gets is measured from its unpacked wheel (benchmarks/two_trees.py says how).
 
 After the warm-up, the two workers play the same chunk of hands in turn (old, new, new, old,
 ...), so that both meet the same load on a shared machine, and each chunk is timed in the

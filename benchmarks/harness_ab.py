@@ -3,9 +3,8 @@
 Usage: python benchmarks/harness_ab.py OLD_TREE [NEW_TREE] [--rounds N] [--matches N]
 
 OLD_TREE and NEW_TREE are checkouts of the project (NEW_TREE defaults to this one), e.g. a
-``git worktree add /tmp/old 657bb52``. Each is measured as it is: Python, unless its hot path
-was compiled in place (``python setup.py build_ext --inplace`` in that worktree, with
-setuptools 77 or later and mypy installed; never in the checkout you edit).
+``git worktree add /tmp/old 657bb52``. A checkout runs as Python; the compiled build a user
+gets is measured from its unpacked wheel (benchmarks/two_trees.py says how).
 
 Each version runs in its own long-lived worker process (its ``arena`` package first on the
 path), pinned with its two bots to the same CPU: the ``pinned`` set-up of

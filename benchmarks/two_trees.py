@@ -4,6 +4,10 @@ interleaved comparisons (engine_ab.py, harness_ab.py) share.
 A worker is the comparing script itself run with ``--worker`` and the checkout's directory
 first on PYTHONPATH, so that it imports that version's ``arena``; it reads one request line at
 a time and answers one line.
+
+A tree runs as it is: a checkout runs as Python. To measure the build ``pip install .`` gives
+(its hot paths compiled, setup.py), pass the unpacked wheel instead: ``pip wheel --no-deps -w W
+CHECKOUT`` then ``python -m zipfile -e W/escoba_arena-*.whl BUILD``, and BUILD as the tree.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ install, as Python.
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 import shutil
@@ -24,6 +25,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 COMPILED = ("arena/protocol", "arena/referee", "arena/hand")
+COMPILED_MODULES = tuple(path.replace("/", ".") for path in COMPILED)
 ON_THE_BUILD = [str(ROOT / "tests" / name) for name in (
     "test_golden.py", "test_referee.py", "test_protocol.py", "test_zoo.py", "test_botproc.py", "test_worked_examples.py",
     "test_game_position.py", "test_core_shortcuts.py", "test_simulation_api.py", "test_playouts.py",
@@ -52,12 +54,10 @@ def _extension(name: str) -> bool:
 def test_the_checkout_holds_no_compiled_module_to_shadow_its_source():
     # A ``setup.py build_ext --inplace`` left here would be imported instead of the source,
     # and every later edit of that module would go unseen (by the tests too).
-    import arena.protocol
-    import arena.referee
-
+    modules = [importlib.import_module(name) for name in COMPILED_MODULES]
     assert not [p.name for p in (ROOT / "arena").iterdir() if _extension(p.name)]
-    if Path(arena.referee.__file__).parent == ROOT / "arena":  # the editable install of the test command
-        assert arena.referee.__file__.endswith(".py") and arena.protocol.__file__.endswith(".py")
+    if Path(modules[0].__file__ or "").parent == ROOT / "arena":  # the editable install of the test command
+        assert all((m.__file__ or "").endswith(".py") for m in modules)
 
 
 @pytest.mark.slow
@@ -74,9 +74,8 @@ def test_pip_install_compiles_the_hot_path_and_the_hardest_tests_pass_on_it(tmp_
     # compiled modules imported before any test: the tests cannot fall back on this
     # checkout's Python modules, whatever pytest adds to the path.
     script = (
-        "import sys, pytest\n"
-        "import arena.protocol, arena.referee, arena.hand\n"
-        "for m in (arena.protocol, arena.referee, arena.hand):\n"
+        "import importlib, sys, pytest\n"
+        f"for m in map(importlib.import_module, {COMPILED_MODULES!r}):\n"
         "    assert m.__file__.endswith('.so'), m.__file__\n"
         "    assert m.__file__.startswith(sys.argv[1]), m.__file__\n"
         "sys.exit(pytest.main(sys.argv[2:]))\n"
