@@ -1,7 +1,7 @@
 """The build's one step beyond pyproject.toml: the two hot paths compiled with mypyc.
 
-``arena.referee`` and ``arena.protocol`` hold the work the arena does for every decision (the
-events, the view, the request line, the reply's check); ``arena.hand`` is the rules core every
+``arena.match.referee`` and ``arena.harness.protocol`` hold the work the arena does for every decision (the
+events, the view, the request line, the reply's check); ``arena.core.hand`` is the rules core every
 simulation runs (legal moves, applying them, the deal and the score), the expert's playouts
 and the referee's moves alike. mypyc compiles their typed source, the same source mypy checks,
 to C extension modules: every check stays; the arena's own cost per decision drops by about a
@@ -27,7 +27,7 @@ from pathlib import Path
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
-COMPILED = ["arena/referee.py", "arena/protocol.py", "arena/hand.py"]
+COMPILED = ["arena/match/referee.py", "arena/harness/protocol.py", "arena/core/hand.py"]
 GROUP = "escoba_arena"  # the name of the shared library mypyc adds next to the package
 
 

@@ -2,7 +2,7 @@
 
 Every error the arena raises on purpose is an ``ArenaError``; its class says which exit code
 the command line ends with (``exit_code``), so the code is the same for the same error in
-every command. The command line catches them once, at its edge (``arena/cli_edge.py``).
+every command. The command line catches them once, at its edge (``arena/cli/edge.py``).
 
 Rule errors are ``ValueError`` subclasses: they mean "this text, option or move is not valid
 under the rules", never "the program is broken". Bot failures are not exceptions that reach

@@ -9,7 +9,7 @@ matches against random opponents. A match's finishing order of its sides is draw
 model the fit assumes: Plackett-Luce on the sides' summed strengths (for two sides, the
 Bradley-Terry game). Two-sided matches also draw (a draw between equals with probability
 ``--draw-rate``, the expected score kept at the Bradley-Terry value); the multi-side shapes
-have no ties. Each field is rated with ``arena.ratings.fit_ratings`` at the default prior,
+have no ties. Each field is rated with ``arena.rating.table.fit_ratings`` at the default prior,
 and the script counts how often the 95% interval of a bot holds its true strength (centred
 like the fit's, on the field's mean). It also checks LOS against the truth: among adjacent
 pairs with LOS in a bin, how often the higher-ranked bot is truly stronger.
@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from arena.ratings import DEFAULT_PRIOR, ELO_PER_NAT, MatchResult, PairResult, Status, fit_ratings  # noqa: E402
+from arena.rating.table import DEFAULT_PRIOR, ELO_PER_NAT, MatchResult, PairResult, Status, fit_ratings  # noqa: E402
 
 # name: (sides per match, bots per side)
 SHAPES = {"1v1": (2, 1), "2v2": (2, 2), "3p": (3, 1), "4p": (4, 1), "3x2": (3, 2)}

@@ -32,8 +32,12 @@ if str(ROOT) not in sys.path:
 
 from arena_build import arena_build  # noqa: E402
 
-from arena.game import HandState, SeatView, hand_view  # noqa: E402
-from arena.moves import Move  # noqa: E402
+from arena.game import (  # noqa: E402
+    HandState,
+    Move,  # noqa: E402
+    SeatView,
+    hand_view,
+)
 from arena.rules import Rules, Seating  # noqa: E402
 from arena.seeding import Rng, derive_seed  # noqa: E402
 

@@ -47,11 +47,11 @@ if importlib.util.find_spec("arena") is None:
 
 from arena_build import arena_build  # noqa: E402
 
-from arena.botproc import BotProcess, BotSpec, Limits  # noqa: E402
 from arena.game import MatchState  # noqa: E402
-from arena.local_bot import LocalBot  # noqa: E402
-from arena.protocol import request_line  # noqa: E402
-from arena.referee import _view, play_match  # noqa: E402
+from arena.harness.botproc import BotProcess, BotSpec, Limits  # noqa: E402
+from arena.harness.local_bot import LocalBot  # noqa: E402
+from arena.harness.protocol import request_line  # noqa: E402
+from arena.match.referee import _view, play_match  # noqa: E402
 from arena.rules import Rules, Seating  # noqa: E402
 
 

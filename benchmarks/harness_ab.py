@@ -38,8 +38,8 @@ def worker(binary: str) -> None:
     """Read lines ``MATCHES SEED``: play MATCHES matches from seed SEED, time 2,000 raw round
     trips, and answer ``WALL_PER_DECISION RAW_PER_TRIP DECISIONS`` (seconds). Only the API every
     version has is used: BotProcess, BotSpec, Limits, play_match, Rules, Seating."""
-    from arena.botproc import BotProcess, BotSpec, Limits
-    from arena.referee import play_match
+    from arena.harness.botproc import BotProcess, BotSpec, Limits
+    from arena.match.referee import play_match
     from arena.rules import Rules, Seating
 
     spec = BotSpec(name="firstmove", cmd=(binary,), limits=Limits())

@@ -21,7 +21,7 @@ is ``arena run`` as a user runs it, in a temporary folder. Afterwards:
 
 One line per bot says how its matches ended; ``attacks:`` whether each attack that reports
 (on the launcher, the store, the secrets) was refused, as it is where the kernel has Landlock
-(arena/sandbox.py); the last line is
+(arena/harness/sandbox.py); the last line is
 ``hostile: N bots, M matches, lost 0, survivors 0, arena peak MB X``.
 """
 
@@ -41,7 +41,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.containment import containment_line  # noqa: E402
+from arena.harness.containment import containment_line  # noqa: E402
 from arena.tournament.config import load_config  # noqa: E402
 from arena.tournament.schedule import build_schedule  # noqa: E402
 from arena.tournament.store import ResultStore  # noqa: E402

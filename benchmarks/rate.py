@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from arena.ratings import DEFAULT_PRIOR, ELO_PER_NAT  # noqa: E402
+from arena.rating.table import DEFAULT_PRIOR, ELO_PER_NAT  # noqa: E402
 
 CHUNK = 200_000
 

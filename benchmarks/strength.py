@@ -39,7 +39,7 @@ if str(ROOT) not in sys.path:
 
 from arena_build import arena_build  # noqa: E402
 
-from arena.record import PlayedBy  # noqa: E402
+from arena.match.record import PlayedBy  # noqa: E402
 from arena.rules import Rules, Seating  # noqa: E402
 from arena.seeding import derive_seed  # noqa: E402
 from bots import expert_bot, greedy_bot, local, random_bot  # noqa: E402
@@ -156,7 +156,7 @@ def _command(spec: str) -> str | None:
 
 def _open_bots(job: tuple[Any, ...], seating: Seating) -> dict[int, list[Any]]:
     """Per bot (0 = A, 1 = B), one process for each seat its side holds."""
-    from arena.botproc import BotProcess, BotSpec, Limits
+    from arena.harness.botproc import BotProcess, BotSpec, Limits
 
     spec_a, spec_b, move_ms = job[0], job[1], job[6]
     per_side = seating.players // 2
@@ -168,7 +168,7 @@ def _open_bots(job: tuple[Any, ...], seating: Seating) -> dict[int, list[Any]]:
 
 def _referee_match(bots: dict[int, list[Any]], owner: list[int], rules: Rules, seating: Seating, seed: int,
                    times: list[list[float]]) -> Any:
-    from arena.referee import play_match
+    from arena.match.referee import play_match
 
     used = [0, 0]
     players = []

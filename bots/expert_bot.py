@@ -32,9 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arena.cards import Card
-from arena.game import CLAIM, OVER, PLAY, TAKE, HandState, SeatView
-from arena.moves import Move, MoveKind
+from arena.game import CLAIM, OVER, PLAY, TAKE, Card, HandState, Move, MoveKind, SeatView
 from arena.rules import Rules, Seating
 from arena.seeding import Rng
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from arena.cards import DECK, Card, parse_cards
-from arena.game import HandState
-from arena.rules import Rules, Seating
+from arena.core.cards import DECK, Card, parse_cards
+from arena.core.game import HandState
+from arena.core.rules import Rules, Seating
 
 
 def stacked_deck(hands: list[str], table: str, later: list[str] | None = None) -> list[Card]:

@@ -11,13 +11,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.botproc import Limits
-from arena.cards import DECK
-from arena.protocol import BotFailure, Ready, Termination
-from arena.record import GameRecord
-from arena.referee import FailurePolicy, play_match
-from arena.rules import Rules, Seating
-from arena.seeding import Rng, derive_seed
+from arena.core.cards import DECK
+from arena.core.rules import Rules, Seating
+from arena.core.seeding import Rng, derive_seed
+from arena.harness.botproc import Limits
+from arena.harness.protocol import BotFailure, Ready, Termination
+from arena.match.record import GameRecord
+from arena.match.referee import FailurePolicy, play_match
 
 
 class GoldenBot:

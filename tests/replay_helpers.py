@@ -6,13 +6,13 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from arena.cards import Card
-from arena.local_bot import LocalBot
-from arena.moves import Move, MoveKind
-from arena.protocol import BotFailure, Termination
-from arena.record import GameRecord
-from arena.referee import FailurePolicy, play_match
-from arena.rules import Rules, Seating
+from arena.core.cards import Card
+from arena.core.moves import Move, MoveKind
+from arena.core.rules import Rules, Seating
+from arena.harness.local_bot import LocalBot
+from arena.harness.protocol import BotFailure, Termination
+from arena.match.record import GameRecord
+from arena.match.referee import FailurePolicy, play_match
 
 SEATINGS = {
     "1v1": Seating.alone(2),

@@ -1,9 +1,9 @@
 """The seed a bot is given for its own random choices: per seat, stable, and one-way."""
 
-from arena.local_bot import LocalBot
-from arena.referee import play_match
-from arena.rules import Rules, Seating
-from arena.seeding import derive_seed
+from arena.core.rules import Rules, Seating
+from arena.core.seeding import derive_seed
+from arena.harness.local_bot import LocalBot
+from arena.match.referee import play_match
 
 
 class HelloRecorder(LocalBot):

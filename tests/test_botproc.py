@@ -7,8 +7,8 @@ import time
 import pytest
 from zoo.helpers import FAST, fake_spec, hello, pids_in, running, wait_until, zoo_spec
 
-from arena.botproc import BotProcess, BotSpec, BotSpecError, ConversationLog, Limits, split_command
-from arena.protocol import BotFailure, Termination, event_line
+from arena.harness.botproc import BotProcess, BotSpec, BotSpecError, ConversationLog, Limits, split_command
+from arena.harness.protocol import BotFailure, Termination, event_line
 
 LEGAL = ["7o", "7o+3b+5c"]
 
@@ -188,7 +188,7 @@ def test_a_dead_bot_is_restarted_with_a_fresh_hello():
 def test_a_crash_report_waits_for_the_last_words_on_stderr(monkeypatch):
     """The stderr pump is a thread: when a bot dies, its last words may not have been read yet
     (a busy machine). The report waits, briefly, for the pump to reach the end of stderr."""
-    import arena.botproc as botproc
+    import arena.harness.botproc as botproc
 
     class SlowPump(botproc._StderrPump):
         """Makes what it read visible only 100 ms later, as a starved thread would."""
@@ -302,7 +302,7 @@ def test_nothing_survives_an_arena_killed_with_sigkill(tmp_path):
         "import sys, time\n"
         "sys.path.insert(0, sys.argv[1])\n"
         "from zoo.helpers import zoo_spec, hello\n"
-        "from arena.botproc import BotProcess\n"
+        "from arena.harness.botproc import BotProcess\n"
         "bots = []\n"
         "for mode in ('orphan', 'orphan_setsid', 'hang_mid'):\n"
         f"    bot = BotProcess(zoo_spec(mode, n=0, env={{'ZOO_PIDFILE': {str(pidfile)!r}}}))\n"
@@ -370,7 +370,7 @@ def test_a_bot_that_never_answers_at_once_costs_a_vain_read_only_now_and_then(mo
     """Reading first finds nothing from a bot that always takes a while: after each such read
     the arena waits first for twice as many decisions, up to 32, so over 100 decisions it
     tries in vain a handful of times, not at each one."""
-    import arena.botproc as botproc
+    import arena.harness.botproc as botproc
 
     vain = []
     read = botproc.os.read

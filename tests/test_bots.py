@@ -17,9 +17,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # the bots package lives at the repository root
     sys.path.insert(0, str(ROOT))
 
-from arena.game import HandState, hand_view  # noqa: E402
-from arena.rules import Rules, Seating  # noqa: E402
-from arena.seeding import Rng  # noqa: E402
+from arena.core.game import HandState, hand_view  # noqa: E402
+from arena.core.rules import Rules, Seating  # noqa: E402
+from arena.core.seeding import Rng  # noqa: E402
 from bots import expert_bot, greedy_bot, local, random_bot  # noqa: E402
 from bots.kit import escoba_kit as kit  # noqa: E402
 
@@ -127,7 +127,7 @@ def decide_greedy(table, hand, legal_texts, unseen_values=None):
 
 def core_legal(table: str, hand: str, rules: Rules = Rules()) -> list[str]:
     """The legal moves the core lists for seat 0 holding ``hand`` with ``table`` showing."""
-    from arena.cards import DECK, parse_cards
+    from arena.core.cards import DECK, parse_cards
 
     hand_cards, table_cards = list(parse_cards(hand)), list(parse_cards(table))
     rest = [c for c in DECK if c not in hand_cards and c not in table_cards]
@@ -197,8 +197,8 @@ def test_kit_cards_and_moves_parse_and_print():
 
 
 def test_kit_captures_agree_with_the_core():
-    from arena.cards import Card
-    from arena.game import captures_for
+    from arena.core.cards import Card
+    from arena.core.game import captures_for
 
     rng = random.Random(5)
     for _ in range(300):
@@ -303,7 +303,7 @@ def test_kit_corrects_itself_from_the_view():
 
 
 def test_expert_takes_an_obvious_escoba():
-    from arena.cards import DECK, parse_cards
+    from arena.core.cards import DECK, parse_cards
 
     # Dealer 1: seat 0 is dealt 3b 12o 6c, seat 1 three others, then the table 1b 1c 2o 10e (12).
     hand, table = list(parse_cards("3b 12o 6c")), list(parse_cards("1b 1c 2o 10e"))

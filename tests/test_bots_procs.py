@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.botproc import BotProcess, BotSpec, Limits
 from arena.cli import app
-from arena.protocol import Termination
-from arena.referee import play_match
-from arena.rules import Rules, Seating
+from arena.core.rules import Rules, Seating
+from arena.harness.botproc import BotProcess, BotSpec, Limits
+from arena.harness.protocol import Termination
+from arena.match.referee import play_match
 
 pytestmark = pytest.mark.slow  # runs every bundled bot in every language
 

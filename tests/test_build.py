@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.botproc import BotProcess, missing_program
-from arena.protocol import Termination
-from arena.referee import play_match
-from arena.rules import Rules, Seating
+from arena.core.rules import Rules, Seating
+from arena.harness.botproc import BotProcess, missing_program
+from arena.harness.protocol import Termination
+from arena.match.referee import play_match
 from arena.tournament.build import BuildError, default_cache_dir, plan_builds, run_builds
 from arena.tournament.config import ConfigError, load_config
 from arena.tournament.worker import bot_spec

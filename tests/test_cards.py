@@ -2,7 +2,7 @@ import pickle
 
 import pytest
 
-from arena.cards import DECK, Card, Suit, format_cards, parse_cards
+from arena.core.cards import DECK, Card, Suit, format_cards, parse_cards
 from arena.errors import CardParseError, RuleError
 
 

@@ -93,7 +93,7 @@ def test_an_internal_error_prints_one_line_and_saves_the_traceback(tmp_path: Pat
     command with one line and exit code 4; the traceback is in the file the line names."""
     (tmp_path / "t.yaml").write_text("name: t\nseed: 1\nbots:\n  - {name: a, cmd: sh}\n  - {name: b, cmd: sh}\n")
     code = (
-        "import arena.cli_tournament as t\n"
+        "import arena.cli.tournament as t\n"
         "def broken(config):\n"
         "    raise ZeroDivisionError('planted for the test')\n"
         "t.build_schedule = broken\n"
@@ -117,7 +117,7 @@ def test_an_internal_error_prints_one_line_and_saves_the_traceback(tmp_path: Pat
 
 def test_the_traceback_goes_to_the_temporary_folder_when_the_state_folder_cannot_be_written(tmp_path: Path,
                                                                                         monkeypatch: pytest.MonkeyPatch):
-    import arena.cli_tournament as t
+    import arena.cli.tournament as t
 
     blocker = tmp_path / "state"
     blocker.write_text("a file where the folder should be")

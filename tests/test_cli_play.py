@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 from zoo.helpers import ROOT, ZOO, firstmove_bin
 
 from arena.cli import app
-from arena.record import GameRecord
-from arena.replay import replay
+from arena.match.record import GameRecord
+from arena.match.replay import replay
 
 runner = CliRunner()
 C = str(firstmove_bin())
@@ -179,8 +179,8 @@ def test_the_python_bot_in_protocol_md_passes_check_bot(tmp_path):
 
 
 def test_the_conformance_check_is_a_library_call_that_prints_nothing(capsys):
-    from arena.botproc import BotProcess, BotSpec
-    from arena.conformance import check_bot
+    from arena.harness.botproc import BotProcess, BotSpec
+    from arena.match.conformance import check_bot
 
     seen = []
     bot = BotProcess(BotSpec.from_command(C))

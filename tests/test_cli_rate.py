@@ -10,9 +10,9 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.cli_rate import ResultsCsvError, format_ratings, parse_results_csv
-from arena.ratings import PairResult, fit_ratings
-from arena.tables_format import TableFormat
+from arena.cli.rate import ResultsCsvError, format_ratings, parse_results_csv
+from arena.rating.table import PairResult, fit_ratings
+from arena.render.tables import TableFormat
 
 runner = CliRunner()
 

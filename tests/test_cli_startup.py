@@ -15,7 +15,7 @@ def test_the_cli_imports_no_numerical_library():
 
 
 def test_a_fit_still_loads_them_and_rates():
-    code = ("import sys; from arena.ratings import PairResult, fit_ratings; "
+    code = ("import sys; from arena.rating.table import PairResult, fit_ratings; "
             "t = fit_ratings([PairResult(('a',), ('b',), 1.0), PairResult(('b',), ('a',), 0.5)]); "
             "print(t['a'].elo > t['b'].elo, 'numpy' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -20,15 +20,15 @@ from pathlib import Path
 import pytest
 from zoo.helpers import FAST, ROOT, hello, hostile_spec, new_token, running, survivors, wait_until
 
-from arena import containment, sandbox
-from arena.botproc import BotProcess, BotSpec, Limits
-from arena.containment import Launcher
-from arena.local_bot import LocalBot
-from arena.protocol import BotFailure, Termination
-from arena.record import EndReason
-from arena.referee import FailurePolicy, play_match
-from arena.resources import ResourceLimits
-from arena.rules import Rules, Seating
+from arena.core.rules import Rules, Seating
+from arena.harness import containment, sandbox
+from arena.harness.botproc import BotProcess, BotSpec, Limits
+from arena.harness.containment import Launcher
+from arena.harness.local_bot import LocalBot
+from arena.harness.protocol import BotFailure, Termination
+from arena.harness.resources import ResourceLimits
+from arena.match.record import EndReason
+from arena.match.referee import FailurePolicy, play_match
 
 pytestmark = pytest.mark.slow  # starts launchers, cgroups and escaping process trees
 

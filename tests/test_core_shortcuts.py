@@ -10,12 +10,12 @@ from collections.abc import MutableSequence
 
 import pytest
 
-from arena.cards import DECK, Card
-from arena.events import Play
-from arena.game import HandState
-from arena.rules import Rules, Seating
-from arena.scoring import _sevens_winner, _unique_max, score_hand
-from arena.seeding import Rng
+from arena.core.cards import DECK, Card
+from arena.core.events import Play
+from arena.core.game import HandState
+from arena.core.rules import Rules, Seating
+from arena.core.scoring import _sevens_winner, _unique_max, score_hand
+from arena.core.seeding import Rng
 
 _MASK = (1 << 64) - 1
 

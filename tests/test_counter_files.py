@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from arena.launcher import CounterFiles, cpu_seconds
+from arena.harness.launcher import CounterFiles, cpu_seconds
 
 
 def _files(tmp_path, stat: str, usage: str, peak: str) -> dict:

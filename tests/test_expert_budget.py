@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from arena.game import HandState, hand_view
-from arena.rules import Rules, Seating
-from arena.seeding import Rng
+from arena.core.game import HandState, hand_view
+from arena.core.rules import Rules, Seating
+from arena.core.seeding import Rng
 from bots import expert_bot
 
 

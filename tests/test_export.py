@@ -14,17 +14,16 @@ from replay_helpers import play
 from typer.testing import CliRunner
 
 from arena.cli import app
+from arena.core.rules import Seating
 from arena.errors import ExitCode
-from arena.record import derive_row_values
-from arena.rules import Seating
+from arena.match.record import derive_row_values
+from arena.render.standings import format_crosstable, format_standings
 from arena.tournament import runner as tr
 from arena.tournament.config import load_config
 from arena.tournament.export import GAMES_CSV_KEYS, GAMES_JSONL_KEYS
 from arena.tournament.standings import (
     FAILURE_REASONS,
     compute_standings,
-    format_crosstable,
-    format_standings,
     hands_played,
     standings_from_store,
     unscored_escobas,

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from arena.cards import DECK
-from arena.game import HandState
-from arena.rules import Rules, Seating
-from arena.seeding import Rng
+from arena.core.cards import DECK
+from arena.core.game import HandState
+from arena.core.rules import Rules, Seating
+from arena.core.seeding import Rng
 
 
 def _random_split(rng: Rng):

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from golden_cases import RECORD_CASES, play_case, rng_samples
 
-from arena.record import GameRecord
-from arena.replay import verify
+from arena.match.record import GameRecord
+from arena.match.replay import verify
 
 GOLDEN = Path(__file__).parent / "golden"
 ROOT = Path(__file__).parent.parent

@@ -17,12 +17,12 @@ from replay_helpers import play
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.cli_replay import MAX_RECORD_BYTES
+from arena.cli.replay import MAX_RECORD_BYTES
+from arena.core.rules import Seating
 from arena.errors import ExitCode
+from arena.match.replay import replay
 from arena.printable import printable, printable_lines
-from arena.render_text import TextStyle, render_screen, render_transcript
-from arena.replay import replay
-from arena.rules import Seating
+from arena.render.text import TextStyle, render_screen, render_transcript
 
 cli = CliRunner()
 BOTS = Path(__file__).parent / "data" / "tournament_bots"

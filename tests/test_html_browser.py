@@ -17,9 +17,9 @@ from replay_helpers import play
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.render_html import render_replay_html
-from arena.replay import replay
-from arena.rules import Seating
+from arena.core.rules import Seating
+from arena.match.replay import replay
+from arena.render.html import render_replay_html
 from arena.tournament.store import ResultStore
 
 pytestmark = pytest.mark.slow  # drives a browser
@@ -223,7 +223,7 @@ class HostileBot:
     time): under the substitute policy the referee records each one, then the forfeit."""
 
     def __init__(self, name: str) -> None:
-        from arena.local_bot import LocalBot
+        from arena.harness.local_bot import LocalBot
 
         self._local = LocalBot(name)
         self.seat = None
@@ -244,9 +244,9 @@ class HostileBot:
 
 def _hostile_record(names, seed: int = 4):
     """A 4-seat match in pairs between bots named ``names``; seat 1 answers with HOSTILE_MOVES."""
-    from arena.local_bot import LocalBot
-    from arena.referee import FailurePolicy, play_match
-    from arena.rules import Rules
+    from arena.core.rules import Rules
+    from arena.harness.local_bot import LocalBot
+    from arena.match.referee import FailurePolicy, play_match
 
     bots = [LocalBot(n, seed=seed + i) for i, n in enumerate(names)]
     bots[1] = HostileBot(names[1])
@@ -325,8 +325,8 @@ def _rename(results: Path, mapping: dict[str, str]) -> None:
 
 
 def test_the_report_page_and_its_replays_survive_hostile_names_and_moves(browser, tmp_path: Path):
-    from arena.local_bot import LocalBot
-    from arena.referee import FailurePolicy, play_match
+    from arena.harness.local_bot import LocalBot
+    from arena.match.referee import FailurePolicy, play_match
     from arena.tournament.config import load_config
     from arena.tournament.runner import open_store
     from arena.tournament.schedule import build_schedule

@@ -1,4 +1,5 @@
-"""The shape of the package: modules import only downward, and the rules core stays pure.
+"""The shape of the package: packages by layer, each importing only those below it; within a
+package, modules import each other without a cycle; and the rules core stays pure.
 
 Read from the source (``ast``), so the check sees every import, including those inside
 functions, and costs no import of its own.
@@ -11,9 +12,16 @@ from pathlib import Path
 
 ARENA = Path(__file__).resolve().parent.parent / "arena"
 
+# The layers, bottom first (README, "Layout"). A module imports only from its own package and
+# from those before it. The foundations (``arena`` itself, its errors, the escaping of shown
+# text, the writes that never follow a link) sit below every layer; the bot authors' front doors
+# (``arena.game``, ``arena.rules``, ``arena.seeding``) re-export the core and nothing imports them.
+LAYERS = ("arena.core", "arena.harness", "arena.match", "arena.rating", "arena.sprt", "arena.tournament",
+          "arena.league", "arena.render", "arena.cli")
+FOUNDATIONS = {"arena", "arena.errors", "arena.printable", "arena.safe_files"}
+FRONT_DOORS = {"arena.game", "arena.rules", "arena.seeding"}
 # The pure rules core: no I/O, no clock, no global random (README, "The rules core").
-CORE = {"arena", "arena.errors", "arena.cards", "arena.rules", "arena.seeding", "arena.moves", "arena.events",
-        "arena.scoring", "arena.view", "arena.hand", "arena.game"}
+CORE_FOUNDATIONS = {"arena", "arena.errors"}
 # What the core may use of the standard library: data structures and arithmetic, nothing that
 # reaches a file, a process, the clock or a random source.
 PURE_STDLIB = {"__future__", "bisect", "collections", "dataclasses", "enum", "hashlib", "itertools", "operator",
@@ -21,8 +29,8 @@ PURE_STDLIB = {"__future__", "bisect", "collections", "dataclasses", "enum", "ha
 # Imports deferred into a function on purpose, each of which points back up a layer.
 DEFERRED_UPWARD = {
     # fit_ratings loads the numerical fit (numpy, scipy) only when a fit runs: every command
-    # imports arena.ratings, and most never fit.
-    ("arena.ratings", "arena.ratings_fit"),
+    # imports arena.rating.table, and most never fit.
+    ("arena.rating.table", "arena.rating.fit"),
     # A run with an sprt section hands its schedule to SprtRun, which plans with runner's RunPlan.
     ("arena.tournament.runner", "arena.tournament.sprt_run"),
 }
@@ -34,6 +42,16 @@ def _name(path: Path) -> str:
 
 
 MODULES = {_name(p): p for p in ARENA.rglob("*.py")}
+
+
+def _package(name: str) -> str:
+    """The layer a module belongs to: its first-level package, or ``arena`` for the top."""
+    first = ".".join(name.split(".")[:2])
+    return first if first in LAYERS else "arena"
+
+
+def _level(name: str) -> int:
+    return LAYERS.index(_package(name)) if _package(name) in LAYERS else -1
 
 
 def _imports(name: str) -> list[tuple[str, bool]]:
@@ -110,11 +128,35 @@ def test_the_only_imports_that_point_up_a_layer_are_the_known_deferred_ones():
     assert upward == DEFERRED_UPWARD
 
 
+def test_packages_import_only_the_layers_below_them():
+    for name in sorted(MODULES):
+        if name in FRONT_DOORS:
+            continue
+        for target, _ in _imports(name):
+            if target not in MODULES:
+                continue
+            assert target not in FRONT_DOORS, f"{name} imports the front door {target}: import arena.core's module"
+            assert _level(target) <= _level(name), f"{name} ({_package(name)}) imports {target}, a layer above it"
+
+
+def test_the_top_of_the_package_holds_only_foundations_and_front_doors():
+    top = {name for name in MODULES if _package(name) == "arena"}
+    assert top == FOUNDATIONS | FRONT_DOORS
+    assert len(top) <= 8
+    assert set(LAYERS) <= set(MODULES)  # each layer is a package
+
+
+def test_the_front_doors_only_re_export_the_core():
+    for name in FRONT_DOORS:
+        assert {t for t, _ in _imports(name) if t.startswith("arena")} <= {m for m in MODULES if m.startswith("arena.core")}
+
+
 def test_the_rules_core_is_pure():
-    for name in sorted(CORE):
+    core = {name for name in MODULES if _package(name) == "arena.core"}
+    for name in sorted(core):
         for target, _ in _imports(name):
             if target.startswith("arena"):
-                assert target in CORE, f"{name} imports {target}, outside the rules core"
+                assert target in core | CORE_FOUNDATIONS, f"{name} imports {target}, outside the rules core"
             else:
                 assert target.split(".")[0] in PURE_STDLIB, f"{name} imports {target}: the rules core does no I/O"
 
@@ -122,6 +164,8 @@ def test_the_rules_core_is_pure():
 def test_the_checks_see_what_they_must():
     # Guards for the guards: the parser finds deferred imports and core modules' imports.
     assert ("arena.tournament.sprt_run", False) in _imports("arena.tournament.runner")
-    assert ("arena.hand", True) in _imports("arena.game")
-    assert {"arena.hand", "arena.view", "arena.game", "arena.cards"} <= set(MODULES)
+    assert ("arena.core.hand", True) in _imports("arena.core.game")
+    assert {"arena.core.hand", "arena.core.view", "arena.core.game", "arena.core.cards"} <= set(MODULES)
+    assert _package("arena.tournament.runner") == "arena.tournament" and _package("arena.errors") == "arena"
+    assert _level("arena.cli.app") > _level("arena.render.text") > _level("arena.core.hand") > _level("arena.errors")
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]

@@ -20,10 +20,10 @@ from replay_helpers import make_store
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.league import Entry, GameKind, Tournament, assign_entries, open_league, rate_league
-from arena.ratings import fit_ratings
-from arena.results_input import read_results
-from arena.rules import Rules, Seating
+from arena.core.rules import Rules, Seating
+from arena.league.pools import Entry, GameKind, Tournament, assign_entries, open_league, rate_league
+from arena.rating.inputs import read_results
+from arena.rating.table import fit_ratings
 from arena.tournament.export import Results, games_jsonl
 from arena.tournament.identity import BotIdentity
 from arena.tournament.store import LAST_MATCH_KEY, ResultStore
@@ -63,8 +63,8 @@ FIRST_MOVERS = ("marta",)
 
 
 def _fill(config) -> None:  # noqa: ANN001
-    from arena.local_bot import LocalBot
-    from arena.referee import play_match
+    from arena.harness.local_bot import LocalBot
+    from arena.match.referee import play_match
     from arena.tournament.runner import open_store
     from arena.tournament.schedule import build_schedule
     from arena.tournament.worker import row_from_record

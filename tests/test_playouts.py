@@ -5,11 +5,11 @@ from itertools import combinations
 
 import pytest
 
-from arena.cards import DECK
-from arena.game import HandState, MatchState
-from arena.moves import MoveKind
-from arena.rules import Rules, Seating
-from arena.seeding import Rng, derive_seed
+from arena.core.cards import DECK
+from arena.core.game import HandState, MatchState
+from arena.core.moves import MoveKind
+from arena.core.rules import Rules, Seating
+from arena.core.seeding import Rng, derive_seed
 
 pytestmark = pytest.mark.slow  # plays many hands through the expert search
 
@@ -95,7 +95,7 @@ def check_position(h: HandState):
 
 
 def HandState_view(h, seat):
-    from arena.game import hand_view
+    from arena.core.game import hand_view
     return hand_view(h, seat, [0] * h.seating.sides, h.events)
 
 

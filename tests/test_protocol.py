@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from arena.protocol import (
+from arena.harness.protocol import (
     GOODBYE_LINE,
     PROTOCOL_VERSION,
     BotFailure,
@@ -80,13 +80,13 @@ def test_termination_values_are_the_documented_names():
 
 @pytest.mark.slow
 def test_hand_built_lines_equal_the_json_encoder():
-    from arena.cards import Card
-    from arena.events import Sweep
-    from arena.game import MatchState
-    from arena.protocol import core_event_line, core_event_out, move_texts, request_line
-    from arena.referee import _view, _Views
-    from arena.rules import Rules, Seating
-    from arena.seeding import Rng
+    from arena.core.cards import Card
+    from arena.core.events import Sweep
+    from arena.core.game import MatchState
+    from arena.core.rules import Rules, Seating
+    from arena.core.seeding import Rng
+    from arena.harness.protocol import core_event_line, core_event_out, move_texts, request_line
+    from arena.match.referee import _view, _Views
 
     rules = Rules(renuncio=True, initial_table="subset15", escoba_en_mano=True)
     kinds = set()

@@ -1,4 +1,4 @@
-"""Tests for arena.ratings: agreement with independent fits, interval coverage, degenerate cases."""
+"""Tests for arena.rating.table: agreement with independent fits, interval coverage, degenerate cases."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from arena.ratings import (
+from arena.rating.table import (
     ELO_PER_NAT,
     Z95,
     AnchorError,

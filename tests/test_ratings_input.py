@@ -8,8 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.ratings import MatchResult, PairResult, fit_ratings
-from arena.results_input import ResultsFileError, iter_results_csv, iter_results_jsonl, parse_results_csv, read_results
+from arena.rating.inputs import ResultsFileError, iter_results_csv, iter_results_jsonl, parse_results_csv, read_results
+from arena.rating.table import MatchResult, PairResult, fit_ratings
 
 runner = CliRunner()
 

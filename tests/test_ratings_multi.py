@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from arena import ratings_engine, ratings_fit
-from arena.ratings import (
+from arena.rating import engine as ratings_engine
+from arena.rating import fit as ratings_fit
+from arena.rating.table import (
     DEFAULT_PRIOR,
     ELO_PER_NAT,
     Z95,

@@ -6,17 +6,10 @@ import json
 
 import pytest
 
-from arena.ratings import DEFAULT_PRIOR, MatchResult, Model, PairResult, Status, fit_ratings
-from arena.rules import Seating
-from arena.tournament.standings import (
-    STANDINGS_HEADERS,
-    compute_standings,
-    format_standings,
-    match_places,
-    match_result,
-    standings_headers,
-    standings_rows,
-)
+from arena.core.rules import Seating
+from arena.rating.table import DEFAULT_PRIOR, MatchResult, Model, PairResult, Status, fit_ratings
+from arena.render.standings import STANDINGS_HEADERS, format_standings, standings_headers, standings_rows
+from arena.tournament.standings import compute_standings, match_places, match_result
 from arena.tournament.store import MatchRow
 
 

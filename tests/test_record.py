@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 from replay_helpers import play
 
-from arena.protocol import Termination
-from arena.record import (
+from arena.core.rules import Seating
+from arena.core.seeding import Rng
+from arena.harness.protocol import Termination
+from arena.match.record import (
     EndReason,
     FailureAction,
     FailureEntry,
@@ -23,8 +25,6 @@ from arena.record import (
     derive_row_values,
     forfeit_result,
 )
-from arena.rules import Seating
-from arena.seeding import Rng
 
 GOLDEN = Path(__file__).parent / "golden" / "records"
 
@@ -202,7 +202,7 @@ def test_a_malformed_record_is_one_line_naming_the_field(path, value, message):
 
 def test_whatever_is_damaged_verification_answers_with_a_record_error():
     """Seeded damage anywhere in a record: verify either accepts it or raises RecordError."""
-    from arena.replay import verify
+    from arena.match.replay import verify
 
     base = _base()
     junk = [None, -1, 0, 1, 10**30, "x", "7o", [], {}, True, 1.5, float("nan"), _deep(5000), [[0, 1]], {"type": "x"}]

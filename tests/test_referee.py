@@ -6,14 +6,14 @@ import json
 import pytest
 from zoo.helpers import FAST, firstmove_bin, running
 
-from arena.botproc import BotProcess, BotSpec
-from arena.game import HandState, MatchState
-from arena.local_bot import LocalBot
-from arena.protocol import BotFailure, Termination
-from arena.record import FailureAction, PlayedBy, PolicyError, RecordError
-from arena.referee import FailurePolicy, RefereeError, play_match
-from arena.replay import replay, verify
-from arena.rules import Rules, Seating
+from arena.core.game import HandState, MatchState
+from arena.core.rules import Rules, Seating
+from arena.harness.botproc import BotProcess, BotSpec
+from arena.harness.local_bot import LocalBot
+from arena.harness.protocol import BotFailure, Termination
+from arena.match.record import FailureAction, PlayedBy, PolicyError, RecordError
+from arena.match.referee import FailurePolicy, RefereeError, play_match
+from arena.match.replay import replay, verify
 
 SEATINGS = {
     "1v1": Seating.alone(2),

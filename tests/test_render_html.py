@@ -8,9 +8,9 @@ import json
 import pytest
 from replay_helpers import play
 
-from arena.render_html import _caption, asset, json_island, render_replay_html
-from arena.replay import replay
-from arena.rules import Seating
+from arena.core.rules import Seating
+from arena.match.replay import replay
+from arena.render.html import _caption, asset, json_island, render_replay_html
 
 NASTY = [
     "<!--",

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from replay_helpers import play
 
-from arena.cards import Card
-from arena.render_text import TextStyle, card_label, draw_back, draw_card, render_screen, render_transcript
-from arena.replay import replay
-from arena.rules import Seating
+from arena.core.cards import Card
+from arena.core.rules import Seating
+from arena.match.replay import replay
+from arena.render.text import TextStyle, card_label, draw_back, draw_card, render_screen, render_transcript
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
@@ -165,7 +165,7 @@ def test_a_team_takes_the_plural_verb():
 
 
 def test_piles_count_oros_and_sevens_in_words():
-    from arena.render_text import _pile_summary
+    from arena.render.text import _pile_summary
 
     cards = [Card.parse(c) for c in ("7o", "7c", "1o", "12b")]
     assert _pile_summary(cards, 2) == "4 cards, 2 oros, 2 sevens (with the velo), 2 escobas"

@@ -7,11 +7,11 @@ import json
 import pytest
 from replay_helpers import RULE_VARIANTS, SEATINGS, change_one_card, other_card, play, record_dict
 
-from arena.game import MatchState
-from arena.record import GameRecord, PlayedBy, RecordError
-from arena.referee import FailurePolicy
-from arena.replay import ReplayMismatch, replay, verify
-from arena.rules import Rules, Seating
+from arena.core.game import MatchState
+from arena.core.rules import Rules, Seating
+from arena.match.record import GameRecord, PlayedBy, RecordError
+from arena.match.referee import FailurePolicy
+from arena.match.replay import ReplayMismatch, replay, verify
 
 
 def _through_json(record: GameRecord) -> dict:

@@ -12,7 +12,7 @@ from replay_helpers import change_one_card, play, record_dict
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.rules import Seating
+from arena.core.rules import Seating
 from arena.tournament.store import ResultStore
 
 BOTS = Path(__file__).parent / "data" / "tournament_bots"

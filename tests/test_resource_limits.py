@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena.resources import ResourceLimitError, ResourceLimits, Usage
+from arena.harness.resources import ResourceLimitError, ResourceLimits, Usage
 from arena.tournament.config import ConfigError, parse_config
 from arena.tournament.worker import bot_spec
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from zoo.helpers import hello
 
-from arena.botproc import BotProcess
-from arena.protocol import Termination
-from arena.referee import play_match
-from arena.rules import Rules, Seating
+from arena.core.rules import Rules, Seating
+from arena.harness.botproc import BotProcess
+from arena.harness.protocol import Termination
+from arena.match.referee import play_match
 from arena.tournament.build import plan_builds, prepare_bots, run_builds
 from arena.tournament.buildspec import BuildSpec
 from arena.tournament.config import BotConfig, load_config

@@ -3,12 +3,12 @@
 import pytest
 from core_helpers import hand_from
 
-from arena.cards import parse_cards
+from arena.core.cards import parse_cards
+from arena.core.game import MatchState
+from arena.core.moves import MoveKind
+from arena.core.rules import Rules, Seating
+from arena.core.scoring import score_hand
 from arena.errors import IllegalMoveError
-from arena.game import MatchState
-from arena.moves import MoveKind
-from arena.rules import Rules, Seating
-from arena.scoring import score_hand
 
 
 def texts(moves):
@@ -121,7 +121,7 @@ def test_renuncio_is_not_offered_for_a_trail_that_could_not_capture():
 
 def _last_play_hand(rules):
     """The last card of the hand (5o) takes the whole table (2c 10e): 5 + 2 + 8 = 15."""
-    from arena.game import HandState
+    from arena.core.game import HandState
     hand = HandState.position(rules, Seating.alone(2), hands=[parse_cards("5o"), ()],
                               table=parse_cards("2c 10e"), dealer=1, last_capturer=1)
     hand.apply("5o+2c+10e")
@@ -240,7 +240,7 @@ def test_a_shared_top_score_plays_another_hand():
 
 def test_renuncio_is_never_offered_to_the_trailers_own_side():
     # Seat 1 sat the round out (escoba en mano), so seat 0 plays on after its own trail.
-    from arena.game import HandState
+    from arena.core.game import HandState
     hand = HandState.position(Rules(renuncio=True), Seating.alone(2), hands=[parse_cards("5e 11c 11b"), ()],
                               table=parse_cards("4b 6o 1o 12o"), dealer=1)
     hand.apply("5e")  # could have taken 4b+6o or 1o+... : a missed capture

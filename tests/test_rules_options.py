@@ -1,7 +1,7 @@
 import pytest
 
+from arena.core.rules import RULE_OPTIONS, Rules, Seating
 from arena.errors import OptionError, SeatingError
-from arena.rules import RULE_OPTIONS, Rules, Seating
 
 
 def test_defaults_match_rules_md():

@@ -261,7 +261,7 @@ def test_a_store_without_identities_still_resumes_and_then_records_them(tmp_path
 
 def test_another_program_answering_under_a_bots_name_mid_run_stops_the_run(tmp_path: Path):
     # In a folder of its own: the bot may not read a file made later right beside the
-    # tournament file (arena/sandbox.py), and this one is replaced mid-run.
+    # tournament file (arena/harness/sandbox.py), and this one is replaced mid-run.
     (tmp_path / "bot").mkdir()
     name_file = tmp_path / "bot" / "name.txt"
     name_file.write_text("Named v1")
@@ -396,7 +396,7 @@ def test_the_example_tournaments_run_from_a_fresh_clone_with_the_readme_commands
 def test_a_long_tournament_gets_no_report_page_unless_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     from typer.testing import CliRunner
 
-    import arena.cli_tournament as ct
+    import arena.cli.tournament as ct
     from arena.cli import app
 
     monkeypatch.setattr(ct, "REPORT_MAX_MATCHES", 1)

@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from arena.protocol import Termination
-from arena.record import FailureAction, FailureEntry
-from arena.rules import Seating
+from arena.core.rules import Seating
+from arena.harness.protocol import Termination
+from arena.match.record import FailureAction, FailureEntry
 from arena.tournament import failures as fl
 from arena.tournament.failures import FailureNote, FailureTally, failure_notes, hint
 from arena.tournament.progress import LiveLeader, Throughput, match_json, match_line
@@ -50,7 +50,7 @@ def _row(match_id: str, seats: tuple[str, ...], failures=(), winner=0, scores=(5
 
 
 def test_failure_notes_come_from_the_records_failures():
-    from arena.record import EndReason, GameRecord, Result, SeatOutcome
+    from arena.match.record import EndReason, GameRecord, Result, SeatOutcome
 
     record = GameRecord(
         seed=1, rules={}, seating={"players": 2}, seats=("a", "b"), moves=(), events=(),

@@ -1,4 +1,4 @@
-"""Landlock (arena/sandbox.py): a bot cannot write the user's files, signal or read its
+"""Landlock (arena/harness/sandbox.py): a bot cannot write the user's files, signal or read its
 opponent, or signal its launcher; what it may write is its configuration's ``writable``.
 
 Every attack is a hostile bot of the zoo (tests/zoo/hostile.py) that reports to a file what it
@@ -13,13 +13,13 @@ import textwrap
 import pytest
 from zoo.helpers import HOSTILE, ROOT, hostile_spec, new_token, survivors, wait_until
 
-from arena import containment, sandbox
-from arena.botproc import BotProcess
-from arena.local_bot import LocalBot
-from arena.protocol import Termination
-from arena.referee import play_match
-from arena.resources import ResourceLimitError, ResourceLimits
-from arena.rules import Rules, Seating
+from arena.core.rules import Rules, Seating
+from arena.harness import containment, sandbox
+from arena.harness.botproc import BotProcess
+from arena.harness.local_bot import LocalBot
+from arena.harness.protocol import Termination
+from arena.harness.resources import ResourceLimitError, ResourceLimits
+from arena.match.referee import play_match
 from arena.tournament.config import ConfigError, load_config
 
 pytestmark = pytest.mark.slow  # starts launchers and bot processes

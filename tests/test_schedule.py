@@ -8,7 +8,7 @@ from math import comb
 
 import pytest
 
-from arena.seeding import derive_seed
+from arena.core.seeding import derive_seed
 from arena.tournament.config import ConfigError, parse_config
 from arena.tournament.schedule import MAX_MATCHES, MatchSpec, build_schedule, pairings, schedule_size
 

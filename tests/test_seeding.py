@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from arena.seeding import Rng, _mix
+from arena.core.seeding import Rng, _mix
 
 _MASK = (1 << 64) - 1
 

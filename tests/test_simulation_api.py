@@ -3,12 +3,12 @@
 import pytest
 from core_helpers import hand_from
 
-from arena.cards import DECK, parse_cards
+from arena.core.cards import DECK, parse_cards
+from arena.core.game import HandState, MatchState
+from arena.core.moves import Move
+from arena.core.rules import Rules, Seating
+from arena.core.seeding import Rng
 from arena.errors import IllegalMoveError
-from arena.game import HandState, MatchState
-from arena.moves import Move
-from arena.rules import Rules, Seating
-from arena.seeding import Rng
 
 
 def test_determinize_keeps_everything_the_seat_knows():

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from arena.render.standings import format_crosstable, format_standings
 from arena.tournament.config import parse_config
 from arena.tournament.schedule import build_schedule
-from arena.tournament.standings import compute_standings, format_crosstable, format_standings
+from arena.tournament.standings import compute_standings
 from arena.tournament.store import (
     SCHEMA_VERSION,
     DuplicateMatchError,
@@ -155,7 +156,7 @@ def test_standings_are_derived_from_the_rows(tmp_path: Path):
 
 
 def test_multi_side_matches_become_pairwise_results():
-    from arena.rules import Seating
+    from arena.core.rules import Seating
     from arena.tournament.standings import pair_results
 
     row = MatchRow(id="0.0", index=0, pairing=0, deal=0, rotation=0, seed=1, sides=("a", "b", "c"),

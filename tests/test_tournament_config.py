@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.rules import Rules
+from arena.core.rules import Rules
 from arena.tournament.config import ConfigError, diff_game_dicts, load_config, parse_config
 
 BAD = Path(__file__).parent / "data" / "bad_tournaments"

@@ -15,15 +15,16 @@ import pytest
 from replay_helpers import play
 from typer.testing import CliRunner
 
-from arena.botproc import BotProcess, BotSpec, Limits
 from arena.cli import app
-from arena.local_bot import LocalBot
-from arena.record import GameRecord, RecordError, SeatUsage
-from arena.referee import play_match
-from arena.replay import verify
-from arena.resources import MIB, ResourceLimits, Usage
-from arena.rules import Rules, Seating
-from arena.tournament.standings import compute_standings, format_standings
+from arena.core.rules import Rules, Seating
+from arena.harness.botproc import BotProcess, BotSpec, Limits
+from arena.harness.local_bot import LocalBot
+from arena.harness.resources import MIB, ResourceLimits, Usage
+from arena.match.record import GameRecord, RecordError, SeatUsage
+from arena.match.referee import play_match
+from arena.match.replay import verify
+from arena.render.standings import format_standings
+from arena.tournament.standings import compute_standings
 from arena.tournament.store import MatchRow, ResultStore, StoreDamagedError
 
 GOLDEN = Path(__file__).parent / "golden" / "records"

@@ -13,11 +13,11 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
+from arena.core.rules import Rules, Seating
 from arena.errors import ExitCode
-from arena.local_bot import LocalBot
-from arena.record import derive_row_values
-from arena.referee import play_match
-from arena.rules import Rules, Seating
+from arena.harness.local_bot import LocalBot
+from arena.match.record import derive_row_values
+from arena.match.referee import play_match
 from arena.tournament.audit import DERIVED_COLUMNS, config_from_game, schedule_size
 from arena.tournament.config import load_config
 from arena.tournament.schedule import build_schedule

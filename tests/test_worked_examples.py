@@ -2,11 +2,11 @@
 
 from core_helpers import hand_from
 
-from arena.cards import Card, parse_cards
-from arena.game import captures_for
-from arena.moves import Move
-from arena.rules import Rules
-from arena.scoring import score_hand
+from arena.core.cards import Card, parse_cards
+from arena.core.game import captures_for
+from arena.core.moves import Move
+from arena.core.rules import Rules
+from arena.core.scoring import score_hand
 
 
 def texts(moves):

@@ -7,11 +7,11 @@ import tracemalloc
 import pytest
 from zoo.helpers import FAST, pids_in, running, zoo_spec
 
-from arena.botproc import BotProcess, Limits
-from arena.local_bot import LocalBot
-from arena.protocol import Termination
-from arena.referee import FailurePolicy, play_match
-from arena.rules import Rules, Seating
+from arena.core.rules import Rules, Seating
+from arena.harness.botproc import BotProcess, Limits
+from arena.harness.local_bot import LocalBot
+from arena.harness.protocol import Termination
+from arena.match.referee import FailurePolicy, play_match
 
 pytestmark = pytest.mark.slow  # runs every misbehaving bot of the zoo
 

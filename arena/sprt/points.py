@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from arena.ratings import Z95
+from arena.rating.table import Z95
 
 POINTS_MIN_PAIRS = 20
 """Pairs with points before the points metric may stop at a bound."""

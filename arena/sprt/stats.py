@@ -37,7 +37,7 @@ from enum import Enum
 import numpy as np
 import numpy.typing as npt
 
-from arena.ratings import Z95, expected_score, likelihood_of_superiority
+from arena.rating.table import Z95, expected_score, likelihood_of_superiority
 from arena.sprt.errors import CountsError, UnreachableHypothesisError
 
 FloatArray = npt.NDArray[np.float64]

@@ -9,5 +9,5 @@ Layers, each importing only the ones above it:
   executors  play specs somewhere, stream finished matches back (local worker processes)
   worker     what a worker does: keep bot processes, referee one match
   runner     schedule - store = pending; play them; store each as it arrives
-The CLI (arena/cli_tournament.py) sits on top and is the only part that prints.
+The CLI (arena/cli/tournament.py) sits on top and is the only part that prints.
 """

@@ -5,10 +5,10 @@ its place in the schedule (id, index, pairing, deal, rotation, seed, sides, seat
 summary of its match (winner, scores, reason, terminations, escobas, hands, failures). The
 schedule is rebuilt here from the tournament described in the store's meta (``game``, written
 when the run began); the summary is derived again from the row's game record
-(``arena.record.derive_row_values``). A row whose id the schedule does not have, or whose
+(``arena.match.record.derive_row_values``). A row whose id the schedule does not have, or whose
 values differ from either source, is refused by name and column.
 
-This module does not replay records through the rules core (``arena.replay``, a layer above,
+This module does not replay records through the rules core (``arena.match.replay``, a layer above,
 does): ``arena verify`` does both. ``arena table`` uses ``scheduled_rows``: it refuses a store
 holding a row that is not in its schedule rather than count it.
 """
@@ -19,9 +19,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from arena.core.rules import Rules, Seating
 from arena.errors import ArenaError
-from arena.record import FailurePolicy, GameRecord, derive_row_values
-from arena.rules import Rules, Seating
+from arena.match.record import FailurePolicy, GameRecord, derive_row_values
 from arena.tournament.config import FORMATS, MODES, BotConfig, TeamConfig, TournamentConfig
 from arena.tournament.schedule import MAX_MATCHES, SPRT, MatchSpec, build_schedule, iter_schedule, schedule_size
 from arena.tournament.store import MatchRow, ResultStore, StoreDamagedError

@@ -42,8 +42,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any
 
-from arena.botproc import missing_program, split_command
 from arena.errors import ArenaError
+from arena.harness.botproc import missing_program, split_command
 from arena.safe_files import open_text_log
 from arena.tournament.buildspec import BuildSpec
 from arena.tournament.config import BotConfig, TournamentConfig, expand_python

@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, Any, cast
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from arena.botproc import BotSpecError, missing_program, split_command
+from arena.core.rules import RULE_OPTIONS, Rules, Seating
 from arena.errors import OptionError, SeatingError
-from arena.record import DEFAULT_STRIKES, POLICIES, FailurePolicy
-from arena.resources import ResourceLimits
-from arena.rules import RULE_OPTIONS, Rules, Seating
+from arena.harness.botproc import BotSpecError, missing_program, split_command
+from arena.harness.resources import ResourceLimits
+from arena.match.record import DEFAULT_STRIKES, POLICIES, FailurePolicy
 from arena.tournament.buildspec import BuildSpec, bot_keys_dict, parse_build_keys
 from arena.tournament.schedule import MAX_MATCHES, SPRT, SPRT_MAX_PAIRS, count_matches
 from arena.tournament.sources import SourceSpec
@@ -102,7 +102,7 @@ class BotConfig:
     build: BuildSpec | None = None  # build.py runs it
     source: SourceSpec | None = None  # sources.py checks it out; cwd is then relative to the repository
     # Resource limits the file sets for this bot (the top-level ``limits:``, then its own);
-    # the others keep their defaults (arena.resources.ResourceLimits).
+    # the others keep their defaults (arena.harness.resources.ResourceLimits).
     limits: tuple[tuple[str, Any], ...] = ()
 
     @property
@@ -151,7 +151,7 @@ class TournamentConfig:
     challenger: str | None
     matches_per_pairing: int
     duplicate: bool
-    failures: FailurePolicy  # arena.record's, as the referee applies it
+    failures: FailurePolicy  # arena.match.record's, as the referee applies it
     concurrency: int
     output: str  # absolute
     source: str = field(default="", compare=False)  # the file it came from
@@ -164,7 +164,7 @@ class TournamentConfig:
 
     @property
     def secrets(self) -> tuple[str, ...]:
-        """What no bot of the tournament may read (arena.sandbox): its results
+        """What no bot of the tournament may read (arena.harness.sandbox): its results
         folder (records of deals a bot meets again in a duplicate game), its file and the git
         folder of the repository holding the file (the seed, from which every deal follows)."""
         paths = [self.output]

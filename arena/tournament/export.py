@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.core.rules import Seating
 from arena.errors import ArenaError, InputError
-from arena.rules import Seating
 from arena.tournament.standings import OK, hands_played, match_places, seating_of, side_members
 from arena.tournament.store import MatchRow, ResultStore, StoreError
 

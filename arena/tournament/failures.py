@@ -15,8 +15,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from arena.protocol import Termination
-from arena.record import GameRecord
+from arena.harness.protocol import Termination
+from arena.match.record import GameRecord
 
 if TYPE_CHECKING:
     from arena.tournament.store import MatchRow

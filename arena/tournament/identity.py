@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from arena.botproc import _SOURCE_SUFFIXES, split_command
+from arena.harness.botproc import _SOURCE_SUFFIXES, split_command
 from arena.tournament.config import expand_python
 from arena.tournament.sources import SourceError
 

@@ -1,7 +1,7 @@
 """What a run shows while it plays: matches per minute, the current leader by rating, the
 failures so far, and one line (or one JSON object) per finished match.
 
-The leader comes from a real rating fit (``arena.ratings.fit_ratings``, with the library's
+The leader comes from a real rating fit (``arena.rating.table.fit_ratings``, with the library's
 default prior), over pairwise results kept as counts: the fit costs the same at the
 100,000th match as at the 100th in memory, and it is redone at most every
 ``interval`` seconds (longer when a fit takes long), so it costs little. Pure apart from
@@ -16,8 +16,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-from arena.ratings import PairResult, RatingError, fit_ratings
-from arena.rules import Seating
+from arena.core.rules import Seating
+from arena.rating.table import PairResult, RatingError, fit_ratings
 from arena.tournament.failures import FailureNote
 from arena.tournament.store import MatchRow
 

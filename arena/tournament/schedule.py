@@ -12,7 +12,7 @@ from itertools import combinations
 from math import comb, factorial
 from typing import TYPE_CHECKING, Any
 
-from arena.seeding import derive_seed
+from arena.core.seeding import derive_seed
 
 if TYPE_CHECKING:
     # Only a type here: config imports count_matches from this module to refuse a file

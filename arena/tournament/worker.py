@@ -12,11 +12,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.botproc import BotProcess, BotSpec, Limits
-from arena.record import FailurePolicy, GameRecord, derive_row_values
-from arena.referee import play_match
-from arena.resources import ResourceLimits
-from arena.rules import Rules, Seating
+from arena.core.rules import Rules, Seating
+from arena.harness.botproc import BotProcess, BotSpec, Limits
+from arena.harness.resources import ResourceLimits
+from arena.match.record import FailurePolicy, GameRecord, derive_row_values
+from arena.match.referee import play_match
 from arena.tournament.config import TournamentConfig
 from arena.tournament.executors import Summary, WorkerPlan
 from arena.tournament.failures import failure_notes

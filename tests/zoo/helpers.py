@@ -9,9 +9,9 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from arena.botproc import BotSpec, Limits
-from arena.protocol import match_start
-from arena.resources import ResourceLimits
+from arena.harness.botproc import BotSpec, Limits
+from arena.harness.protocol import match_start
+from arena.harness.resources import ResourceLimits
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent

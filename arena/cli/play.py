@@ -1,0 +1,300 @@
+"""``arena play``: one match between bot commands, shown as it goes; ``arena check-bot``: the
+conformance check of one bot (``arena/match/conformance.py``), printed as a pass/fail report."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import IO, Annotated, Any
+
+import typer
+
+from arena.core.cards import Card
+from arena.core.rules import Rules, Seating
+from arena.errors import ExitCode, InputError, WriteError
+from arena.harness.botproc import BotProcess, BotSpec, ConversationLog, Limits, missing_program
+from arena.harness.containment import containment_line
+from arena.harness.protocol import Termination
+from arena.match.conformance import Step
+from arena.match.conformance import check_bot as run_conformance
+from arena.match.record import EndReason, GameRecord
+from arena.match.referee import FailurePolicy, play_match
+
+
+def _open_conversation(logs: Path | None) -> IO[str] | None:
+    """The conversation log file in ``logs`` (created), or None without ``--logs``."""
+    if logs is None:
+        return None
+    try:
+        logs.mkdir(parents=True, exist_ok=True)
+        return open(logs / "conversation.log", "w", encoding="utf-8")
+    except OSError as exc:
+        raise WriteError(f"cannot write logs to {logs}: {exc.strerror or exc}") from None
+
+
+def _parse_rule(text: str) -> tuple[str, Any]:
+    key, sep, raw = text.partition("=")
+    if not sep or not key.strip():
+        raise InputError(f"expected KEY=VALUE (e.g. renuncio=true), got {text!r}")
+    raw = raw.strip()
+    value: Any
+    if raw.lower() in ("true", "false"):
+        value = raw.lower() == "true"
+    else:
+        try:
+            value = int(raw)
+        except ValueError:
+            value = raw
+    return key.strip(), value
+
+
+def _seating(count: int, pairs: bool) -> Seating:
+    if pairs:
+        if count == 4:
+            return Seating.pairs(4)
+        if count == 6:
+            return Seating.pairs(6, 2)
+        raise InputError(f"--pairs needs 4 or 6 bot commands, got {count}")
+    if count in (2, 3, 4):
+        return Seating.alone(count)
+    if count == 6:
+        raise InputError("6 players must play in teams: add --pairs")
+    raise InputError(f"give 2, 3 or 4 bot commands (4 or 6 with --pairs), got {count}")
+
+
+def _unique_names(specs: list[BotSpec]) -> list[BotSpec]:
+    seen: dict[str, int] = {}
+    out = []
+    for spec in specs:
+        seen[spec.name] = seen.get(spec.name, 0) + 1
+    counts: dict[str, int] = {}
+    for spec in specs:
+        if seen[spec.name] > 1:
+            counts[spec.name] = counts.get(spec.name, 0) + 1
+            spec = BotSpec(name=f"{spec.name}#{counts[spec.name]}", cmd=spec.cmd, cwd=spec.cwd, env=spec.env,
+                           inherit_env=spec.inherit_env, limits=spec.limits)
+        out.append(spec)
+    return out
+
+
+class _Printer:
+    """Shows a match as it goes: one line per play with the table after it, hand scores, result."""
+
+    def __init__(self, names: Sequence[str], seating: Seating, echo: Callable[[str], None]) -> None:
+        self.names = names
+        self.seating = seating
+        self.echo = echo
+        self.table: list[str] = []
+        self.pending_note = ""
+
+    def side_name(self, side: int | None) -> str:
+        if side is None:
+            return "nobody"
+        seats = self.seating.seats_of(side)
+        return f"side {side} (" + " + ".join(self.names[s] for s in seats) + ")"
+
+    def __call__(self, kind: str, item: dict[str, Any]) -> None:
+        if kind == "failure":
+            action = f"plays {item['substitute']} instead" if item["action"] == "substitute" else "forfeits the match"
+            self.echo(f"  !! seat {item['seat']} {self.names[item['seat']]}: {item['termination']}: "
+                      f"{item['detail']} -> the arena {action}")
+            return
+        if kind != "event":
+            return
+        t = item["type"]
+        if t == "deal":
+            if item["round"] == 0:
+                self.table = list(item["table"])
+                # Hands are numbered from 1 for people, as arena replay numbers them (the record counts from 0).
+                self.echo(f"hand {item['hand'] + 1}: dealer seat {item['dealer']}, table {' '.join(self.table)}")
+        elif t == "initial_capture":
+            for c in item["cards"]:
+                self.table.remove(c)
+            self.echo(f"  seat {item['seat']} {self.names[item['seat']]} takes {' '.join(item['cards'])} from the deal")
+        elif t in ("play", "renuncio"):
+            seat = item["seat"]
+            if t == "play" and not item["take"]:
+                self.table.append(item["card"])
+                move = item["card"]
+            else:
+                for c in ([item["card"]] if t == "renuncio" else []) + item["take"]:
+                    self.table.remove(c)
+                move = "+".join([item["card"], *item["take"]])
+                if t == "renuncio":
+                    move = "renuncio " + move
+            self.table.sort(key=lambda c: Card.parse(c).order)
+            self.echo(f"  seat {seat} {self.names[seat]:<16} {move:<18} table: {' '.join(self.table) or '(empty)'}")
+        elif t == "escoba_en_mano":
+            self.echo(f"  seat {item['seat']} {self.names[item['seat']]} shows {' '.join(item['cards'])}: escoba en mano")
+        elif t == "escoba":
+            self.echo(f"  ** escoba for seat {item['seat']} {self.names[item['seat']]}")
+        elif t == "sweep":
+            if item["cards"]:
+                self.echo(f"  the table ({' '.join(item['cards'])}) goes to {self.side_name(item['side'])}")
+            self.table = []
+        elif t == "hand_score":
+            points = ", ".join(str(p) for p in item["points"])
+            totals = "-".join(str(p) for p in item["totals"])
+            self.echo(f"hand {item['hand'] + 1} points: {points}; match {totals}")
+
+
+def _hands(count: int) -> str:
+    return f"{count} hand{'' if count == 1 else 's'}"
+
+
+def _result_line(record: GameRecord, printer: _Printer) -> str:
+    """``side 0 (greedy) wins 21-9 (target, 5 hands)``; a forfeit names the hand it came in
+    and counts the hands played before it."""
+    result = record.result
+    scores = "-".join(map(str, result.scores))
+    forfeit = result.reason is EndReason.FORFEIT
+    if result.winner is not None:
+        head = f"{printer.side_name(result.winner)} wins"
+    else:
+        head = "no winner" if forfeit else "draw"
+    if forfeit:
+        return f"{head} {scores} (forfeit in hand {result.hands}, {_hands(result.hands - 1)} played)"
+    return f"{head} {scores} ({result.reason}, {_hands(result.hands)})"
+
+
+def _summary(record: GameRecord, seating: Seating) -> dict[str, Any]:
+    result = record.result
+    return {
+        "winner": result.winner,
+        "winner_seats": list(seating.seats_of(result.winner)) if result.winner is not None else [],
+        "scores": list(result.scores),
+        "reason": result.reason,
+        "hands": result.hands,
+        "seed": record.seed,
+        "seats": [o.to_dict() for o in record.outcomes],
+    }
+
+
+def play(
+    commands: Annotated[list[str], typer.Argument(help="Bot commands, one per seat in play order (quote each).")],
+    pairs: Annotated[bool, typer.Option("--pairs", help="Play in teams: seats 0+2 vs 1+3 (or 3 teams of 2 with 6).")] = False,
+    seed: Annotated[int | None, typer.Option(help="Match seed (default: random, printed).")] = None,
+    target: Annotated[int | None, typer.Option(help="Points to win (rule option target, default 21).")] = None,
+    rule: Annotated[list[str] | None, typer.Option(help="A rule option KEY=VALUE, e.g. renuncio=true; repeatable.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print only one JSON object with the result at the end.")] = False,
+    move_ms: Annotated[int, typer.Option(help="Time per decision, ms.")] = Limits.move_ms,
+    bank_ms: Annotated[int, typer.Option(help="Extra time bank per bot per match, ms.")] = Limits.bank_ms,
+    startup_ms: Annotated[int, typer.Option(help="Time to answer the handshake, ms.")] = Limits.startup_ms,
+    grace_ms: Annotated[int, typer.Option(help="Tolerance added to every deadline, ms.")] = Limits.grace_ms,
+    policy: Annotated[str, typer.Option(help="On a bot failure: loss (its side loses) or substitute (random move).")] = "loss",
+    strikes: Annotated[int, typer.Option(help="With --policy substitute: failures substituted before the loss.")] = 3,
+    record: Annotated[Path | None, typer.Option(help="Write the full game record (JSON) to this file.")] = None,
+    logs: Annotated[Path | None, typer.Option(help="Folder for each bot's stderr log and the conversation log.")] = None,
+    cpu: Annotated[
+        int | None, typer.Option(help="Pin the arena and every bot to this CPU (faster hand-overs; bots share it).")
+    ] = None,
+) -> None:
+    """Play one match between bot commands and show it as it goes."""
+    seating = _seating(len(commands), pairs)
+    options = dict(_parse_rule(r) for r in rule or [])
+    if target is not None:
+        options["target"] = target
+    rules = Rules.from_dict(options)
+    limits = Limits(startup_ms=startup_ms, move_ms=move_ms, bank_ms=bank_ms, grace_ms=grace_ms)
+    fail_policy = FailurePolicy(policy, strikes)
+    specs = _unique_names([BotSpec.from_command(c, limits=limits) for c in commands])
+    for spec in specs:
+        problem = missing_program(spec.cmd, spec.cwd or os.getcwd(), dict(spec.env or {}))
+        if problem:
+            raise InputError(f"bot {spec.name!r}: {problem}")
+    allowed = os.sched_getaffinity(0)
+    if cpu is not None and cpu not in allowed:
+        raise InputError(
+            f"--cpu {cpu}: not one of the CPUs this process may use ({', '.join(map(str, sorted(allowed)))})"
+        )
+    if seed is None:
+        seed = secrets.randbelow(2**63)
+
+    def echo(text: str) -> None:
+        if not as_json:  # --json: only the result object at the end
+            typer.echo(text)
+
+    names = [s.name for s in specs]
+    echo(f"seed {seed}; " + ", ".join(f"seat {i}: {n}" for i, n in enumerate(names)))
+    conv = _open_conversation(logs)
+    log = ConversationLog(conv) if conv is not None else None
+    bots = [BotProcess(spec, stderr_dir=logs, log=log, cpus=None if cpu is None else [cpu]) for spec in specs]
+    try:
+        if cpu is not None:
+            os.sched_setaffinity(0, {cpu})
+        # Ctrl-C, SIGTERM and SIGHUP stop the match through this finally (arena/cli/edge.py).
+        game = play_match(bots, rules, seating, seed, fail_policy, observer=_Printer(names, seating, echo))
+    finally:
+        os.sched_setaffinity(0, allowed)
+        for bot in bots:
+            bot.close()
+        if conv is not None:
+            conv.close()
+    if record is not None:
+        try:
+            record.write_text(json.dumps(game.to_dict(), indent=1) + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise WriteError(f"cannot write the record to {record}: {exc.strerror or exc}") from None
+    summary = _summary(game, seating)
+    if as_json:
+        typer.echo(json.dumps(summary))
+        return
+    typer.echo(f"result: {_result_line(game, _Printer(names, seating, echo))}")
+    for outcome in game.outcomes:
+        if outcome.termination is not Termination.OK or outcome.strikes:
+            typer.echo(
+                f"  seat {outcome.seat} {outcome.bot}: {outcome.termination.value} {outcome.detail} (strikes: {outcome.strikes})"
+            )
+
+
+# --- check-bot ---------------------------------------------------------------------------------
+
+
+def _step_line(step: Step) -> str:
+    if not step.passed:
+        return f"  [FAIL] {step.label}: {step.detail}"
+    if step.ms is None:
+        return f"  [ ok ] {step.label}: {step.detail}"
+    return f"  [ ok ] {step.label} ({step.detail}; {step.ms:.0f} ms)"
+
+
+def check_bot(
+    command: Annotated[str, typer.Argument(help="The bot command to check (quote it).")],
+    move_ms: Annotated[int, typer.Option(help="Time per decision, ms.")] = Limits.move_ms,
+    startup_ms: Annotated[int, typer.Option(help="Time to answer the handshake, ms.")] = Limits.startup_ms,
+    logs: Annotated[Path | None, typer.Option(help="Folder for the bot's stderr log and the conversation log.")] = None,
+) -> None:
+    """Run a bot through a conformance script and report PASS/FAIL (exit 0 only on a pass)."""
+    limits = Limits(startup_ms=startup_ms, move_ms=move_ms)
+    spec = BotSpec.from_command(command, limits=limits)
+    conv = _open_conversation(logs)
+    bot = BotProcess(spec, stderr_dir=logs, log=ConversationLog(conv) if conv is not None else None)
+    typer.echo(f"check-bot: {command}")
+    try:
+        # Ctrl-C, SIGTERM and SIGHUP stop the check through this finally (arena/cli/edge.py).
+        verdict = run_conformance(bot, lambda step: typer.echo(_step_line(step)))
+    finally:
+        bot.close()
+        if conv is not None:
+            conv.close()
+    if verdict.passed:
+        exited = "exits on goodbye" if bot.exited_on_goodbye else "did not exit on goodbye (killed; harmless)"
+        typer.echo(f"  [ ok ] {exited}")
+        typer.echo("result: PASS")
+        return
+    tail = bot.stderr_tail.strip().splitlines()[-5:]
+    if tail:
+        typer.echo("  bot's last stderr lines:")
+        for line in tail:
+            typer.echo(f"    {line}")
+        if any("Permission denied" in line or "EACCES" in line for line in tail) and "Landlock ABI" in containment_line():
+            typer.echo("  hint: a bot may change files only in $TMPDIR (its own, not /tmp), /dev/shm and the "
+                       "folders its `limits: {writable: [...]}` names (docs/PROTOCOL.md, \"Limits\")")
+    typer.echo(f"result: FAIL ({verdict.problem})")
+    raise typer.Exit(ExitCode.CHECK_FAILED)
+
+
+__all__ = ["check_bot", "play"]

@@ -1,0 +1,501 @@
+"""``arena replay``, ``arena verify`` and ``arena report``: watch, check and publish logged games.
+
+Every record is re-played through the rules core before it is shown; one that does not replay
+to what it says is refused with the first move that does not match.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from arena.cli.edge import Interrupted
+from arena.cli.rate import ByNameOption, MixOption, PriorOption, check_prior, is_league, write_league_report
+from arena.errors import ArenaError, ExitCode, InputError
+from arena.match.record import RecordError
+from arena.printable import printable
+from arena.safe_files import make_folder, write_text
+from arena.tournament.export import find_record, is_record_lines, iter_record_lines
+
+if TYPE_CHECKING:
+    from arena.tournament.config import TournamentConfig
+    from arena.tournament.schedule import MatchSpec
+    from arena.tournament.store import MatchRow
+
+_STORE_FILE = "results.sqlite"
+_SUITS = ("spanish", "french")
+_KEYS_HELP = "keys: -> n space next | <- p back | up/down hand | g/G start/end | a auto | q quit"
+
+
+# --- finding records --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Source:
+    """One record to check or show: where it came from, and its JSON (or why it could not be read).
+
+    From a results store, also what the record must agree with: the store's row for it
+    (``summary``), the tournament the store describes (``config``) and the schedule's match of
+    that id (``spec``; None for a row whose id the schedule does not have)."""
+
+    label: str
+    record: Any
+    summary: MatchRow | None = None
+    error: str | None = None
+    config: TournamentConfig | None = None
+    spec: MatchSpec | None = None
+    missing: bool = False  # a match of the schedule that the store does not hold
+
+
+# A game record file larger than this is refused unread: a match to 21 points is about 100 KB,
+# one that reaches the largest hand limit a few MB.
+MAX_RECORD_BYTES = 64 * 1024 * 1024
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_RECORD_BYTES + 1)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    if len(data) > MAX_RECORD_BYTES:
+        raise InputError(f"{path}: not a game record: larger than {MAX_RECORD_BYTES // (1024 * 1024)} MB")
+    try:
+        return json.loads(data.decode("utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}: not a JSON game record ({exc})") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not a JSON game record (not UTF-8 text)") from None
+    except RecursionError:
+        raise InputError(f"{path}: not a game record: its JSON is nested too deep") from None
+
+
+def _is_store(folder: Path) -> bool:
+    return (folder / _STORE_FILE).is_file()
+
+
+def load_game(game: Path, game_id: str | None) -> tuple[Any, str]:
+    """The record JSON named by the user: a file, or a results folder and a match id."""
+    if game.is_dir():
+        if game_id is None:
+            raise InputError(f"{game} is a folder: give the id of a match in it too (arena replay {game} ID)"
+                            + _some_ids(game))
+        if _is_store(game):
+            from arena.tournament.store import ResultStore, StoreError
+
+            try:
+                with ResultStore.open_existing(str(game)) as store:
+                    return store.record(game_id), f"{game} match {game_id}"
+            except StoreError as exc:
+                raise InputError(str(exc) + _some_ids(game)) from None
+        for candidate in (game / game_id, game / f"{game_id}.json"):
+            if candidate.is_file():
+                return _read_json(candidate), str(candidate)
+        raise InputError(f"{game}: no record {game_id!r} (looked for {game_id}.json)")
+    if not game.exists():
+        raise InputError(f"{game}: no such file or folder")
+    if is_record_lines(game):  # records one per line (arena export --records jsonl)
+        return find_record(game, game_id)
+    if game_id is not None:
+        raise InputError(f"{game} is a file: a match id is only needed with a results folder")
+    return _read_json(game), str(game)
+
+
+def _some_ids(folder: Path) -> str:
+    ids: list[str] = []
+    try:
+        if _is_store(folder):
+            from arena.tournament.store import ResultStore
+
+            with ResultStore.open_existing(str(folder)) as store:
+                ids = [row.id for row in store.results()]
+        else:
+            ids = sorted(p.stem for p in folder.glob("*.json"))
+    except (ArenaError, OSError):
+        return ""
+    if not ids:
+        return " (it holds no matches)"
+    shown = ", ".join(ids[:6]) + (", ..." if len(ids) > 6 else "")
+    return f" (its {len(ids)} match ids: {shown})"
+
+
+def iter_sources(path: Path, *, missing: bool = False) -> Iterator[Source]:
+    """Every record under ``path``: a tournament's results folder, a folder of record JSON
+    files, or one record file. With ``missing``, a results folder also gives a Source (with
+    its error) for each match of its schedule that it does not hold."""
+    if path.is_dir() and _is_store(path):
+        yield from _store_sources(path, missing)
+        return
+    if path.is_dir():
+        files = sorted(path.glob("*.json"))
+        if not files:
+            raise InputError(f"{path}: neither a results folder ({_STORE_FILE}) nor a folder of record .json files")
+        for file in files:
+            try:
+                yield Source(file.stem, _read_json(file))
+            except InputError as exc:
+                yield Source(file.stem, None, None, str(exc))
+        return
+    if not path.exists():
+        raise InputError(f"{path}: no such file or folder")
+    if is_record_lines(path):  # records one per line (arena export --records jsonl)
+        yield from (Source(line.id, line.record, None, line.error) for line in iter_record_lines(path))
+        return
+    yield Source(path.name, _read_json(path))
+
+
+def _store_sources(path: Path, missing: bool) -> Iterator[Source]:
+    from arena.tournament.audit import store_schedule
+    from arena.tournament.store import ResultStore, StoreError
+
+    try:
+        store = ResultStore.open_existing(str(path))
+    except StoreError as exc:
+        raise InputError(str(exc)) from None
+    with store:
+        config, schedule = store_schedule(store)
+        by_id = {spec.id: spec for spec in schedule}
+        rows = store.results()
+        for row in rows:
+            spec = by_id.get(row.id)
+            if spec is None:
+                # Not the tournament's: refused unread, however well its record replays.
+                yield Source(row.id, None, row, f"not in the tournament's schedule ({len(schedule)} matches), "
+                             "yet stored as one of its matches", config, None)
+                continue
+            try:
+                record = store.record(row.id)
+            except (StoreError, ValueError) as exc:
+                yield Source(row.id, None, row, f"unreadable record: {exc}", config, spec)
+                continue
+            yield Source(row.id, record, row, None, config, spec)
+        if missing:
+            stored = {row.id for row in rows}
+            for spec in schedule:
+                if spec.id not in stored:
+                    yield Source(spec.id, None, None, "in the schedule, not in the store (deleted, or not played yet: "
+                                 "arena run resumes)", config, spec, missing=True)
+
+
+def check_source(source: Source) -> tuple[Any, str | None]:
+    """Replay one source; (the Replay or None, why it was refused or None); see
+    ``arena.render.report.check_record`` for what a record from a results store must agree with."""
+    from arena.render.report import check_record
+
+    if source.error is not None:
+        return None, source.error
+    return check_record(source.record, source.summary, source.config, source.spec)
+
+
+# --- arena replay ------------------------------------------------------------------------------
+
+
+def _text_style(suits: str, ascii_only: bool, tty: bool) -> Any:
+    from arena.render.text import TextStyle
+
+    encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
+    unicode = not ascii_only and encoding in ("utf8", "utf8sig")
+    color = tty and not ascii_only and "NO_COLOR" not in os.environ
+    return TextStyle(suits=suits, color=color, unicode=unicode)
+
+
+def replay_cmd(
+    game: Annotated[Path, typer.Argument(help="A game record JSON file, or a tournament results folder (then give GAME_ID).")],
+    game_id: Annotated[str | None, typer.Argument(help="The match id, when GAME is a results folder.")] = None,
+    auto_delay: Annotated[str | None, typer.Argument(hidden=True, help="The delay after --auto.")] = None,
+    seat: Annotated[int | None, typer.Option("--seat", help="Show only this seat's hand (the others face down).")] = None,
+    auto: Annotated[
+        bool, typer.Option("--auto", help="Step forward on its own (keys still work): --auto [SECONDS], default 1 s a step.")
+    ] = False,
+    delay: Annotated[
+        float | None, typer.Option("--delay", min=0.0, help="Seconds per step with --auto (the same as --auto SECONDS).")
+    ] = None,
+    suits: Annotated[
+        str, typer.Option("--suits", help="Card faces: spanish (7o, 12c) or french (7♦, K♥; display only).")
+    ] = "spanish",
+    ascii_only: Annotated[bool, typer.Option("--ascii", help="Plain ASCII: no colours, no suit symbols.")] = False,
+    html: Annotated[
+        Path | None, typer.Option("--html", help="Write a self-contained HTML replay page to this file instead.")
+    ] = None,
+) -> None:
+    """Replay a logged match, verified through the rules core: step with the arrow keys, or watch
+    it run with --auto. When the output is not a terminal, print the whole match as plain text."""
+    from arena.match.replay import replay
+
+    if suits not in _SUITS:
+        raise InputError(f"--suits: expected spanish or french, got {suits!r}")
+    if not game.exists():
+        raise InputError(f"{game}: no such file or folder")
+    # ``--auto 0.5``: typer options cannot take an optional value, so the number arrives as the
+    # positional after GAME (or after GAME GAME_ID for a results folder).
+    if game.is_dir() or is_record_lines(game):
+        given = auto_delay
+    else:
+        given, game_id = (game_id, auto_delay) if auto_delay is None else (auto_delay, game_id)
+    if given is not None:
+        number = _seconds(given)
+        if not auto or number is None:
+            raise InputError(f"unexpected argument {given!r}" + (" (a delay goes after --auto)" if number is not None else ""))
+        if delay is not None and delay != number:
+            raise InputError("give the delay once: --auto SECONDS or --delay SECONDS")
+        delay = number
+    delay = 1.0 if delay is None else delay
+    data, label = load_game(game, game_id)
+    try:
+        rep = replay(data)
+    except RecordError as exc:
+        raise RecordError(f"{label}: {exc}") from None
+    if seat is not None and not 0 <= seat < rep.seating.players:
+        raise InputError(f"--seat {seat}: this match has seats 0 to {rep.seating.players - 1}")
+    if html is not None:
+        from arena.render.html import render_replay_html
+
+        title = f"Escoba replay · {label}"
+        _write_text(html, render_replay_html(rep, title=title, suits=suits))
+        typer.echo(f"wrote {html} ({len(rep.frames)} frames, {rep.moves} moves; verified)")
+        return
+    tty_out = sys.stdout.isatty()
+    if not tty_out:
+        from arena.render.text import render_transcript
+
+        typer.echo(render_transcript(rep, _text_style(suits, ascii_only, False), seat), nl=False)
+        return
+    style = _text_style(suits, ascii_only, True)
+    if sys.stdin.isatty():
+        _interactive(rep, style, seat, auto, delay)
+    elif auto:
+        _run_unattended(rep, style, seat, delay)
+    else:
+        from arena.render.text import render_transcript
+
+        typer.echo(render_transcript(rep, style, seat), nl=False)
+
+
+def _seconds(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if value >= 0 and value == value and value != float("inf") else None
+
+
+def _write_text(path: Path, text: str, *, folder_may_be_link: bool = True) -> None:
+    # A new file renamed into place: a link planted under the name is replaced, never followed.
+    write_text(path, text, folder_may_be_link=folder_may_be_link)
+
+
+_CLEAR = "\x1b[H\x1b[2J"
+
+
+def _run_unattended(rep: Any, style: Any, seat: int | None, delay: float) -> None:
+    from arena.render.text import render_screen
+
+    out = sys.stdout
+    for i in range(len(rep.frames)):
+        out.write(_CLEAR + render_screen(rep, i, style, seat) + "\n")
+        out.flush()
+        if i + 1 < len(rep.frames):
+            time.sleep(delay)
+
+
+def _interactive(rep: Any, style: Any, seat: int | None, auto: bool, delay: float) -> None:
+    import termios
+    import tty
+
+    from arena.render.text import render_screen
+
+    frames = rep.frames
+    last = len(frames) - 1
+    hand_starts = [i for i, f in enumerate(frames) if i == 0 or f.hand != frames[i - 1].hand]
+    fd = sys.stdin.fileno()
+    out = sys.stdout
+    saved = termios.tcgetattr(fd)
+    pos = 0
+    playing = auto
+    out.write("\x1b[?1049h\x1b[?25l")  # the alternate screen, cursor hidden
+    try:
+        tty.setcbreak(fd)
+        while True:
+            mode = "  [auto: a to stop]" if playing else ""
+            out.write(_CLEAR + render_screen(rep, pos, style, seat, help_line=_KEYS_HELP + mode) + "\n")
+            out.flush()
+            key = _read_key(fd, delay if playing else None)
+            if key is None:
+                if pos < last:
+                    pos += 1
+                else:
+                    playing = False
+                continue
+            if key in ("q", "Q", "esc"):
+                break
+            if key in ("right", "n", " ", "l", "enter"):
+                pos = min(last, pos + 1)
+            elif key in ("left", "p", "h", "backspace"):
+                pos = max(0, pos - 1)
+            elif key in ("down", "N", "pgdn"):
+                pos = next((s for s in hand_starts if s > pos), last)
+            elif key in ("up", "P", "pgup"):
+                pos = max((s for s in hand_starts if s < pos), default=0)
+            elif key in ("g", "home"):
+                pos = 0
+            elif key in ("G", "end"):
+                pos = last
+            elif key == "a":
+                playing = not playing
+                if playing and pos >= last:
+                    pos = 0
+    except Interrupted:
+        raise  # SIGTERM or SIGHUP: stop (the terminal is restored below), not a quit key
+    except KeyboardInterrupt:
+        pass  # Ctrl-C quits like q
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+        out.write("\x1b[?25h\x1b[?1049l")
+        out.flush()
+    # Leave the final position on the ordinary screen, so what was watched stays visible.
+    out.write(render_screen(rep, pos, style, seat) + "\n")
+    out.flush()
+
+
+_SEQUENCES = {
+    "[A": "up",
+    "[B": "down",
+    "[C": "right",
+    "[D": "left",
+    "[H": "home",
+    "[F": "end",
+    "OA": "up",
+    "OB": "down",
+    "OC": "right",
+    "OD": "left",
+    "OH": "home",
+    "OF": "end",
+    "[1~": "home",
+    "[4~": "end",
+    "[5~": "pgup",
+    "[6~": "pgdn",
+}
+
+
+def _read_key(fd: int, timeout: float | None) -> str | None:
+    """One key press from a terminal in cbreak mode; None when ``timeout`` passes first."""
+    ready, _, _ = select.select([fd], [], [], timeout)
+    if not ready:
+        return None
+    ch = os.read(fd, 1)
+    if ch == b"\x1b":
+        seq = b""
+        while len(seq) < 4:
+            more, _, _ = select.select([fd], [], [], 0.03)
+            if not more:
+                break
+            seq += os.read(fd, 1)
+            if seq[-1:].isalpha() or seq[-1:] == b"~":
+                break
+        return _SEQUENCES.get(seq.decode("ascii", "replace"), "esc" if not seq else "unknown")
+    if ch in (b"\r", b"\n"):
+        return "enter"
+    if ch in (b"\x7f", b"\x08"):
+        return "backspace"
+    if ch == b"\x04" or not ch:  # Ctrl-D or end of input
+        return "q"
+    return ch.decode("utf-8", "replace")
+
+
+# --- arena verify ------------------------------------------------------------------------------
+
+
+def verify_cmd(
+    results: Annotated[
+        Path, typer.Argument(help="A tournament results folder, a folder of record .json files, or one record file.")
+    ],
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Print a line for every record, not only the refused ones.")
+    ] = False,
+) -> None:
+    """Re-play every game record through the rules core and check it ends as recorded. For a
+    results folder, also check every column of every row against its record and the schedule,
+    and that the store holds exactly the schedule's matches. Exit code 1 if anything is refused."""
+    checked = refused = absent = 0
+    for source in iter_sources(results, missing=True):
+        if source.missing:
+            absent += 1
+            typer.echo(printable(f"missing {source.label}: {source.error}"))
+            continue
+        rep, why = check_source(source)
+        checked += 1
+        if why is not None:
+            refused += 1
+            typer.echo(printable(f"refused {source.label}: {why}"))
+        elif verbose:
+            r = rep.result
+            typer.echo(printable(f"ok {source.label}: {rep.moves} moves, {'-'.join(map(str, r.scores))} ({r.reason})"))
+    if refused or absent:
+        gone = f"; {absent} scheduled match{'es' if absent != 1 else ''} missing" if absent else ""
+        typer.echo(printable(f"{results}: {refused} of {checked} records refused{gone}"), err=True)
+        raise typer.Exit(ExitCode.CHECK_FAILED)
+    typer.echo(printable(f"{results}: all {checked} records replay to their recorded results"))
+
+
+# --- arena report ------------------------------------------------------------------------------
+
+
+def report_cmd(
+    inputs: Annotated[
+        list[Path],
+        typer.Argument(
+            help="A tournament's results folder (results/<name>); several, or a folder of them, make a league page.",
+            metavar="RESULTS...",
+        ),
+    ],
+    html: Annotated[Path | None, typer.Option("--html", help="The report page to write (default: RESULTS/report.html).")] = None,
+    suits: Annotated[str, typer.Option("--suits", help="Card faces in the replay pages: spanish or french.")] = "spanish",
+    prior: PriorOption = None,
+    by_name: ByNameOption = False,
+    mix: MixOption = False,
+) -> None:
+    """Write a tournament report page (standings, crosstable, ratings plot) with a verified replay
+    page for every match beside it, in OUT_replays/. Exit code 1 if any record is refused.
+    Several results folders (or a folder of them) get a league page instead: the rating list,
+    the tournaments and the ratings over time (default: FOLDER/league.html)."""
+    from arena.render.report import TournamentReport
+
+    if is_league(inputs):
+        write_league_report(inputs, html, prior=prior, by_name=by_name, mix=mix)
+        return
+    results = inputs[0]
+    if suits not in _SUITS:
+        raise InputError(f"--suits: expected spanish or french, got {suits!r}")
+    prior = check_prior(prior)
+    if not results.is_dir() or not _is_store(results):
+        raise InputError(f"{results}: not a tournament results folder (no {_STORE_FILE}; run a tournament first)")
+    if html is None:
+        make_folder(results)  # the default page goes in the results folder: not through a link to it
+    out = html if html is not None else results / "report.html"
+    replays_dir = out.parent / f"{out.stem}_replays"
+    make_folder(replays_dir)  # a link planted as the replays folder is refused
+    report = TournamentReport(results, replays_dir=replays_dir.name, suits=suits)
+    for file, page in report.replay_pages():
+        _write_text(replays_dir / file, page, folder_may_be_link=False)
+    _write_text(out, report.page(prior=prior))
+    refusals = report.refusals
+    matches = report.matches
+    for line in refusals:
+        typer.echo(printable(line), err=True)
+    typer.echo(f"wrote {out} and {len(matches) - len(refusals)} replay pages in {replays_dir}")
+    if refusals:
+        typer.echo(f"{results}: {len(refusals)} of {len(matches)} records refused", err=True)
+        raise typer.Exit(ExitCode.CHECK_FAILED)
+
+
+__all__ = ["MAX_RECORD_BYTES", "replay_cmd", "verify_cmd", "report_cmd", "load_game", "iter_sources", "check_source",
+           "Source"]

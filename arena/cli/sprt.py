@@ -1,0 +1,294 @@
+"""``arena sprt``: is A stronger than B? A sequential test on duplicate deals (docs/SPRT.md).
+
+Three ways in, one way through:
+
+* ``arena sprt A B --elo0 0 --elo1 10``: A and B are bot commands, or bot names of a
+  tournament file given with ``--file`` (its rules, table and bot settings are used);
+* ``arena sprt --repo PATH --base REV --dev REV --build CMD --cmd CMD``: the same bot at two
+  revisions of a git repository, built in checkouts of their own (dev is A, base is B);
+* ``arena sprt --stats LL LD DD WD WW --elo0 X --elo1 Y``: the statistics of counts alone.
+
+The first two make a tournament of ``format: sprt`` and play it exactly as ``arena run``
+plays a file of that format (arena/cli/tournament.py: builds, identity checks, live status,
+failures, Ctrl-C and resume, tables, report page); the text of the test's numbers is made
+here, for both.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import shlex
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from arena.cli.tournament import Progress
+from arena.errors import InputError
+
+if TYPE_CHECKING:
+    from arena.sprt import SprtParams
+    from arena.tournament.config import BotConfig, TournamentConfig
+
+DEFAULT_SEED = 1
+_NAME_MAX = 64
+
+
+# --- the command ----------------------------------------------------------------------------------
+
+
+def _params(metric: str, model: str, elo0: float | None, elo1: float | None, points0: float | None,
+            points1: float | None, alpha: float, beta: float, max_pairs: int | None) -> SprtParams:
+    from arena.sprt import SprtParamError, SprtParams
+
+    given: dict[str, object] = {"metric": metric, "alpha": alpha, "beta": beta}
+    for key, value in (("elo0", elo0), ("elo1", elo1), ("points0", points0), ("points1", points1),
+                       ("max_pairs", max_pairs)):
+        if value is not None:
+            given[key] = value
+    if metric == "elo":
+        given["model"] = model
+    elif model != "normalized":
+        raise SprtParamError("--model", "applies to --metric elo only")
+    try:
+        return SprtParams.from_mapping(given)
+    except SprtParamError as exc:
+        raise SprtParamError("--" + exc.parameter.replace("_", "-"), exc.reason) from None
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-._") or "bot"
+
+
+def command_name(cmd: str) -> str:
+    """A bot's name from its command: the stem of the script it runs (``expert_bot`` for
+    ``python3 bots/expert_bot.py --ms 20``), else of the program (``firstmove`` for
+    ``./firstmove.bin``)."""
+    try:
+        words = shlex.split(cmd)
+    except ValueError:
+        words = cmd.split()
+    if not words:
+        return "bot"
+    scripts = [w for w in words[1:] if not w.startswith("-") and ("/" in w or re.search(r"\.[A-Za-z]\w*$", w))]
+    word = scripts[0] if scripts else words[0]
+    stem = os.path.splitext(os.path.basename(word.rstrip("/")))[0]
+    return _slug(stem)[:_NAME_MAX - 2]
+
+
+def _command_bots(candidate: str, baseline: str, check: bool) -> tuple[BotConfig, BotConfig]:
+    from arena.harness.botproc import missing_program
+    from arena.tournament.config import BotConfig, expand_python
+
+    names = [command_name(candidate), command_name(baseline)]
+    if names[0] == names[1]:
+        names = [f"{names[0]}-A", f"{names[1]}-B"]
+    here = os.getcwd()
+    bots = []
+    for role, name, cmd in (("A", names[0], candidate), ("B", names[1], baseline)):
+        if not cmd.strip():
+            raise InputError(f"{role}: expected a bot command, got nothing")
+        if check:
+            missing = missing_program(expand_python(cmd, sys.executable), here, {})
+            if missing:
+                raise InputError(f"{role} ({cmd!r}): {missing}")
+        bots.append(BotConfig(name, cmd, ".", base_dir=here))
+    return bots[0], bots[1]
+
+
+def _revision_bots(repo: Path, base: str | None, dev: str | None, build: str | None, cmd: str | None,
+                   cwd: str) -> tuple[BotConfig, BotConfig]:
+    from arena.tournament.buildspec import BuildSpec
+    from arena.tournament.config import BotConfig
+    from arena.tournament.sources import SourceSpec
+
+    for option, value in (("--base", base), ("--dev", dev), ("--cmd", cmd)):
+        if not value or not value.strip():
+            raise InputError(f"--repo: {option} is required (--repo PATH --base REV --dev REV --cmd CMD [--build CMD])")
+    if not repo.is_dir():
+        raise InputError(f"--repo: {repo} is not a folder holding a git repository")
+    here = os.getcwd()
+    spec = BuildSpec(build) if build else None
+    # dev is the candidate (A), base the baseline (B): a positive Elo means dev is stronger.
+    return (
+        BotConfig("dev", str(cmd), cwd, base_dir=here, build=spec,
+                  source=SourceSpec(str(repo), str(dev).strip(), base_dir=here)),
+        BotConfig("base", str(cmd), cwd, base_dir=here, build=spec,
+                  source=SourceSpec(str(repo), str(base).strip(), base_dir=here)),
+    )
+
+
+def _file_config(file: Path, candidate: str, baseline: str, check: bool) -> TournamentConfig:
+    """The tournament file's game (rules, table, failure policy, settings of the two bots);
+    the sides are clones of A and B."""
+    from arena.tournament.config import load_config
+
+    config = load_config(file, check_commands=check)
+    names = [bot.name for bot in config.bots]
+    chosen = []
+    for role, name in (("A", candidate), ("B", baseline)):
+        try:
+            chosen.append(config.bot(name))
+        except KeyError:
+            raise InputError(f"{role}: {file} has no bot named {name!r} (its bots: {', '.join(names)})") from None
+    if candidate == baseline:
+        raise InputError(f"A and B are both {candidate!r}: a test needs two bots (two entries of the file, "
+                         "even if they run the same program)")
+    if config.sides != 2:
+        raise InputError(f"{file}: sprt tests one side against another: it needs exactly 2 sides, the file's table "
+                         f"has {config.sides} ({config.players} players)")
+    return replace(config, bots=tuple(chosen), team_mode="clones", teams=(), challenger=None)
+
+
+def sprt(
+    candidate: Annotated[str | None, typer.Argument(
+        metavar="A", help="The candidate: a bot command, or a bot name of --file.", show_default=False)] = None,
+    baseline: Annotated[str | None, typer.Argument(
+        metavar="B", help="The baseline: a bot command, or a bot name of --file.", show_default=False)] = None,
+    elo0: Annotated[float | None, typer.Option("--elo0", help="H0: A is this much stronger (Elo of --model).")] = None,
+    elo1: Annotated[float | None, typer.Option("--elo1", help="H1: A is this much stronger; more than elo0.")] = None,
+    metric: Annotated[str, typer.Option("--metric", help="elo (match results) or points (margin in points per hand; "
+                                                         "give --points0 and --points1).")] = "elo",
+    points0: Annotated[float | None, typer.Option("--points0", help="H0 of --metric points, points per hand.")] = None,
+    points1: Annotated[float | None, typer.Option("--points1", help="H1 of --metric points, points per hand.")] = None,
+    model: Annotated[str, typer.Option("--model", help="What elo0 and elo1 measure: normalized or logistic.")] = "normalized",
+    alpha: Annotated[float, typer.Option("--alpha", help="Chance of accepting H1 when H0 holds.")] = 0.05,
+    beta: Annotated[float, typer.Option("--beta", help="Chance of accepting H0 when H1 holds.")] = 0.05,
+    max_pairs: Annotated[int | None, typer.Option(
+        "--max-pairs", help="Stop undecided after this many pairs (default: no limit).")] = None,
+    stats: Annotated[tuple[int, int, int, int, int] | None, typer.Option(
+        "--stats", metavar="LL LD DD WD WW", help="Print the statistics of these pentanomial counts (fishtest's and "
+                                                  "fastchess's order); play nothing.")] = None,
+    file: Annotated[Path | None, typer.Option(
+        "--file", "-f", help="A tournament file: A and B are bot names of it; its rules, table and bot settings "
+                             "are used.")] = None,
+    repo: Annotated[Path | None, typer.Option(
+        "--repo", help="A git repository: test the bot at --dev (A) against the bot at --base (B).")] = None,
+    base: Annotated[str | None, typer.Option("--base", help="With --repo: the baseline's revision.")] = None,
+    dev: Annotated[str | None, typer.Option("--dev", help="With --repo: the candidate's revision.")] = None,
+    build: Annotated[str | None, typer.Option(
+        "--build", help="With --repo: the command that builds the bot in its checkout.")] = None,
+    cmd: Annotated[str | None, typer.Option("--cmd", help="With --repo: the command that runs the bot.")] = None,
+    cwd: Annotated[str, typer.Option(
+        "--cwd", help="With --repo: the bot's folder inside the repository, where --build and --cmd run.")] = ".",
+    seed: Annotated[int | None, typer.Option(
+        "--seed", min=0, help=f"Master seed of the deals (default: the file's, else {DEFAULT_SEED}).")] = None,
+    concurrency: Annotated[int | None, typer.Option(
+        "--concurrency", "-j", min=1, help="Worker processes (default: the file's, else the number of cores).")] = None,
+    output: Annotated[Path | None, typer.Option(
+        "--output", "-o", help="Results folder (default: results/sprt-A-vs-B).")] = None,
+    cluster: Annotated[str | None, typer.Option(
+        "--cluster", help="Play on the Dask cluster whose scheduler is at this address (docs/CLUSTER.md).")] = None,
+    progress: Annotated[Progress, typer.Option(
+        "--progress", help="bar: a status line on stderr; jsonl: one JSON object per finished match on stdout, "
+                           "with the test's state; none: neither.")] = Progress.BAR,
+    no_progress: Annotated[bool, typer.Option("--no-progress", help="The same as --progress none.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="A line per finished match, and every failure.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only errors and the final results.")] = False,
+    report: Annotated[bool | None, typer.Option(
+        "--report/--no-report", help="Write the report page into the results folder (default: as arena run).")] = None,
+) -> None:
+    """Test whether A is stronger than B with the fewest games: deals in pairs (both seats), until
+    the log-likelihood ratio reaches a bound (H0 or H1 accepted) or --max-pairs.
+
+    Resumable: run the same command again after Ctrl-C. --stats prints the numbers of counts alone."""
+    from arena.cli.tournament import play_config
+    from arena.render.sprt_text import result_lines
+    from arena.sprt import EloModel, Metric, Pentanomial, SprtParamError, summarize_counts
+
+    for option, value, kind in (("--metric", metric, Metric), ("--model", model, EloModel)):
+        if value not in {member.value for member in kind}:
+            allowed = " or ".join(member.value for member in kind)
+            raise SprtParamError(option, f"expected {allowed}, got {value!r}")
+    params = _params(metric, model, elo0, elo1, points0, points1, alpha, beta, max_pairs)
+    if stats is not None:
+        if candidate is not None or file is not None or repo is not None:
+            raise InputError("--stats takes counts instead of bots: give no bots, --file or --repo with it")
+        for line in result_lines(summarize_counts(params, Pentanomial.from_counts(stats))):
+            typer.echo(line)
+        return
+
+    check = not cluster
+    if repo is not None:
+        if candidate is not None or file is not None:
+            raise InputError("--repo tests two revisions of one bot: give no A, B or --file with it")
+        bots = _revision_bots(repo, base, dev, build, cmd, cwd)
+        base_config = None
+    else:
+        for option, given in (("--base", base), ("--dev", dev), ("--build", build), ("--cmd", cmd)):
+            if given is not None:
+                raise InputError(f"{option} goes with --repo")
+        if candidate is None or baseline is None:
+            raise InputError("give two bots, A (the candidate) and B (the baseline): bot commands, bot names of "
+                             "--file, or --repo with --base and --dev; or --stats with counts")
+        if file is not None:
+            base_config = _file_config(file, candidate, baseline, check)
+            bots = (base_config.bots[0], base_config.bots[1])
+        else:
+            bots = _command_bots(candidate, baseline, check)
+            base_config = None
+    config = _config(bots, params, base_config, seed, concurrency, output, cluster)
+    resume = _resume_command(candidate, baseline, params, file, repo, base, dev, build, cmd, cwd, seed, concurrency,
+                             output, cluster, metric, model)
+    play_config(config, resume=resume, cluster=cluster, progress=progress, no_progress=no_progress,
+                verbose=verbose, quiet=quiet, strict=False, report=report)
+
+
+def _config(bots: tuple[BotConfig, BotConfig], params: SprtParams, base: TournamentConfig | None, seed: int | None,
+            concurrency: int | None, output: Path | None, cluster: str | None) -> TournamentConfig:
+    from arena.core.rules import Rules
+    from arena.match.record import FailurePolicy
+    from arena.tournament.config import TournamentConfig
+    from arena.tournament.schedule import SPRT
+
+    name = f"sprt-{bots[0].name}-vs-{bots[1].name}"
+    if len(name) > _NAME_MAX:
+        name = name[:_NAME_MAX].rstrip("-._")
+    folder = os.path.abspath(output if output is not None else os.path.join("results", name))
+    if base is None:
+        base = TournamentConfig(
+            name=name, seed=DEFAULT_SEED, rules=Rules(), mode="single", players=2, team_size=1, team_mode="clones",
+            teams=(), bots=bots, format=SPRT, challenger=None, matches_per_pairing=2, duplicate=True,
+            failures=FailurePolicy(), concurrency=os.cpu_count() or 1, output=folder,
+        )
+    return replace(
+        base, name=name, bots=bots, format=SPRT, matches_per_pairing=2, duplicate=True, sprt=params, output=folder,
+        seed=seed if seed is not None else base.seed, concurrency=concurrency or base.concurrency,
+        cluster=cluster or base.cluster, source=base.source,
+    )
+
+
+def _resume_command(candidate: str | None, baseline: str | None, params: SprtParams, file: Path | None,
+                    repo: Path | None, base: str | None, dev: str | None, build: str | None, cmd: str | None, cwd: str,
+                    seed: int | None, concurrency: int | None, output: Path | None, cluster: str | None, metric: str,
+                    model: str) -> str:
+    """The command that resumes this test: the same bots, test and folder."""
+    parts = ["arena", "sprt"]
+    if repo is not None:
+        parts += ["--repo", str(repo), "--base", str(base), "--dev", str(dev), "--cmd", str(cmd)]
+        parts += ["--build", build] if build else []
+        parts += ["--cwd", cwd] if cwd != "." else []
+    else:
+        parts += [str(candidate), str(baseline)]
+        parts += ["--file", str(file)] if file is not None else []
+    name0, name1 = params.names
+    parts += [f"--{name0}", f"{params.h0:g}", f"--{name1}", f"{params.h1:g}"]
+    if metric != "elo":
+        parts += ["--metric", metric]
+    if model != "normalized":
+        parts += ["--model", model]
+    for option, value, default in (("--alpha", params.alpha, 0.05), ("--beta", params.beta, 0.05)):
+        if not math.isclose(value, default):
+            parts += [option, f"{value:g}"]
+    for option, given in (("--max-pairs", params.max_pairs), ("--seed", seed), ("--concurrency", concurrency),
+                          ("--output", output), ("--cluster", cluster)):
+        if given is not None:
+            parts += [option, str(given)]
+    return " ".join(shlex.quote(p) for p in parts)
+
+
+__all__ = ["command_name", "sprt"]

@@ -1,0 +1,784 @@
+"""``arena validate``, ``arena run`` and ``arena table``: tournaments from a YAML file.
+
+What ``arena run`` prints, and where: tables on stdout (on stderr with ``--progress jsonl``,
+whose stdout is one JSON object per finished match); everything for a person on stderr: the
+plan, the builds, the progress bar (matches per minute, the leader by rating, failures so
+far), each bot failure as it happens with a hint, ``-v``'s line per match, and at the end a
+failure summary per bot. ``--quiet`` leaves only errors, the failure summary and the tables.
+Every file a run writes goes through ``write_file``.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import os
+import shlex
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from arena.cli.edge import Interrupted, interrupt_exit_code, interrupt_name
+from arena.cli.rate import FormatOption, PriorOption, check_prior
+from arena.errors import ArenaError, ExitCode, InputError
+from arena.harness.containment import containment_line
+from arena.printable import printable
+from arena.render.tables import TableFormat, render_table
+from arena.safe_files import write_text
+from arena.tournament import runner
+from arena.tournament.config import TournamentConfig, load_config
+from arena.tournament.executors import Completed, Executor
+from arena.tournament.failures import FailureNote, FailureTally, describe, failure_notes_of, hint
+from arena.tournament.schedule import SPRT, MatchSpec, build_schedule, iter_schedule
+from arena.tournament.store import ResultStore, ResumeMismatchError, StoreError
+
+if TYPE_CHECKING:
+    from arena.tournament.build import PlannedBuild
+    from arena.tournament.sprt_run import SprtRun
+    from arena.tournament.standings import Standings
+
+STANDINGS_FILES = ("plain", "csv", "json")
+_EXT = {"plain": "txt", "github": "md", "csv": "csv", "json": "json"}
+REPORT_FILE = "report.html"
+# Above this many matches the run writes no report page unless asked (--report): a replay
+# page per match takes long and makes a folder of that many files.
+REPORT_MAX_MATCHES = 5000
+# Failures of one bot printed as they happen before the rest are only counted (-v shows all).
+LIVE_FAILURES_PER_BOT = 10
+# Without a terminal (a CI log, a file) the bar becomes a status line this often, and at the end.
+STATUS_EVERY_S = 30.0
+# A sequential test's schedule has no end: validate and --dry-run show its first deals.
+SPRT_SHOWN_DEALS = 3
+
+
+class FailureLimitError(ArenaError):
+    """``--strict`` or ``failures.max_failed_matches``: the run had more bot failures than allowed."""
+
+    exit_code = ExitCode.CHECK_FAILED
+
+
+class Progress(str, enum.Enum):
+    BAR = "bar"
+    JSONL = "jsonl"
+    NONE = "none"
+
+
+def write_file(path: str, text: str) -> None:
+    """Every file ``arena run`` writes into a results folder (tables, report pages) goes here:
+    a new file renamed into place, so a link planted under the name is replaced, never
+    followed, and the folder it goes in must not be a link (arena/safe_files.py)."""
+    write_text(path, text, folder_may_be_link=False)
+
+
+def _load(file: Path, *, concurrency: int | None = None, output: Path | None = None,
+          check_commands: bool = True) -> TournamentConfig:
+    config = load_config(file, check_commands=check_commands)
+    if concurrency is not None:
+        config = replace(config, concurrency=concurrency)
+    if output is not None:
+        config = replace(config, output=os.path.abspath(output))
+    return config
+
+
+def _summary(config: TournamentConfig, matches: int, deals: int) -> str:
+    shape = f"{config.players} players alone" if config.mode == "single" else (
+        f"pairs: {config.players} players in teams of {config.team_size} ({config.team_mode})"
+    )
+    fmt = config.format + (f" (challenger {config.challenger})" if config.challenger else "")
+    limit = ""
+    if config.max_failed_matches is not None:
+        limit = f", at most {config.max_failed_matches} matches with a failure"
+    return (
+        f"{config.name}: {len(config.bots)} bots, {shape}, {fmt}, "
+        f"{config.matches_per_pairing} matches per pairing{' (duplicate deals)' if config.duplicate else ''}; "
+        f"{matches} matches on {deals} deals; seed {config.seed}; "
+        f"failures: {config.failures.policy}"
+        + (f" ({config.failures.strikes} strikes)" if config.failures.policy == "substitute" else "")
+        + limit
+        + f"; concurrency {config.concurrency}; output {_rel(config.output)}"
+    )
+
+
+def _size(config: TournamentConfig) -> tuple[int, int]:
+    """(matches, deals) of the schedule, counted as it is generated (never held whole)."""
+    matches = deals = 0
+    for spec in iter_schedule(config):
+        matches += 1
+        deals = spec.deal + 1
+    return matches, deals
+
+
+def _rel(path: str) -> str:
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return rel if not rel.startswith("..") else path
+
+
+def _schedule_table(config: TournamentConfig, schedule: tuple[MatchSpec, ...], done: Callable[[MatchSpec], bool] | None) -> str:
+    headers = ["match", "deal seed", *(f"seat {i}" for i in range(config.players))]
+    if config.mode == "pairs":
+        headers.append("sides")
+    if done is not None:
+        headers.append("status")
+    rows = []
+    for spec in schedule:
+        row: list[object] = [spec.id, spec.seed, *spec.seats]
+        if config.mode == "pairs":
+            row.append(" vs ".join(spec.sides))
+        if done is not None:
+            row.append("done" if done(spec) else "to play")
+        rows.append(row)
+    return render_table(headers, rows, TableFormat.PLAIN)
+
+
+def _planned_builds(config: TournamentConfig) -> list[PlannedBuild]:
+    from arena.tournament.build import plan_builds
+
+    return plan_builds(config)
+
+
+def _build_lines(planned: list[PlannedBuild]) -> list[str]:
+    if not planned:
+        return []
+    todo = sum(1 for p in planned if p.will_run)
+    head = f"builds: {todo} to run, {len(planned) - todo} cached (nothing is built until arena run)"
+    return [head, *(f"  {p.describe()}" for p in planned)]
+
+
+def validate(
+    file: Annotated[Path, typer.Argument(help="Tournament YAML file (see docs/TOURNAMENTS.md).")],
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the summary line, not the schedule.")] = False,
+) -> None:
+    """Check a tournament file and print its schedule and what would be built. Exit code 2 if the file is invalid."""
+    config = _load(file)
+    sequential = config.format == SPRT
+    schedule = build_schedule(config, deals=SPRT_SHOWN_DEALS) if sequential else build_schedule(config)
+    planned = _planned_builds(config)
+    typer.echo(f"{file}: ok")
+    typer.echo(_summary(config, len(schedule), len({s.deal for s in schedule})) if not sequential
+               else _sprt_summary(config))
+    if not quiet:
+        for line in _build_lines(planned):
+            typer.echo(line)
+        if sequential:
+            typer.echo(f"the first {SPRT_SHOWN_DEALS} deals of an open-ended schedule (the test decides how many):")
+        typer.echo(_schedule_table(config, schedule, None))
+
+
+def _resume_command(file: Path, concurrency: int | None, output: Path | None) -> str:
+    parts = ["arena", "run", str(file)]
+    if output is not None:
+        parts += ["--output", str(output)]
+    if concurrency is not None:
+        parts += ["--concurrency", str(concurrency)]
+    return " ".join(shlex.quote(p) for p in parts)
+
+
+def run(
+    file: Annotated[Path, typer.Argument(help="Tournament YAML file (see docs/TOURNAMENTS.md).")],
+    dry_run: Annotated[
+        bool,
+        typer.Option("--dry-run", help="Check the file; print the schedule, what is already played and what would be "
+                                       "built; play, build and write nothing."),
+    ] = False,
+    concurrency: Annotated[
+        int | None,
+        typer.Option(
+            "--concurrency", "-j", min=1, help="Worker processes (default: the file's concurrency, else the number of cores)."
+        ),
+    ] = None,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Results folder (default: the file's output, else results/<name>).")
+    ] = None,
+    progress: Annotated[
+        Progress,
+        typer.Option("--progress", help="bar: a progress bar on stderr; jsonl: one JSON object per finished match on "
+                                        "stdout (tables then go to stderr); none: neither."),
+    ] = Progress.BAR,
+    no_progress: Annotated[bool, typer.Option("--no-progress", help="The same as --progress none.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="A line per finished match, and every failure.")] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="Print only errors, the failure summary and the final tables.")
+    ] = False,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Exit with code 1 if any bot failed in any match (after writing the tables).")
+    ] = False,
+    report: Annotated[
+        bool | None,
+        typer.Option("--report/--no-report", help=f"Write the report page (report.html) into the results folder at the "
+                                                  f"end (default: when the tournament has at most {REPORT_MAX_MATCHES} "
+                                                  "matches)."),
+    ] = None,
+    cluster: Annotated[
+        str | None,
+        typer.Option(
+            "--cluster",
+            help="Play on the Dask cluster whose scheduler is at this address, e.g. tcp://HOST:8786 "
+            "(default: the file's cluster, else local worker processes; docs/CLUSTER.md).",
+        ),
+    ] = None,
+) -> None:
+    """Build the bots, then play a tournament, or resume it: matches already in the results folder are not played again.
+
+    Ctrl-C, SIGTERM and SIGHUP stop it cleanly and print the command that resumes it."""
+    # With --cluster the bots run on the workers: their programs need not exist here.
+    config = _load(file, concurrency=concurrency, output=output, check_commands=not cluster)
+    if dry_run:
+        _dry_run(config)
+        return
+    resume = _resume_command(file, concurrency, output) + (f" --cluster {shlex.quote(cluster)}" if cluster else "")
+    play_config(config, resume=resume, cluster=cluster, progress=progress, no_progress=no_progress, verbose=verbose,
+                quiet=quiet, strict=strict, report=report)
+
+
+def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, progress: Progress, no_progress: bool,
+                verbose: bool, quiet: bool, strict: bool, report: bool | None) -> None:
+    """``arena run``'s whole run of a tournament (``arena sprt`` makes one and plays it here):
+    builds, identity checks, the live progress and failure lines, Ctrl-C with the ``resume``
+    command, the tables and the report page. A sequential test (format sprt) plays until it
+    decides (arena/tournament/sprt_run.py) and ends with its numbers and decision."""
+    mode = Progress.NONE if no_progress else progress
+    if quiet and mode is Progress.BAR:
+        mode = Progress.NONE  # quiet silences what is for a person, not the JSON lines for a script
+    out = _Human(quiet=quiet, tables_to_stderr=mode is Progress.JSONL)
+
+    import rich.progress  # noqa: F401
+
+    # Imported before any match is played: a Ctrl-C that lands inside an import surfaces as a
+    # RuntimeError from deep in Python, not as the KeyboardInterrupt handled below.
+    import arena.tournament.standings  # noqa: F401
+    from arena.tournament.build import run_builds
+
+    address = cluster or config.cluster
+    sequential = config.format == SPRT
+    matches, deals = _size(config) if not sequential else (0, 0)
+    store = runner.open_store(config)
+    with store:
+        try:
+            # Everything stored is read (and checked) before anything is printed or built: a
+            # damaged store is one line, and nothing is written to it.
+            plan = runner.plan_run(config, store)
+            test = _sprt_run(config, store, plan) if sequential else None
+            live = _Live(config, store, plan, out, mode=mode, verbose=verbose, test=test)
+            out.say(_summary(config, matches, deals) if test is None else _sprt_summary(config))
+            out.say("containment: " + (containment_line() if not address else "on the cluster's workers, each as a local run"))
+            built = run_builds(config, os.path.join(config.output, runner.LOGS_DIR), jobs=min(2, config.concurrency))
+            for line in built.lines():
+                out.say(f"build: {line}")
+            config = built.config
+            note = runner.check_identities(store, runner.identify_bots(config))
+            if note:
+                out.say(f"note: {note}")
+            if plan.done:
+                out.say(f"resuming: {plan.done} of {plan.total} matches already played" if test is None else
+                        f"resuming: {plan.done} matches stored; {_sprt_status(test)}")
+            if test.has_work if test is not None else plan.to_play:
+                executor: Executor
+                if address:
+                    from arena.tournament.dask_executor import make_dask_executor
+
+                    out.say(f"cluster: {address}")
+                    # A test counts every match it submits: no more queued than the workers play.
+                    window = {"per_thread": 2, "min_window": 2} if test is not None else {}
+                    executor = make_dask_executor(config, address, **window)
+                else:
+                    executor = runner.make_executor(config, config.concurrency)
+                ready = runner.ReadyNames(store, store.identities() or {})
+                try:
+                    live.play(executor, ready)
+                except ArenaError as exc:
+                    # A changed bot says itself what to do; anything else may simply resume.
+                    if exc.hint is None and not isinstance(exc, runner.BotChangedError):
+                        exc.hint = f"the results so far are safe in {_rel(config.output)}; resume with: {resume}"
+                    raise
+        except KeyboardInterrupt as stop:
+            # Ctrl-C, SIGTERM or SIGHUP (arena/cli/edge.py): every stored match is durable.
+            _say_interrupted(store, matches, config, resume, stop)
+            raise typer.Exit(interrupt_exit_code(stop)) from None
+        _finish(store, config, live, out, strict=strict, report=report)
+
+
+# --- a sequential test (format sprt) -------------------------------------------------------------
+
+
+def _sprt_run(config: TournamentConfig, store: ResultStore, plan: runner.RunPlan) -> SprtRun:
+    from arena.tournament.sprt_run import SprtRun
+
+    return SprtRun.resume(config, store, plan)
+
+
+def _decided(test: SprtRun) -> str:
+    from arena.render.sprt_text import decision_text
+
+    return (f"{decision_text(test.summary())} (LLR {test.state.llr:.2f}); the matches in progress are finished "
+            "and counted")
+
+
+def _sprt_status(test: SprtRun) -> str:
+    from arena.render.sprt_text import status_text
+
+    return status_text(test.summary())
+
+
+def _sprt_summary(config: TournamentConfig) -> str:
+    from arena.tournament.schedule import sprt_pair_limit
+    from arena.tournament.sprt_run import sides_of
+
+    params = config.sprt
+    candidate, baseline = sides_of(config)
+    shape = f"{config.players} players alone" if config.mode == "single" else (
+        f"pairs: {config.players} players in teams of {config.team_size} (clones)")
+    test = "" if params is None else (
+        f"[{params.h0:g}, {params.h1:g}] {params.metric.value}"
+        + (f" {params.model.value}" if params.metric.value == "elo" else " per hand")
+        + f", alpha {params.alpha:g}, beta {params.beta:g}, at most {sprt_pair_limit(config)} pairs")
+    return (f"{config.name}: sprt, {candidate} (A) against {baseline} (B), {shape}; {test}; every deal played from "
+            f"both seats, until the test decides; seed {config.seed}; failures: {config.failures.policy}; "
+            f"concurrency {config.concurrency}; output {_rel(config.output)}")
+
+
+def _existing_store(config: TournamentConfig) -> ResultStore:
+    """The results store a dry run reads, refused as the run would refuse it for a changed file."""
+    existing = ResultStore.open_existing(config.output)
+    if existing.fingerprint != config.fingerprint:
+        try:
+            raise ResumeMismatchError(config.output, _changed(existing, config))
+        finally:
+            existing.close()
+    return existing
+
+
+def _dry_run(config: TournamentConfig) -> None:
+    """What ``arena run`` would do: the summary, the builds (none run), the schedule and what is
+    already stored; refused as the run would be for a changed file or a changed bot."""
+    if config.format == SPRT:
+        _dry_run_sprt(config)
+        return
+    schedule = build_schedule(config)
+    planned = _planned_builds(config)
+    stored: Callable[[MatchSpec], bool] | None = None
+    done = 0
+    if os.path.isfile(os.path.join(config.output, "results.sqlite")):
+        with _existing_store(config) as existing:
+            # As the run itself would: every stored match checked against the schedule.
+            plan = runner.plan_run(config, existing)
+            for _row in existing.iter_rows():
+                pass  # every stored row read as the run would, so a damaged one is refused here too
+            stored, done = plan.is_stored, plan.done
+            _check_identities_read_only(config, existing, planned)
+    typer.echo(_summary(config, len(schedule), len({s.deal for s in schedule})))
+    for line in _build_lines(planned):
+        typer.echo(line)
+    typer.echo(f"{done} of {len(schedule)} matches already in {_rel(config.output)}" if done else "nothing played yet")
+    typer.echo(_schedule_table(config, schedule, stored if done else None))
+
+
+def _dry_run_sprt(config: TournamentConfig) -> None:
+    """``_dry_run`` of a sequential test: what is stored, the test as it stands, the deals next."""
+    planned = _planned_builds(config)
+    status = "nothing played yet"
+    first = 0
+    if os.path.isfile(os.path.join(config.output, "results.sqlite")):
+        with _existing_store(config) as existing:
+            plan = runner.plan_run(config, existing)
+            test = _sprt_run(config, existing, plan)
+            _check_identities_read_only(config, existing, planned)
+            if plan.done:
+                status = f"{plan.done} matches already in {_rel(config.output)}; {_sprt_status(test)}"
+                first = test.book.next_deal
+                if not test.has_work:
+                    status += "; the test has decided: nothing to play"
+    typer.echo(_sprt_summary(config))
+    for line in _build_lines(planned):
+        typer.echo(line)
+    typer.echo(status)
+    schedule = [spec for spec in build_schedule(config, deals=first + SPRT_SHOWN_DEALS) if spec.deal >= first]
+    typer.echo(f"the next {SPRT_SHOWN_DEALS} deals of an open-ended schedule (the test decides how many):")
+    typer.echo(_schedule_table(config, tuple(schedule), None))
+
+
+def _check_identities_read_only(config: TournamentConfig, store: ResultStore, planned: list[PlannedBuild]) -> None:
+    """The resume's identity check, for the bots whose files are final now (no build to run,
+    not from a revision: those are checked when the run has built them)."""
+    from arena.tournament.identity import identify_bot, identity_changes
+
+    recorded = store.identities()
+    if not recorded or not store.count():
+        return
+    building = {name for p in planned if p.will_run for name in p.bots}
+    for bot in config.bots:
+        if bot.source is not None or bot.name in building or bot.name not in recorded:
+            continue
+        changes = identity_changes(recorded[bot.name], identify_bot(bot))
+        if changes:
+            raise runner.BotChangedError(store.folder, bot.name, changes)
+
+
+def _say_interrupted(store: ResultStore, total: int, config: TournamentConfig, resume: str, stop: BaseException) -> None:
+    try:
+        count = store.count()
+        stored = f"{count} of {total} matches are safely stored" if config.format != SPRT else (
+            f"{count} matches are safely stored")
+    except ArenaError:
+        stored = "the matches played so far are safely stored"
+    by = "" if not isinstance(stop, Interrupted) else f" by {interrupt_name(stop)}"
+    then = "; the test resumes from them to the same decision" if config.format == SPRT else ""
+    try:
+        typer.echo(
+            f"interrupted{by}: {stored} in {_rel(config.output)}{then}.\nresume with: {resume}",
+            err=True,
+        )
+    except (OSError, ValueError):
+        pass  # no terminal any more (SIGHUP): the exit code still says it
+
+
+def _changed(store: ResultStore, config: TournamentConfig) -> list[str]:
+    from arena.tournament.config import diff_game_dicts
+
+    return diff_game_dicts(store.meta().get("game") or {}, config.game_dict())
+
+
+# --- what a person sees while it runs ---------------------------------------------------------------
+
+
+class _Human:
+    """The lines for a person, on stderr: above the progress bar while it is up."""
+
+    def __init__(self, *, quiet: bool, tables_to_stderr: bool) -> None:
+        self.quiet = quiet
+        self.tables_to_stderr = tables_to_stderr
+        self._console: Any = None  # the live bar's console, while it is shown
+
+    def say(self, line: str, *, always: bool = False) -> None:
+        if self.quiet and not always:
+            return
+        if self._console is not None:
+            self._console.print(line, markup=False, highlight=False, soft_wrap=True)
+        else:
+            typer.echo(line, err=True)
+
+    def table(self, text: str) -> None:
+        typer.echo(text, err=self.tables_to_stderr)
+
+    @contextmanager
+    def above(self, console: Any) -> Iterator[None]:
+        self._console = console
+        try:
+            yield
+        finally:
+            self._console = None
+
+
+class _Live:
+    """Everything counted while a run plays: the failure tally (stored matches and new ones),
+    the leader, the rate; and what is printed as each match finishes."""
+
+    def __init__(self, config: TournamentConfig, store: ResultStore, plan: runner.RunPlan, out: _Human, *,
+                 mode: Progress, verbose: bool, test: SprtRun | None = None) -> None:
+        from arena.tournament.progress import LiveLeader, Throughput
+
+        self.config = config
+        self.store = store
+        self.plan = plan
+        self.out = out
+        self.mode = mode
+        self.verbose = verbose
+        # A sequential test: fed each match as it is stored; the status line is its numbers.
+        self.test = test
+        self.tally = FailureTally(bot.name for bot in config.bots)
+        self.leader = LiveLeader(config.seating, [bot.name for bot in config.bots])
+        self.rate = Throughput()
+        self._shown: Counter[str] = Counter()  # failures printed per bot
+        self._hinted: set[tuple[str, str]] = set()
+        if plan.done:
+            # One pass over what is stored, a few hundred rows at a time.
+            for row in store.results():
+                self.tally.add(row)
+                self.leader.add(row)
+
+    def play(self, executor: Executor, ready: runner.ReadyNames) -> None:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            ProgressColumn,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+        from rich.progress import Progress as Bar
+
+        from arena.tournament.progress import Throughput
+
+        self.rate = Throughput()  # from the first match on, not from the builds
+        console = Console(stderr=True)
+        columns: tuple[ProgressColumn, ...] = (
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[rate]}"),
+            TextColumn("elapsed"),
+            TimeElapsedColumn(),
+            TextColumn("eta"),
+            TimeRemainingColumn(),
+            TextColumn("leader: {task.fields[leader]}"),
+            TextColumn("failures: {task.fields[failures]}"),
+        )
+        test = self.test
+        if test is not None:
+            # No total to count down to: the test's numbers instead of the bar and the leader.
+            columns = (TextColumn("[bold]{task.description}"), TextColumn("{task.fields[sprt]}"),
+                       TextColumn("{task.fields[rate]}"), TimeElapsedColumn(),
+                       TextColumn("failures: {task.fields[failures]}"))
+        show = self.mode is Progress.BAR and console.is_terminal
+        status = self.mode is Progress.BAR and not show
+        clock = time.monotonic
+        last_status = clock()
+        with Bar(*columns, console=console, disable=not show, transient=False) as bar:
+            task = bar.add_task(self.config.name, total=self.plan.total if test is None else None,
+                                completed=self.plan.done, rate="-/min", leader=self.leader.text(),
+                                failures=self._failures_text(), sprt=self._sprt_text())
+
+            def on_completed(completed: Completed, done: int) -> None:
+                nonlocal last_status
+                decided = test is not None and test.state.finished
+                if test is not None:
+                    test.on_completed(completed, done)
+                self.finished(completed, done)
+                bar.update(task, completed=done, rate=self.rate.text(), leader=self.leader.text(),
+                           failures=self._failures_text(), sprt=self._sprt_text())
+                if test is not None and not decided and test.state.finished:
+                    self.out.say(f"{self.config.name}: {_decided(test)}")
+                end = done == self.plan.total if test is None else False
+                if status and (clock() - last_status >= STATUS_EVERY_S or end):
+                    last_status = clock()
+                    self.out.say(self.status_line(done))
+
+            with self.out.above(console if show else None):
+                played = runner.play(self.store, test if test is not None else self.plan, executor,
+                                     on_completed=on_completed, ready_names=ready)
+            if status and test is not None and played:
+                self.out.say(self.status_line(self.plan.done + played))
+
+    def _sprt_text(self) -> str:
+        return "" if self.test is None else _sprt_status(self.test)
+
+    def status_line(self, done: int) -> str:
+        if self.test is not None:
+            return f"{self.config.name}: {self._sprt_text()}  ({done} matches, {self.rate.text()}, " \
+                   f"failures: {self._failures_text()})"
+        return (f"{self.config.name}: {done}/{self.plan.total} matches, {self.rate.text()}, "
+                f"leader: {self.leader.text()}, failures: {self._failures_text()}")
+
+    def _failures_text(self) -> str:
+        failed = self.tally.failed_matches
+        return "none" if not failed else f"{failed} match" + ("es" if failed != 1 else "")
+
+    def finished(self, completed: Completed, done: int) -> None:
+        from arena.tournament.progress import match_json, match_line
+
+        row = completed.row
+        notes = completed.failures
+        self.tally.add(row, notes)
+        self.leader.add(row)
+        self.rate.add()
+        if self.mode is Progress.JSONL:
+            if self.test is None:
+                typer.echo(match_json(row, notes, done, self.plan.total))
+            else:
+                from arena.render.sprt_text import status_json
+
+                # No total (the test decides how many): null, and the test's state as "sprt".
+                line = {**json.loads(match_json(row, notes, done, 0)), "total": None,
+                        "sprt": status_json(self.test.summary())}
+                typer.echo(json.dumps(line, separators=(",", ":")))
+        if self.verbose:
+            self.out.say(match_line(row, notes))
+        for note in notes:
+            self._failure(note, row.id)
+
+    def _failure(self, note: FailureNote, match_id: str) -> None:
+        shown = self._shown[note.bot]
+        if shown >= LIVE_FAILURES_PER_BOT and not self.verbose:
+            return
+        self._shown[note.bot] += 1
+        self.out.say(describe(note, match_id))
+        advice = hint(note.reason, note.detail)
+        if advice and (note.bot, note.reason) not in self._hinted:
+            self._hinted.add((note.bot, note.reason))
+            self.out.say(f"  hint: {advice}")
+        if shown + 1 == LIVE_FAILURES_PER_BOT and not self.verbose:
+            self.out.say(f"  (further failures of {note.bot} are counted, not shown; -v shows them all)")
+
+
+# --- the end of a run ---------------------------------------------------------------------------
+
+
+def write_tables(store: ResultStore) -> tuple[Standings, list[str]]:
+    """Write standings and crosstable files beside the results; returns the standings and the paths."""
+    from arena.render.standings import format_crosstable, format_standings
+    from arena.tournament.standings import standings_from_store
+
+    standings = standings_from_store(store)
+    paths = []
+    for fmt in STANDINGS_FILES:
+        for what, render in (("standings", format_standings), ("crosstable", format_crosstable)):
+            path = os.path.join(store.folder, f"{what}.{_EXT[fmt]}")
+            write_file(path, render(standings, fmt) + "\n")
+            paths.append(path)
+    return standings, paths
+
+
+def write_report(folder: str) -> tuple[str, list[str]]:
+    """The report page ``arena report`` writes, into the results folder; (its path, refusals)."""
+    from arena.render.report import TournamentReport
+
+    page = os.path.join(folder, REPORT_FILE)
+    replays = os.path.join(folder, REPORT_FILE.removesuffix(".html") + "_replays")
+    report = TournamentReport(folder, replays_dir=os.path.basename(replays))
+    for name, html in report.replay_pages():
+        write_file(os.path.join(replays, name), html)
+    write_file(page, report.page())
+    return page, list(report.refusals)
+
+
+def _finish(store: ResultStore, config: TournamentConfig, live: _Live, out: _Human, *, strict: bool,
+            report: bool | None) -> None:
+    from arena.render.standings import format_crosstable, format_standings
+
+    standings, paths = write_tables(store)
+    out.table(format_standings(standings, "plain"))
+    out.table("")
+    out.table(format_crosstable(standings, "plain"))
+    out.table("")
+    count = store.count()
+    for line in _failure_summary(store, config, live.tally):
+        out.say(line, always=True)
+    wrote = f"tables: {', '.join(os.path.basename(p) for p in paths)}"
+    if report is None:
+        report = count <= REPORT_MAX_MATCHES
+        if not report:
+            wrote += f"; no report page for {count} matches (over {REPORT_MAX_MATCHES}; --report writes it)"
+    if report:
+        page, refused = write_report(store.folder)
+        for line in refused:
+            out.say(f"report: {line}", always=True)
+        wrote += f"; report: {_rel(page)}"
+    out.say(f"results: {_rel(config.output)} ({count} matches); {wrote}")
+    if config.format == SPRT:
+        out.table("")
+        for line in sprt_lines(store):
+            out.table(line)
+    limit = 0 if strict else config.max_failed_matches
+    failed = live.tally.failed_matches
+    if limit is not None and failed > limit:
+        why = "--strict" if strict else f"failures.max_failed_matches is {limit}"
+        raise FailureLimitError(f"{why}: {failed} of {count} matches had a bot failure (see the summary above)")
+
+
+def sprt_lines(store: ResultStore) -> list[str]:
+    """A sequential test's numbers and decision, recomputed from its store, and the commit of
+    each side built from a revision."""
+    from arena.render.sprt_text import outcome_lines
+    from arena.tournament.sprt_run import replay_store
+
+    return outcome_lines(replay_store(store), store.identities())
+
+
+def _failure_summary(store: ResultStore, config: TournamentConfig, tally: FailureTally) -> list[str]:
+    logs: dict[str, str] = {}
+    commands: dict[str, str] = {}
+    for name, stats in tally.failing():
+        if stats.first is None and stats.first_match is not None:
+            # Played by an earlier run: the detail is in its record.
+            try:
+                notes = failure_notes_of(store.record(stats.first_match))
+            except (StoreError, ValueError):
+                notes = ()
+            first = next((n for n in notes if n.bot == name), None)
+            if first is not None:
+                tally.set_first(name, first)
+        log = os.path.join(config.output, runner.LOGS_DIR, f"{name}.stderr.log")
+        if os.path.isfile(log):
+            logs[name] = _rel(log)
+        try:
+            bot = config.bot(name)
+        except KeyError:
+            continue
+        cmd = bot.resolved_cmd(sys.executable)
+        text = shlex.quote(cmd if isinstance(cmd, str) else shlex.join(cmd))
+        cwd = _rel(bot.resolved_cwd)
+        commands[name] = f"arena check-bot {text}" if cwd == "." else f"(cd {shlex.quote(cwd)} && arena check-bot {text})"
+    return tally.summary_lines(logs, commands)
+
+
+class TableWhat(str, Enum):
+    """Which table ``arena table`` prints (``--what``)."""
+
+    STANDINGS = "standings"
+    CROSSTABLE = "crosstable"
+
+
+def table(
+    results_dir: Annotated[Path, typer.Argument(help="A tournament's results folder (results/<name>).")],
+    fmt: FormatOption = TableFormat.PLAIN,
+    what: Annotated[
+        TableWhat | None,
+        typer.Option(
+            "--what",
+            help="Which table: standings or crosstable. Default: both in plain and github, the standings in csv and "
+            "json (one table per output).",
+        ),
+    ] = None,
+    crosstable: Annotated[bool, typer.Option("--crosstable", hidden=True, help="The same as --what crosstable.")] = False,
+    prior: PriorOption = None,
+) -> None:
+    """Print the ranked standings and the crosstable of a tournament (derived from its results store).
+    For a sequential test (arena sprt), its numbers and decision follow.
+
+    csv and json hold plain numbers, one table per output (docs/TOURNAMENTS.md lists the columns);
+    their notes go to stderr."""
+    from arena.render.standings import format_crosstable, format_standings, standings_notes
+    from arena.tournament.standings import standings_from_store
+
+    prior = check_prior(prior)
+    if crosstable:
+        if what is TableWhat.STANDINGS:
+            raise InputError("--crosstable and --what standings: give one (--what crosstable)")
+        what = TableWhat.CROSSTABLE
+    machine = fmt in (TableFormat.CSV, TableFormat.JSON)
+    with ResultStore.open_existing(str(results_dir)) as store:
+        standings = standings_from_store(store, prior=prior)
+        from arena.tournament.sprt_run import is_sprt_store
+
+        test = sprt_lines(store) if not machine and is_sprt_store(store) else []
+    if what is None:
+        shown = [TableWhat.STANDINGS] if machine else [TableWhat.STANDINGS, TableWhat.CROSSTABLE]
+    else:
+        shown = [what]
+    for i, one in enumerate(shown):
+        if i:
+            typer.echo("")
+        render = format_standings if one is TableWhat.STANDINGS else format_crosstable
+        typer.echo(render(standings, fmt.value))
+    if test:
+        typer.echo("")
+        for line in test:
+            typer.echo(printable(line))
+    if machine and TableWhat.STANDINGS in shown:
+        # Keep the machine-readable output clean; the caveats go to stderr, as in arena rate.
+        for note in standings_notes(standings):
+            typer.echo(f"note: {printable(note)}", err=True)
+
+
+__all__ = ["FailureLimitError", "Progress", "run", "table", "validate", "write_file", "write_report", "write_tables"]

@@ -1,0 +1,174 @@
+"""Rule options (RULES.md) and table shapes, built from plain dicts as a YAML file gives them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from arena.errors import OptionError, SeatingError
+
+INITIAL_TABLE_CHOICES = ("sum15", "sum15_or_30", "subset15", "none")
+SEVENS_CHOICES = ("most", "most_tiebreak", "primera")
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Every option of RULES.md, with its default. Recorded in full in every game log."""
+
+    initial_table: str = "sum15"
+    forced_capture: bool = False
+    single_capture_priority: bool = False
+    renuncio: bool = False
+    last_play_escoba: bool = True
+    escoba_en_mano: bool = False
+    sevens: str = "most"
+    all_sevens_bonus: bool = False
+    target: int = 21
+    max_hands: int = 100
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            _check(f.name, getattr(self, f.name))
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None) -> Rules:
+        if data is None:
+            return cls()
+        if not isinstance(data, Mapping):
+            raise OptionError("rules", "expected a mapping of option names to values")
+        known = {f.name for f in fields(cls)}
+        for key in data:
+            if key not in known:
+                raise OptionError(str(key), f"unknown rule option (allowed: {', '.join(sorted(known))})")
+        return cls(**dict(data))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+# name -> its allowed values in words: the "expected ..." of the error message; ``_check`` tests them.
+RULE_OPTIONS: dict[str, str] = {
+    "initial_table": "one of " + ", ".join(INITIAL_TABLE_CHOICES),
+    "forced_capture": "true or false",
+    "single_capture_priority": "true or false",
+    "renuncio": "true or false",
+    "last_play_escoba": "true or false",
+    "escoba_en_mano": "true or false",
+    "sevens": "one of " + ", ".join(SEVENS_CHOICES),
+    "all_sevens_bonus": "true or false",
+    "target": "an integer from 1 to 1000",
+    "max_hands": "an integer from 1 to 10000",
+}
+
+
+def _check(name: str, value: Any) -> None:
+    allowed = RULE_OPTIONS[name]
+    ok: bool
+    if allowed == "true or false":
+        ok = isinstance(value, bool)
+    elif name == "initial_table":
+        ok = value in INITIAL_TABLE_CHOICES
+    elif name == "sevens":
+        ok = value in SEVENS_CHOICES
+    else:
+        upper = 1000 if name == "target" else 10000
+        ok = isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= upper
+    if not ok:
+        raise OptionError(name, f"expected {allowed}, got {value!r}")
+
+
+@dataclass(frozen=True)
+class Seating:
+    """Who sits where and who plays with whom. Seats are numbered in play order.
+
+    A side is a team (or a lone player); captures, escobas and points are per side.
+    """
+
+    players: int
+    teams: tuple[tuple[int, ...], ...]
+    # Derived in __post_init__, kept for the rules core's hot paths.
+    _side_of: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    deal_order: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
+    _next_seat: tuple[int, ...] = field(init=False, repr=False, compare=False)  # per seat, the next in play order
+
+    def __post_init__(self) -> None:
+        n = self.players
+        if n not in (2, 3, 4, 6):
+            why = " (36 cards do not split into rounds of 15)" if n == 5 else ""
+            raise SeatingError(f"{n} players is not playable{why}: use 2, 3 or 4 alone, or 4 or 6 in pairs")
+        seats = sorted(s for team in self.teams for s in team)
+        if seats != list(range(n)):
+            raise SeatingError(f"teams {self.teams!r} must place every seat 0..{n - 1} exactly once")
+        if n == 6 and len(self.teams) == 6:
+            raise SeatingError("6 players must play as 3 teams of 2 or 2 teams of 3")
+        sizes = {len(t) for t in self.teams}
+        if len(sizes) != 1:
+            raise SeatingError(f"teams {self.teams!r} must all have the same size")
+        for team in self.teams:
+            for s in team:
+                if len(team) > 1 and ((s + 1) % n) in team:
+                    raise SeatingError(f"partners may not sit next to each other: teams {self.teams!r}")
+        object.__setattr__(self, "_side_of", tuple(self._compute_side_of()))
+        # deal_order[dealer]: the seats from the one after the dealer, in play order.
+        object.__setattr__(self, "deal_order", tuple(
+            tuple((dealer + 1 + i) % n for i in range(n)) for dealer in range(n)))
+        object.__setattr__(self, "_next_seat", tuple(order[0] for order in self.deal_order))
+
+    def _compute_side_of(self) -> list[int]:
+        side_of = [0] * self.players
+        for side, team in enumerate(self.teams):
+            for s in team:
+                side_of[s] = side
+        return side_of
+
+    @classmethod
+    def alone(cls, players: int) -> Seating:
+        if players == 6:
+            raise SeatingError("6 players must play in teams (3 teams of 2 or 2 teams of 3)")
+        return cls(players, tuple((s,) for s in range(players)))
+
+    @classmethod
+    def pairs(cls, players: int = 4, team_size: int = 2) -> Seating:
+        if players == 4 and team_size == 2:
+            return cls(4, ((0, 2), (1, 3)))
+        if players == 6 and team_size == 2:
+            return cls(6, ((0, 3), (1, 4), (2, 5)))
+        if players == 6 and team_size == 3:
+            return cls(6, ((0, 2, 4), (1, 3, 5)))
+        raise SeatingError(
+            f"no team layout for {players} players in teams of {team_size}: "
+            "use 4 players in teams of 2, or 6 in teams of 2 or 3"
+        )
+
+    @property
+    def sides(self) -> int:
+        return len(self.teams)
+
+    @property
+    def is_teams(self) -> bool:
+        return len(self.teams[0]) > 1
+
+    def side_of(self, seat: int) -> int:
+        return self._side_of[seat]
+
+    def seats_of(self, side: int) -> tuple[int, ...]:
+        return self.teams[side]
+
+    @property
+    def rounds_per_hand(self) -> int:
+        return 36 // (3 * self.players)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"players": self.players, "teams": [list(t) for t in self.teams]}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Seating:
+        try:
+            players = int(data["players"])
+            teams = data.get("teams")
+        except (KeyError, TypeError, ValueError):
+            raise SeatingError("seating: expected {'players': N, 'teams': [[seats], ...]}") from None
+        if teams is None:
+            return cls.alone(players)
+        return cls(players, tuple(tuple(int(s) for s in t) for t in teams))

@@ -1,0 +1,60 @@
+"""What one seat may know of a hand: its own cards and everything public."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from arena.core.cards import DECK, Card
+from arena.core.events import Event
+from arena.core.rules import Rules, Seating
+
+
+@dataclass(frozen=True)
+class SeatView:
+    """Exactly what one seat may know: its own hand and everything public. Never another
+    seat's hand or the order of the stock."""
+
+    seat: int
+    side: int
+    rules: Rules
+    seating: Seating
+    hand_number: int
+    round: int
+    dealer: int
+    turn: int | None
+    phase: str
+    hand: tuple[Card, ...]
+    table: tuple[Card, ...]
+    stock_count: int
+    hand_sizes: tuple[int, ...]
+    piles: tuple[tuple[Card, ...], ...]
+    escobas: tuple[int, ...]
+    last_capturer: int | None
+    pending: tuple[Card, tuple[tuple[Card, ...], ...]] | None
+    options: tuple[tuple[Card, ...], ...]
+    scores: tuple[int, ...]
+    events: tuple[Event, ...]
+
+    @property
+    def unseen(self) -> tuple[Card, ...]:
+        """Cards this seat has not seen: the other hands and the stock, in deck order."""
+        seen = set(self.hand) | set(self.table)
+        for pile in self.piles:
+            seen.update(pile)
+        return tuple(c for c in DECK if c not in seen)
+
+    def to_dict(self, include_events: bool = False) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "seat": self.seat, "side": self.side, "hand_number": self.hand_number, "round": self.round,
+            "dealer": self.dealer, "turn": self.turn, "phase": self.phase,
+            "hand": [str(c) for c in self.hand], "table": [str(c) for c in self.table],
+            "stock": self.stock_count, "hand_sizes": list(self.hand_sizes),
+            "piles": [[str(c) for c in p] for p in self.piles], "escobas": list(self.escobas),
+            "last_capturer": self.last_capturer,
+            "pending_renuncio": None if self.pending is None else str(self.pending[0]),
+            "scores": list(self.scores),
+        }
+        if include_events:
+            data["events"] = [e.to_dict() for e in self.events]
+        return data

@@ -1,0 +1,924 @@
+"""Bot processes: start, talk lines with deadlines, capture stderr, and end every descendant.
+
+A bot is untrusted. Everything here is built so that no bot can hang, flood, exhaust or
+outlive the arena:
+
+- bots are started by this process's launcher (``arena.harness.containment``, ``arena.harness.launcher``): a
+  child subreaper that keeps each bot in cgroups where it can, applies its resource limits
+  (``arena.harness.resources.ResourceLimits``), measures its CPU time and memory, kills every orphan
+  a bot leaves, and everything when the arena ends, even by ``kill -9``;
+- stdout is read non-blocking with ``poll`` on the raw fd (a reply already there when its
+  request is written is read without the wait), a line at most ``max_line_bytes`` long: a
+  100 MB line is refused after the first chunk past the cap, never held in memory;
+- every wait has a deadline on ``time.monotonic()``, checked whatever the bot sends: blank
+  lines, late replies to abandoned requests and unfinished lines do not push it back;
+- stderr is drained continuously by a thread into a file capped per bot (the cap counts what
+  the file already holds, so it holds over restarts and over the workers of a tournament);
+  past the cap the bytes are read and dropped, so a flood neither blocks the bot nor fills
+  the disk.
+
+Failures are raised as ``BotFailure`` (a ``Termination`` plus a detail) for the referee to
+record; nothing else escapes for anything a bot can do.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import select
+import shlex
+import shutil
+import signal
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import IO, Any
+
+from arena.errors import ArenaError
+from arena.harness import containment
+from arena.harness.containment import Child, Launcher, LauncherError, SpawnError
+from arena.harness.protocol import (
+    DEFAULT_MAX_LINE_BYTES,
+    GOODBYE_LINE,
+    BotFailure,
+    MoveReply,
+    Ready,
+    Termination,
+    TimeLimits,
+    encode,
+    parse_move,
+    parse_ready,
+    quick_reply,
+    request_line,
+    timeout_line,
+)
+from arena.harness.resources import ResourceLimits, Usage
+from arena.safe_files import open_log
+
+_READ_CHUNK = 1 << 16
+_REPLY_CHUNK = 256  # a reply fits; so small a read costs less to allocate than a whole chunk
+# After a read that found no reply yet, the next decisions wait (poll) before reading first
+# again: twice as many as after the last such read, up to this many; each read that finds its
+# reply halves them. A bot that shares the arena's CPU is then nearly always read at once, and
+# one that answers from another CPU costs a vain read every this many decisions at most.
+_EAGER_RETRY = 32
+_monotonic = time.monotonic
+_SHELL_CHARS = set("|&;<>()$`*?~\n")
+_LOGGED_BLANKS = 10  # blank lines written to the conversation log per reply, the rest counted
+_EXIT_NEWS_S = 0.25  # how long a bot's closed stdout waits for the news of its exit
+_STDERR_DRAIN_S = 0.2  # and then for the last of its stderr
+
+# Signals a bot may die of because of a limit, said in its failure.
+_SIGNAL_NOTES = {
+    int(signal.SIGKILL): "SIGKILL",
+    int(signal.SIGXFSZ): "SIGXFSZ: it wrote a file over its file_size_mb limit",
+    int(signal.SIGXCPU): "SIGXCPU: CPU time limit",
+    int(signal.SIGSEGV): "SIGSEGV",
+    int(signal.SIGABRT): "SIGABRT",
+    int(signal.SIGTERM): "SIGTERM",
+}
+
+
+class BotSpecError(ArenaError, ValueError):
+    """A bot's configuration is invalid (empty command, negative limit, unknown key...)."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Time and size limits for one bot. Times in milliseconds."""
+
+    startup_ms: int = 10000
+    move_ms: int = 2000
+    bank_ms: int = 0
+    grace_ms: int = 200
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    stderr_bytes: int = 1_000_000
+    kill_grace_ms: int = 200
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise BotSpecError(f"{f.name}: expected an integer >= 0, got {value!r}")
+        if self.max_line_bytes < 256:
+            raise BotSpecError(f"max_line_bytes: expected at least 256, got {self.max_line_bytes}")
+
+    @property
+    def time(self) -> TimeLimits:
+        return TimeLimits(self.startup_ms, self.move_ms, self.bank_ms, self.grace_ms)
+
+    def to_dict(self) -> dict[str, int]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None) -> Limits:
+        data = dict(data or {})
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise BotSpecError(f"unknown limit {unknown[0]!r} (allowed: {', '.join(sorted(known))})")
+        return cls(**{k: v for k, v in data.items() if v is not None})
+
+
+def split_command(cmd: str | Sequence[str]) -> tuple[str, ...]:
+    """The argv to execute. A string with shell syntax runs under ``/bin/sh -c``; a plain one
+    is split like a shell would, so ``"./bot --fast"`` execs the bot itself (no shell between
+    the arena and the bot)."""
+    if isinstance(cmd, str):
+        if not cmd.strip():
+            raise BotSpecError("empty bot command")
+        if _SHELL_CHARS & set(cmd):
+            return ("/bin/sh", "-c", cmd)
+        try:
+            return tuple(shlex.split(cmd))
+        except ValueError as exc:
+            raise BotSpecError(f"cannot split bot command {cmd!r}: {exc}") from None
+    argv = tuple(str(part) for part in cmd)
+    if not argv or not argv[0]:
+        raise BotSpecError("empty bot command")
+    return argv
+
+
+# Arguments with these endings name a program file for an interpreter (python3 bot.py, ...).
+_SOURCE_SUFFIXES = (".py", ".js", ".mjs", ".pl", ".rb", ".java", ".jar", ".lua", ".tcl", ".php", ".sh")
+
+
+def missing_program(cmd: str | tuple[str, ...], cwd: str, env: dict[str, str]) -> str | None:
+    """Why ``cmd`` cannot start from ``cwd`` (its program, or the script it names, is not
+    there), or None. A shell command line is left to the shell."""
+    argv = split_command(cmd)
+    if argv[:2] == ("/bin/sh", "-c"):
+        return None
+    program = argv[0]
+    if os.sep in program:
+        path = os.path.join(cwd, os.path.expanduser(program))
+        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+            return f"expected a command that exists, but {path} is not an executable file"
+    else:
+        search = env.get("PATH", os.environ.get("PATH", os.defpath))
+        if shutil.which(program, path=search) is None:
+            return f"expected a command that exists, but {program!r} is not on the PATH"
+    for arg in argv[1:]:
+        if arg.endswith(_SOURCE_SUFFIXES) and not arg.startswith("-"):
+            path = os.path.join(cwd, os.path.expanduser(arg))
+            if not os.path.exists(path):
+                return f"expected the bot's program file to exist, but {path} does not"
+    return None
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """How to start a bot: a plain, picklable value the tournament code can pass around.
+
+    ``cmd`` is an argv tuple or a command string (see ``split_command``); ``env`` adds to (or,
+    with ``inherit_env=False``, replaces) the arena's environment. ``limits`` are the time
+    and line limits (recorded in every game record); ``resources`` what its processes may use;
+    ``hidden`` the paths it may not read, the arena's choice (a tournament's secrets, see
+    ``arena.harness.sandbox``), not the bot's.
+    """
+
+    name: str
+    cmd: tuple[str, ...]
+    cwd: str | None = None
+    env: tuple[tuple[str, str], ...] = ()
+    inherit_env: bool = True
+    limits: Limits = field(default_factory=Limits)
+    resources: ResourceLimits = field(default_factory=ResourceLimits)
+    hidden: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "cmd", split_command(self.cmd))
+        env = self.env.items() if isinstance(self.env, Mapping) else self.env
+        object.__setattr__(self, "env", tuple(sorted((str(k), str(v)) for k, v in env)))
+        if not self.name:
+            raise BotSpecError("a bot needs a name")
+
+    @classmethod
+    def from_command(cls, cmd: str | Sequence[str], name: str | None = None, **kwargs: Any) -> BotSpec:
+        argv = split_command(cmd)
+        if name is None:
+            word = argv[-1].split()[0] if argv[:2] == ("/bin/sh", "-c") else argv[0]
+            # "python3 bots/x.py" is better named after the script than the interpreter.
+            if os.path.basename(word).startswith(("python", "perl", "node", "ruby")) and len(argv) > 1:
+                word = argv[1]
+            name = os.path.basename(word) or word
+        return cls(name=name, cmd=argv, **kwargs)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "cmd": list(self.cmd), "cwd": self.cwd, "env": dict(self.env),
+                "inherit_env": self.inherit_env, "limits": self.limits.to_dict(),
+                "resources": self.resources.to_dict(), "hidden": list(self.hidden)}
+
+
+class ConversationLog:
+    """Every line exchanged with bots: time, direction (``>>`` to the bot, ``<<`` from it),
+    seat and pid. Long lines are cut so the log stays readable and bounded."""
+
+    def __init__(self, sink: IO[str], max_chars: int = 2000) -> None:
+        self._sink = sink
+        self._max = max_chars
+        self._t0 = time.monotonic()
+
+    def write(self, direction: str, seat: int | None, pid: int | None, data: bytes | str) -> None:
+        text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+        # One protocol line may hold any control character: only newlines split it.
+        for line in text.split("\n")[:-1] if text.endswith("\n") else text.split("\n"):
+            if len(line) > self._max:
+                line = f"{line[:self._max]}... [{len(line)} chars]"
+            seat_text = "-" if seat is None else str(seat)
+            self._sink.write(f"{time.monotonic() - self._t0:10.4f} seat {seat_text} pid {pid} {direction} {line}\n")
+
+    def note(self, seat: int | None, pid: int | None, text: str) -> None:
+        self.write("##", seat, pid, text)
+
+
+# --- stderr -----------------------------------------------------------------------------------
+
+
+def _open_log(path: Path | None) -> int:
+    """The stderr log opened for appending, never written through a link (a symbolic or hard
+    link planted at its name is replaced; a linked logs folder is refused); -1 if it cannot
+    be opened, and the bot's stderr is then read and dropped."""
+    if path is None:
+        return -1
+    try:
+        with open_log(path) as log:
+            return os.dup(log.fileno())
+    except (OSError, ArenaError):
+        return -1
+
+
+class _StderrPump(threading.Thread):
+    """Drains a bot's stderr into its log, keeping a short tail in memory for reports.
+
+    The log is capped at ``cap`` bytes counting what the file already holds: every process of
+    the bot (restarts, other workers of the tournament) appends to the same file, and once it
+    is full the bytes are read and dropped."""
+
+    def __init__(self, fd: int, path: Path | None, cap: int) -> None:
+        super().__init__(daemon=True, name=f"stderr-{fd}")
+        self._fd = fd
+        self._path = path
+        self._cap = cap
+        self._halt = threading.Event()
+        self.written = 0
+        self.dropped = 0
+        self.tail = b""
+
+    def run(self) -> None:
+        sink = _open_log(self._path)
+        poller = select.poll()
+        poller.register(self._fd, select.POLLIN)
+        try:
+            while not self._halt.is_set():
+                if not poller.poll(200):
+                    continue
+                try:
+                    chunk = os.read(self._fd, _READ_CHUNK)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                self.tail = (self.tail + chunk)[-2048:]
+                self._store(sink, chunk)
+        finally:
+            if sink >= 0:
+                os.close(sink)
+
+    def _store(self, sink: int, chunk: bytes) -> None:
+        if sink < 0:
+            self.dropped += len(chunk)
+            return
+        try:
+            size = os.fstat(sink).st_size
+        except OSError:
+            size = self._cap + 1
+        room = self._cap - size
+        try:
+            if room > 0:
+                os.write(sink, chunk[:room])
+                self.written += min(room, len(chunk))
+            if len(chunk) > room:
+                self.dropped += len(chunk) - max(room, 0)
+                if room >= 0:  # this write reached the cap: say so once (the file is then past it)
+                    os.write(sink, f"\n[arena: stderr cut at {self._cap} bytes for this bot; what follows is dropped]\n"
+                             .encode())
+        except OSError:  # disk full, say: the bot must not notice
+            self.dropped += len(chunk)
+
+    def stop(self) -> None:
+        self._halt.set()
+
+
+# --- the bot process --------------------------------------------------------------------------
+
+# Live bots, so that an arena exiting normally (even on an exception, or after dropping a
+# BotProcess without closing it) leaves no process behind. Strong references on purpose.
+_LIVE: set[BotProcess] = set()
+
+
+def _at_exit() -> None:
+    for bot in list(_LIVE):
+        bot.kill()
+    containment.shutdown()
+
+
+atexit.register(_at_exit)
+
+
+class BotProcess:
+    """One running bot, reusable across matches and restarted after it dies.
+
+    The referee drives it: ``send_hello`` and ``await_ready`` (or ``begin_match``) for the
+    handshake, ``queue`` for events, ``decide`` for each move, ``flush`` at the end. Lines queued
+    for the bot go out with the next write, so a decision costs one
+    write and one read. ``usage()`` says what its process tree used since the match began.
+    Use it as a context manager, or call ``close()``; either way every process of the bot is
+    gone afterwards.
+    """
+
+    def __init__(
+        self,
+        spec: BotSpec,
+        *,
+        stderr_dir: str | Path | None = None,
+        log: ConversationLog | None = None,
+        cpus: Sequence[int] | None = None,
+        launcher: Launcher | None = None,
+    ) -> None:
+        """``cpus``: pin the bot (and what it starts) to these CPUs. Pinning the arena and the
+        bots of a match to one CPU makes each hand-over a local context switch instead of a
+        cross-CPU wake-up, about twice as fast per decision on small VMs; but a bot then
+        cannot use more than those CPUs. Off by default. ``launcher``: the launcher to start
+        it with (default: this process's)."""
+        self.spec = spec
+        self.cpus = frozenset(cpus) if cpus else None
+        self.limits = spec.limits
+        self.log = log
+        self.seat: int | None = None
+        self.ready_name: str | None = None
+        self.starts = 0
+        self.matches = 0  # matches begun on the current process
+        self._stderr_dir = Path(stderr_dir) if stderr_dir is not None else None
+        self._launcher = launcher
+        self._child: Child | None = None
+        self._out_fd = -1
+        self._in_fd = -1
+        self._err_fd = -1
+        self._poll: select.poll | None = None
+        self._write_poll: select.poll | None = None
+        self._pump: _StderrPump | None = None
+        self._buf = bytearray()
+        self._lines: deque[bytes] = deque()
+        self._pending: list[bytes] = []
+        # Lines for the bot, sent with the next write (events need no reply): the pending
+        # list's own append, so that queueing an event costs no Python call. The list is
+        # emptied in place, never replaced.
+        self.queue: Callable[[bytes], None] = self._pending.append
+        self._next_id = 1
+        self.last_request_id = 0
+        self._abandoned: set[int] = set()
+        # Read the reply without a wait first: right for a bot that answers while the request is
+        # being written (on the arena's CPU, the write wakes it and it runs first). A read that
+        # finds nothing costs twice a wait, so after one the next decisions wait (_EAGER_RETRY).
+        self._eager = True
+        self._eager_in = 0
+        self._eager_gap = 1
+        self._hello_deadline = 0.0
+        self._dead_reason: str | None = None
+        self._killed = False
+        self.exited_on_goodbye = False
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def resources(self) -> ResourceLimits:
+        return self.spec.resources
+
+    @property
+    def pid(self) -> int | None:
+        return self._child.pid if self._child is not None else None
+
+    @property
+    def alive(self) -> bool:
+        return self._child is not None and self._dead_reason is None and self._child.running
+
+    @property
+    def stderr_path(self) -> Path | None:
+        if self._stderr_dir is None:
+            return None
+        return self._stderr_dir / f"{_safe(self.spec.name)}.stderr.log"
+
+    @property
+    def stderr_tail(self) -> str:
+        return self._pump.tail.decode("utf-8", "replace") if self._pump is not None else ""
+
+    def start(self) -> None:
+        """Spawn the bot. Raises ``BotFailure(NO_HANDSHAKE)`` if it cannot be started."""
+        if self._child is not None:
+            self.kill()
+        spec = self.spec
+        env = dict(os.environ) if spec.inherit_env else {}
+        env.update(spec.env)
+        if self.stderr_path is not None:
+            self.stderr_path.parent.mkdir(parents=True, exist_ok=True)
+        cannot = f"cannot start {list(spec.cmd)!r}"
+        pipes = [os.pipe() for _ in range(3)]  # stdin, stdout, stderr; (read end, write end)
+        theirs = (pipes[0][0], pipes[1][1], pipes[2][1])
+        ours = (pipes[0][1], pipes[1][0], pipes[2][0])
+        try:
+            launcher = self._launcher if self._launcher is not None else containment.launcher()
+            child = launcher.spawn(spec.cmd, env, spec.cwd, spec.resources, theirs, cpus=sorted(self.cpus or ()),
+                                   hidden=spec.hidden)
+        except (SpawnError, LauncherError) as exc:
+            for fd in ours:
+                os.close(fd)
+            self._child = None
+            raise BotFailure(Termination.NO_HANDSHAKE, f"{cannot}: {exc}") from None
+        finally:
+            for fd in theirs:
+                os.close(fd)
+        self._child = child
+        self._killed = False
+        self.starts += 1
+        self.matches = 0
+        self._dead_reason = None
+        self._buf = bytearray()
+        self._lines = deque()
+        self._pending.clear()
+        self._abandoned = set()
+        self._in_fd, self._out_fd, self._err_fd = ours
+        os.set_blocking(self._in_fd, False)
+        os.set_blocking(self._out_fd, False)
+        self._poll = select.poll()
+        self._poll.register(self._out_fd, select.POLLIN)
+        self._write_poll = select.poll()
+        self._write_poll.register(self._in_fd, select.POLLOUT)
+        self._pump = _StderrPump(self._err_fd, self.stderr_path, self.limits.stderr_bytes)
+        self._pump.start()
+        _LIVE.add(self)
+        if self.log is not None:
+            self.log.note(self.seat, child.pid, f"started {spec.name}: {list(spec.cmd)!r}")
+
+    def ensure_started(self) -> None:
+        if not self.alive:
+            self.start()
+
+    def kill(self) -> None:
+        """End the bot and every process it started: SIGTERM to all of them, a short grace,
+        then SIGKILL until none is left (the launcher does it, cgroup and all). Idempotent;
+        never raises for anything the bot did."""
+        child = self._child
+        if child is None or self._killed:
+            return
+        if self._dead_reason is None:
+            self._dead_reason = "killed"
+        child.launcher.kill(child, self.limits.kill_grace_ms / 1000)
+        child.release()  # what it used is in its exit report now; a closed bot keeps no files
+        self._close_pipes()
+        self._killed = True
+        _LIVE.discard(self)
+
+    def close(self) -> None:
+        """Say goodbye, give the bot its grace to exit, then make sure everything is gone."""
+        child = self._child
+        if child is None or self._killed:
+            return
+        self.exited_on_goodbye = False
+        if self.alive:
+            try:
+                self._write(b"".join(self._pending) + GOODBYE_LINE, time.monotonic() + self.limits.grace_ms / 1000)
+            except BotFailure:
+                pass
+            self._pending.clear()
+            self.exited_on_goodbye = child.wait(max(self.limits.grace_ms, 100) / 1000) is not None
+        self.kill()
+
+    def __enter__(self) -> BotProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _close_pipes(self) -> None:
+        if self._pump is not None:
+            self._pump.stop()
+            self._pump.join(timeout=1.0)
+        for fd in (self._in_fd, self._out_fd, self._err_fd):
+            if fd >= 0:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self._in_fd = self._out_fd = self._err_fd = -1
+        self._poll = None
+        self._write_poll = None
+
+    # -- what it used ------------------------------------------------------------------------
+
+    def usage(self) -> Usage:
+        """CPU time (user + system, whole process tree, exited processes included) and peak
+        memory since the last reset: the start of the current match (``send_hello``). For a
+        bot killed during the match, what it had used until then."""
+        child = self._child
+        if child is None:
+            return Usage()
+        return child.launcher.usage(child)
+
+    def reset_usage(self) -> None:
+        """Count CPU time and peak memory from now on (``send_hello`` does it)."""
+        child = self._child
+        if child is not None and child.running:
+            child.launcher.reset(child)
+
+    def _gone(self, when: str) -> BotFailure:
+        """The failure for a bot whose output ended: how it ended and its last stderr words."""
+        child = self._child
+        ended = child.wait(_EXIT_NEWS_S) if child is not None else None
+        if ended is not None and ended.reason == "memory":
+            self._dead_reason = "over its memory limit"
+            return BotFailure(Termination.MEMORY, f"bot killed: {ended.detail}")
+        if ended is None:
+            what = "closed its stdout"
+        elif ended.status is None:
+            what = f"was lost ({ended.detail})"
+        elif ended.status < 0:
+            note = _SIGNAL_NOTES.get(-ended.status)
+            what = f"was killed by signal {-ended.status}" + (f" ({note})" if note else "")
+        else:
+            what = f"exited with code {ended.status}"
+        self._dead_reason = what
+        if ended is not None and self._pump is not None:
+            # Its last words may still be in the pipe: the pump stops at the end of its stderr,
+            # which comes with its exit unless a process it started still holds it.
+            self._pump.join(_STDERR_DRAIN_S)
+        tail = self.stderr_tail.strip().splitlines()[-3:]
+        detail = " ".join(filter(None, ("bot", what, when))) + (f"; stderr ends: {' | '.join(tail)[-300:]}" if tail else "")
+        return BotFailure(Termination.CRASH, detail)
+
+    # -- lines -----------------------------------------------------------------------------
+
+    def _write(self, data: bytes, deadline: float) -> None:
+        child = self._child
+        if self._dead_reason is not None or child is None or self._write_poll is None:
+            raise BotFailure(Termination.CRASH, f"bot is gone ({self._dead_reason or 'not started'})")
+        if child.exit is not None:
+            # Its launcher said it ended, or was lost (its bots die with it): it is over even if
+            # it still answers (its pipes may outlive it in an escaped child, its death signal
+            # may not have landed yet), so no more requests.
+            raise self._gone("")
+        if self.log is not None:
+            self.log.write(">>", self.seat, child.pid, data)
+        self._send(data, 0, deadline)
+
+    def _send(self, data: bytes, sent: int, deadline: float) -> None:
+        """Write ``data[sent:]`` to the bot's stdin by ``deadline`` (``_write`` once it has
+        checked the bot may be written to)."""
+        view = memoryview(data)[sent:]
+        while view:
+            try:
+                view = view[os.write(self._in_fd, view):]
+                continue
+            except BlockingIOError:
+                pass
+            except (BrokenPipeError, ConnectionResetError):
+                raise self._gone("(its stdin is closed)") from None
+            # The pipe is full: the bot is not reading. Wait for room, within the deadline.
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise BotFailure(Termination.TIMEOUT, "bot stopped reading its input (pipe full)")
+            self._write_poll.poll(remaining * 1000.0 + 0.5)  # type: ignore[union-attr]  # set while the pipes are open
+
+    def _read_line(self, deadline: float) -> bytes:
+        """The next line from the bot (without its newline), by ``deadline``."""
+        lines = self._lines
+        while not lines:
+            if self._dead_reason is not None or self._poll is None:
+                raise BotFailure(Termination.CRASH, f"bot is gone ({self._dead_reason})")
+            # Wait, then read: a read that finds the pipe empty costs more (an exception) than
+            # the wait, and a reply is seldom there the moment its request is written. Whatever
+            # is there is taken, even past the deadline (poll(0) then only looks).
+            remaining = deadline - _monotonic()
+            if not self._poll.poll(remaining * 1000.0 + 0.5 if remaining > 0 else 0):
+                if remaining <= 0:
+                    raise BotFailure(Termination.TIMEOUT, "no reply before the deadline")
+                continue
+            self._take_chunk(self._read_chunk(), deadline)
+        return lines.popleft()
+
+    def _read_chunk(self) -> bytes:
+        """What the bot has written, once poll said there is something (b"" for nothing yet)."""
+        try:
+            chunk = os.read(self._out_fd, _READ_CHUNK)
+        except BlockingIOError:  # woken for nothing
+            return b""
+        except OSError as exc:
+            raise self._gone(f"(read error {exc.errno})") from None
+        if not chunk:
+            raise self._gone("")
+        return chunk
+
+    def _take_chunk(self, chunk: bytes, deadline: float) -> None:
+        """Split what was read into whole lines (``_lines``) and the start of the next (``_buf``),
+        refusing a line over the limit as soon as it is, and an unfinished line past the
+        deadline (one that keeps coming in small pieces never waits on poll)."""
+        buf = self._buf
+        lines = self._lines
+        limit = self.limits.max_line_bytes
+        start = 0
+        while True:
+            end = chunk.find(b"\n", start)
+            if end < 0:
+                break
+            if buf:
+                buf += chunk[start:end]
+                line = bytes(buf)
+                buf.clear()
+            else:
+                line = chunk[start:end]
+            if len(line) > limit:
+                self._oversized(len(line))
+            lines.append(line)
+            start = end + 1
+        if start < len(chunk):
+            buf += chunk[start:]
+            if len(buf) > limit:
+                self._oversized(len(buf), partial=True)
+        if not lines and _monotonic() > deadline:
+            detail = f" ({len(buf)} bytes, no newline)" if buf else ""
+            raise BotFailure(Termination.TIMEOUT, f"no reply before the deadline{detail}")
+
+    def _oversized(self, size: int, partial: bool = False) -> None:
+        self._buf = bytearray()
+        self._lines.clear()
+        self._dead_reason = "oversized line"
+        more = "+ (unfinished)" if partial else ""
+        raise BotFailure(Termination.OVERSIZED_LINE, f"line of {size}{more} bytes, the limit is {self.limits.max_line_bytes}")
+
+    def _next_reply(self, deadline: float) -> bytes:
+        """The next line that is not blank, by ``deadline``. Blank lines (spaces, ``\\r``) are
+        allowed between replies, but a bot that streams them still loses on its deadline."""
+        line = self._read_line(deadline)
+        if line.strip():  # the usual case: no blank line
+            if self.log is not None:
+                self.log.write("<<", self.seat, self.pid, line)
+            return line
+        blanks = 0
+        while not line.strip():
+            blanks += 1
+            if self.log is not None and blanks <= _LOGGED_BLANKS:
+                self.log.write("<<", self.seat, self.pid, line)
+            if time.monotonic() > deadline:
+                raise BotFailure(Termination.TIMEOUT, f"no reply before the deadline (after {blanks} blank lines)")
+            line = self._read_line(deadline)
+        if self.log is not None:
+            if blanks > _LOGGED_BLANKS:
+                self.log.note(self.seat, self.pid, f"{blanks - _LOGGED_BLANKS} more blank lines skipped")
+            self.log.write("<<", self.seat, self.pid, line)
+        return line
+
+    # -- the protocol ----------------------------------------------------------------------
+
+    def prepare(self) -> None:
+        """Start (or restart) the bot if needed, for a match: what ``send_hello`` does first.
+        Raises ``BotFailure(NO_HANDSHAKE)``."""
+        if self._child is not None:
+            self._child.launcher.check()  # a stuck launcher is replaced now, bots and all
+        self.ensure_started()
+
+    def send_hello(self, hello: dict[str, Any], *, reset: bool = True) -> None:
+        """Start (or restart) the bot if needed and send the match start.
+
+        ``hello`` is ``protocol.match_start(...)``; this picks ``hello`` (first match of the
+        process) or ``new_match`` and the match number. Raises ``BotFailure(NO_HANDSHAKE)``.
+        The bot's usage (``usage()``) counts from here; with ``reset=False`` from the caller's
+        ``reset_usages``, which the referee does for all its bots at once after ``prepare``.
+        """
+        self.prepare()
+        if reset:
+            self.reset_usage()
+        first = self.matches == 0
+        self.matches += 1
+        message = dict(hello, type="hello" if first else "new_match", match=self.matches)
+        self._hello_deadline = time.monotonic() + (self.limits.startup_ms + self.limits.grace_ms) / 1000
+        try:
+            self._write(b"".join(self._pending) + encode(message), self._hello_deadline)
+        except BotFailure as exc:
+            self.kill()
+            raise _handshake_failure(exc) from None
+        finally:
+            self._pending.clear()
+
+    def await_ready(self) -> Ready:
+        """Wait for ``ready`` (by the start-up deadline set by ``send_hello``)."""
+        deadline = self._hello_deadline
+        try:
+            while True:
+                line = self._next_reply(deadline)
+                if self._abandoned and b'"move"' in line:
+                    # A late answer to a request that timed out in the last match.
+                    try:
+                        if parse_move(line).id in self._abandoned:
+                            if time.monotonic() > deadline:
+                                raise BotFailure(Termination.TIMEOUT, "late replies until the deadline")
+                            continue
+                    except BotFailure as exc:
+                        if exc.termination is Termination.TIMEOUT:
+                            raise
+                ready = parse_ready(line)
+                break
+        except BotFailure as exc:
+            if exc.termination is Termination.TIMEOUT:
+                limits = self.limits
+                exc = BotFailure(exc.termination, f"no ready within {limits.startup_ms} ms (+{limits.grace_ms} ms grace)")
+            self.kill()
+            raise _handshake_failure(exc) from None
+        self.ready_name = ready.name
+        return ready
+
+    def begin_match(self, hello: dict[str, Any]) -> Ready:
+        """The whole handshake: ``send_hello`` then ``await_ready``."""
+        self.send_hello(hello)
+        return self.await_ready()
+
+    def decide(
+        self, view: Any, legal: Sequence[str], move_ms: int, bank_ms: int, idle: Callable[[], None] | None = None
+    ) -> tuple[int, str, float]:
+        """Send a request (after any queued lines) and wait for its reply; ``view`` is a dict
+        or its JSON text. ``idle`` is called once the request is written, before waiting: the
+        caller's bookkeeping then overlaps the bot's thinking.
+
+        Returns (request id, move text, elapsed seconds). Only the reply's shape and id are
+        checked here. A late reply to an abandoned (timed-out) request is skipped; any other
+        id is ``wrong_id``. On timeout the request is abandoned.
+        """
+        request_id = self.last_request_id = self._next_id
+        self._next_id = request_id + 1
+        time_ms = move_ms + bank_ms
+        data = request_line(request_id, time_ms, bank_ms, view, legal)
+        pending = self._pending
+        if pending:
+            pending.append(data)
+            data = b"".join(pending)
+            pending.clear()
+        start = _monotonic()
+        deadline = start + (time_ms + self.limits.grace_ms) / 1000
+        try:
+            poll = self._poll
+            child = self._child
+            if (poll is None or self.log is not None or self._lines or self._buf or self._dead_reason is not None
+                    or child is None or child.exit is not None):
+                # The general path: a log to write, lines already read, or a bot that may be
+                # gone (``_write`` says how).
+                self._write(data, deadline)
+                if idle is not None:
+                    idle()
+            else:
+                # The usual case, written and read here at once: a bot that is running, with
+                # no log, and whose only output since the request is one line in the canonical
+                # shape with this request's id and a legal move. Anything else (blank lines,
+                # several lines, a late reply, a line in pieces, the end of its output) goes
+                # through the general path below.
+                try:
+                    sent = os.write(self._in_fd, data)
+                except OSError:  # ``_send`` tries again, and says what is wrong
+                    sent = 0
+                if sent != len(data):
+                    self._send(data, sent, deadline)
+                if idle is not None:
+                    idle()
+                chunk: bytes | None = None
+                if self._eager:
+                    try:
+                        chunk = os.read(self._out_fd, _REPLY_CHUNK)
+                    except BlockingIOError:  # not there yet: wait for it
+                        self._eager = False
+                        self._eager_in = self._eager_gap = min(2 * self._eager_gap, _EAGER_RETRY)
+                    except OSError:  # an error: the general path says which
+                        chunk = b""
+                    else:
+                        if self._eager_gap > 1:
+                            self._eager_gap >>= 1
+                elif self._eager_in > 1:
+                    self._eager_in -= 1
+                else:
+                    self._eager = True
+                if chunk is None:
+                    remaining = deadline - _monotonic()
+                    if poll.poll(remaining * 1000.0 + 0.5 if remaining > 0 else 0):
+                        try:
+                            chunk = os.read(self._out_fd, _REPLY_CHUNK)
+                        except OSError:  # nothing after all, or an error: the general path says which
+                            chunk = b""
+                if chunk:
+                    move = quick_reply(chunk, request_id, legal)
+                    if move is not None:
+                        return request_id, move, _monotonic() - start
+                    self._take_chunk(chunk, deadline)
+            while True:
+                reply: MoveReply = parse_move(self._next_reply(deadline))
+                if reply.id == request_id:
+                    return request_id, reply.move, _monotonic() - start
+                if reply.id in self._abandoned:
+                    # The late answer to a request that timed out: harmless, unless the bot
+                    # streams them to hold the arena past the deadline.
+                    if _monotonic() > deadline:
+                        raise BotFailure(Termination.TIMEOUT, "late replies until the deadline")
+                    continue
+                raise BotFailure(Termination.WRONG_ID, f"reply id {reply.id}, expected {request_id} (move {reply.move!r})")
+        except BotFailure as exc:
+            if exc.termination is Termination.TIMEOUT:
+                self._abandoned.add(request_id)
+                raise BotFailure(
+                    Termination.TIMEOUT, f"request {request_id}: no reply within {time_ms} ms (+{self.limits.grace_ms} ms grace)"
+                ) from None
+            if exc.termination.kills_bot:
+                self.kill()
+            raise
+
+    def abandon(self, view: Any, legal: Sequence[str], move: str) -> int:
+        """Send a request and give it up at once, telling the bot which move was played for it
+        (what the arena does after a timeout under the substitute policy). For conformance
+        checks: a correct bot carries on, and its reply to this id, if any, is ignored."""
+        request_id = self._next_id
+        self._next_id += 1
+        self.last_request_id = request_id
+        self._abandoned.add(request_id)
+        data = b"".join(self._pending) + request_line(request_id, 0, 0, view, legal) + timeout_line(request_id, move)
+        self._pending.clear()
+        self._write(data, time.monotonic() + (self.limits.move_ms + self.limits.grace_ms) / 1000)
+        return request_id
+
+    def flush(self) -> None:
+        """Send queued lines now (match_over); a bot that is gone or stuck just misses them."""
+        if self._pending and self.alive:
+            data = b"".join(self._pending)
+            self._pending.clear()
+            try:
+                self._write(data, time.monotonic() + self.limits.grace_ms / 1000)
+            except BotFailure:
+                pass
+        self._pending.clear()
+
+
+def _by_launcher(bots: Sequence[BotProcess]) -> list[tuple[Launcher, list[tuple[int, Child]]]]:
+    """The bots that have a process, by launcher: each launcher with the index and process of
+    each of its bots, so that a match's seats cost each launcher one message, not one each."""
+    groups: dict[int, tuple[Launcher, list[tuple[int, Child]]]] = {}
+    for i, bot in enumerate(bots):
+        child = bot._child
+        if child is not None:
+            groups.setdefault(id(child.launcher), (child.launcher, []))[1].append((i, child))
+    return list(groups.values())
+
+
+def usages(bots: Sequence[BotProcess]) -> list[Usage]:
+    """``usage()`` of each bot, asking each launcher once for all its bots (the seats of a
+    match): what the referee records at the end of every match."""
+    out = [Usage()] * len(bots)
+    for launcher, members in _by_launcher(bots):
+        for (i, _), usage in zip(members, launcher.usages([child for _, child in members]), strict=True):
+            out[i] = usage
+    return out
+
+
+def lost_with_their_launcher(bots: Sequence[BotProcess]) -> dict[int, BotFailure]:
+    """The failures of the bots (by index) whose launcher is gone, asking each launcher once.
+
+    What the referee asks at a match's end. A bot may kill its launcher where the kernel lets
+    it signal it (Landlock before ABI 6): every bot of that launcher dies with it, so every one
+    of them loses, not only the first one the arena happens to write to next. The question
+    makes that deterministic: a launcher killed before a bot's last reply cannot answer it,
+    even if its death has not reached the arena yet."""
+    return {i: bots[i]._gone("") for launcher, members in _by_launcher(bots) if not launcher.confirm()
+            for i, _ in members}
+
+
+def reset_usages(bots: Sequence[BotProcess]) -> None:
+    """``reset_usage()`` of each bot, in one message to each launcher for all its bots (the
+    seats of a match): each message costs the launcher a wake-up."""
+    for launcher, members in _by_launcher(bots):
+        running = [child for _, child in members if child.running]
+        if running:
+            launcher.reset_many(running)
+
+
+def _handshake_failure(exc: BotFailure) -> BotFailure:
+    """A failure before ``ready`` is a failed handshake, except going over the memory limit,
+    which says more."""
+    if exc.termination is Termination.MEMORY:
+        return exc
+    return BotFailure(Termination.NO_HANDSHAKE, exc.detail)
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "._+-" else "_" for c in name) or "bot"

@@ -1,0 +1,638 @@
+"""A league: the results of many tournaments and results files, rated as one joint fit.
+
+``arena rate`` and the league page of ``arena report`` take any mix of results folders, folders
+of results folders and results files (CSV, JSON lines); this module turns them into *pools*
+of comparable results, names the bots across tournaments, fits each pool jointly with
+``arena.rating.table.fit_ratings`` and replays the fit after each tournament for the history. It
+reads the stores and files it is given and prints nothing (docs/RATINGS.md, *Leagues*).
+
+**Entries.** A bot is matched across tournaments by its configured name and its stored
+identity (``arena.tournament.identity``: the command, the SHA-256 of its program files, its
+build inputs, its commit; and the name it gave in ``ready``). One program under one name in
+several tournaments is one entry; a changed program under the same name is a new entry,
+shown as ``name@version`` where version is the identity's short hash (the commit's short id
+for a bot from a revision), as ``BotIdentity.label`` writes it. A name with one version is
+shown as the name alone. Results without identities (stores from an earlier arena, results
+files) are matched by name: they join the name's entry when it has at most one known
+version, and are ``name@unknown`` when it has several. ``by_name`` pools every version under
+its name.
+
+**Pools.** Results are pooled only within one kind of game (``GameKind``): the number of
+players, alone or in teams (and whether a team is copies of one bot), and every rule option
+but the match length (``target``, ``max_hands``). A results file records no rules: its
+matches are sorted by their shape (sides per match, bots per side) and join the one kind of
+results folder of that shape, or, when there is none or more than one, a pool of their own.
+``mix`` puts everything in one pool.
+
+**Dates.** A tournament's date is when its last match was stored (the store's meta
+``last_match_at``); a store written before that was recorded, and a results file, are dated
+by their file's modification time, and the tournament list says so.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from arena.core.rules import Rules, Seating
+from arena.errors import ArenaError
+from arena.rating.inputs import read_results
+from arena.rating.table import (
+    DEFAULT_PRIOR,
+    AnchorError,
+    BotRating,
+    MatchResult,
+    PairResult,
+    RatingTable,
+    fit_ratings,
+)
+from arena.tournament.identity import BotIdentity
+from arena.tournament.store import STORE_FILE, ResultStore
+
+LENGTH_OPTIONS = ("target", "max_hands")
+"""Rule options that only set how long a match is: results that differ in them are pooled."""
+
+UNKNOWN_VERSION = "unknown"
+
+Result = PairResult | MatchResult
+
+
+class LeagueError(ArenaError):
+    """The inputs cannot make a league: not results, an empty set, an ambiguous name."""
+
+
+# --------------------------------------------------------------------------- kinds of game
+
+
+@dataclass(frozen=True)
+class GameKind:
+    """What makes results comparable. ``players`` is None for results files, which record
+    only the shape of their matches (``sides`` per match, ``side_size`` bots per side)."""
+
+    players: int | None
+    sides: int
+    side_size: int
+    copies: bool = False  # teams of copies of one bot: a side is rated as that one bot
+    rules: tuple[tuple[str, Any], ...] = ()  # the options that change the game (not its length)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.sides, self.side_size
+
+    @classmethod
+    def of_game(cls, seating: Seating, team_mode: str, rules: Rules) -> GameKind:
+        copies = seating.is_teams and team_mode == "clones"
+        options = tuple(sorted((k, v) for k, v in rules.to_dict().items() if k not in LENGTH_OPTIONS))
+        return cls(seating.players, seating.sides, 1 if copies else seating.players // seating.sides, copies, options)
+
+    @classmethod
+    def of_result(cls, result: Result) -> GameKind:
+        if isinstance(result, PairResult):
+            return cls(None, 2, len(result.side_a))
+        return cls(None, len(result.sides), len(result.sides[0]))
+
+    def describe(self) -> str:
+        """``2 players alone, standard rules``; ``results files: 3 sides of 1 bot (no rules recorded)``."""
+        if self.players is None:
+            bots = "1 bot" if self.side_size == 1 else f"{self.side_size} bots"
+            return f"results files: {self.sides} sides of {bots} (no rules recorded)"
+        if self.players == self.sides:
+            table = f"{self.players} players alone"
+        else:
+            size = self.players // self.sides
+            table = f"{self.players} players as {self.sides} teams of {size}" + (" copies of one bot" if self.copies else "")
+        defaults = Rules().to_dict()
+        changed = [f"{k} {_option_text(v)}" for k, v in self.rules if defaults.get(k) != v]
+        return f"{table}, " + (f"rules: {', '.join(changed)}" if changed else "standard rules")
+
+
+def _option_text(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+@dataclass(frozen=True)
+class Tournament:
+    """One input's results of one kind of game: a results folder, or the matches of one
+    shape in a results file. ``index`` is the input's position (ties of date keep it)."""
+
+    label: str  # the path, as given (or as found in a folder of results folders)
+    path: Path
+    index: int
+    kind: GameKind
+    name: str  # the tournament's name in its file, or the results file's name
+    date: datetime
+    dated_by_file: bool  # no recorded date: the file's modification time
+    matches: int
+    bots: tuple[str, ...]  # the names its results use
+    identities: Mapping[str, BotIdentity] | None = field(default=None, compare=False)  # None: not recorded
+    seating: Seating | None = None  # a results folder's table shape
+    format: str = ""  # a results folder's format (round_robin, gauntlet, ...)
+    target: int | None = None  # a results folder's match length
+
+    @property
+    def is_store(self) -> bool:
+        return self.seating is not None
+
+    @property
+    def short(self) -> str:
+        """The folder's or file's own name: what the history's columns and plot show."""
+        return self.path.name or self.label
+
+    def results(self) -> Iterator[Result]:
+        """The tournament's matches as the fit takes them, under the names of its results
+        (``arena table``'s fit for a results folder; the file's lines of this shape)."""
+        if self.seating is not None:
+            yield from _store_results(self.path, self.seating)
+            return
+        for result in read_results(self.path):
+            if GameKind.of_result(result).shape == self.kind.shape:
+                yield result
+
+
+def _store_results(folder: Path, seating: Seating) -> Iterator[Result]:
+    from arena.tournament.audit import scheduled_rows
+    from arena.tournament.standings import match_result
+
+    with ResultStore.open_existing(str(folder)) as store:
+        for row in scheduled_rows(store):
+            yield match_result(row, seating)
+
+
+def _file_time(*paths: Path) -> datetime:
+    times = [p.stat().st_mtime for p in paths if p.exists()]
+    return datetime.fromtimestamp(max(times) if times else 0.0, tz=timezone.utc)
+
+
+def _read_store(folder: Path, label: str, index: int) -> Tournament:
+    from arena.tournament.audit import store_config
+
+    with ResultStore.open_existing(str(folder)) as store:
+        config = store_config(store)
+        date = store.last_match_at()
+        identities = store.identities()
+        matches = store.count()
+    store_file = folder / STORE_FILE
+    return Tournament(
+        label=label,
+        path=folder,
+        index=index,
+        kind=GameKind.of_game(config.seating, config.team_mode, config.rules),
+        name=config.name,
+        date=date if date is not None else _file_time(store_file, store_file.with_name(STORE_FILE + "-wal")),
+        dated_by_file=date is None,
+        matches=matches,
+        bots=tuple(bot.name for bot in config.bots),
+        identities=identities,
+        seating=config.seating,
+        format=config.format,
+        target=config.rules.target,
+    )
+
+
+def _read_file(path: Path, label: str, index: int) -> list[Tournament]:
+    """The file's matches by shape (the whole file is read and checked here, line by line)."""
+    counts: dict[tuple[int, int], int] = defaultdict(int)
+    names: dict[tuple[int, int], dict[str, None]] = defaultdict(dict)
+    for result in read_results(path):
+        kind = GameKind.of_result(result)
+        counts[kind.shape] += 1
+        for side in _sides(result):
+            for name in side:
+                names[kind.shape][name] = None
+    date = _file_time(path)
+    return [
+        Tournament(label, path, index, GameKind(None, *shape), path.name, date, True, counts[shape], tuple(names[shape]))
+        for shape in counts
+    ]
+
+
+def _sides(result: Result) -> tuple[tuple[str, ...], ...]:
+    if isinstance(result, PairResult):
+        return (tuple(result.side_a), tuple(result.side_b))
+    return tuple(tuple(side) for side in result.sides)
+
+
+def find_inputs(paths: Sequence[str | Path]) -> list[tuple[str, Path, bool]]:
+    """Each input as (label, path, is a results folder): a results folder, every results
+    folder directly inside a folder of them (in name order), or a results file. The same
+    folder or file given twice counts once."""
+    out: list[tuple[str, Path, bool]] = []
+    seen: set[Path] = set()
+
+    def add(label: str, path: Path, store: bool) -> None:
+        key = path.resolve()
+        if key not in seen:
+            seen.add(key)
+            out.append((label, path, store))
+
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            if (path / STORE_FILE).is_file():
+                add(str(path), path, True)
+                continue
+            found = sorted(p for p in path.iterdir() if p.is_dir() and (p / STORE_FILE).is_file())
+            if not found:
+                raise LeagueError(f"{path}: not a results folder (no {STORE_FILE}), nor a folder of results folders")
+            for sub in found:
+                add(str(sub), sub, True)
+        elif path.is_file():
+            add(str(path), path, False)
+        else:
+            raise LeagueError(f"{path}: no such results folder or file")
+    return out
+
+
+# --------------------------------------------------------------------------- entries
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One line of the rating list: a bot's name and one version of it. ``version`` is the
+    short hash (None: the only version, or versions pooled by name); ``identity`` the stored
+    identity (None: not recorded)."""
+
+    label: str
+    name: str
+    version: str | None = None
+    identity: BotIdentity | None = None
+
+
+def _version_of(identity: BotIdentity) -> str:
+    return (identity.commit or identity.digest)[:7]
+
+
+def assign_entries(
+    tournaments: Sequence[Tournament], *, by_name: bool = False
+) -> tuple[dict[tuple[int, str], Entry], list[str]]:
+    """Each (tournament index, bot name) -> its entry, and notes on how versions were told
+    apart. ``tournaments`` in date order (a name's versions are listed in that order)."""
+    notes: list[str] = []
+    if by_name:
+        return {(t.index, name): Entry(name, name) for t in tournaments for name in t.bots}, notes
+    # name -> digest -> ready names seen (None: not given)
+    readies: dict[str, dict[str, dict[str | None, None]]] = defaultdict(lambda: defaultdict(dict))
+    for t in tournaments:
+        for name in t.bots:
+            identity = (t.identities or {}).get(name)
+            if identity is not None:
+                readies[name][identity.digest][identity.ready_name] = None
+
+    def key(identity: BotIdentity) -> tuple[str, str | None]:
+        known = [r for r in readies[identity.name][identity.digest] if r is not None]
+        # A ready name not recorded (the bot never answered) is the one recorded elsewhere.
+        ready = identity.ready_name if identity.ready_name is not None or len(known) != 1 else known[0]
+        return identity.digest, ready
+
+    versions: dict[str, dict[tuple[str, str | None], BotIdentity]] = defaultdict(dict)
+    unknown: dict[str, list[str]] = defaultdict(list)
+    for t in tournaments:
+        for name in t.bots:
+            identity = (t.identities or {}).get(name)
+            if identity is None:
+                unknown[name].append(t.label)
+            else:
+                versions[name].setdefault(key(identity), identity)
+
+    labels: dict[tuple[str, tuple[str, str | None] | None], Entry] = {}
+    for name in dict.fromkeys([*versions, *unknown]):
+        known = versions.get(name, {})
+        several = len(known) > 1
+        shorts = [_version_of(identity) for identity in known.values()]
+        for (k, identity), short in zip(known.items(), shorts, strict=True):
+            if shorts.count(short) > 1:  # the same program, told apart by its ready name only
+                short = f"{short}({identity.ready_name or '?'})"
+            labels[name, k] = Entry(f"{name}@{short}" if several else name, name, short if several else None, identity)
+        if name in unknown and known:
+            if several:
+                labels[name, None] = Entry(f"{name}@{UNKNOWN_VERSION}", name, UNKNOWN_VERSION)
+                where = ", ".join(unknown[name][:3]) + (", ..." if len(unknown[name]) > 3 else "")
+                notes.append(f"{name}: {where} did not record which version played; rated as {name}@{UNKNOWN_VERSION}")
+            else:
+                labels[name, None] = next(iter(labels[name, k] for k in known))
+        if several:
+            shown = ", ".join(labels[name, k].label for k in known)
+            notes.append(f"{name}: {len(known)} versions ({shown}); --by-name pools them")
+    out: dict[tuple[int, str], Entry] = {}
+    for t in tournaments:
+        for name in t.bots:
+            identity = (t.identities or {}).get(name)
+            entry = labels.get((name, key(identity) if identity is not None else None))
+            out[t.index, name] = entry if entry is not None else Entry(name, name)
+    # Two entries under one label would be one bot to the fit: refused, never merged.
+    taken: dict[str, Entry] = {}
+    for entry in out.values():
+        other = taken.setdefault(entry.label, entry)
+        if other != entry:
+            what = f"bots {other.name!r} and {entry.name!r}" if other.name != entry.name else f"two versions of {entry.name!r}"
+            raise LeagueError(f"{what} would both be listed as {entry.label!r}; rename one")
+    return out, notes
+
+
+# --------------------------------------------------------------------------- pools
+
+
+@dataclass(frozen=True)
+class Pool:
+    """Results rated together: tournaments of one kind of game (several with ``mix``), in
+    date order."""
+
+    number: int
+    kinds: tuple[GameKind, ...]
+    tournaments: tuple[Tournament, ...]
+    notes: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        """The kind of game, and the match lengths (targets) found."""
+        text = "; ".join(k.describe() for k in self.kinds)
+        targets = sorted({t.target for t in self.tournaments if t.target is not None})
+        if targets:
+            text += f"; target{'s' if len(targets) > 1 else ''} {', '.join(map(str, targets))}"
+        return text
+
+    @property
+    def matches(self) -> int:
+        return sum(t.matches for t in self.tournaments)
+
+
+@dataclass(frozen=True)
+class League:
+    pools: tuple[Pool, ...]
+    entries: Mapping[tuple[int, str], Entry]
+    notes: tuple[str, ...] = ()
+
+    def names(self, tournament: Tournament) -> Callable[[str], str]:
+        """The entry label of each name in one tournament's results."""
+        entries = self.entries
+
+        def label(name: str) -> str:
+            entry = entries.get((tournament.index, name))
+            return entry.label if entry is not None else name
+
+        return label
+
+    def results(self, tournament: Tournament) -> Iterator[Result]:
+        """A tournament's matches under the entries' labels."""
+        return (_renamed(r, self.names(tournament)) for r in tournament.results())
+
+    @cached_property
+    def _by_label(self) -> dict[str, Entry]:
+        return {entry.label: entry for entry in self.entries.values()}
+
+    def entry(self, label: str) -> Entry | None:
+        return self._by_label.get(label)
+
+    def resolve(self, name: str) -> str:
+        """The entry a user means by ``name`` (an entry's label, or a bot name with one
+        entry); raises ``AnchorError`` naming the versions when it is ambiguous."""
+        if name in self._by_label:
+            return name
+        versions = sorted({e.label for e in self.entries.values() if e.name == name})
+        if len(versions) == 1:
+            return versions[0]
+        if versions:
+            raise AnchorError(name, f"it has {len(versions)} versions here; name one: {', '.join(versions)}")
+        raise AnchorError(name, "no such bot in the results")
+
+
+def _renamed(result: Result, label: Callable[[str], str]) -> Result:
+    if isinstance(result, PairResult):
+        return PairResult(tuple(map(label, result.side_a)), tuple(map(label, result.side_b)), result.score_a)
+    return MatchResult(tuple(tuple(map(label, side)) for side in result.sides), result.places)
+
+
+def open_league(paths: Sequence[str | Path], *, by_name: bool = False, mix: bool = False) -> League:
+    """Read the inputs' descriptions (and check every results file), tell the bots' versions
+    apart and sort the tournaments into pools. Raises ``LeagueError`` (and the stores' and
+    files' own errors) on input that cannot be rated; nothing is fitted yet."""
+    if not paths:
+        raise LeagueError("no results given; expected results folders, folders of them, or results files")
+    tournaments: list[Tournament] = []
+    notes: list[str] = []
+    for index, (label, path, is_store) in enumerate(find_inputs(paths)):
+        if is_store:
+            tournament = _read_store(path, label, index)
+            if tournament.matches == 0:
+                notes.append(f"{label} holds no matches yet: left out")
+                continue
+            tournaments.append(tournament)
+            if tournament.identities is None:
+                notes.append(f"{label}: the bots' identities were not recorded (an earlier arena): its bots are matched by name")
+        else:
+            tournaments.extend(_read_file(path, label, index))
+    if not tournaments:
+        raise LeagueError(f"no matches in {', '.join(map(str, paths))}: nothing to rate")
+    tournaments.sort(key=lambda t: (t.date, t.index))
+    entries, entry_notes = assign_entries(tournaments, by_name=by_name)
+    pools = _pools(tournaments, mix)
+    return League(pools, entries, (*notes, *entry_notes))
+
+
+def _pools(tournaments: Sequence[Tournament], mix: bool) -> tuple[Pool, ...]:
+    if mix:
+        kinds = tuple(dict.fromkeys(t.kind for t in tournaments))
+        mixed = (f"--mix: results of {len(kinds)} kinds of game pooled in one fit",) if len(kinds) > 1 else ()
+        return (Pool(1, kinds, tuple(tournaments), mixed),)
+    by_kind: dict[GameKind, list[Tournament]] = defaultdict(list)
+    for t in tournaments:
+        if t.kind.players is not None:
+            by_kind[t.kind].append(t)
+    joined: dict[GameKind, list[str]] = defaultdict(list)
+    for t in tournaments:
+        if t.kind.players is not None:
+            continue
+        same_shape = [kind for kind in by_kind if kind.players is not None and kind.shape == t.kind.shape]
+        if len(same_shape) == 1:
+            by_kind[same_shape[0]].append(t)
+            joined[same_shape[0]].append(t.label)
+        else:
+            by_kind[t.kind].append(t)
+    ordered = sorted(by_kind.items(), key=lambda item: min(t.index for t in item[1]))
+    pools = []
+    for number, (kind, members) in enumerate(ordered, start=1):
+        notes: tuple[str, ...] = ()
+        if joined.get(kind):
+            files = ", ".join(dict.fromkeys(joined[kind]))
+            notes = (f"{files}: no rules recorded; pooled with the results folders of the same shape ({kind.describe()})",)
+        members.sort(key=lambda t: (t.date, t.index))
+        pools.append(Pool(number, (kind,), tuple(members), notes))
+    return tuple(pools)
+
+
+# --------------------------------------------------------------------------- ratings
+
+
+@dataclass(frozen=True)
+class LeagueRow:
+    """A rating list row: the fit's, with where and when the entry played."""
+
+    rating: BotRating
+    entry: Entry
+    tournaments: int
+    last_played: datetime | None
+
+
+@dataclass(frozen=True)
+class PoolRatings:
+    pool: Pool
+    table: RatingTable
+    rows: tuple[LeagueRow, ...]
+    notes: tuple[str, ...]
+    anchor: str | None = None  # the anchor's label, when it is in this pool
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """``--anchor NAME=ELO`` as given: the name is resolved against the league."""
+
+    name: str
+    elo: float = 0.0
+
+
+def rate_pool(
+    league: League,
+    pool: Pool,
+    *,
+    prior: float | None = DEFAULT_PRIOR,
+    anchor: Anchor | None = None,
+    upto: int | None = None,
+    results: Callable[[Tournament], Iterable[Result]] | None = None,
+) -> PoolRatings:
+    """One joint fit of the pool's results (of its first ``upto`` tournaments, for the
+    history). An anchor that did not play in them leaves the ratings centred on its Elo.
+    ``results`` gives a tournament's results under the entries' labels (default:
+    ``league.results``, which reads them afresh)."""
+    tournaments = pool.tournaments[: upto if upto is not None else len(pool.tournaments)]
+    read = results if results is not None else league.results
+    seen: dict[str, set[int]] = defaultdict(set)
+
+    def tracked() -> Iterator[Result]:
+        for position, t in enumerate(tournaments):
+            for result in read(t):
+                for side in _sides(result):
+                    for name in side:
+                        seen[name].add(position)
+                yield result
+
+    label = league.resolve(anchor.name) if anchor is not None else None
+    played = {league.names(t)(name) for t in tournaments for name in t.bots}
+    notes: list[str] = list(pool.notes)
+    anchor_elo = anchor.elo if anchor is not None else 0.0
+    if label is not None and label not in played:
+        notes.append(f"anchor {label} did not play here: ratings centred on {anchor_elo:g}")
+        label = None
+    table = fit_ratings(tracked(), anchor=label, anchor_elo=anchor_elo, prior=prior)
+    if anchor is not None and label is None:
+        table = _shifted(table, anchor_elo)
+    rows = []
+    for rating in table.ratings:
+        where = seen.get(rating.name, set())
+        entry = league.entry(rating.name) or Entry(rating.name, rating.name)
+        last = max((tournaments[p].date for p in where), default=None)
+        rows.append(LeagueRow(rating, entry, len(where), last))
+    return PoolRatings(pool, table, tuple(rows), (*notes, *table.notes), label)
+
+
+def _shifted(table: RatingTable, offset: float) -> RatingTable:
+    """The table with every rating moved by ``offset`` (an anchor value without its bot)."""
+    if offset == 0.0:
+        return table
+    ratings = tuple(replace(r, elo=None if r.elo is None else r.elo + offset) for r in table.ratings)
+    return replace(table, ratings=ratings, anchor_elo=offset)
+
+
+def rate_league(league: League, *, prior: float | None = DEFAULT_PRIOR, anchor: Anchor | None = None) -> tuple[PoolRatings, ...]:
+    """Every pool's rating list. An anchor must name an entry of some pool; the pools it did
+    not play in are centred on its value."""
+    if anchor is not None:
+        league.resolve(anchor.name)
+    return tuple(rate_pool(league, pool, prior=prior, anchor=anchor) for pool in league.pools)
+
+
+# --------------------------------------------------------------------------- history
+
+
+@dataclass(frozen=True)
+class Step:
+    """The ratings after one more tournament: the joint fit of every result up to it."""
+
+    number: int
+    tournament: Tournament
+    ratings: PoolRatings
+
+
+@dataclass(frozen=True)
+class PoolHistory:
+    pool: Pool
+    steps: tuple[Step, ...]
+
+    def series(self, label: str) -> list[tuple[int, float | None, float | None]]:
+        """(step number, elo, ci95) of one entry at each step where it was rated."""
+        out = []
+        for step in self.steps:
+            for row in step.ratings.rows:
+                if row.rating.name == label:
+                    out.append((step.number, row.rating.elo, row.rating.ci95))
+        return out
+
+
+def pool_history(
+    league: League, pool: Pool, *, prior: float | None = DEFAULT_PRIOR, anchor: Anchor | None = None
+) -> PoolHistory:
+    """The ratings after each of the pool's tournaments, in date order: fit k uses the
+    results of the first k tournaments, so the last step is the pool's rating list."""
+    kept: dict[tuple[int, GameKind], list[Result]] = {}
+
+    def results(tournament: Tournament) -> list[Result]:
+        # Read once, refitted at every later step.
+        key = (tournament.index, tournament.kind)
+        if key not in kept:
+            kept[key] = list(league.results(tournament))
+        return kept[key]
+
+    steps = tuple(
+        Step(k, t, rate_pool(league, pool, prior=prior, anchor=anchor, upto=k, results=results))
+        for k, t in enumerate(pool.tournaments, start=1)
+    )
+    return PoolHistory(pool, steps)
+
+
+def league_history(
+    league: League, *, prior: float | None = DEFAULT_PRIOR, anchor: Anchor | None = None
+) -> tuple[PoolHistory, ...]:
+    if anchor is not None:
+        league.resolve(anchor.name)
+    return tuple(pool_history(league, pool, prior=prior, anchor=anchor) for pool in league.pools)
+
+
+# --------------------------------------------------------------------------- small helpers
+
+
+__all__ = [
+    "Anchor",
+    "Entry",
+    "GameKind",
+    "League",
+    "LeagueError",
+    "LeagueRow",
+    "Pool",
+    "PoolHistory",
+    "PoolRatings",
+    "Step",
+    "Tournament",
+    "assign_entries",
+    "find_inputs",
+    "league_history",
+    "open_league",
+    "pool_history",
+    "rate_league",
+    "rate_pool",
+]

@@ -1,0 +1,264 @@
+"""Match results from files, for the rating fit: the two-sided CSV and the JSON-lines format.
+
+Both are read line by line (a file of a million results never sits in memory as text), and
+every result is checked as it is read, so a bad line stops the read with a one-line error
+that names the file and the line.
+
+CSV (two sides per match)::
+
+    side_a,side_b,score_a
+    greedy,random,1
+    alice+bob,carol+dave,0.5
+
+Further named columns after ``score_a`` (a match id, a date: what ``arena export --games
+csv`` writes) are ignored, as other keys are in JSON lines.
+
+JSON lines (any number of sides; teams as lists of names)::
+
+    {"sides": [["a"], ["b"], ["c"]], "scores": [21, 15, 9]}
+    {"sides": [["a", "b"], ["c", "d"], ["e", "f"]], "places": [2, 1, 3]}
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from arena.errors import ArenaError
+from arena.rating.table import MatchResult, PairResult, ResultInputError, check_result
+
+CSV_HEADER = ("side_a", "side_b", "score_a")
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
+_SCORES = {"1": 1.0, "1.0": 1.0, "0.5": 0.5, ".5": 0.5, "0": 0.0, "0.0": 0.0}
+_EXPECTED_HEADER = ",".join(CSV_HEADER)
+
+
+class ResultsFileError(ArenaError, ValueError):
+    """A results file cannot be read or does not follow its format; ``line`` is 1-based
+    (``None`` when the problem is the file itself)."""
+
+    def __init__(self, source: str, line: int | None, message: str) -> None:
+        super().__init__(f"{source}:{line}: {message}" if line is not None else f"{source}: {message}")
+        self.source = source
+        self.line = line
+        self.message = message
+
+
+ResultsCsvError = ResultsFileError
+"""The name ``arena rate`` has used for CSV errors."""
+
+
+def _checked(result: PairResult | MatchResult, source: str, line: int) -> None:
+    try:
+        check_result(0, result)
+    except ResultInputError as exc:
+        raise ResultsFileError(source, line, exc.reason) from None
+
+
+# --------------------------------------------------------------------------- CSV
+
+
+class _CsvResults:
+    """The results of CSV lines, parsed lazily; ``line`` is the last line read."""
+
+    def __init__(self, lines: Iterable[str], source: str) -> None:
+        self._reader = csv.reader(lines)
+        self._source = source
+
+    @property
+    def line(self) -> int:
+        return self._reader.line_num
+
+    def __iter__(self) -> Iterator[PairResult]:
+        source = self._source
+        rows = _guarded_rows(self._reader, source)
+        for row in rows:
+            if any(cell.strip() for cell in row):
+                got = tuple(cell.strip() for cell in row)
+                if got[:3] != CSV_HEADER or not all(got[3:]):
+                    message = f"expected the header '{_EXPECTED_HEADER}', got '{','.join(got)}'"
+                    raise ResultsFileError(source, self.line, message)
+                break
+        else:
+            raise ResultsFileError(source, 1, f"empty file; expected the header '{_EXPECTED_HEADER}' and result rows")
+        count = 0
+        scores = _SCORES
+        width = len(got)
+        for row in rows:
+            if len(row) == width:
+                # The common row, "one bot each side" with a plain score, checked in line.
+                a, b, text = row[0], row[1], row[2]
+                score = scores.get(text)
+                if score is not None and "+" not in a and "+" not in b:
+                    x, y = a.strip(), b.strip()
+                    if x and y and x != y:
+                        count += 1
+                        yield PairResult((x,), (y,), score)
+                        continue
+            if not any(cell.strip() for cell in row):
+                continue
+            result = _csv_row(row, source, self.line, width)
+            _checked(result, source, self.line)
+            count += 1
+            yield result
+        if not count:
+            raise ResultsFileError(
+                source, self.line + 1, f"no results after the header; expected rows of {_EXPECTED_HEADER}"
+            )
+
+
+def _guarded_rows(reader: Any, source: str) -> Iterator[list[str]]:
+    """The reader's rows; a row the csv module refuses (a field longer than its limit of
+    131,072 characters, say) is a ``ResultsFileError`` at the line it starts on."""
+    while True:
+        start = reader.line_num + 1  # a quoted field may span lines
+        try:
+            row: list[str] = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            why = str(exc)
+            if "field larger than field limit" in why:
+                why = f"a field longer than {csv.field_size_limit()} characters; expected a bot name"
+            raise ResultsFileError(source, start, f"not a results row: {why}") from None
+        yield row
+
+
+def iter_results_csv(lines: Iterable[str], source: str = "<csv>") -> Iterator[PairResult]:
+    """Parse ``side_a,side_b,score_a`` rows lazily.
+
+    Team members are joined by ``+``; ``score_a`` is 1, 0.5 or 0. Blank lines are ignored, and
+    so are further columns named in the header after ``score_a``.
+    Raises :class:`ResultsFileError` at the first bad line.
+    """
+    return iter(_CsvResults(lines, source))
+
+
+def _csv_row(row: list[str], source: str, line: int, width: int = 3) -> PairResult:
+    if len(row) != width:
+        columns = _EXPECTED_HEADER if width == 3 else f"{_EXPECTED_HEADER} and {width - 3} more, as the header"
+        raise ResultsFileError(source, line, f"expected {width} columns ({columns}), got {len(row)}: '{','.join(row)}'")
+    sides = []
+    for label, cell in zip(CSV_HEADER[:2], row[:2], strict=False):
+        members = tuple(part.strip() for part in cell.split("+"))
+        if not any(members):
+            raise ResultsFileError(source, line, f"{label} is empty; expected a bot name or names joined by '+'")
+        if not all(members):
+            raise ResultsFileError(source, line, f"{label} '{cell.strip()}' has an empty name; expected names joined by '+'")
+        sides.append(members)
+    score = _SCORES.get(row[2].strip())
+    if score is None:
+        raise ResultsFileError(source, line, f"score_a must be 1, 0.5 or 0, got '{row[2].strip()}'")
+    return PairResult(sides[0], sides[1], score)
+
+
+def parse_results_csv(text: str, source: str = "<csv>") -> tuple[tuple[PairResult, ...], tuple[int, ...]]:
+    """Parse a whole CSV text; returns the results and each one's line number."""
+    parsed = _CsvResults(io.StringIO(text.removeprefix("\ufeff")), source)
+    results: list[PairResult] = []
+    lines: list[int] = []
+    for result in parsed:
+        results.append(result)
+        lines.append(parsed.line)
+    return tuple(results), tuple(lines)
+
+
+# --------------------------------------------------------------------------- JSON lines
+
+
+def iter_results_jsonl(lines: Iterable[str], source: str = "<jsonl>") -> Iterator[MatchResult]:
+    """Parse one match per line: ``{"sides": [[...], ...], "scores": [...]}`` (higher score
+    is better, equal scores tie) or ``"places"`` instead of ``"scores"`` (1 is first). A side
+    is a list of bot names (a single name may be given as a string). Other keys are ignored;
+    blank lines too. Raises :class:`ResultsFileError` at the first bad line."""
+    count = 0
+    last = 0
+    for number, text in enumerate(lines, start=1):
+        last = number
+        if not text.strip():
+            continue
+        result = _jsonl_line(text, source, number)
+        _checked(result, source, number)
+        count += 1
+        yield result
+    if not count:
+        example = '{"sides": [["a"], ["b"]], "scores": [21, 15]}'
+        raise ResultsFileError(source, max(last, 1), f"no results; expected one JSON object per line, e.g. {example}")
+
+
+def _jsonl_line(text: str, source: str, line: int) -> MatchResult:
+    try:
+        obj: Any = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ResultsFileError(source, line, f"not JSON: {exc.msg} at column {exc.colno}") from None
+    if not isinstance(obj, dict):
+        raise ResultsFileError(source, line, 'expected a JSON object with "sides" and "scores" (or "places")')
+    sides = obj.get("sides")
+    if not isinstance(sides, list) or len(sides) < 2:
+        raise ResultsFileError(source, line, '"sides" must be a list of at least two sides, e.g. [["a"], ["b"]]')
+    norm: list[tuple[str, ...]] = []
+    for k, side in enumerate(sides, start=1):
+        if isinstance(side, str):
+            side = [side]
+        if not isinstance(side, list) or not side or not all(isinstance(name, str) for name in side):
+            raise ResultsFileError(source, line, f"side {k} must be a non-empty list of bot names, got {json.dumps(side)}")
+        norm.append(tuple(name.strip() for name in side))
+    has_scores, has_places = "scores" in obj, "places" in obj
+    if has_scores == has_places:
+        raise ResultsFileError(source, line, 'expected exactly one of "scores" (higher is better) or "places" (1 is first)')
+    key = "scores" if has_scores else "places"
+    values = obj[key]
+    if not isinstance(values, list) or len(values) != len(norm):
+        raise ResultsFileError(source, line, f'"{key}" must be a list of {len(norm)} numbers, one per side')
+    for value in values:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ResultsFileError(source, line, f'"{key}" must hold numbers, got {json.dumps(value)}')
+    if has_scores:
+        return MatchResult.from_scores(norm, values)
+    if not all(isinstance(v, int) and v >= 1 for v in values):
+        raise ResultsFileError(source, line, f'"places" must be whole numbers from 1 (first), got {json.dumps(values)}')
+    return MatchResult(tuple(norm), tuple(values))
+
+
+# --------------------------------------------------------------------------- files
+
+
+def is_jsonl(path: str | Path) -> bool:
+    return Path(path).suffix.lower() in JSONL_SUFFIXES
+
+
+def read_results(path: str | Path) -> Iterator[PairResult | MatchResult]:
+    """Stream the results of a file: JSON lines for ``.jsonl``/``.ndjson``, else the CSV.
+
+    The file is opened on the first ``next()``; every problem (unreadable file, not UTF-8,
+    a bad line) raises :class:`ResultsFileError`.
+    """
+    source = str(path)
+    jsonl = is_jsonl(path)
+    kind = "JSON lines (one match per line)" if jsonl else f"a CSV with header {_EXPECTED_HEADER}"
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 (closed below, also when abandoned)
+    except OSError as exc:
+        raise ResultsFileError(source, None, f"cannot read: {exc.strerror or exc}") from None
+    with handle:
+        lines = _decoded(handle, source, kind)
+        try:
+            yield from iter_results_jsonl(lines, source) if jsonl else _CsvResults(lines, source)
+        except OSError as exc:
+            raise ResultsFileError(source, None, f"cannot read: {exc.strerror or exc}") from None
+
+
+def _decoded(handle: Iterable[bytes], source: str, kind: str) -> Iterator[str]:
+    """UTF-8 lines of a binary file (a byte-order mark dropped), decoded one by one so that
+    a bad byte is reported on its own line."""
+    for number, raw in enumerate(handle, start=1):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ResultsFileError(source, number, f"not UTF-8 text; expected {kind}") from None
+        yield text.removeprefix("\ufeff") if number == 1 else text

@@ -1,0 +1,354 @@
+"""Drawing a replay as text: one screen per frame, or the whole match as a plain transcript.
+
+Pure: frames in, strings out; the CLI decides where they go. Cards are drawn in brackets
+(``[ 7o]``), coloured by suit with ANSI codes when asked (oros yellow, copas red, espadas blue,
+bastos green, the same colours for the French ♦ ♥ ♠ ♣), in canonical Spanish notation or in
+French suits (display only: A 2-7 J Q K), with a plain ASCII fallback for both.
+
+Names and failure details come from the record, untrusted: they are escaped
+(``arena.printable``) before any colour of the arena's own is added around them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from arena.core.cards import Card, Suit
+from arena.core.events import Cards, Claim, Deal, EscobaEnMano, HandScore, InitialCapture, Play, Sweep
+from arena.core.scoring import CATEGORIES
+from arena.match.record import EndReason
+from arena.match.replay import Frame, Replay
+from arena.printable import printable
+
+SUIT_STYLES = ("spanish", "french")
+
+_ANSI = {Suit.OROS: "33", Suit.COPAS: "31", Suit.ESPADAS: "34", Suit.BASTOS: "32"}
+_FRENCH_SYMBOL = {Suit.OROS: "♦", Suit.COPAS: "♥", Suit.ESPADAS: "♠", Suit.BASTOS: "♣"}
+_FRENCH_LETTER = {Suit.OROS: "d", Suit.COPAS: "h", Suit.ESPADAS: "s", Suit.BASTOS: "c"}
+_FRENCH_RANK = {1: "A", 10: "J", 11: "Q", 12: "K"}
+_SUIT_NAME = {Suit.OROS: "oros", Suit.COPAS: "copas", Suit.ESPADAS: "espadas", Suit.BASTOS: "bastos"}
+
+_CATEGORY_LABEL = {"escobas": "escobas", "cards": "most cards", "oros": "most oros", "velo": "siete de oros",
+                   "sevens": "sevens", "all_sevens": "all four sevens"}
+_COUNT_KEY = {"cards": "n_cards", "oros": "n_oros", "sevens": "n_sevens"}
+
+
+@dataclass(frozen=True)
+class TextStyle:
+    """How cards look: ``suits`` spanish or french; ``color`` ANSI colours; ``unicode`` suit
+    symbols and box characters (else plain ASCII)."""
+
+    suits: str = "spanish"
+    color: bool = False
+    unicode: bool = False
+
+    def __post_init__(self) -> None:
+        if self.suits not in SUIT_STYLES:
+            raise ValueError(f"suits: expected one of {', '.join(SUIT_STYLES)}, got {self.suits!r}")
+
+    def bold(self, text: str) -> str:
+        return f"\x1b[1m{text}\x1b[0m" if self.color else text
+
+    def dim(self, text: str) -> str:
+        return f"\x1b[2m{text}\x1b[0m" if self.color else text
+
+    def highlight(self, text: str) -> str:
+        return f"\x1b[1;7m{text}\x1b[0m" if self.color else text
+
+
+PLAIN = TextStyle()
+
+
+def card_label(card: Card, style: TextStyle = PLAIN) -> str:
+    """The card's short text: ``7o`` (Spanish), ``7♦`` or ``7d`` (French), without colour."""
+    if style.suits == "spanish":
+        return str(card)
+    rank = _FRENCH_RANK.get(card.rank, str(card.rank))
+    return rank + (_FRENCH_SYMBOL if style.unicode else _FRENCH_LETTER)[card.suit]
+
+
+def _width(style: TextStyle) -> int:
+    return 3 if style.suits == "spanish" else 2
+
+
+def draw_card(card: Card, style: TextStyle = PLAIN) -> str:
+    """``[ 7o]``: the label right-aligned in brackets, coloured by suit when asked."""
+    label = card_label(card, style).rjust(_width(style))
+    if style.color:
+        label = f"\x1b[1;{_ANSI[card.suit]}m{label}\x1b[0m"
+    return f"[{label}]"
+
+
+def draw_back(style: TextStyle = PLAIN) -> str:
+    """A face-down card, the same width as a face-up one."""
+    return "[" + ("░" if style.unicode else "#") * _width(style) + "]"
+
+
+def draw_cards(cards: Iterable[Card], style: TextStyle = PLAIN, empty: str = "-") -> str:
+    drawn = [draw_card(c, style) for c in cards]
+    return " ".join(drawn) if drawn else empty
+
+
+def cards_text(cards: Iterable[Card], style: TextStyle = PLAIN) -> str:
+    """Cards as plain labels separated by spaces (``2c 4b 6o``), coloured when asked."""
+    out = []
+    for c in cards:
+        label = card_label(c, style)
+        out.append(f"\x1b[{_ANSI[c.suit]}m{label}\x1b[0m" if style.color else label)
+    return " ".join(out)
+
+
+# --- naming -----------------------------------------------------------------------------------
+
+
+def seat_name(replay: Replay, seat: int) -> str:
+    return f"seat {seat} ({printable(replay.record.seats[seat])})"
+
+
+def _side_labels(replay: Replay) -> tuple[str, ...]:
+    return tuple(printable(name) for name in replay.side_names())
+
+
+CardsFormatter = Callable[[Iterable[Card], TextStyle], str]
+
+
+def describe(frame: Frame, replay: Replay, style: TextStyle = PLAIN, show: CardsFormatter | None = None,
+             *, escoba_word: bool = True) -> str:
+    """One line saying what happened in this frame. ``show`` formats each group of
+    cards named in it (the HTML page marks them up to draw them as cards). Without
+    ``escoba_word`` the line does not end in "ESCOBA!" (the HTML page draws its own badge)."""
+    if show is None:
+        show = cards_text
+    names = _side_labels(replay)
+    ev = frame.events
+    kind = frame.kind
+    escoba = frame.escoba
+    tail = ""
+    if escoba and escoba_word:
+        word = "ESCOBA!" if escoba == 1 else f"{escoba} ESCOBAS!"
+        tail = "  " + style.bold(word)
+    first = ev[0] if ev else None
+    if isinstance(first, Deal):
+        if first.round == 0:
+            return f"Hand {frame.hand + 1}: {seat_name(replay, frame.dealer)} deals; table {show(first.table, style)}"
+        return f"Round {first.round + 1} of hand {frame.hand + 1}: 3 more cards each ({frame.stock} left in the stock)"
+    if isinstance(first, InitialCapture):
+        return f"{seat_name(replay, first.seat)}, the dealer, takes {show(first.cards, style)} from the table{tail}"
+    if isinstance(first, EscobaEnMano):
+        return f"{seat_name(replay, first.seat)} shows {show(first.cards, style)} (15 in hand) and sits out the round{tail}"
+    if isinstance(first, Play):
+        who = seat_name(replay, first.seat)
+        card = show([first.card], style)
+        if first.take:
+            return f"{who} plays {card} and takes {show(first.take, style)}{tail}"
+        return f"{who} plays {card} onto the table"
+    if isinstance(first, Claim):
+        return (f"{seat_name(replay, first.seat)} claims the renuncio: takes {show([first.card], style)} "
+                f"with {show(first.take, style) or 'nothing else'}{tail}")
+    if kind == "pass":
+        return f"{seat_name(replay, frame.seat)} lets the renuncio go" if frame.seat is not None else "pass"
+    if isinstance(first, Sweep):
+        if not first.cards:
+            return "The hand is over; the table is empty"
+        if first.side is None:
+            return f"The hand is over; nobody captured, so {show(first.cards, style)} go to nobody"
+        return f"The hand is over; {show(first.cards, style)} go to {names[first.side]}, who captured last"
+    if isinstance(first, HandScore):
+        pts = ", ".join(f"{names[s]} {p}" for s, p in enumerate(first.points))
+        return f"Hand {frame.hand + 1} scored: {pts}"
+    if kind == "match_end":
+        return "Match over: " + result_text(replay)
+    if kind == "forfeit":
+        return "Match over: " + result_text(replay)
+    return kind
+
+
+def result_text(replay: Replay) -> str:
+    """How the match ended, in a sentence: ``greedy wins 21-9 after 5 hands``; a team of two or
+    three (``greedy & js``) takes the plural verb. A forfeit says in which hand it came (the
+    hands before it are the ones played) or that it came before any move."""
+    r = replay.result
+    names = _side_labels(replay)
+    score = "-".join(map(str, r.scores))
+    head = "no winner"
+    if r.winner is not None:
+        head = f"{names[r.winner]} {'win' if len(replay.seating.seats_of(r.winner)) > 1 else 'wins'}"
+    if r.reason is EndReason.FORFEIT:
+        failed = [o for o in replay.record.outcomes if o.termination.is_failure]
+        why = "; ".join(f"seat {o.seat} ({printable(o.bot)}) {o.termination.value}"
+                        + (f": {printable(o.detail)}" if o.detail else "") for o in failed)
+        when = f"in hand {r.hands}" if replay.record.moves else "before any move"
+        return f"{head} {score} by forfeit {when} ({why})"
+    if r.winner is None:
+        return f"draw {score} after {_n(r.hands, 'hand')} ({r.reason})"
+    return f"{head} {score} after {_n(r.hands, 'hand')}"
+
+
+def rules_text(replay: Replay) -> str:
+    """The rule options that differ from the defaults, or 'default rules'."""
+    from arena.core.rules import Rules
+
+    base = Rules().to_dict()
+    mine = replay.rules.to_dict()
+    diff = [f"{k}={_value(v)}" for k, v in mine.items() if base[k] != v]
+    # The target is always worth seeing; it is already listed when it is not the default.
+    target = "" if mine["target"] != base["target"] else f" (target {replay.rules.target})"
+    return "rules: " + (", ".join(diff) if diff else "defaults") + target
+
+
+def _value(v: object) -> str:
+    return str(v).lower() if isinstance(v, bool) else str(v)
+
+
+def breakdown_lines(replay: Replay, breakdown: Sequence[dict[str, int]], totals: Sequence[int] | None,
+                    style: TextStyle = PLAIN) -> list[str]:
+    """A hand's score as a small table: a row per category, a column per side."""
+    names = _side_labels(replay)
+    cats = [c for c in CATEGORIES if c != "all_sevens" or replay.rules.all_sevens_bonus]
+    rows: list[list[str]] = [["", *names]]
+    for cat in cats:
+        cells = []
+        for b in breakdown:
+            points = str(b.get(cat, 0))
+            count = _COUNT_KEY.get(cat)
+            if cat == "sevens" and "primera" in b:
+                points += f" (primera {b['primera']})"
+            elif count is not None:
+                points += f" ({b.get(count, 0)})"
+            cells.append(points)
+        rows.append([_CATEGORY_LABEL[cat], *cells])
+    rows.append(["hand total", *(str(b.get("total", 0)) for b in breakdown)])
+    if totals is not None:
+        rows.append(["match score", *map(str, totals)])
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = []
+    for n, row in enumerate(rows):
+        line = "  ".join(cell.ljust(widths[i]) if i == 0 else cell.rjust(widths[i]) for i, cell in enumerate(row))
+        lines.append(style.bold(line.rstrip()) if n in (0, len(rows) - 1) else line.rstrip())
+    return lines
+
+
+def _pile_summary(pile: Sequence[Card], escobas: int) -> str:
+    """``21 cards, 5 oros, 2 sevens (with the velo), 1 escoba``: what a side's pile holds for
+    the count (an oro is a card of oros; the velo is the siete de oros)."""
+    oros = sum(c.oro for c in pile)
+    sevens = _n(sum(c.seven for c in pile), "seven")
+    if any(c.is_velo for c in pile):
+        sevens = "1 seven (the velo)" if sevens == "1 seven" else f"{sevens} (with the velo)"
+    esc = f", {_n(escobas, 'escoba')}" if escobas else ""
+    return f"{_n(len(pile), 'card')}, {_n(oros, 'oro')}, {sevens}{esc}"
+
+
+def _n(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+# --- a screen -----------------------------------------------------------------------------------
+
+
+def render_screen(replay: Replay, index: int, style: TextStyle = PLAIN, seat: int | None = None,
+                  help_line: str | None = None) -> str:
+    """The whole table at frame ``index``: header, score, hands, table, piles, what happened,
+    and at the end of a hand its score breakdown. ``seat``: show only that seat's hand."""
+    frame = replay.frames[index]
+    rec = replay.record
+    names = _side_labels(replay)
+    seating = replay.seating
+    moves = replay.moves
+    move_no = 0 if frame.move_index is None else frame.move_index + 1
+    lines = [
+        style.bold(f"Escoba replay | seed {rec.seed} | {seating.players} players") + f" | {rules_text(replay)}",
+        (f"Hand {frame.hand + 1} | round {frame.round + 1} | dealer {seat_name(replay, frame.dealer)} | "
+         f"stock {frame.stock} | frame {index + 1}/{len(replay.frames)} | move {move_no}/{moves}"),
+        "Score: " + "  ".join(f"{names[s]} {style.bold(str(t))}" for s, t in enumerate(frame.scores))
+        + f"   (to {replay.rules.target})",
+        "",
+    ]
+    name_width = max(len(seat_name(replay, s)) for s in range(seating.players))
+    for s in range(seating.players):
+        hand = frame.hands[s]
+        if seat is None or s == seat:
+            drawn = draw_cards(hand, style, empty="(no cards)")
+        else:
+            drawn = " ".join(draw_back(style) for _ in hand) or "(no cards)"
+        marker = ">" if frame.turn == s else " "
+        if frame.seat == s:
+            marker = "*"
+        label = seat_name(replay, s).ljust(name_width)
+        if frame.turn == s:
+            label = style.highlight(label)
+        dealer = " (dealer)" if frame.dealer == s else ""
+        lines.append(f" {marker} {label}  {drawn}{dealer}")
+    lines.append("")
+    lines.append(f"   {'table'.ljust(name_width)}  {draw_cards(frame.table, style, empty='(empty)')}")
+    lines.append("")
+    for side in range(seating.sides):
+        lines.append(f"   pile of {names[side]}: {_pile_summary(frame.piles[side], frame.escobas[side])}")
+    lines.append("")
+    lines.append(" " + (f"{move_no}. " if frame.move is not None else "") + describe(frame, replay, style))
+    if frame.kind == "hand_score" and frame.breakdown is not None:
+        lines.append("")
+        lines.extend("   " + ln for ln in breakdown_lines(replay, frame.breakdown, frame.scores, style))
+    if frame.kind in ("match_end", "forfeit"):
+        lines.append("")
+        lines.append(" " + style.bold(result_text(replay)))
+    if help_line:
+        lines.append("")
+        lines.append(style.dim(help_line))
+    return "\n".join(lines)
+
+
+# --- the whole match as a transcript -------------------------------------------------------------
+
+
+def render_transcript(replay: Replay, style: TextStyle = PLAIN, seat: int | None = None) -> str:
+    """The whole match, hand by hand and move by move, for a file or a pipe."""
+    rec = replay.record
+    names = _side_labels(replay)
+    seating = replay.seating
+    out = [
+        f"Escoba replay | seed {rec.seed} | {seating.players} players | {rules_text(replay)}",
+        "Seats: " + ", ".join(f"{s} {printable(rec.seats[s])}" for s in range(seating.players))
+        + ("" if not seating.is_teams else " | sides: " + " vs ".join(names)),
+        f"Result: {result_text(replay)}",
+        f"Verified: {_n(replay.moves, 'recorded move')} replayed through the rules core to this result.",
+    ]
+    if seat is not None:
+        out.append(f"Seen by {seat_name(replay, seat)}: the other hands are hidden.")
+    width = max(len(seat_name(replay, s)) for s in range(seating.players))
+    for frame in replay.frames:
+        kind = frame.kind
+        deal = frame.events[0] if frame.events else None
+        if isinstance(deal, Deal):
+            if deal.round == 0:
+                out.append("")
+                out.append(style.bold(f"== Hand {frame.hand + 1} | dealer {seat_name(replay, frame.dealer)} | "
+                                      f"score {'-'.join(map(str, frame.scores))} =="))
+                out.append(f"  table: {draw_cards(deal.table, style)}")
+            else:
+                out.append(f"  -- round {deal.round + 1} ({frame.stock} cards left in the stock)")
+            for e in frame.events:
+                if isinstance(e, Cards) and (seat is None or e.seat == seat):
+                    out.append(f"  {seat_name(replay, e.seat).ljust(width)}  {draw_cards(e.cards, style)}")
+            continue
+        if kind in ("play", "renuncio", "pass"):
+            num = f"{frame.move_index + 1}." if frame.move_index is not None else ""
+            out.append(f"  {num:>5} {describe(frame, replay, style)}")
+            out.append(f"        table: {draw_cards(frame.table, style, empty='(empty)')}")
+            continue
+        if kind == "hand_score" and frame.breakdown is not None:
+            out.append("  " + describe(frame, replay, style))
+            out.extend("    " + ln for ln in breakdown_lines(replay, frame.breakdown, frame.scores, style))
+            continue
+        if kind in ("match_end", "forfeit"):
+            out.append("")
+            out.append(style.bold(describe(frame, replay, style)))
+            continue
+        num = f"{frame.move_index + 1}. " if frame.move is not None and frame.move_index is not None else ""
+        out.append("  " + num + describe(frame, replay, style))
+    return "\n".join(out) + "\n"
+
+
+__all__ = ["SUIT_STYLES", "TextStyle", "PLAIN", "card_label", "draw_card", "draw_back", "draw_cards", "cards_text",
+           "describe", "result_text", "rules_text", "breakdown_lines", "render_screen", "render_transcript"]
