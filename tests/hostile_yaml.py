@@ -1,7 +1,7 @@
 """Hostile tournament files too big to keep in the repository, made on demand.
 
 Each is (name, content, a part of the one-line error it must get). Used by
-tests/test_hostile_files.py and by benchmarks/hostile_files.py, which times them.
+tests/tournament/test_hostile_files.py and by benchmarks/hostile_files.py, which times them.
 """
 
 from __future__ import annotations

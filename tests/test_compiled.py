@@ -30,9 +30,9 @@ COMPILED = tuple(path.removesuffix(".py") for path in ast.literal_eval(
     next(line for line in (ROOT / "setup.py").read_text().splitlines() if line.startswith("COMPILED =")).split("=", 1)[1]))
 COMPILED_MODULES = tuple(path.replace("/", ".") for path in COMPILED)
 ON_THE_BUILD = [str(ROOT / "tests" / name) for name in (
-    "test_golden.py", "test_referee.py", "test_protocol.py", "test_zoo.py", "test_botproc.py", "test_worked_examples.py",
-    "test_game_position.py", "test_core_shortcuts.py", "test_simulation_api.py", "test_playouts.py",
-    "test_rule_options_effects.py")]
+    "match/test_golden.py", "match/test_referee.py", "harness/test_protocol.py", "harness/test_zoo.py",
+    "harness/test_botproc.py", "core/test_worked_examples.py", "core/test_game_position.py", "core/test_core_shortcuts.py",
+    "core/test_simulation_api.py", "bots/test_playouts.py", "core/test_rule_options_effects.py")]
 
 
 def _build_wheel(tmp: Path, env: dict[str, str] | None = None) -> tuple[Path, str]:

@@ -5,7 +5,7 @@ Pure functions of result counts, with the definitions fishtest (``server/fishtes
 (``app/src/matchmaking/sprt``, ``app/src/matchmaking/elo``) use; written from their
 formulas and M. Van den Bergh's notes ("Comments on normalized Elo", "Support for MLE of
 multinomial distributions"), checked against their published numbers in
-``tests/test_sprt.py``.
+``tests/sprt/test_sprt.py``.
 
 Counts come in one of two shapes, lowest score first, exactly as fishtest and fastchess
 order them:

@@ -1,0 +1,409 @@
+"""``arena run`` as a person and a script see it: failures printed as they happen with a
+hint, a failure summary, --strict and the file's failure limit, the progress modes, the
+report page, builds before the first match, and results never credited to a changed bot.
+
+Real processes throughout: the bots are real programs, and where the behaviour is about
+output and exit codes the arena is run as a command."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.tournament import runner as tr
+from arena.tournament.config import ConfigError, load_config, parse_config
+from arena.tournament.store import ResultStore, StoreError
+
+pytestmark = pytest.mark.slow  # runs the arena as a command over real tournaments
+
+ROOT = Path(__file__).resolve().parents[2]
+POLICYBOT = ROOT / "tests" / "data" / "tournament_bots"
+NEWCOMER = ROOT / "tests" / "data" / "newcomer"
+FIRSTMOVE_C = ROOT / "bots" / "c" / "firstmove.c"
+
+
+def arena(*args: str, cwd: Path = ROOT, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "ARENA_CACHE_DIR"}
+    return subprocess.run([sys.executable, "-m", "arena.cli", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout, env=env)
+
+
+def tournament(folder: Path, bots: str, extra: str = "", name: str = "t") -> Path:
+    path = folder / f"{name}.yaml"
+    path.write_text(f"name: {name}\nseed: 5\nrules: {{target: 5}}\noutput: {folder / 'out'}\nconcurrency: 2\n"
+                    f"{extra}\nbots:\n{bots}")
+    return path
+
+
+def policy(name: str, env: str = "") -> str:
+    return f'  - {{name: {name}, cmd: "$PYTHON policybot.py {name}", cwd: "{POLICYBOT}"{env}}}\n'
+
+
+def newbot(name: str, mode: str, extra: str = "") -> str:
+    return f'  - {{name: {name}, cmd: "$PYTHON newbot.py {mode}", cwd: "{NEWCOMER}"{extra}}}\n'
+
+
+def stored(folder: Path) -> int:
+    with ResultStore.open_existing(str(folder)) as store:
+        return store.count()
+
+
+# --- failures: loud and explained ------------------------------------------------------------------
+
+
+def test_a_newcomers_failing_bots_are_shown_as_they_fail_with_a_hint_and_summed_up(tmp_path: Path):
+    path = tournament(tmp_path, policy("greedy") + newbot("debugbot", "debug")
+                      + newbot("sleepy", "sleepy", ", startup_ms: 300, env: {NEWBOT_SLEEP_MS: 3000}"))
+    done = arena("run", str(path), "--no-report")
+    assert done.returncode == 0, done.stderr  # failures are results, not errors, unless asked (below)
+    err = done.stderr
+    debug_line = re.search(r"failure: debugbot in match \S+ \(seat \d\): no_handshake: not JSON .*'DEBUG got hello'", err)
+    assert debug_line, err
+    assert "hint: stdout is for protocol lines only: print debug output to stderr" in err
+    assert re.search(r"failure: sleepy in match \S+ \(seat \d\): no_handshake: no ready within 300 ms", err), err
+    assert "hint: it did not answer hello within startup_ms: if it is slow to start, raise startup_ms" in err
+    # The summary: per bot, the counts, the first detail, the log, and the plain call-out.
+    summary = err[err.index("bot failures:"):]
+    assert summary.startswith("bot failures: 2 of 3 bots failed, in 6 of 6 matches")
+    assert "  debugbot: failed in 4 of 4 matches (no_handshake 4)" in summary
+    assert "  sleepy: failed in 4 of 4 matches (no_handshake 4)" in summary
+    assert f"stderr log: {tmp_path / 'out' / 'logs' / 'debugbot.stderr.log'}" in summary
+    assert "debugbot FAILED EVERY ONE OF ITS 4 MATCHES" in summary and "sleepy FAILED EVERY ONE OF ITS 4 MATCHES" in summary
+    assert "arena check-bot" in summary and "greedy" not in summary.split("\n")[1]
+    # The bar's place, off a terminal: a status line with the rate, the leader and the failures.
+    assert re.search(r"t: 6/6 matches, [\d.]+/min, leader: greedy \(.*\), failures: 6 matches", err), err
+
+    # --strict: the same results (nothing left to play) now end the run with code 1, the summary
+    # rebuilt from the store (the first detail read back from the stored records).
+    strict = arena("run", str(path), "--no-report", "--strict")
+    assert strict.returncode == 1, strict.stderr
+    assert strict.stderr.rstrip().splitlines()[-1] == "error: --strict: 6 of 6 matches had a bot failure (see the summary above)"
+    assert "'DEBUG got hello'" in strict.stderr and "resuming: 6 of 6" in strict.stderr
+    assert "rank" in strict.stdout  # the tables are still printed and written
+
+    # The file's limit does the same, and allows what it says.
+    path.write_text(path.read_text().replace("concurrency: 2\n", "concurrency: 2\nfailures: {max_failed_matches: 6}\n"))
+    assert arena("run", str(path), "--no-report").returncode == 0
+    path.write_text(path.read_text().replace("max_failed_matches: 6", "max_failed_matches: 5"))
+    limited = arena("run", str(path), "--no-report")
+    assert limited.returncode == 1
+    assert "error: failures.max_failed_matches is 5: 6 of 6 matches had a bot failure" in limited.stderr
+
+
+@pytest.mark.parametrize("value, why", [("-1", "expected a whole number of matches >= 0"),
+                                        ("lots", "expected a whole number of matches >= 0"),
+                                        ("true", "expected a whole number of matches >= 0")])
+def test_the_failure_limit_is_checked_in_the_file(value: str, why: str):
+    text = "name: t\nseed: 1\nfailures:\n  max_failed_matches: {}\nbots:\n  - {{name: a, cmd: x}}\n  - {{name: b, cmd: x}}\n"
+    with pytest.raises(ConfigError) as caught:
+        parse_config(text.format(value))
+    assert caught.value.key == "failures.max_failed_matches" and why in caught.value.message and caught.value.line == 4
+
+
+def test_the_failure_limit_never_changes_the_games():
+    base = "name: t\nseed: 1\nbots:\n  - {name: a, cmd: x}\n  - {name: b, cmd: x}\n"
+    limited = parse_config(base + "failures: {policy: loss, max_failed_matches: 3}\n")
+    assert limited.max_failed_matches == 3 and parse_config(base).max_failed_matches is None
+    assert limited.fingerprint == parse_config(base).fingerprint
+
+
+# --- progress modes and the report page ---------------------------------------------------------------
+
+
+def test_jsonl_progress_is_one_object_per_match_on_stdout_and_everything_else_on_stderr(tmp_path: Path):
+    path = tournament(tmp_path, policy("greedy") + policy("first") + newbot("debugbot", "debug"))
+    done = arena("run", str(path), "--progress", "jsonl", "--no-report")
+    assert done.returncode == 0, done.stderr
+    objects = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(objects) == 6 == stored(tmp_path / "out")
+    assert sorted(o["done"] for o in objects) == [1, 2, 3, 4, 5, 6] and {o["total"] for o in objects} == {6}
+    with ResultStore.open_existing(str(tmp_path / "out")) as store:
+        rows = {row.id: row for row in store.results()}
+    for o in objects:
+        row = rows[o["id"]]
+        assert (tuple(o["seats"]), tuple(o["sides"]), tuple(o["scores"]), o["winner"], o["reason"]) == (
+            row.seats, row.sides, row.scores, row.winner, row.reason)
+        assert [(f["seat"], f["reason"]) for f in o["failures"]] == [list(f) for f in row.failures] or \
+            [(f["seat"], f["reason"]) for f in o["failures"]] == list(row.failures)
+        assert all(f["bot"] == "debugbot" and "DEBUG got hello" in f["detail"] for f in o["failures"])
+    assert "rank" in done.stderr and "failure: debugbot" in done.stderr and "bot failures:" in done.stderr
+    # --quiet silences the person's lines, not the script's.
+    shutil.rmtree(tmp_path / "out")
+    quiet = arena("run", str(path), "--progress", "jsonl", "--quiet", "--no-report")
+    assert quiet.returncode == 0 and len([json.loads(line) for line in quiet.stdout.splitlines()]) == 6
+    assert "failure: debugbot" not in quiet.stderr and "rank" in quiet.stderr and "bot failures:" in quiet.stderr
+
+
+def test_verbose_prints_a_line_per_match_and_quiet_only_the_tables(tmp_path: Path):
+    path = tournament(tmp_path, policy("greedy") + policy("first"))
+    verbose = arena("run", str(path), "-v", "--no-progress", "--no-report")
+    assert verbose.returncode == 0, verbose.stderr
+    lines = [line for line in verbose.stderr.splitlines() if re.match(r"^\d{5}\.\d  ", line)]
+    assert len(lines) == 2 and all(re.search(r"(greedy|first) vs (greedy|first)  \d+-\d+  ", line) for line in lines)
+    shutil.rmtree(tmp_path / "out")
+    quiet = arena("run", str(path), "--quiet", "--no-report")
+    assert quiet.returncode == 0 and quiet.stderr == ""
+    assert quiet.stdout.lstrip().startswith("rank") and "greedy" in quiet.stdout and "score" in quiet.stdout
+
+
+def test_the_run_writes_the_report_page_and_says_where(tmp_path: Path):
+    path = tournament(tmp_path, policy("greedy") + policy("first"))
+    done = arena("run", str(path), "--no-progress")
+    assert done.returncode == 0, done.stderr
+    out = tmp_path / "out"
+    page = out / "report.html"
+    assert f"report: {page}" in done.stderr
+    html = page.read_text()
+    assert "t: tournament report" in html and "Standings" in html
+    replays = sorted(p.name for p in (out / "report_replays").iterdir())
+    assert len(replays) == 2 and all(f'href="report_replays/{name}"' in html for name in replays)
+    # The same page arena report writes.
+    again = arena("report", str(out), "--html", str(tmp_path / "other.html"))
+    assert again.returncode == 0
+    assert (tmp_path / "other.html").read_text().replace("other_replays", "report_replays") == html
+    shutil.rmtree(out)
+    skipped = arena("run", str(path), "--no-progress", "--no-report")
+    assert not (out / "report.html").exists() and "report:" not in skipped.stderr
+
+
+# --- builds before the first match ------------------------------------------------------------------
+
+
+def c_tournament(tmp_path: Path, build: str = "cc -O2 -o bot.bin bot.c") -> Path:
+    (tmp_path / "bot").mkdir(exist_ok=True)
+    shutil.copy(FIRSTMOVE_C, tmp_path / "bot" / "bot.c")
+    return tournament(tmp_path, f"  - {{name: cbot, cmd: ./bot.bin, cwd: bot, build: '{build}'}}\n" + policy("greedy"))
+
+
+def test_run_builds_first_then_plays_the_built_bot_and_a_rebuilt_bot_is_refused(tmp_path: Path):
+    path = c_tournament(tmp_path)
+    validate = arena("validate", str(path))
+    assert validate.returncode == 0 and "builds: 1 to run, 0 cached" in validate.stdout
+    assert "cbot: build: cc -O2 -o bot.bin bot.c (no earlier build is recorded)" in validate.stdout
+    dry = arena("run", str(path), "--dry-run")
+    assert dry.returncode == 0 and "cbot: build: cc -O2" in dry.stdout and "nothing played yet" in dry.stdout
+    assert not (tmp_path / "bot" / "bot.bin").exists() and not (tmp_path / "out").exists()  # nothing built or written
+    done = arena("run", str(path), "--no-progress", "--no-report")
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"build: cbot: built in [\d.]+ s \(no earlier build is recorded\); log ", done.stderr), done.stderr
+    assert done.stderr.index("build: cbot") < done.stderr.index("results:")
+    assert stored(tmp_path / "out") == 2
+    with ResultStore.open_existing(str(tmp_path / "out")) as store:
+        identity = store.identities()["cbot"]
+        assert all(row.failures == () for row in store.results())
+    assert identity.cmd == "./bot.bin" and dict(identity.files)["./bot.bin"] and identity.inputs_sha256
+    assert identity.ready_name == "firstmove.c"  # from its handshake, carried back from the worker
+    cached = arena("run", str(path), "--dry-run")
+    assert "builds: 0 to run, 1 cached" in cached.stdout and "1 of" not in cached.stdout
+
+    # The source changes, the run rebuilds it, and the stored results are not credited to it.
+    with open(tmp_path / "bot" / "bot.c", "a") as fh:
+        fh.write("/* a change */\n")
+    refused = arena("run", str(path), "--no-progress", "--no-report")
+    assert refused.returncode == 2, refused.stderr
+    error = refused.stderr.strip().splitlines()[-1]
+    assert error.startswith("error: bot 'cbot' changed since its results were stored: ")
+    assert "build inputs changed" in error and "delete " + str(tmp_path / "out") in error and "--output DIR" in error
+    assert "its own name" in error and "resume with" not in refused.stderr
+    assert stored(tmp_path / "out") == 2
+
+
+def test_a_failing_build_stops_the_run_before_any_match(tmp_path: Path):
+    path = c_tournament(tmp_path, build="echo compiling; exit 3")
+    done = arena("run", str(path), "--no-progress")
+    assert done.returncode == 2
+    log = tmp_path / "out" / "logs" / "cbot.build.log"
+    assert done.stderr.strip().splitlines()[-1] == f"error: bot 'cbot': build failed with exit code 3; log {log}"
+    assert "compiling" in log.read_text() and stored(tmp_path / "out") == 0
+
+
+# --- identities -----------------------------------------------------------------------------------
+
+
+def test_a_changed_python_bot_is_refused_on_resume_naming_it_and_what_changed(tmp_path: Path):
+    shutil.copy(POLICYBOT / "policybot.py", tmp_path / "mybot.py")
+    path = tournament(tmp_path, '  - {name: mybot, cmd: "$PYTHON mybot.py hash"}\n' + policy("greedy"))
+    assert arena("run", str(path), "--no-progress", "--no-report").returncode == 0
+    with open(tmp_path / "mybot.py", "a") as fh:
+        fh.write("# tuned\n")
+    for args in (("--no-progress",), ("--dry-run",)):
+        refused = arena("run", str(path), *args)
+        assert refused.returncode == 2, refused.stderr
+        assert re.search(r"error: bot 'mybot' changed since its results were stored: program file mybot.py changed "
+                         r"\(sha256 [0-9a-f]{12}\.\. -> [0-9a-f]{12}\.\.\)", refused.stderr), refused.stderr
+    assert stored(tmp_path / "out") == 2
+
+
+def test_a_store_without_identities_still_resumes_and_then_records_them(tmp_path: Path):
+    shutil.copytree(ROOT / "tests" / "golden" / "store", tmp_path / "golden")
+    done = arena("run", "tests/golden/tournament.yaml", "--output", str(tmp_path / "golden"), "--no-progress", "--no-report")
+    assert done.returncode == 0, done.stderr
+    assert "note: the bots' identities were not recorded with the 12 matches in" in done.stderr
+    assert "resuming: 12 of 12" in done.stderr
+    with ResultStore.open_existing(str(tmp_path / "golden")) as store:
+        assert set(store.identities()) == {"hash", "greedy", "crashy"} and store.count() == 12
+    again = arena("run", "tests/golden/tournament.yaml", "--output", str(tmp_path / "golden"), "--no-progress", "--no-report")
+    assert again.returncode == 0 and "not recorded" not in again.stderr
+    table = arena("table", str(tmp_path / "golden"), "--format", "json")
+    expected = json.loads((ROOT / "tests" / "golden" / "store-standings.json").read_text())
+    got = {r["name"]: [r["matches"], r["wins"], r["draws"], r["losses"], r["points_for"], r["points_against"]]
+           for r in json.loads(table.stdout)}
+    assert got == expected
+
+
+def test_another_program_answering_under_a_bots_name_mid_run_stops_the_run(tmp_path: Path):
+    # In a folder of its own: the bot may not read a file made later right beside the
+    # tournament file (arena/harness/sandbox.py), and this one is replaced mid-run.
+    (tmp_path / "bot").mkdir()
+    name_file = tmp_path / "bot" / "name.txt"
+    name_file.write_text("Named v1")
+    path = tournament(tmp_path, newbot("named", "named", f", env: {{NEWBOT_NAME_FILE: '{name_file}'}}")
+                      + policy("greedy"), extra="matches_per_pairing: 6")
+    config = load_config(path)
+    seen: list[str] = []
+
+    def swap_after_the_first(row, done):
+        seen.append(row.id)
+        # Replaced whole, never truncated then written: a handshake reading it meanwhile
+        # must see one name or the other, not an empty file.
+        fresh = tmp_path / "bot" / "name.new"
+        fresh.write_text("Named v2")
+        os.replace(fresh, name_file)  # the next handshake gives another name
+
+    with pytest.raises(tr.BotChangedError) as caught:
+        tr.run_tournament(config, concurrency=1, on_match=swap_after_the_first)
+    error = caught.value
+    assert error.bot == "named" and error.exit_code == 2
+    assert "its ready name changed ('Named v1' -> 'Named v2')" in str(error) and "another program" in str(error), str(error)
+    # The worker may have begun the next match (with the old name) before the file changed;
+    # the first match the other program answered is refused and not stored.
+    assert 1 <= len(seen) <= 2 and stored(tmp_path / "out") == len(seen), (seen, stored(tmp_path / "out"))
+    # A resume is refused the same way at its first match, and with the old name back it goes on.
+    with pytest.raises(tr.BotChangedError):
+        tr.run_tournament(config, concurrency=1)
+    name_file.write_text("Named v1")  # no match runs now: a plain write is safe
+    assert tr.run_tournament(config, concurrency=1)["played"] == 6 - len(seen)
+
+
+# --- memory: what a run holds ------------------------------------------------------------------
+
+
+def test_planning_a_resume_reads_no_stored_row_and_holds_no_schedule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    path = tournament(tmp_path, policy("greedy") + policy("first") + policy("hash"), extra="matches_per_pairing: 2")
+    config = load_config(path)
+    with tr.open_store(config) as store:
+        first = next(iter(tr.plan_run(config, store).pending))
+        from arena.tournament.worker import worker_plan
+
+        plan = worker_plan(config, python=sys.executable, logs_dir=str(tmp_path / "logs"))
+        state = plan.open_state(plan.job, "w0")
+        try:
+            completed = plan.complete(first, state, "w0")
+        finally:
+            plan.close_state(state)
+        store.add(completed.row, completed.record_json)
+
+        def no_rows(*args, **kwargs):
+            raise AssertionError("plan_run read the stored rows")
+
+        monkeypatch.setattr(ResultStore, "iter_rows", no_rows)
+        monkeypatch.setattr(ResultStore, "results", no_rows)
+        run_plan = tr.plan_run(config, store)
+        assert (run_plan.total, run_plan.done, run_plan.to_play) == (6, 1, 5)
+        assert isinstance(run_plan.stored, bytes) and len(run_plan.stored) == 6
+        pending = run_plan.pending
+        assert iter(pending) is pending  # a generator: made as it is walked
+        assert [spec.id for spec in pending] == [s.id for s in tr.build_schedule(config) if s.id != first.id]
+
+
+def test_a_stored_match_that_is_not_the_schedules_is_refused(tmp_path: Path):
+    path = tournament(tmp_path, policy("greedy") + policy("first"))
+    config = load_config(path)
+    with tr.open_store(config) as store:
+        pass
+    conn = sqlite3.connect(tmp_path / "out" / "results.sqlite")
+    conn.execute("INSERT INTO matches VALUES ('00000.0', 0, 0, 0, 0, 123, '[\"greedy\", \"first\"]', "
+                 "'[\"greedy\", \"first\"]', 0, '[5, 0]', 'target', '[\"ok\", \"ok\"]', '[0, 0]', 1, '[]', 0.1, '{}', NULL)")
+    conn.commit()
+    conn.close()
+    with tr.open_store(config) as store, pytest.raises(StoreError, match="stored match '00000.0' is not in this schedule"):
+        tr.plan_run(config, store)
+
+
+def test_the_local_executor_takes_specs_only_as_workers_free_up(tmp_path: Path):
+    path = tournament(tmp_path, policy("greedy") + policy("first") + policy("hash"), extra="matches_per_pairing: 2")
+    config = load_config(path)
+    pulled: list[str] = []
+
+    def specs():
+        for spec in tr.build_schedule(config):
+            pulled.append(spec.id)
+            yield spec
+
+    executor = tr.make_executor(config, 2)
+    seen_at_first = None
+    finished = []
+    with executor:
+        for completed in executor.run_stream(specs()):
+            if seen_at_first is None:
+                seen_at_first = len(pulled)
+            finished.append(completed.spec.id)
+    # Two workers: two specs to start with, a third when the first result came back.
+    assert seen_at_first is not None and seen_at_first <= 3
+    assert sorted(finished) == sorted(pulled) and len(finished) == 6
+
+
+# --- a fresh clone, the README's commands only ---------------------------------------------------
+
+
+def test_the_example_tournaments_run_from_a_fresh_clone_with_the_readme_commands(tmp_path: Path):
+    from test_build import tracked_copy
+
+    clone = tracked_copy(tmp_path / "clone")
+    assert not list(clone.glob("bots/**/*.bin"))
+    files = sorted(p.name for p in (clone / "tournaments").glob("*.yaml"))
+    assert files == sorted(p.name for p in (ROOT / "tournaments").glob("*.yaml"))
+    for name in files:
+        dry = arena("run", f"tournaments/{name}", "--dry-run", cwd=clone)
+        assert dry.returncode == 0, (name, dry.stderr)
+        assert "nothing played yet" in dry.stdout
+    big = arena("run", "tournaments/big.yaml", "--dry-run", cwd=clone)
+    assert "builds: 2 to run, 0 cached" in big.stdout
+    assert "c-firstmove: build: cc -O2 -o bots/c/firstmove.bin bots/c/firstmove.c" in big.stdout
+    assert "java-greedy: build: javac" in big.stdout
+    assert not list(clone.glob("bots/**/*.bin")) and not (clone / "results").exists()  # nothing built or written
+    # A real, short run of a file whose C bot builds itself.
+    (clone / "tournaments" / "cbot.yaml").write_text(
+        "name: cbot\nseed: 3\nrules: {target: 5}\nconcurrency: 2\nbots:\n"
+        "  - {name: c-firstmove, cmd: ./bots/c/firstmove.bin, cwd: ..,\n"
+        "     build: cc -O2 -o bots/c/firstmove.bin bots/c/firstmove.c}\n"
+        "  - {name: random, cmd: $PYTHON bots/random_bot.py, cwd: ..}\n")
+    done = arena("run", "tournaments/cbot.yaml", cwd=clone)
+    assert done.returncode == 0, done.stderr
+    assert "build: c-firstmove: built in" in done.stderr and (clone / "bots" / "c" / "firstmove.bin").is_file()
+    assert stored(clone / "results" / "cbot") == 2 and (clone / "results" / "cbot" / "report.html").is_file()
+    assert "failure:" not in done.stderr and "bot failures" not in done.stderr
+
+
+def test_a_long_tournament_gets_no_report_page_unless_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    from typer.testing import CliRunner
+
+    import arena.cli.tournament as ct
+    from arena.cli import app
+
+    monkeypatch.setattr(ct, "REPORT_MAX_MATCHES", 1)
+    path = tournament(tmp_path, policy("greedy") + policy("first"))
+    done = CliRunner().invoke(app, ["run", str(path), "--no-progress"])
+    assert done.exit_code == 0, done.output
+    assert "no report page for 2 matches (over 1; --report writes it)" in done.stderr
+    assert not (tmp_path / "out" / "report.html").exists()
+    asked = CliRunner().invoke(app, ["run", str(path), "--no-progress", "--report"])
+    assert asked.exit_code == 0 and (tmp_path / "out" / "report.html").is_file()

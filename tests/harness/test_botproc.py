@@ -1,0 +1,393 @@
+"""BotProcess: the subprocess side of the harness, driven line by line with scripted bots."""
+
+import json
+import sys
+import time
+
+import pytest
+from zoo.helpers import FAST, fake_spec, hello, pids_in, running, wait_until, zoo_spec
+
+from arena.harness.botproc import BotProcess, BotSpec, BotSpecError, ConversationLog, Limits, split_command
+from arena.harness.protocol import BotFailure, Termination, event_line
+
+LEGAL = ["7o", "7o+3b+5c"]
+
+
+def decide(bot, legal=LEGAL, move_ms=None, bank_ms=0):
+    return bot.decide({"hand": ["7o"]}, legal, FAST.move_ms if move_ms is None else move_ms, bank_ms)
+
+
+def failure_of(fn):
+    with pytest.raises(BotFailure) as info:
+        fn()
+    return info.value
+
+
+def test_handshake_and_moves_with_the_first_legal_move(tmp_path):
+    transcript = tmp_path / "t.jsonl"
+    with BotProcess(fake_spec([], env={"ZOO_TRANSCRIPT": str(transcript)})) as bot:
+        assert bot.begin_match(hello(seat=1)).name == "fake"
+        bot.queue(event_line({"type": "play", "seat": 0, "card": "1c", "take": []}))
+        rid, move, elapsed = decide(bot)
+        assert (rid, move) == (1, "7o") and elapsed >= 0
+        assert decide(bot)[0] == 2
+        pid = bot.pid
+    assert not running(pid)
+    sent = [json.loads(x) for x in transcript.read_text().splitlines()]
+    assert [m["type"] for m in sent] == ["hello", "event", "request", "request", "goodbye"]
+    assert sent[0]["seat"] == 1 and sent[0]["protocol"] == 1 and sent[0]["match"] == 1
+    assert sent[2]["legal"] == LEGAL and sent[2]["time_ms"] == FAST.move_ms
+
+
+def test_second_match_is_new_match_on_the_same_process(tmp_path):
+    transcript = tmp_path / "t.jsonl"
+    with BotProcess(fake_spec([], env={"ZOO_TRANSCRIPT": str(transcript)})) as bot:
+        bot.begin_match(hello())
+        pid = bot.pid
+        bot.begin_match(hello())
+        assert bot.pid == pid and bot.starts == 1
+    kinds = [(m["type"], m.get("match")) for m in map(json.loads, transcript.read_text().splitlines())]
+    assert kinds == [("hello", 1), ("new_match", 2), ("goodbye", None)]
+
+
+def test_replies_split_across_writes_and_blank_lines_are_fine():
+    steps = [{"on": "request", "send": ['{"type":"mo', 've","id":{id},', '"move":"{legal0}"}', "\n"], "pause_ms": 30},
+             {"on": "request", "send": ["\n", "  \n", '{"type":"move","id":{id},"move":"7o+5c+3b"}\n']}]
+    with BotProcess(fake_spec(steps)) as bot:
+        bot.begin_match(hello())
+        assert decide(bot)[1] == "7o"
+        assert decide(bot)[1] == "7o+5c+3b"  # shape only: legality is the referee's business
+
+
+def test_timeout_then_the_late_reply_is_ignored():
+    steps = [{"on": "request", "sleep_ms": 700, "send": ['{"type":"move","id":{id},"move":"{legal0}"}\n']}]
+    with BotProcess(fake_spec(steps)) as bot:
+        bot.begin_match(hello())
+        failure = failure_of(lambda: decide(bot, move_ms=100))
+        assert failure.termination is Termination.TIMEOUT and "request 1" in failure.detail
+        # The late answer to request 1 arrives while request 2 is pending: skipped, not wrong_id.
+        rid, move, _ = decide(bot, move_ms=2000)
+        assert (rid, move) == (2, "7o")
+
+
+def test_a_bot_that_stops_reading_costs_its_deadline_not_a_blocked_write():
+    """More queued lines than a pipe holds, for a bot that reads no more: the write waits for
+    room only until the request's deadline, then the request times out; nothing blocks."""
+    steps = [{"on": "request", "then": "hang"}]
+    with BotProcess(fake_spec(steps)) as bot:
+        bot.begin_match(hello())
+        assert failure_of(lambda: decide(bot, move_ms=100)).termination is Termination.TIMEOUT
+        line = event_line({"type": "play", "seat": 0, "card": "1c", "take": [], "pad": "x" * 1000})
+        for _ in range(300):  # about 300 KB: several pipes' worth
+            bot.queue(line)
+        start = time.monotonic()
+        failure = failure_of(lambda: decide(bot, move_ms=100))
+        assert failure.termination is Termination.TIMEOUT and "request 2" in failure.detail
+        assert time.monotonic() - start < 5  # the deadline (100 + 200 ms), with room for a slow machine
+
+
+def test_a_bot_that_closes_its_stdin_crashes_at_the_next_request():
+    """A bot that shuts its input and lives on is gone for the arena: the next request fails
+    at once as a crash that says so, however the write is made."""
+    script = ("import os, sys, time\n"
+              "sys.stdin.readline()\n"
+              "sys.stdout.write('{\"type\":\"ready\",\"name\":\"shut\",\"protocol\":1}\\n'); sys.stdout.flush()\n"
+              "os.close(0)\n"
+              "time.sleep(30)\n")
+    spec = BotSpec(name="shut", cmd=(sys.executable, "-c", script), limits=FAST)
+    with BotProcess(spec) as bot:
+        bot.begin_match(hello())
+        time.sleep(0.3)  # it has closed its stdin by now
+        start = time.monotonic()
+        failure = failure_of(lambda: decide(bot, move_ms=10_000))
+        assert failure.termination is Termination.CRASH and "stdin is closed" in failure.detail
+        assert time.monotonic() - start < 5  # at once, not on the deadline (10.2 s)
+        assert not bot.alive
+
+
+def test_time_bank_extends_the_deadline():
+    steps = [{"on": "request", "sleep_ms": 400, "send": ['{"type":"move","id":{id},"move":"{legal0}"}\n']}]
+    with BotProcess(fake_spec(steps)) as bot:
+        bot.begin_match(hello())
+        _, move, elapsed = decide(bot, move_ms=100, bank_ms=3000)
+        assert move == "7o" and elapsed >= 0.4
+
+
+def test_wrong_id_is_a_failure():
+    steps = [{"on": "request"}, {"on": "request", "send": ['{"type":"move","id":{prev},"move":"{legal0}"}\n']}]
+    with BotProcess(fake_spec(steps)) as bot:
+        bot.begin_match(hello())
+        # The first step sends nothing: that request times out and is abandoned.
+        assert failure_of(lambda: decide(bot, move_ms=50)).termination is Termination.TIMEOUT
+        # Replying with an abandoned id is tolerated (late), so the bot then times out again.
+        assert failure_of(lambda: decide(bot, move_ms=50)).termination is Termination.TIMEOUT
+    steps = [{"on": "request", "send": ['{"type":"move","id":{id},"move":"7o"}\n']},
+             {"on": "request", "send": ['{"type":"move","id":{prev},"move":"7o"}\n']}]
+    with BotProcess(fake_spec(steps)) as bot:
+        bot.begin_match(hello())
+        decide(bot)
+        failure = failure_of(lambda: decide(bot))
+        assert failure.termination is Termination.WRONG_ID and "expected 2" in failure.detail
+        assert bot.alive  # the stream is still in step: the referee decides what happens
+
+
+def test_malformed_replies():
+    for text in ("hello\n", '{"type":"move","id":"1","move":"7o"}\n', '["7o"]\n'):
+        with BotProcess(fake_spec([{"on": "request", "send": [text]}])) as bot:
+            bot.begin_match(hello())
+            assert failure_of(lambda: decide(bot)).termination is Termination.MALFORMED
+
+
+def test_oversized_line_is_refused_without_reading_it_all():
+    limits = Limits(startup_ms=5000, move_ms=2000, grace_ms=100, max_line_bytes=1000, kill_grace_ms=100)
+    with BotProcess(zoo_spec("huge_line", limits=limits)) as bot:
+        bot.begin_match(hello(limits=limits))
+        failure = failure_of(lambda: decide(bot))
+        assert failure.termination is Termination.OVERSIZED_LINE and "limit is 1000" in failure.detail
+        assert not bot.alive
+        # Whatever the referee asks next fails at once: the bot is gone.
+        assert failure_of(lambda: decide(bot)).termination is Termination.CRASH
+
+
+@pytest.mark.parametrize("steps,startup_ms,expected", [
+    ([{"on": "hello", "then": "hang"}], 300, "no ready within 300 ms"),
+    ([{"on": "hello", "exit": 4}], 10000, "exited with code 4"),
+    ([{"on": "hello", "send": ['{"type":"move","id":1,"move":"7o"}\n']}], 10000, "expected {\"type\":\"ready\"}"),
+    ([{"on": "hello", "send": ['{"type":"ready","protocol":7}\n']}], 10000, "protocol 7"),
+])
+def test_failed_handshakes(steps, startup_ms, expected):
+    limits = Limits(startup_ms=startup_ms, move_ms=100, grace_ms=50, kill_grace_ms=50)
+    bot = BotProcess(fake_spec(steps, limits=limits))
+    failure = failure_of(lambda: bot.begin_match(hello(limits=limits)))
+    assert failure.termination is Termination.NO_HANDSHAKE and expected in failure.detail
+    assert not bot.alive
+    bot.close()
+
+
+def test_a_command_that_cannot_start():
+    bot = BotProcess(BotSpec(name="nothing", cmd=("/nonexistent/bot",), limits=FAST))
+    failure = failure_of(lambda: bot.begin_match(hello()))
+    assert failure.termination is Termination.NO_HANDSHAKE and "cannot start" in failure.detail
+    bot.close()
+
+
+def test_a_dead_bot_is_restarted_with_a_fresh_hello():
+    bot = BotProcess(zoo_spec("crash_mid", n=1))
+    bot.begin_match(hello())
+    decide(bot)
+    failure = failure_of(lambda: decide(bot))
+    assert failure.termination is Termination.CRASH
+    assert "exited with code 3" in failure.detail and "crashing on purpose" in failure.detail
+    first_pid = bot.pid
+    bot.begin_match(hello())  # a fresh process, greeted with hello (its match 1)
+    assert bot.starts == 2 and bot.pid != first_pid and bot.matches == 1
+    assert decide(bot)[1] == "7o"
+    bot.close()
+
+
+def test_a_crash_report_waits_for_the_last_words_on_stderr(monkeypatch):
+    """The stderr pump is a thread: when a bot dies, its last words may not have been read yet
+    (a busy machine). The report waits, briefly, for the pump to reach the end of stderr."""
+    import arena.harness.botproc as botproc
+
+    class SlowPump(botproc._StderrPump):
+        """Makes what it read visible only 100 ms later, as a starved thread would."""
+
+        @property
+        def tail(self) -> bytes:
+            return self._slow_tail
+
+        @tail.setter
+        def tail(self, value: bytes) -> None:
+            if value:
+                time.sleep(0.1)
+            self._slow_tail = value
+
+    monkeypatch.setattr(botproc, "_StderrPump", SlowPump)
+    bot = BotProcess(zoo_spec("crash_mid", n=1))
+    bot.begin_match(hello())
+    decide(bot)
+    failure = failure_of(lambda: decide(bot))
+    assert failure.termination is Termination.CRASH and "crashing on purpose" in failure.detail
+    bot.close()
+
+
+def test_a_bot_that_stops_reading_cannot_block_the_arena():
+    with BotProcess(zoo_spec("hang_mid", n=0)) as bot:
+        bot.begin_match(hello())
+        big = event_line({"type": "note", "text": "x" * 60000})
+        for _ in range(40):  # 2.4 MB: far more than a pipe holds
+            bot.queue(big)
+        failure = failure_of(lambda: decide(bot, move_ms=200))
+        assert failure.termination is Termination.TIMEOUT
+
+
+def test_stderr_flood_is_capped_and_does_not_block(tmp_path):
+    limits = Limits(startup_ms=20000, move_ms=5000, grace_ms=100, stderr_bytes=100_000, kill_grace_ms=100)
+    bot = BotProcess(zoo_spec("flood_stderr", limits=limits, env={"ZOO_FLOOD_MB": "30"}), stderr_dir=tmp_path)
+    bot.begin_match(hello(limits=limits))
+    assert decide(bot)[1] == "7o"
+    bot.close()
+    log = bot.stderr_path.read_bytes()
+    assert 100_000 <= len(log) < 100_000 + 200
+    assert b"stderr cut at 100000 bytes" in log
+
+
+@pytest.mark.parametrize("mode", ["orphan", "orphan_setsid", "orphan_crash"])
+def test_no_descendant_survives(tmp_path, mode):
+    pidfile = tmp_path / "pids"
+    bot = BotProcess(zoo_spec(mode, n=1, env={"ZOO_PIDFILE": str(pidfile)}))
+    bot.begin_match(hello())
+    decide(bot)
+    pids = pids_in(pidfile)
+    assert len(set(pids)) >= 2
+    if mode == "orphan":
+        assert all(running(p) for p in pids)  # the stubborn child is there, and so is the bot
+    else:
+        # An escaped child (double fork + setsid) is an orphan: the launcher, its subreaper,
+        # kills it at once, while the bot itself plays on.
+        assert wait_until(lambda: not running(pids[-1]))
+        assert running(bot.pid)
+        if mode == "orphan_setsid":
+            assert decide(bot)[1] == "7o"
+    if mode == "orphan_crash":
+        # A crash ends the conversation: the harness kills the rest of the bot at once.
+        assert failure_of(lambda: decide(bot)).termination is Termination.CRASH
+        assert [p for p in pids if running(p)] == []
+    bot.close()
+    assert [p for p in pids if running(p)] == []
+
+
+def test_conversation_log_has_direction_seat_and_pid(tmp_path):
+    path = tmp_path / "conv.log"
+    with open(path, "w") as sink:
+        with BotProcess(fake_spec([]), log=ConversationLog(sink)) as bot:
+            bot.seat = 1
+            bot.begin_match(hello(seat=1))
+            decide(bot)
+            pid = bot.pid
+    lines = path.read_text().splitlines()
+    assert any(f"seat 1 pid {pid} >> " in x and '"type":"request"' in x for x in lines)
+    assert any(f"seat 1 pid {pid} << " in x and '"move"' in x for x in lines)
+
+
+def test_split_command_and_spec():
+    assert split_command("./bot --fast 'a b'") == ("./bot", "--fast", "a b")
+    assert split_command("cd x && ./bot") == ("/bin/sh", "-c", "cd x && ./bot")
+    assert split_command(["python3", "b.py"]) == ("python3", "b.py")
+    with pytest.raises(BotSpecError):
+        split_command("  ")
+    spec = BotSpec.from_command("python3 bots/random.py", env={"B": "2", "A": "1"})
+    assert spec.name == "random.py" and spec.env == (("A", "1"), ("B", "2"))
+    assert BotSpec.from_command("bots/c/firstmove.bin").name == "firstmove.bin"
+    assert hash(spec) == hash(BotSpec.from_command("python3 bots/random.py", env={"A": "1", "B": "2"}))
+
+
+def test_limits_validation():
+    assert Limits.from_dict({"move_ms": 100, "bank_ms": None}).move_ms == 100
+    for bad in ({"move_ms": -1}, {"move_ms": "fast"}, {"speed": 1}, {"max_line_bytes": 10}):
+        with pytest.raises(BotSpecError):
+            Limits.from_dict(bad)
+
+
+@pytest.mark.slow
+def test_nothing_survives_an_arena_killed_with_sigkill(tmp_path):
+    """The launcher outlives the arena and ends the bots and all they started."""
+    import os
+    import signal
+    import subprocess
+
+    pidfile = tmp_path / "pids"
+    code = (
+        "import sys, time\n"
+        "sys.path.insert(0, sys.argv[1])\n"
+        "from zoo.helpers import zoo_spec, hello\n"
+        "from arena.harness.botproc import BotProcess\n"
+        "bots = []\n"
+        "for mode in ('orphan', 'orphan_setsid', 'hang_mid'):\n"
+        f"    bot = BotProcess(zoo_spec(mode, n=0, env={{'ZOO_PIDFILE': {str(pidfile)!r}}}))\n"
+        "    bot.begin_match(hello())\n"
+        "    bots.append(bot)\n"
+        "print('ready', flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    tests_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    arena = subprocess.Popen([sys.executable, "-c", code, tests_dir], stdout=subprocess.PIPE, text=True)
+    assert arena.stdout.readline().strip() == "ready"
+    pids = set(pids_in(pidfile))
+    # 3 bots and 2 stubborn children; the escaped one may already be dead (orphans are killed
+    # at once), the others run.
+    assert len(pids) >= 5 and sum(running(p) for p in pids) >= 4
+    arena.send_signal(signal.SIGKILL)
+    arena.wait()
+    deadline = time.monotonic() + 5
+    while any(running(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert [p for p in pids if running(p)] == []
+    for pid in pids:  # this test process may be their subreaper: collect them
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            pass
+
+
+def test_a_bot_can_be_pinned_to_cpus():
+    import os
+
+    cpu = min(os.sched_getaffinity(0))
+    with BotProcess(fake_spec([]), cpus=[cpu]) as bot:
+        bot.begin_match(hello())
+        assert os.sched_getaffinity(bot.pid) == {cpu}
+        assert decide(bot)[1] == "7o"
+
+
+def test_replies_are_taken_whether_or_not_they_are_there_when_the_request_is_written():
+    """A reply is read at once when the bot wrote it while its request was being written, else
+    waited for: late, prompt and split replies in any order are each taken, past the point
+    where reading first is tried again."""
+    reply = '{"type":"move","id":{id},"move":"{legal0}"}\n'
+    late = {"on": "request", "sleep_ms": 60, "send": [reply]}
+    prompt = {"on": "request", "send": [reply]}
+    split = {"on": "request", "send": ['{"type":"move","id":{id},', '"move":"{legal0}"}\n'], "pause_ms": 40}
+    steps = [late, prompt, split] + [prompt] * 40 + [late, split, prompt]
+    with BotProcess(fake_spec(steps)) as bot:
+        bot.begin_match(hello())
+        for request_id in range(1, len(steps) + 1):
+            assert decide(bot)[:2] == (request_id, "7o")
+
+
+def test_a_bot_that_ends_without_a_word_fails_whichever_way_its_reply_is_read():
+    steps = [{"on": "request", "send": ['{"type":"move","id":{id},"move":"{legal0}"}\n']},
+             {"on": "request", "exit": 3}]
+    with BotProcess(fake_spec(steps)) as bot:
+        bot.begin_match(hello())
+        assert decide(bot)[1] == "7o"
+        failure = failure_of(lambda: decide(bot))
+    assert failure.termination is Termination.CRASH and "exited with code 3" in failure.detail
+
+
+def test_a_bot_that_never_answers_at_once_costs_a_vain_read_only_now_and_then(monkeypatch):
+    """Reading first finds nothing from a bot that always takes a while: after each such read
+    the arena waits first for twice as many decisions, up to 32, so over 100 decisions it
+    tries in vain a handful of times, not at each one."""
+    import arena.harness.botproc as botproc
+
+    vain = []
+    read = botproc.os.read
+
+    def counting_read(fd, size):
+        try:
+            return read(fd, size)
+        except BlockingIOError:
+            vain.append(fd)
+            raise
+
+    slow = {"on": "request", "sleep_ms": 2, "send": ['{"type":"move","id":{id},"move":"{legal0}"}\n']}
+    with BotProcess(fake_spec([slow] * 100)) as bot:
+        bot.begin_match(hello())
+        monkeypatch.setattr(botproc.os, "read", counting_read)
+        for request_id in range(1, 101):
+            assert decide(bot)[:2] == (request_id, "7o")
+        monkeypatch.undo()
+    # Waits of 2, 4, 8, 16, 32 decisions: tried at decisions 1, 4, 9, 18, 35 and 68.
+    assert 1 <= len(vain) <= 6, len(vain)

@@ -1,0 +1,468 @@
+"""Leagues: ``arena rate`` and ``arena report`` over several results folders and files.
+
+The stores are real tournament stores (the real schedule, referee and store, with seeded
+in-process bots standing in for the processes); identities and dates are written into their
+meta as ``arena run`` records them.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from replay_helpers import make_store
+from typer.testing import CliRunner
+
+from arena.cli import app
+from arena.core.rules import Rules, Seating
+from arena.league.pools import Entry, GameKind, Tournament, assign_entries, open_league, rate_league
+from arena.rating.inputs import read_results
+from arena.rating.table import fit_ratings
+from arena.tournament.export import Results, games_jsonl
+from arena.tournament.identity import BotIdentity
+from arena.tournament.store import LAST_MATCH_KEY, ResultStore
+
+runner = CliRunner()
+
+
+def _arena(*args: object):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def _set_meta(folder: Path, key: str, value: object) -> None:
+    conn = sqlite3.connect(folder / "results.sqlite")
+    with conn:
+        conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, json.dumps(value)))
+    conn.close()
+
+
+def _drop_meta(folder: Path, key: str) -> None:
+    conn = sqlite3.connect(folder / "results.sqlite")
+    with conn:
+        conn.execute("DELETE FROM meta WHERE key = ?", (key,))
+    conn.close()
+
+
+def _identity(name: str, program: str = "v1", ready: str | None = None, commit: str | None = None) -> dict:
+    # The hash of a program file stands for the program: another text, another version.
+    sha = BotIdentity(name, "x", files=(("p", program),)).digest
+    return BotIdentity(name, f"$PYTHON {name}.py", files=((f"{name}.py", sha),), commit=commit,
+                       ready_name=ready if ready is not None else name).to_dict()
+
+
+# The stand-ins' strengths: a bot named here plays the first legal move (weak), the others a
+# seeded random one, each bot with its own seed (so a deal played from both seats is not a
+# mirror image of itself).
+FIRST_MOVERS = ("marta",)
+
+
+def _fill(config) -> None:  # noqa: ANN001
+    from arena.harness.local_bot import LocalBot
+    from arena.match.referee import play_match
+    from arena.tournament.runner import open_store
+    from arena.tournament.schedule import build_schedule
+    from arena.tournament.worker import row_from_record
+
+    names = [bot.name for bot in config.bots]
+    with open_store(config) as store:
+        for spec in build_schedule(config):
+            players = [LocalBot(n, seed=spec.seed * 7 + names.index(n), first=n in FIRST_MOVERS) for n in spec.seats]
+            record = play_match(players, config.rules, config.seating, spec.seed)
+            store.add(row_from_record(spec, record.to_dict(), 0.0), record.to_dict())
+
+
+def _store(root: Path, name: str, *, bots=("ana", "luis", "marta"), seed: int = 5, matches: int = 4, extra: str = "",
+           rules: dict | None = None, versions: dict[str, str] | None = None, date: str | None = None) -> Path:
+    """A results folder ``root/name`` (a real schedule and store, in-process bots);
+    ``versions``: bot -> program text (its identity); ``date``: when its last match was stored."""
+    from arena.tournament.config import load_config
+
+    work = root / f".work-{name}"
+    work.mkdir(parents=True)
+    lines = [f"name: {name}", f"seed: {seed}", f"output: {root / name}", f"matches_per_pairing: {matches}", extra]
+    if rules:
+        lines += ["rules:", *(f"  {k}: {str(v).lower() if isinstance(v, bool) else v}" for k, v in rules.items())]
+    lines += ["bots:", *(f'  - {{name: "{b}", cmd: "$PYTHON none.py"}}' for b in bots)]
+    (work / "t.yaml").write_text("\n".join(lines) + "\n")
+    _fill(load_config(work / "t.yaml", check_commands=False))  # in-process bots stand in for none.py
+    shutil.rmtree(work)
+    dest = root / name
+    if versions is not None:
+        _set_meta(dest, "identities", {bot: _identity(bot, program) for bot, program in versions.items()})
+    if date is not None:
+        _set_meta(dest, LAST_MATCH_KEY, date)
+    return dest
+
+
+def _games(folder: Path) -> list[str]:
+    with ResultStore.open_existing(str(folder)) as store:
+        return list(games_jsonl(Results.of(store)))
+
+
+def _json(result) -> list[dict]:
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+# --------------------------------------------------------------------------- pooling
+
+
+def test_pooling_two_tournaments_equals_rating_their_concatenated_games(tmp_path: Path):
+    league = tmp_path / "league"
+    spring = _store(league, "spring", seed=5, date="2026-03-01T10:00:00+00:00")
+    summer = _store(league, "summer", bots=("ana", "luis", "pablo"), seed=9, date="2026-06-01T10:00:00+00:00")
+    both = tmp_path / "both.jsonl"
+    both.write_text("\n".join(_games(spring) + _games(summer)) + "\n")
+    expected = fit_ratings(read_results(both))
+    for args in ([league], [spring, summer], [summer, spring]):
+        rows = {row["name"]: row for row in _json(_arena("rate", *args, "--format", "json"))}
+        assert set(rows) == {"ana", "luis", "marta", "pablo"}
+        for r in expected.ratings:
+            got = rows[r.name]
+            assert got["elo"] == pytest.approx(r.elo, abs=0.006)
+            assert got["ci95"] == pytest.approx(r.ci95, abs=0.006)
+            assert (got["matches"], got["wins"], got["draws"], got["losses"]) == (r.matches, r.wins, r.draws, r.losses)
+            assert got["rank"] == r.rank and got["pool"] == 1
+    # The same as `arena rate` on the concatenated export, column for column.
+    alone = {row["name"]: row for row in _json(_arena("rate", both, "--format", "json"))}
+    pooled = {row["name"]: row for row in _json(_arena("rate", league, "--format", "json"))}
+    for name, row in alone.items():
+        assert {k: pooled[name][k] for k in row} == row
+
+
+def test_the_table_says_tournaments_and_when_each_bot_last_played(tmp_path: Path):
+    league = tmp_path / "league"
+    _store(league, "spring", date="2026-03-01T10:00:00+00:00")
+    _store(league, "summer", bots=("ana", "luis", "pablo"), seed=9, date="2026-06-01T18:30:00+00:00")
+    rows = {row["name"]: row for row in _json(_arena("rate", league, "--format", "json"))}
+    assert (rows["ana"]["tournaments"], rows["ana"]["last_played"]) == (2, "2026-06-01T18:30:00+00:00")
+    assert (rows["marta"]["tournaments"], rows["marta"]["last_played"]) == (1, "2026-03-01T10:00:00+00:00")
+    assert (rows["pablo"]["tournaments"], rows["pablo"]["last_played"]) == (1, "2026-06-01T18:30:00+00:00")
+    text = _arena("rate", league)
+    assert text.exit_code == 0, text.output
+    lines = text.stdout.splitlines()
+    assert lines[0] == "2 players alone, standard rules; target 21 · 2 tournaments, 24 matches"
+    header = lines[2].split()
+    assert header[:9] == ["rank", "bot", "elo", "ci95", "los_next", "matches", "w-d-l", "tournaments", "last_played"]
+    marta = next(line for line in lines if " marta " in line).split()
+    assert marta[-2:] == ["1", "2026-03-01"]
+    # The tournaments, in date order, with their dates.
+    assert "Tournaments (date order):" in text.stdout
+    spring_line = next(line for line in lines if str(league / "spring") in line)
+    assert spring_line.split()[:3] == ["1", "2026-03-01", "10:00"]
+    table = list(csv.DictReader(io.StringIO(_arena("rate", league, "--format", "csv").stdout)))
+    assert list(table[0])[:12] == ["rank", "name", "elo", "ci95", "los_next", "group", "matches", "wins", "draws",
+                                   "losses", "tournaments", "last_played"]
+    assert {row["name"]: row["tournaments"] for row in table} == {"ana": "2", "luis": "2", "marta": "1", "pablo": "1"}
+
+
+def test_a_store_records_when_its_last_match_was_stored(tmp_path: Path):
+    folder = Path(make_store(tmp_path / "t", matches=2))
+    with ResultStore.open_existing(str(folder)) as store:
+        when = store.last_match_at()
+    assert when is not None and when.tzinfo is not None
+    # A store from before dates were recorded is dated by its file, and says so.
+    _drop_meta(folder, LAST_MATCH_KEY)
+    with ResultStore.open_existing(str(folder)) as store:
+        assert store.last_match_at() is None
+    text = _arena("rate", folder)
+    assert text.exit_code == 0, text.output
+    assert "(file time)" in text.stdout
+    _set_meta(folder, LAST_MATCH_KEY, "yesterday")
+    bad = _arena("rate", folder)
+    assert bad.exit_code == 2 and "last_match_at" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+
+
+# --------------------------------------------------------------------------- versions
+
+
+@pytest.mark.slow
+def test_the_same_program_is_one_entry_and_a_changed_one_another(tmp_path: Path):
+    league = tmp_path / "league"
+    _store(league, "t1", versions={"ana": "a1", "luis": "l1", "marta": "m1"}, date="2026-01-01T00:00:00+00:00")
+    _store(league, "t2", seed=7, versions={"ana": "a1", "luis": "l1", "marta": "m1"}, date="2026-02-01T00:00:00+00:00")
+    same = {row["name"]: row for row in _json(_arena("rate", league, "--format", "json"))}
+    assert set(same) == {"ana", "luis", "marta"}
+    assert all(row["tournaments"] == 2 and row["version"] is None for row in same.values())
+    # ana's program changes in a third tournament: a new entry, under name@version.
+    _store(league, "t3", seed=8, versions={"ana": "a2", "luis": "l1", "marta": "m1"}, date="2026-03-01T00:00:00+00:00")
+    rows = {row["name"]: row for row in _json(_arena("rate", league, "--format", "json"))}
+    old = BotIdentity.from_dict(_identity("ana", "a1"))
+    new = BotIdentity.from_dict(_identity("ana", "a2"))
+    assert old.label != new.label
+    assert set(rows) == {old.label, new.label, "luis", "marta"}  # BotIdentity.label: name@short hash
+    assert (rows[old.label]["tournaments"], rows[new.label]["tournaments"]) == (2, 1)
+    assert rows[new.label]["bot"] == "ana" and rows[new.label]["version"] == new.digest[:7]
+    assert rows[old.label]["matches"] + rows[new.label]["matches"] == rows["luis"]["matches"] == 24
+    text = _arena("rate", league)
+    assert f"ana: 2 versions ({old.label}, {new.label}); --by-name pools them" in text.stdout
+    # --by-name: one entry per name, as the concatenated games would give.
+    merged = {row["name"]: row for row in _json(_arena("rate", league, "--by-name", "--format", "json"))}
+    assert set(merged) == {"ana", "luis", "marta"} and merged["ana"]["matches"] == 24
+    # The anchor names an entry; a name with several versions is ambiguous.
+    ambiguous = _arena("rate", league, "--anchor", "ana=100")
+    assert ambiguous.exit_code == 2
+    assert f"anchor 'ana': it has 2 versions here; name one: {old.label}, {new.label}" in ambiguous.stderr
+    pinned = {row["name"]: row for row in _json(_arena("rate", league, "--anchor", f"{new.label}=100", "--format", "json"))}
+    assert pinned[new.label]["elo"] == pytest.approx(100.0)
+
+
+def test_version_rules_for_unknown_identities_ready_names_and_commits():
+    def t(index: int, identities: dict | None, bots=("ana",)) -> Tournament:
+        from datetime import datetime, timezone
+
+        kind = GameKind.of_game(Seating.alone(2), "clones", Rules())
+        ids = None if identities is None else {n: BotIdentity.from_dict(d) for n, d in identities.items()}
+        return Tournament(f"t{index}", Path(f"t{index}"), index, kind, f"t{index}",
+                          datetime(2026, 1, 1 + index, tzinfo=timezone.utc), False, 1, bots, ids)
+
+    # Identity not recorded: matched by name, joining the name's only known version.
+    entries, notes = assign_entries([t(0, None), t(1, {"ana": _identity("ana", "a1")})])
+    assert entries[0, "ana"] == entries[1, "ana"] and entries[0, "ana"].label == "ana"
+    # ... but with two known versions it cannot say which: ana@unknown.
+    entries, notes = assign_entries([t(0, None), t(1, {"ana": _identity("ana", "a1")}), t(2, {"ana": _identity("ana", "a2")})])
+    assert entries[0, "ana"].label == "ana@unknown"
+    assert len({entries[0, "ana"], entries[1, "ana"], entries[2, "ana"]}) == 3
+    assert any("did not record which version played" in n for n in notes)
+    # A ready name not recorded is the one recorded elsewhere for the same program.
+    unknown_ready = _identity("ana", "a1")
+    unknown_ready["ready_name"] = None
+    entries, _ = assign_entries([t(0, {"ana": unknown_ready}), t(1, {"ana": _identity("ana", "a1")})])
+    assert entries[0, "ana"] == entries[1, "ana"] and entries[0, "ana"].label == "ana"
+    # The same program answering under another ready name is another version.
+    x, y = _identity("ana", "a1", ready="x"), _identity("ana", "a1", ready="y")
+    entries, _ = assign_entries([t(0, {"ana": x}), t(1, {"ana": y})])
+    assert entries[0, "ana"] != entries[1, "ana"]
+    assert entries[0, "ana"].label.endswith("(x)") and entries[1, "ana"].label.endswith("(y)")
+    # A bot from a revision is shown with its commit's short id.
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    from_revision = _identity("ana", "a1", commit=commit)
+    entries, _ = assign_entries([t(0, {"ana": from_revision}), t(1, {"ana": _identity("ana", "a2")})])
+    assert entries[0, "ana"] == Entry("ana@0123456", "ana", "0123456", BotIdentity.from_dict(from_revision))
+
+
+def test_an_old_store_without_identities_is_matched_by_name_with_a_note(tmp_path: Path):
+    league = tmp_path / "league"
+    shutil.copytree(Path(__file__).parents[1] / "golden" / "store", league / "golden")
+    _store(league, "new", bots=("greedy", "hash", "luis"), versions={"greedy": "g", "hash": "h", "luis": "l"})
+    result = _arena("rate", league)
+    assert result.exit_code == 0, result.output
+    assert "golden: the bots' identities were not recorded (an earlier arena): its bots are matched by name" in result.stdout
+    rows = {row["name"]: row for row in _json(_arena("rate", league, "--format", "json"))}
+    assert rows["greedy"]["tournaments"] == 2 and rows["crashy"]["tournaments"] == 1
+
+
+# --------------------------------------------------------------------------- kinds of game
+
+
+def test_1v1_and_4_player_results_are_rated_as_separate_pools_unless_mixed(tmp_path: Path):
+    league = tmp_path / "league"
+    duel = _store(league, "duel", bots=("ana", "luis", "marta"))
+    four = _store(league, "four", bots=("ana", "luis", "marta", "pablo"), extra="players: 4", seed=3, matches=4)
+    text = _arena("rate", league)
+    assert text.exit_code == 0, text.output
+    first = text.stdout.splitlines()[0]
+    assert first.startswith("2 kinds of game, each rated on its own (--mix pools them): ")
+    assert f"pool 1: 2 players alone, standard rules; target 21 ({duel})" in first
+    assert f"pool 2: 4 players alone, standard rules; target 21 ({four})" in first
+    assert "Pool 1 of 2: 2 players alone" in text.stdout and "Pool 2 of 2: 4 players alone" in text.stdout
+    rows = _json(_arena("rate", league, "--format", "json"))
+    for pool, folder in ((1, duel), (2, four)):
+        alone = {row["name"]: row for row in _json(_arena("rate", folder, "--format", "json"))}
+        mine = {row["name"]: row for row in rows if row["pool"] == pool}
+        assert {n: (r["elo"], r["ci95"], r["matches"]) for n, r in mine.items()} == \
+            {n: (r["elo"], r["ci95"], r["matches"]) for n, r in alone.items()}
+    assert "places" in rows[-1]  # the 4-player pool has finishing places
+    # CSV and JSON keep stdout clean: which pools were found goes to stderr.
+    assert "2 kinds of game" in _arena("rate", league, "--format", "json").stderr
+    mixed = _json(_arena("rate", league, "--mix", "--format", "json"))
+    assert {row["pool"] for row in mixed} == {1} and len(mixed) == 4
+    ana = next(row for row in mixed if row["name"] == "ana")
+    assert ana["matches"] == sum(row["matches"] for row in rows if row["name"] == "ana") and ana["tournaments"] == 2
+
+
+def test_rule_options_split_pools_but_the_match_length_does_not(tmp_path: Path):
+    league = tmp_path / "league"
+    _store(league, "a", rules={"target": 11})
+    _store(league, "b", rules={"target": 21, "max_hands": 50}, seed=6)
+    _store(league, "c", rules={"renuncio": True}, seed=7)
+    pools = open_league([league]).pools
+    assert [p.describe() for p in pools] == [
+        "2 players alone, standard rules; targets 11, 21",
+        "2 players alone, rules: renuncio true; target 21",
+    ]
+    assert [len(p.tournaments) for p in pools] == [2, 1]
+
+
+def test_a_results_file_joins_the_one_kind_of_its_shape_or_gets_its_own_pool(tmp_path: Path):
+    league = tmp_path / "league"
+    spring = _store(league, "spring")
+    extra = tmp_path / "extra.csv"
+    extra.write_text("side_a,side_b,score_a\nana,zoe,1\nzoe,luis,0.5\n")
+    three = tmp_path / "three.jsonl"
+    three.write_text('{"sides": [["ana"], ["zoe"], ["luis"]], "scores": [21, 3, 9]}\n'
+                     '{"sides": ["ana", "zoe"], "places": [2, 1]}\n')
+    league_obj = open_league([spring, extra, three])
+    assert [p.describe() for p in league_obj.pools] == [
+        "2 players alone, standard rules; target 21",
+        "results files: 3 sides of 1 bot (no rules recorded)",
+    ]
+    assert sorted(t.label for t in league_obj.pools[0].tournaments) == sorted([str(spring), str(extra), str(three)])
+    assert [t.label for t in league_obj.pools[1].tournaments] == [str(three)]  # its 3-sided line
+    assert any("no rules recorded; pooled with the results folders of the same shape" in n for n in league_obj.pools[0].notes)
+    rated = rate_league(league_obj)
+    zoe = next(r for r in rated[0].rows if r.rating.name == "zoe")
+    assert zoe.rating.matches == 3 and zoe.tournaments == 2  # two lines of extra.csv, the 1v1 line of three.jsonl
+    # With two kinds of results folder of that shape, a file cannot say which: a pool of its own.
+    renuncio = _store(league, "renuncio", rules={"renuncio": True}, seed=4)
+    pools = open_league([spring, renuncio, extra]).pools
+    assert [p.describe() for p in pools][-1] == "results files: 2 sides of 1 bot (no rules recorded)"
+
+
+# --------------------------------------------------------------------------- history
+
+
+@pytest.mark.slow
+def test_the_history_matches_fits_of_the_growing_prefixes(tmp_path: Path):
+    league = tmp_path / "league"
+    # Given out of date order: the history follows the dates.
+    c = _store(league, "c", bots=("ana", "marta", "pablo"), seed=11, date="2026-09-01T00:00:00+00:00")
+    a = _store(league, "a", seed=5, date="2026-03-01T00:00:00+00:00")
+    b = _store(league, "b", bots=("ana", "luis", "pablo"), seed=9, date="2026-06-01T00:00:00+00:00")
+    steps = _json(_arena("rate", c, a, b, "--history", "--format", "json"))
+    assert [(s["step"], s["tournament"]) for s in steps] == [(1, str(a)), (2, str(b)), (3, str(c))]
+    assert [s["date"] for s in steps] == ["2026-03-01T00:00:00+00:00", "2026-06-01T00:00:00+00:00", "2026-09-01T00:00:00+00:00"]
+    games: list[str] = []
+    for step, folder in zip(steps, (a, b, c), strict=True):
+        games += _games(folder)
+        prefix = tmp_path / f"prefix{step['step']}.jsonl"
+        prefix.write_text("\n".join(games) + "\n")
+        expected = fit_ratings(read_results(prefix))
+        got = {r["name"]: r for r in step["ratings"]}
+        assert set(got) == set(expected.names)
+        for r in expected.ratings:
+            assert got[r.name]["elo"] == pytest.approx(r.elo, abs=0.006)
+            assert got[r.name]["ci95"] == pytest.approx(r.ci95, abs=0.006)
+            assert got[r.name]["rank"] == r.rank and got[r.name]["matches"] == r.matches
+    # The last step is the rating list.
+    final = {row["name"]: row for row in _json(_arena("rate", a, b, c, "--format", "json"))}
+    assert {r["name"]: r["elo"] for r in steps[-1]["ratings"]} == {n: row["elo"] for n, row in final.items()}
+    # CSV: one row per bot and step, the same numbers.
+    rows = list(csv.DictReader(io.StringIO(_arena("rate", a, b, c, "--history", "--format", "csv").stdout)))
+    assert list(rows[0]) == ["pool", "step", "tournament", "date", "rank", "name", "elo", "ci95", "los_next", "matches",
+                             "tournaments", "status"]
+    assert len(rows) == sum(len(s["ratings"]) for s in steps)
+    luis = [(int(r["step"]), float(r["elo"])) for r in rows if r["name"] == "luis"]
+    assert luis == [(s["step"], next(x["elo"] for x in s["ratings"] if x["name"] == "luis")) for s in steps
+                    if any(x["name"] == "luis" for x in s["ratings"])]
+    assert [step for step, _ in luis] == [1, 2, 3]
+    # Text: a column per tournament; pablo has no rating before he played.
+    text = _arena("rate", league, "--history")
+    assert text.exit_code == 0, text.output
+    pablo = next(line for line in text.stdout.splitlines() if line.startswith("pablo"))
+    assert len(pablo.split()) == 1 + 2 * 2  # name, then elo and interval at steps 2 and 3 only
+    assert "1 = " + str(a) in text.stdout
+
+
+def test_an_anchor_holds_in_every_step_it_played_and_centres_the_others(tmp_path: Path):
+    league = tmp_path / "league"
+    a = _store(league, "a", seed=5, date="2026-03-01T00:00:00+00:00")
+    b = _store(league, "b", bots=("ana", "luis", "pablo"), seed=9, date="2026-06-01T00:00:00+00:00")
+    steps = _json(_arena("rate", a, b, "--history", "--anchor", "pablo=1500", "--format", "json"))
+    first = [r["elo"] for r in steps[0]["ratings"]]
+    assert sum(first) / len(first) == pytest.approx(1500.0, abs=0.05)  # pablo not there yet: centred on 1500
+    assert next(r for r in steps[1]["ratings"] if r["name"] == "pablo")["elo"] == pytest.approx(1500.0)
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+def _one_line_exit_2(result, fragment: str) -> None:
+    assert result.exit_code == 2, result.output
+    err = result.stderr.strip()
+    assert len(err.splitlines()) == 1 and err.startswith("error: ") and "Traceback" not in result.output
+    assert fragment in err, err
+    assert result.stdout == ""
+
+
+def test_bad_inputs_are_one_line_and_exit_2(tmp_path: Path):
+    good = _store(tmp_path / "league", "good")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    not_results = f"{empty}: not a results folder (no results.sqlite), nor a folder of results folders"
+    _one_line_exit_2(_arena("rate", good, empty), not_results)
+    _one_line_exit_2(_arena("report", empty), f"{empty}: not a results folder")
+    _one_line_exit_2(_arena("rate", good, tmp_path / "nope"), "no such results folder or file")
+    newer = tmp_path / "newer"
+    shutil.copytree(good, newer)
+    _set_meta(newer, "schema_version", 2)
+    _one_line_exit_2(_arena("rate", good, newer), "schema version 2, this arena reads 1")
+    # A folder of results folders that hold no match yet: an empty set.
+    unplayed = tmp_path / "unplayed"
+    shutil.copytree(good, unplayed / "t")
+    conn = sqlite3.connect(unplayed / "t" / "results.sqlite")
+    with conn:
+        conn.execute("DELETE FROM matches")
+    conn.close()
+    _one_line_exit_2(_arena("rate", unplayed), f"no matches in {unplayed}: nothing to rate")
+    # A bad line in a results file among the folders: the file and line.
+    bad = tmp_path / "bad.csv"
+    bad.write_text("side_a,side_b,score_a\nana,luis,2\n")
+    _one_line_exit_2(_arena("rate", good, bad), f"{bad}:2: score_a must be 1, 0.5 or 0")
+    _one_line_exit_2(_arena("rate", good, "--anchor", "nobody"), "anchor 'nobody': no such bot in the results")
+    _one_line_exit_2(_arena("report", good, good), "name the league page to write (--html league.html)")
+
+
+def test_a_folder_given_twice_counts_once(tmp_path: Path):
+    league = tmp_path / "league"
+    spring = _store(league, "spring")
+    once = _json(_arena("rate", league, "--format", "json"))
+    twice = _json(_arena("rate", league, spring, "--format", "json"))
+    assert once == twice
+
+
+def test_one_results_file_keeps_the_plain_table(tmp_path: Path):
+    path = tmp_path / "r.csv"
+    path.write_text("side_a,side_b,score_a\na,b,1\nb,a,0.5\n")
+    result = _arena("rate", path)
+    assert result.exit_code == 0
+    assert "tournaments" not in result.stdout  # a single file is not a league
+    history = _arena("rate", path, "--history")
+    assert history.exit_code == 0, history.output
+    assert "Ratings after each tournament:" in history.stdout and f"1 = {path} (" in history.stdout
+
+
+# --------------------------------------------------------------------------- the league page
+
+
+@pytest.mark.slow
+def test_report_on_a_folder_of_results_writes_the_league_page(tmp_path: Path):
+    league = tmp_path / "league"
+    a = _store(league, "a", seed=5, date="2026-03-01T00:00:00+00:00")
+    _store(league, "b", bots=("ana", "luis", "pablo"), seed=9, date="2026-06-01T00:00:00+00:00")
+    assert _arena("report", a).exit_code == 0  # one tournament: its own report page, linked from the league's
+    result = _arena("report", league)
+    assert result.exit_code == 0, result.output
+    page = (league / "league.html").read_text()
+    assert f"wrote {league / 'league.html'}" in result.stdout
+    assert page.count('<g class="series"') == 4
+    assert 'href="a/report.html"' in page
+    assert "Content-Security-Policy" in page
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", page)
+
+
+def test_a_bot_named_like_another_bots_version_is_refused_not_merged(tmp_path: Path):
+    league = tmp_path / "league"
+    label = BotIdentity.from_dict(_identity("ana", "a1")).label
+    _store(league, "t1", versions={"ana": "a1", "luis": "l", "marta": "m"})
+    _store(league, "t2", seed=7, versions={"ana": "a2", "luis": "l", "marta": "m"})
+    # Names in a tournament file cannot hold '@'; in a results file they can.
+    extra = tmp_path / "extra.csv"
+    extra.write_text(f"side_a,side_b,score_a\n{label},luis,1\n")
+    _one_line_exit_2(_arena("rate", league, extra), f"bots 'ana' and '{label}' would both be listed as '{label}'; rename one")

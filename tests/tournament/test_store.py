@@ -1,0 +1,249 @@
+"""The results store: one durable row per match, nothing twice, resume refused for a changed file."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from arena.render.standings import format_crosstable, format_standings
+from arena.tournament.config import parse_config
+from arena.tournament.schedule import build_schedule
+from arena.tournament.standings import compute_standings
+from arena.tournament.store import (
+    SCHEMA_VERSION,
+    DuplicateMatchError,
+    ForeignFolderError,
+    MatchRow,
+    ResultStore,
+    ResumeMismatchError,
+    StoreError,
+)
+
+TEXT = "name: t\nseed: 3\nbots:\n  - {name: a, cmd: x}\n  - {name: b, cmd: x}\n  - {name: c, cmd: x}\n"
+
+
+def row_for(spec, winner, failures=()):
+    scores = (21, 9) if winner == 0 else (9, 21) if winner == 1 else (15, 15)
+    return MatchRow(
+        id=spec.id, index=spec.index, pairing=spec.pairing, deal=spec.deal, rotation=spec.rotation,
+        seed=spec.seed, sides=spec.sides, seats=spec.seats, winner=winner, scores=scores,
+        reason="target" if winner is not None else "max_hands", terminations=("ok", "ok"),
+        escobas=(2, 1), hands=4, failures=failures, duration=0.25,
+    )
+
+
+def open_store(folder: Path, text: str = TEXT) -> ResultStore:
+    c = parse_config(text)
+    return ResultStore.open_for_run(str(folder), c.fingerprint, c.game_dict(), c.to_dict())
+
+
+def test_rows_round_trip_and_are_written_once(tmp_path: Path):
+    c = parse_config(TEXT)
+    spec = build_schedule(c)[0]
+    row = row_for(spec, 0, failures=((1, "timeout"),))
+    with open_store(tmp_path) as store:
+        assert store.completed_ids() == set()
+        store.add(row, {"moves": ["7o"], "seed": spec.seed})
+        with pytest.raises(DuplicateMatchError):
+            store.add(row, {"moves": []})
+        assert store.count() == 1
+    with ResultStore.open_existing(str(tmp_path)) as store:
+        assert store.results() == [row]
+        assert store.record(spec.id) == {"moves": ["7o"], "seed": spec.seed}
+        meta = store.meta()
+        assert meta["schema_version"] == SCHEMA_VERSION
+        assert meta["fingerprint"] == c.fingerprint
+        assert meta["game"] == c.game_dict()
+        with pytest.raises(StoreError, match="no match"):
+            store.record("nope")
+
+
+def test_the_database_is_wal_and_the_id_is_a_primary_key(tmp_path: Path):
+    with open_store(tmp_path):
+        pass
+    conn = sqlite3.connect(tmp_path / "results.sqlite")
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    info = conn.execute("PRAGMA table_info(matches)").fetchall()
+    assert [r[1] for r in info if r[5]] == ["id"]
+    conn.close()
+
+
+def test_reopening_the_same_tournament_resumes(tmp_path: Path):
+    c = parse_config(TEXT)
+    specs = build_schedule(c)
+    with open_store(tmp_path) as store:
+        store.add(row_for(specs[0], 1), {})
+    # Concurrency and output do not change the games: same store.
+    with open_store(tmp_path, TEXT + "concurrency: 5\n") as store:
+        assert store.completed_ids() == {specs[0].id}
+
+
+def test_a_changed_tournament_is_refused_with_what_changed(tmp_path: Path):
+    with open_store(tmp_path):
+        pass
+    with pytest.raises(ResumeMismatchError) as info:
+        open_store(tmp_path, TEXT.replace("seed: 3", "seed: 4") + "rules: {target: 15}\n")
+    assert info.value.changed == ["rules.target", "seed"]
+    assert "changed: rules.target, seed" in str(info.value)
+    assert "--output" in str(info.value)
+
+
+def test_open_existing_refuses_what_is_not_a_store(tmp_path: Path):
+    with pytest.raises(StoreError, match="no results here"):
+        ResultStore.open_existing(str(tmp_path))
+    (tmp_path / "results.sqlite").write_bytes(b"this is not sqlite at all, not even close" * 10)
+    with pytest.raises(StoreError):
+        ResultStore.open_existing(str(tmp_path))
+
+
+def test_a_folder_holding_other_files_is_not_made_a_results_folder(tmp_path: Path):
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "report.html").write_text("my own page")
+    (mine / "notes.txt").write_text("my notes")
+    with pytest.raises(ForeignFolderError) as info:
+        open_store(mine)
+    assert "holds other files (notes.txt, report.html) and no results store" in str(info.value)
+    assert info.value.exit_code == 2
+    assert sorted(p.name for p in mine.iterdir()) == ["notes.txt", "report.html"]  # nothing written
+    # New, empty, and the arena's own folders (a store, or the lock a run makes first) are used.
+    (tmp_path / "empty").mkdir()
+    for folder in (tmp_path / "new" / "deeper", tmp_path / "empty"):
+        with open_store(folder):
+            pass
+        (folder / "standings.txt").write_text("a table")
+        with open_store(folder):  # a resume
+            pass
+    started = tmp_path / "started"
+    started.mkdir()
+    (started / "run.lock").write_text("")
+    (started / "logs").mkdir()
+    with open_store(started):
+        pass
+
+
+def test_standings_are_derived_from_the_rows(tmp_path: Path):
+    c = parse_config(TEXT.replace("seed: 3", "seed: 3\nmatches_per_pairing: 4"))
+    specs = build_schedule(c)
+    # a beats everyone in seat 0 and draws from seat 1; b beats c always.
+    rows = []
+    for spec in specs:
+        if "a" in spec.seats:
+            winner = spec.seats.index("a") if spec.rotation == 0 else None
+        else:
+            winner = spec.seats.index("b")
+        rows.append(row_for(spec, winner, failures=((0, "timeout"),) if spec.seats[0] == "c" else ()))
+    standings = compute_standings(rows, c.seating, ["a", "b", "c"])
+    names = [s.name for s in standings.bots]
+    assert names == ["a", "b", "c"]
+    a, b, cc = standings.bots
+    assert (a.matches, a.wins, a.draws, a.losses) == (8, 4, 4, 0)
+    assert (b.wins, b.draws, b.losses) == (4, 2, 2)
+    assert cc.failures == (("timeout", 4),)
+    assert a.points_per_hand == pytest.approx(a.points_for / a.hands)
+    assert a.escobas_per_hand is not None
+    assert standings.crosstable.cell("a", "b") == (3.0, 4)
+    assert standings.crosstable.cell("b", "a") == (1.0, 4)
+    text = format_standings(standings, "plain")
+    assert "a" in text and "4-4-0" in text
+    assert format_crosstable(standings, "csv").splitlines()[:2] == ["name,opponent,points,games", "a,b,3.0,4"]
+    import json
+
+    data = json.loads(format_standings(standings, "json"))
+    assert {"name", "elo", "ci95", "matches", "wins", "losses"} <= set(data[0])
+
+
+def test_multi_side_matches_become_pairwise_results():
+    from arena.core.rules import Seating
+    from arena.tournament.standings import pair_results
+
+    row = MatchRow(id="0.0", index=0, pairing=0, deal=0, rotation=0, seed=1, sides=("a", "b", "c"),
+                   seats=("a", "b", "c"), winner=2, scores=(30, 10, 21), reason="forfeit",
+                   terminations=("timeout", "ok", "ok"), escobas=(0, 0, 0), hands=3)
+    pairs = pair_results(row, Seating.alone(3))
+    # c won; a forfeited, so it loses to b despite its points.
+    assert [(p.side_a, p.side_b, p.score_a) for p in pairs] == [
+        (("a",), ("b",), 0.0), (("a",), ("c",), 0.0), (("b",), ("c",), 0.0)]
+
+
+def test_one_writer_per_folder(tmp_path: Path):
+    with open_store(tmp_path):
+        with pytest.raises(StoreError, match="in use by another arena run"):
+            open_store(tmp_path)
+        # Readers are welcome while it runs.
+        with ResultStore.open_existing(str(tmp_path)) as reader:
+            assert reader.count() == 0
+    with open_store(tmp_path):
+        pass
+
+
+# --- streaming reads and bot identities (issues 12, 14) ----------------------------------------------
+
+
+def test_the_rows_are_a_sequence_read_as_it_is_walked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    from arena.tournament import store as store_module
+
+    monkeypatch.setattr(store_module, "_FETCH", 2)  # several batches for a handful of rows
+    c = parse_config(TEXT)
+    specs = build_schedule(c)
+    rows = [row_for(spec, i % 2) for i, spec in enumerate(specs)]
+    with open_store(tmp_path) as store:
+        for row in reversed(rows):  # written out of order, read in schedule order
+            store.add(row, {})
+        stored = store.results()
+        assert len(stored) == len(rows) == 6
+        assert list(stored) == rows and stored == rows
+        assert stored[0] == rows[0] and stored[-1] == rows[-1] and stored[1:3] == rows[1:3]
+        with pytest.raises(IndexError):
+            stored[6]
+        assert list(store.stored_keys()) == [(r.index, r.id, r.seed, r.seats) for r in rows]
+        # The standings read the same rows through it.
+        assert format_standings(compute_standings(stored, c.seating, "abc"), "plain") == format_standings(
+            compute_standings(rows, c.seating, "abc"), "plain")
+
+
+def _identity(name: str, sha: str = "1" * 64, ready: str | None = None):
+    from arena.tournament.identity import BotIdentity
+
+    return BotIdentity(name=name, cmd="python3 bot.py", files=(("bot.py", sha),), ready_name=ready)
+
+
+def test_identities_are_stored_in_the_meta_and_read_back(tmp_path: Path):
+    with open_store(tmp_path) as store:
+        assert store.identities() is None  # nothing recorded yet
+        identities = {"a": _identity("a", ready="Bot A"), "b": _identity("b", "2" * 64)}
+        store.set_identities(identities)
+        assert store.identities() == identities
+    with ResultStore.open_existing(str(tmp_path)) as store:
+        assert store.identities() == identities
+        assert store.meta()["identities"]["a"] == {
+            "name": "a", "cmd": "python3 bot.py", "files": {"bot.py": "1" * 64}, "inputs_sha256": None,
+            "commit": None, "ready_name": "Bot A",
+        }
+
+
+@pytest.mark.parametrize("value", ['[1]', '{"a": {"name": "b", "cmd": "x"}}', '{"a": {"name": "a", "cmd": 3}}',
+                                   '{"a": {"name": "a", "cmd": "x", "files": {"f": 5}}}',
+                                   '{"a": {"name": "a", "cmd": "x", "commit": 7}}'])
+def test_a_hand_edited_identities_meta_is_a_damaged_store(tmp_path: Path, value: str):
+    from arena.tournament.store import StoreDamagedError
+
+    with open_store(tmp_path):
+        pass
+    conn = sqlite3.connect(tmp_path / "results.sqlite")
+    conn.execute("INSERT INTO meta(key, value) VALUES ('identities', ?)", (value,))
+    conn.commit()
+    conn.close()
+    with ResultStore.open_existing(str(tmp_path)) as store, pytest.raises(StoreDamagedError, match="identities"):
+        store.identities()
+
+
+def test_a_store_written_before_identities_opens_and_has_none(tmp_path: Path):
+    import shutil
+
+    shutil.copytree(Path(__file__).parents[1] / "golden" / "store", tmp_path / "golden")
+    with ResultStore.open_existing(str(tmp_path / "golden")) as store:
+        assert store.identities() is None
+        assert len(store.results()) == 12 == len(list(store.stored_keys()))
