@@ -28,7 +28,7 @@ from typing import Any
 
 from arena.errors import ArenaError
 from arena.harness import launcher as launcher_program
-from arena.harness import sandbox
+from arena.harness import sandbox, seal
 from arena.harness.resources import ResourceLimits, Usage
 from arena.harness.sandbox import LANDLOCK_ENV
 
@@ -40,6 +40,11 @@ _REPLY_TIMEOUT = 10.0
 _SEND_TIMEOUT = 5.0
 # No heartbeat for this long: the launcher is stuck (it never blocks longer than a start's exec).
 _SILENCE_S = 15 * launcher_program.BEAT_S
+
+
+# What a sealed bot may read besides its own files and the system's: the arena's Python and
+# its package, for the bots run with ``$PYTHON`` that import the rules core (``arena.game``).
+_ARENA_READABLE = sorted({sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.dirname(__file__))})
 
 
 class LauncherError(ArenaError):
@@ -150,7 +155,7 @@ class Launcher:
     """The arena's end of one launcher process. Thread-safe: a reader thread takes every
     message; callers wait for their replies with a deadline."""
 
-    def __init__(self, *, cgroups: bool | None = None, landlock: bool | None = None) -> None:
+    def __init__(self, *, cgroups: bool | None = None, landlock: bool | None = None, sealed: bool | None = None) -> None:
         if cgroups is None:
             cgroups = not sandbox.switched_off(CGROUPS_ENV)
         if landlock is None:
@@ -163,6 +168,11 @@ class Launcher:
             argv.append("--no-cgroups")
         if not landlock:
             argv.append("--no-landlock")
+        if sealed is None:
+            sealed = not seal.switched_off()
+        bwrap = seal.find_bwrap() if sealed else None
+        if bwrap is not None:
+            argv += ["--bwrap", bwrap]
         try:
             self._proc = subprocess.Popen(argv, pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
                                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -200,6 +210,16 @@ class Launcher:
     @property
     def containment(self) -> str:
         return str(self.info["containment"])
+
+    @property
+    def sealed(self) -> bool:
+        """Each bot runs in namespaces of its own (``arena.harness.seal``)."""
+        return bool(self.info.get("sealed"))
+
+    @property
+    def unsealed_why(self) -> str:
+        """What the machine lacks to seal bots ('' when they are sealed)."""
+        return "" if self.sealed else str(self.info.get("unsealed_why") or "sealing switched off")
 
     @property
     def alive(self) -> bool:
@@ -335,14 +355,15 @@ class Launcher:
         """Start a bot with ``fds`` as its stdin, stdout and stderr; where Landlock is in force
         it cannot read the ``hidden`` paths (``arena.harness.sandbox``)."""
         env = dict(env)
-        scratch = sandbox.private_temporary(env)
+        # A sealed bot has a private /tmp of its own; an unsealed one gets a fresh folder.
+        scratch = None if self.sealed else sandbox.private_temporary(env)
         if scratch is not None:
             env["TMPDIR"] = scratch
         try:
             reply = self._request("spawn", fds, timeout, argv=list(argv), env=env, cwd=cwd,
                                   limits=limits.to_dict(), network=limits.network,
                                   writable=limits.writable_folders(cwd), hidden=list(hidden), scratch=scratch,
-                                  cpus=sorted(cpus) if cpus else None)
+                                  readable=_ARENA_READABLE, cpus=sorted(cpus) if cpus else None)
         except BaseException:
             _remove(scratch)
             raise

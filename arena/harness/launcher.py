@@ -11,15 +11,18 @@ much CPU and memory they used. The launcher:
   or both), which cap its memory and its number of tasks and kill its whole tree at once;
 - otherwise finds a bot's tree through ``/proc`` and kills it when the resident memory of
   the tree goes over the bot's limit (measured every ``SAMPLE_S``);
-- starts each bot in its own session, with ``PR_SET_PDEATHSIG`` towards itself, resource
-  limits (open files, file size, no core dumps), a Landlock domain of its own where the kernel
-  has Landlock (``arena.harness.sandbox``: no writes outside temporary folders, no signals or tracing
-  out of its tree) and, if asked, an empty network namespace;
+- starts each bot in its own session, with ``PR_SET_PDEATHSIG`` towards itself and resource
+  limits (open files, file size, no core dumps), sealed where the machine allows it: inside
+  bubblewrap, in user, PID, IPC, UTS, network and mount namespaces of its own
+  (``arena.harness.seal``); where it cannot be sealed, in a Landlock domain of its own where the
+  kernel has Landlock (``arena.harness.sandbox``: no writes outside temporary folders, no signals
+  or tracing out of its tree) and an empty network namespace unless it asked for the network;
 - when the arena goes away (its socket ends: a normal exit, or ``kill -9`` of the arena)
   kills every process left, removes its cgroups, then exits.
 
-It runs as a program of its own (``python -I -S launcher.py FD [--no-cgroups] [--no-landlock]``)
-and imports only the standard library and ``arena.harness.sandbox`` (which does too): it starts in
+It runs as a program of its own (``python -I -S launcher.py FD [--no-cgroups] [--no-landlock]
+[--bwrap PATH]``) and imports only the standard library, ``arena.harness.sandbox`` and
+``arena.harness.seal`` (which do too): it starts in
 tens of milliseconds, single-threaded (so forking is safe), and nothing the arena imports can
 disturb it. The arena imports it too, for the
 clean-up of cgroups a lost launcher left behind.
@@ -34,6 +37,7 @@ from __future__ import annotations
 import array
 import ctypes
 import errno
+import fcntl
 import json
 import os
 import re
@@ -49,10 +53,10 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 try:
-    from arena.harness import sandbox
+    from arena.harness import sandbox, seal
 except ImportError:  # run as a program (python -I -S launcher.py): the package is not on the path
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-    from arena.harness import sandbox
+    from arena.harness import sandbox, seal
 
 PREFIX = "escoba-arena-"
 SAMPLE_S = 0.1  # how often memory is measured and orphans are looked for
@@ -708,7 +712,8 @@ class Bot:
 
 
 class Launcher:
-    def __init__(self, sock: socket.socket, use_cgroups: bool, use_landlock: bool = True) -> None:
+    def __init__(self, sock: socket.socket, use_cgroups: bool, use_landlock: bool = True,
+                 bwrap: str | None = None) -> None:
         self.sock = sock
         # Messages are read into one buffer kept for the launcher's life: a fresh buffer of
         # MAX_MESSAGE bytes for each small message cost more than everything else a usage
@@ -725,6 +730,10 @@ class Launcher:
         self.bye: int | None = None
         self.network_off = self._probe_network()
         self.landlock = sandbox.abi(self.libc) if use_landlock else 0
+        # Sealed: every bot in namespaces of its own through bubblewrap (arena.harness.seal).
+        self.bwrap = bwrap
+        self.sealed, self.no_nested_userns, self.unsealed_why = (
+            seal.probe(bwrap) if bwrap else (False, False, "no bubblewrap (bwrap) found"))
         self.wake_r, self.wake_w = os.pipe()
         os.set_blocking(self.wake_w, False)
         os.set_blocking(self.wake_r, False)
@@ -761,8 +770,11 @@ class Launcher:
         else:
             parts.append(f"memory limit by /proc every {int(SAMPLE_S * 1000)} ms")
         parts.append("task limit by cgroup" if "pids" in groups.roots else "no task limit (needs the pids cgroup)")
-        parts.append("network off available" if self.network_off else "network off unavailable")
-        parts.append(sandbox.describe(self.landlock))
+        if self.sealed:
+            parts.append("sealed: each bot in its own user, PID, IPC, UTS, network and mount namespaces (bubblewrap)")
+        else:
+            parts.append("network off available" if self.network_off else "network off unavailable")
+            parts.append(sandbox.describe(self.landlock))
         return "; ".join(parts)
 
     # -- the loop ---------------------------------------------------------------------------
@@ -771,7 +783,7 @@ class Launcher:
         self.send({"op": "hello", "pid": self.me, "containment": self.describe(),
                    "roots": sorted(set(self.cgroups.roots.values())), "subreaper": self.subreaper,
                    "cgroup_roles": sorted(self.cgroups.roots), "network_off": self.network_off,
-                   "landlock": self.landlock})
+                   "landlock": self.landlock, "sealed": self.sealed, "unsealed_why": self.unsealed_why})
         self.sock.setblocking(False)
         poller = select.poll()
         poller.register(self.sock.fileno(), select.POLLIN)
@@ -894,7 +906,15 @@ class Launcher:
                 group.create(memory, int(limits.get("processes", 0)))
             except OSError as exc:
                 return {"op": "spawn_failed", "error": f"cannot create its cgroup: {exc}"}
-        if not msg.get("network", True) and not self.network_off:
+        sealed: list[str] | None = None
+        if self.sealed:
+            try:
+                sealed = self._seal(msg, limits)
+            except OSError as exc:
+                if group is not None:
+                    group.remove()
+                return {"op": "spawn_failed", "error": str(exc)}
+        elif msg.get("network") is False and not self.network_off:
             if group is not None:
                 group.remove()
             return {"op": "spawn_failed",
@@ -903,7 +923,7 @@ class Launcher:
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the child, until exec
             os.close(err_r)
-            self._exec(msg, limits, fds, err_w, group.procs_files if group else [])
+            self._exec(msg, limits, fds, err_w, group.procs_files if group else [], sealed)
         os.close(err_w)
         error = _read_until_eof(err_r, 10.0)
         os.close(err_r)
@@ -921,7 +941,26 @@ class Launcher:
         self.roots[pid] = bot
         return {"op": "spawned", "id": bot_id, "pid": pid, "counters": group.counters() if group else None}
 
-    def _exec(self, msg: dict[str, Any], limits: dict[str, Any], fds: list[int], err: int, procs: list[str]) -> NoReturn:
+    def _seal(self, msg: dict[str, Any], limits: dict[str, Any]) -> list[str]:
+        """The bubblewrap command line of a bot (arena.harness.seal); OSError when its program
+        or folder is missing, in the words an exec would have used."""
+        cwd = str(msg.get("cwd") or os.getcwd())
+        if not os.path.isdir(cwd):
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), cwd)
+        memory = int(limits.get("memory_mb", 0))
+        plan = seal.Plan(
+            argv=tuple(str(a) for a in msg["argv"]), cwd=cwd,
+            env=tuple((str(k), str(v)) for k, v in msg["env"].items()),
+            writable=tuple(str(w) for w in msg.get("writable") or ()),
+            readable=tuple(str(r) for r in msg.get("readable") or ()),
+            hidden=tuple(str(h) for h in msg.get("hidden") or ()),
+            network=msg.get("network") is True, tmp_mb=memory or seal.TMP_MB_DEFAULT)
+        if self.bwrap is None:  # never: sealed means a bwrap that works
+            raise OSError(errno.ENOSYS, "no bubblewrap")
+        return seal.arguments(self.bwrap, plan, disable_userns=self.no_nested_userns)
+
+    def _exec(self, msg: dict[str, Any], limits: dict[str, Any], fds: list[int], err: int, procs: list[str],
+              sealed: list[str] | None = None) -> NoReturn:
         stage = "setsid"
         try:
             os.setsid()
@@ -939,10 +978,10 @@ class Launcher:
             signal.set_wakeup_fd(-1)
             for sig in _RESET_SIGNALS:
                 signal.signal(sig, signal.SIG_DFL)
-            if not msg.get("network", True):
+            if sealed is None and (msg.get("network") is False or (msg.get("network") is None and self.network_off)):
                 stage = "network namespace"
                 _isolate_network(self.libc)
-            if self.landlock:  # last: the network namespace writes /proc/self/uid_map
+            if sealed is None and self.landlock:  # last: the network namespace writes /proc/self/uid_map
                 stage = "landlock"
                 env = {str(k): str(v) for k, v in msg["env"].items()}
                 folders = sandbox.writable_folders(env, msg.get("writable") or ())
@@ -951,11 +990,25 @@ class Launcher:
                 stage = "cpu affinity"
                 os.sched_setaffinity(0, msg["cpus"])
             stage = "pipes"
-            for target, fd in enumerate(fds):
-                os.dup2(fd, target)
+            keep = 2
+            if sealed is None:
+                for target, fd in enumerate(fds):
+                    os.dup2(fd, target)
+            else:
+                # bubblewrap's own processes keep their 0, 1 and 2 for the bot's life: the bot's
+                # pipes go to it as 3, 4 and 5 (which they close) and seal.arguments' shim moves
+                # them into place. Else a bot that closes its stdin would leave a reader.
+                high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 10) for fd in fds]
+                for target, fd in enumerate(high):
+                    os.dup2(fd, seal.PASSED_FDS[target])
+                null = os.open(os.devnull, os.O_RDWR)
+                os.dup2(null, 0)
+                os.dup2(null, 1)
+                os.dup2(high[2], 2)  # bubblewrap's own complaints go to the bot's log
+                keep = max(seal.PASSED_FDS)
             for entry in os.listdir("/proc/self/fd"):
                 fd = int(entry)
-                if fd > 2 and fd != err:
+                if fd > keep and fd != err:
                     try:
                         os.close(fd)
                     except OSError:
@@ -964,8 +1017,11 @@ class Launcher:
                 stage = "cwd"
                 os.chdir(msg["cwd"])
             stage = "exec"
+            env = {str(k): str(v) for k, v in msg["env"].items()}
+            if sealed is not None:
+                os.execve(sealed[0], sealed, seal.environment(env))
             argv = [str(a) for a in msg["argv"]]
-            os.execvpe(argv[0], argv, {str(k): str(v) for k, v in msg["env"].items()})
+            os.execvpe(argv[0], argv, env)
         except BaseException as exc:  # noqa: BLE001 - whatever happens, report it and leave
             text = str(exc) if stage in ("exec", "cwd") else f"{stage}: {exc}"
             try:
@@ -1229,7 +1285,9 @@ def _isolate_network(libc: Any) -> None:
 
 def main(argv: list[str]) -> int:
     sock = socket.socket(fileno=int(argv[1]))
-    launcher = Launcher(sock, use_cgroups="--no-cgroups" not in argv, use_landlock="--no-landlock" not in argv)
+    bwrap = argv[argv.index("--bwrap") + 1] if "--bwrap" in argv else None
+    launcher = Launcher(sock, use_cgroups="--no-cgroups" not in argv, use_landlock="--no-landlock" not in argv,
+                        bwrap=bwrap)
     try:
         launcher.run()
     finally:

@@ -51,7 +51,10 @@ class ResourceLimits:
       of the user, and nothing for root).
     - ``open_files``: ``RLIMIT_NOFILE`` of each process.
     - ``file_size_mb``: ``RLIMIT_FSIZE``: the largest file a process may write.
-    - ``network``: False puts the bot in an empty network namespace of its own.
+    - ``network``: True lets the bot use the network. By default (None) it has none, not even
+      loopback: it runs in an empty network namespace of its own, where the machine allows one
+      (a sealed bot always does); False insists on it (the bot cannot start where the machine
+      allows none).
     - ``writable``: folders (relative to the bot's ``cwd``) beneath which its processes may
       change files, besides its own ``TMPDIR`` and ``/dev/shm``: elsewhere Landlock refuses,
       where the kernel has it (``arena.harness.sandbox``).
@@ -61,7 +64,7 @@ class ResourceLimits:
     processes: int = 512
     open_files: int = 1024
     file_size_mb: int = 1024
-    network: bool = True
+    network: bool | None = None
     writable: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
@@ -78,7 +81,7 @@ class ResourceLimits:
     def valid(key: str, value: Any) -> bool:
         """Whether ``value`` is allowed for the limit ``key``."""
         if key == "network":
-            return isinstance(value, bool)
+            return value is None or isinstance(value, bool)
         if key == "writable":
             return (isinstance(value, tuple) and len(value) <= MAX_WRITABLE
                     and all(isinstance(v, str) and v.strip() and "\0" not in v for v in value))

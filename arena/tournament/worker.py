@@ -80,11 +80,24 @@ def summarize(spec: MatchSpec, played: dict[str, Any], duration: float) -> Summa
 
 
 @dataclass
+class Kept:
+    """A bot process a worker keeps between matches, and the deals it has been dealt."""
+
+    proc: BotProcess
+    deals: set[int] = field(default_factory=set)
+
+
+# Processes a worker keeps per bot and per seat the bot takes in a match: two, so that the
+# twin of a deal (its other rotation) finds one that has not seen it, mostly without a start.
+KEEP_PER_SEAT = 2
+
+
+@dataclass
 class WorkerState:
-    """A worker's live bot processes: one per (bot, copy), copies for teams of clones."""
+    """A worker's live bot processes, by bot name."""
 
     worker_id: str
-    procs: dict[tuple[str, int], BotProcess] = field(default_factory=dict)
+    procs: dict[str, list[Kept]] = field(default_factory=dict)
 
 
 def open_state(job: Job, worker_id: str) -> WorkerState:
@@ -94,28 +107,43 @@ def open_state(job: Job, worker_id: str) -> WorkerState:
 
 
 def close_state(state: WorkerState) -> None:
-    for proc in state.procs.values():
-        proc.close()
+    for kept in state.procs.values():
+        for each in kept:
+            each.proc.close()
     state.procs.clear()
+
+
+def seat_processes(job: Job, spec: MatchSpec, state: WorkerState) -> list[BotProcess]:
+    """A process for each seat of ``spec`` that has never been dealt its deal (PROTOCOL.md,
+    "Limits and containment"): a bot that remembers a game must not meet its cards again, in
+    the deal's other rotations (duplicate) or beside itself (clone partners). A process kept
+    from an earlier match of another deal is reused (the start-up saving); when every kept
+    process of the bot has seen this deal, the oldest of them is closed and a new one started."""
+    chosen: list[Kept] = []
+    for name in spec.seats:
+        kept = state.procs.setdefault(name, [])
+        fresh = next((k for k in kept if spec.seed not in k.deals and all(k is not c for c in chosen)), None)
+        if fresh is None:
+            if len(kept) >= KEEP_PER_SEAT * spec.seats.count(name):
+                old = next(k for k in kept if all(k is not c for c in chosen))
+                kept.remove(old)
+                old.proc.close()
+            fresh = Kept(BotProcess(job.bot(name), stderr_dir=job.logs_dir))
+            kept.append(fresh)
+        fresh.deals.add(spec.seed)
+        chosen.append(fresh)
+    return [k.proc for k in chosen]
 
 
 def play(job: Job, spec: MatchSpec, state: WorkerState) -> dict[str, Any]:
     """One match: ``{"record": the record's dict, "ready": the name each seat's bot gave in
     its ready reply this match (None: no name, or no handshake)}``. Bots stay up for the
     next match; the referee restarts any that died."""
-    bots = []
-    copies: dict[str, int] = {}
-    for name in spec.seats:
-        copy = copies.get(name, 0)
-        copies[name] = copy + 1
-        proc = state.procs.get((name, copy))
-        if proc is None:
-            proc = BotProcess(job.bot(name), stderr_dir=job.logs_dir)
-            state.procs[name, copy] = proc
+    bots = seat_processes(job, spec, state)
+    for proc in bots:
         # Set again by this match's handshake: a name left from an earlier match must not
         # vouch for a process that never answered this one.
         proc.ready_name = None
-        bots.append(proc)
     record = play_match(
         bots,
         Rules.from_dict(job.rules),

@@ -21,7 +21,7 @@ bots:
 def test_defaults_are_on_and_documented_values():
     limits = ResourceLimits()
     assert limits.to_dict() == {"memory_mb": 1024, "processes": 512, "open_files": 1024, "file_size_mb": 1024,
-                                "network": True, "writable": []}
+                                "network": None, "writable": []}
     assert limits.memory_bytes == 1 << 30
 
 

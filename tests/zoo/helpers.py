@@ -100,7 +100,41 @@ def running(pid: int) -> bool:
 
 
 def pids_in(path: Path) -> list[int]:
-    return [int(x) for x in path.read_text().split()] if path.exists() else []
+    """The pids a bot noted (``pid`` or ``pid pid-namespace`` a line), as this process sees
+    them: a sealed bot's own pids are those of its PID namespace. One whose process is gone
+    maps to its negative (no process runs it)."""
+    if not path.exists():
+        return []
+    found = []
+    for line in path.read_text().splitlines():
+        pid, _, ns = line.partition(" ")
+        found.append(host_pid(int(pid), ns) if ns and ns != os.readlink("/proc/self/ns/pid") else int(pid))
+    return found
+
+
+def host_pid(inner: int, ns: str) -> int:
+    """The pid, here, of the process ``inner`` of the PID namespace ``ns`` (``pid:[N]``)."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            if os.readlink(f"/proc/{entry}/ns/pid") != ns:
+                continue
+            with open(f"/proc/{entry}/status") as f:
+                for line in f:
+                    if line.startswith("NSpid:") and int(line.split()[-1]) == inner:
+                        return int(entry)
+        except (OSError, ValueError):
+            continue
+    return -inner
+
+
+def sealed() -> bool:
+    """Bots run sealed here (arena.harness.seal): each in a PID namespace of its own, where an
+    escaped child stays in its bot's namespace until the bot ends, instead of being an orphan."""
+    from arena.harness import containment
+
+    return containment.launcher().sealed
 
 
 def firstmove_bin() -> Path:

@@ -31,10 +31,11 @@ N = int(sys.argv[2]) if len(sys.argv) > 2 else 1
 
 
 def note_pid(pid: int) -> None:
+    # With its PID namespace: a sealed bot's pids mean something only beside it (helpers.pids_in).
     path = os.environ.get("ZOO_PIDFILE")
     if path:
         with open(path, "a") as f:
-            f.write(f"{pid}\n")
+            f.write(f"{pid} {os.readlink('/proc/self/ns/pid')}\n")
 
 
 def send(obj) -> None:
@@ -59,11 +60,11 @@ def stubborn_child(escape: bool) -> None:
         "    if child:\n"
         "        # Noted by its parent, before it is orphaned (which gets it killed at once).\n"
         "        if path:\n"
-        "            open(path, 'a').write(f'{child}\\n')\n"
+        "            open(path, 'a').write(f'{child} {os.readlink(\"/proc/self/ns/pid\")}\\n')\n"
         "        os.write(w, b'x')\n"
         "        os._exit(0)\n"
         "elif path:\n"
-        "    open(path, 'a').write(f'{os.getpid()}\\n')\n"
+        "    open(path, 'a').write(f'{os.getpid()} {os.readlink(\"/proc/self/ns/pid\")}\\n')\n"
         "for fd in (0, 1):\n"
         "    os.close(fd)\n"
         "while True:\n"

@@ -1,0 +1,246 @@
+"""Sealed bots (arena.harness.seal): each bot process in namespaces of its own.
+
+Each test is an attack, written the way a hostile bot author would (tests/zoo/sealed_probe.py
+tries every way out before it says hello): reach the arena's processes, the other bots'
+channels (loopback, sockets, System V IPC, /dev/shm), the secrets beside its folder, the
+terminal; leave files and memory behind. Run as root (the test process) and as an ordinary
+user (``nobody``, with the system's Python, which ``nobody`` can run).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import textwrap
+import threading
+from pathlib import Path
+
+import pytest
+from zoo.helpers import FAST, hello, sealed
+
+from arena.harness import containment, seal
+from arena.harness.botproc import BotProcess, BotSpec
+from arena.harness.protocol import BotFailure, Termination
+from arena.harness.resources import ResourceLimits
+from arena.tournament.worker import Job, WorkerState, seat_processes
+
+ROOT = Path(__file__).resolve().parents[2]
+PROBE = ROOT / "tests" / "zoo" / "sealed_probe.py"
+
+pytestmark = pytest.mark.skipif(not seal.find_bwrap(), reason="bubblewrap is part of the install (pyproject.toml)")
+
+
+@pytest.fixture(scope="module")
+def listeners():
+    """What the host offers that a bot must not reach: loopback TCP and UDP (echo), an
+    abstract and a path socket, a System V queue, a /dev/shm file."""
+    folder = Path(tempfile.mkdtemp(prefix="sealed-host-"))
+    tcp = socket.create_server(("127.0.0.1", 0))
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    udp.bind(("127.0.0.1", 0))
+    abstract = socket.socket(socket.AF_UNIX)
+    name = f"escoba-sealed-{os.getpid()}"
+    abstract.bind("\0" + name)
+    abstract.listen()
+    path = socket.socket(socket.AF_UNIX)
+    path_name = str(folder / "sock")
+    path.bind(path_name)
+    path.listen()
+    os.chmod(folder, 0o777)
+    os.chmod(path_name, 0o777)
+
+    def echo():
+        while True:
+            try:
+                data, peer = udp.recvfrom(16)
+                udp.sendto(data, peer)
+            except OSError:
+                return
+
+    threading.Thread(target=echo, daemon=True).start()
+    libc = ctypes.CDLL(None, use_errno=True)
+    key = 0x5EA1_0000 + os.getpid() % 0xFFFF
+    queue = libc.msgget(key, 0o1666)
+    shm = f"escoba-sealed-{os.getpid()}"
+    Path(f"/dev/shm/{shm}").write_text("secret")
+    os.chmod(f"/dev/shm/{shm}", 0o666)
+    yield {"tcp": [tcp.getsockname()[1]], "udp": [udp.getsockname()[1]], "abstract": [name], "unix": [path_name],
+           "msg_key": key, "shm": [shm]}
+    for s in (tcp, udp, abstract, path):
+        s.close()
+    libc.msgctl(queue, 0, None)  # IPC_RMID
+    os.unlink(f"/dev/shm/{shm}")
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _secrets(tmp: Path) -> tuple[Path, Path, Path]:
+    """A bot folder with a results folder, a tournament file and git metadata beside the bot."""
+    bot = tmp / "bot"
+    (bot / "results" / "t").mkdir(parents=True)
+    (bot / "results" / "t" / "store.jsonl").write_text("every deal of the run\n")
+    (bot / "t.yaml").write_text("seed: 1\n")
+    (bot / ".git").mkdir()
+    (bot / ".git" / "config").write_text("[core]\n")
+    return bot, bot / "results", bot / "t.yaml"
+
+
+def _probe(tmp: Path, targets: dict, *, python: str = sys.executable, hidden: tuple[str, ...] = (),
+           cwd: Path | None = None) -> dict:
+    out = tmp / "out"
+    out.mkdir(exist_ok=True)
+    os.chmod(out, 0o777)
+    spec = BotSpec(name="probe", cmd=(python, str(PROBE)), cwd=str(cwd) if cwd else None, limits=FAST,
+                   env={"PROBE_TARGETS": json.dumps(targets), "PROBE_OUT": str(out / "report.json")},
+                   resources=ResourceLimits(writable=(str(out),)), hidden=hidden)
+    with BotProcess(spec) as bot:
+        bot.begin_match(hello())
+    return json.loads((out / "report.json").read_text())
+
+
+def test_the_bundled_bwrap_or_the_systems_is_found_and_seals_here():
+    assert containment.launcher().sealed, containment.launcher().unsealed_why
+    assert sealed()
+
+
+def test_a_sealed_bot_reaches_no_process_of_the_arena(tmp_path, listeners):
+    launcher = containment.launcher()
+    report = _probe(tmp_path, {"pids": [os.getpid(), launcher.pid, 1]})
+    for pid in (os.getpid(), launcher.pid):
+        for what in ("kill", "setpriority", "prlimit", "affinity", "scheduler"):
+            assert report[f"{what} {pid}"] != "reached", (what, report)
+    assert report["pid"] <= 3  # it sees the pids of its own namespace
+    # Its pid 1 is its own namespace's first process, not the machine's init.
+    assert os.getpriority(os.PRIO_PROCESS, os.getpid()) == 0
+
+
+def test_a_sealed_bot_has_no_channel_to_anyone(tmp_path, listeners):
+    report = _probe(tmp_path, listeners)
+    reached = {key: value for key, value in report.items() if value == "reached"}
+    assert reached == {}, reached
+    assert report["tty"] in ("ENXIO", "ENOENT")  # no controlling terminal: no TIOCSTI
+
+
+def test_the_secrets_beside_a_bots_folder_are_not_there(tmp_path):
+    bot, results, tournament = _secrets(tmp_path)
+    # The user's home is not there (but for the folders of the interpreter, where it lives there).
+    home_secret = Path.home() / f".escoba-sealed-secret-{os.getpid()}"
+    home_secret.write_text("a token")
+    try:
+        report = _probe(tmp_path, {"files": [str(results), str(results / "t" / "store.jsonl"), str(tournament),
+                                             str(bot / ".git" / "config"), str(home_secret), "/etc/shadow"]},
+                        hidden=(str(results), str(tournament)), cwd=bot)
+    finally:
+        home_secret.unlink()
+    files = {key: value for key, value in report.items() if key.startswith("file ")}
+    assert len(files) == 6 and "reached" not in files.values(), files
+
+
+def test_nothing_a_sealed_bot_leaves_survives_it(tmp_path):
+    marker = f"escoba-left-{os.getpid()}"
+    key = 0x5EA2_0000 + os.getpid() % 0xFFFF
+    _probe(tmp_path, {"leave": marker, "leave_key": key})
+    assert not Path(f"/dev/shm/{marker}").exists()
+    assert not Path(f"/tmp/{marker}").exists()
+    libc = ctypes.CDLL(None, use_errno=True)
+    assert libc.shmget(key, 0, 0) == -1  # the segment went with its IPC namespace
+
+
+def test_a_sealed_bot_filling_its_tmp_loses_only_its_own_space(tmp_path):
+    script = tmp_path / "fill.py"
+    script.write_text(textwrap.dedent("""
+        import json, sys
+        try:
+            with open("/tmp/fill", "wb") as f:
+                for _ in range(64):
+                    f.write(b"x" * (1 << 20))
+            note = "filled"
+        except OSError as exc:
+            note = exc.strerror
+        for line in sys.stdin:
+            msg = json.loads(line)
+            if msg["type"] == "hello":
+                print(json.dumps({"type": "ready", "name": note, "protocol": 1}), flush=True)
+    """))
+    spec = BotSpec(name="fill", cmd=(sys.executable, str(script)), limits=FAST, resources=ResourceLimits(memory_mb=32))
+    with BotProcess(spec) as bot:
+        # Its /tmp holds at most its memory limit, and what it holds is charged to its memory:
+        # the bot runs out of space, or is killed for its memory; the disk is not touched.
+        try:
+            bot.begin_match(hello())
+            assert bot.ready_name == "No space left on device"
+        except BotFailure as failure:
+            assert failure.termination is Termination.MEMORY, failure
+    assert _probe(tmp_path, {})["uid"] == os.getuid()  # and the next bot starts as ever
+
+
+def test_no_process_is_dealt_a_deal_twice(tmp_path):
+    """The twin of a deal (its other rotation, or a clone partner beside it) goes to a process
+    that has not seen it; a process is reused for other deals."""
+    from arena.match.record import FailurePolicy
+    from arena.tournament.schedule import MatchSpec
+
+    spec = BotSpec(name="x", cmd=(sys.executable, "-c", "pass"))
+    job = Job(rules={}, seating={}, bots=(("a", spec), ("b", spec)), policy=FailurePolicy(), logs_dir=None)
+    state = WorkerState("w")
+    seen: dict[int, set[int]] = {}
+    plays = [("a", "b"), ("b", "a"), ("a", "a")]
+    for deal in range(6):
+        for rotation, seats in enumerate(plays):
+            match = MatchSpec(id=f"{deal}.{rotation}", index=0, pairing=0, deal=deal, rotation=rotation, seed=1000 + deal,
+                              sides=((0,), (1,)), seats=seats)
+            procs = seat_processes(job, match, state)
+            assert len({id(p) for p in procs}) == len(procs)
+            for proc in procs:
+                assert match.seed not in seen.setdefault(id(proc), set())
+                seen[id(proc)].add(match.seed)
+    assert sum(len(kept) for kept in state.procs.values()) <= 2 * 2 + 2  # processes are kept, not one per match
+    assert max(len(deals) for deals in seen.values()) > 1  # and reused for other deals
+
+
+AS_NOBODY = """
+import json, os, sys
+sys.path.insert(0, {root!r})
+sys.path.insert(0, {tests!r})
+from arena.harness import containment
+from arena.harness.botproc import BotProcess, BotSpec
+from arena.harness.protocol import BotFailure, Termination
+from arena.harness.resources import ResourceLimits
+from zoo.helpers import FAST, hello
+launcher = containment.launcher()
+out = {out!r}
+targets = json.loads({targets!r})
+targets["pids"] = [os.getpid(), launcher.pid]
+spec = BotSpec(name="probe", cmd=(sys.executable, {probe!r}), limits=FAST,
+               env={{"PROBE_TARGETS": json.dumps(targets), "PROBE_OUT": out}},
+               resources=ResourceLimits(writable=(os.path.dirname(out),)))
+with BotProcess(spec) as bot:
+    bot.begin_match(hello())
+print(json.dumps({{"sealed": launcher.sealed, "why": launcher.unsealed_why, "report": json.load(open(out))}}))
+"""
+
+
+@pytest.mark.skipif(os.getuid() != 0 or not Path("/usr/bin/python3").exists(), reason="needs root to become nobody")
+def test_as_an_ordinary_user_a_bot_is_sealed_the_same(tmp_path, listeners):
+    folder = Path(tempfile.mkdtemp(prefix="sealed-nobody-"))
+    try:
+        os.chmod(folder, 0o777)
+        out = folder / "report.json"
+        code = AS_NOBODY.format(root=str(ROOT), tests=str(ROOT / "tests"), out=str(out), targets=json.dumps(listeners),
+                                probe=str(PROBE))
+        done = subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "/usr/bin/python3", "-c",
+                               code], capture_output=True, text=True, timeout=120, cwd=folder)
+        assert done.returncode == 0, done.stderr
+        result = json.loads(done.stdout.splitlines()[-1])
+        assert result["sealed"], result["why"]
+        report = result["report"]
+        assert report["uid"] == 65534
+        reached = {key: value for key, value in report.items() if value == "reached"}
+        assert reached == {}, reached
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
