@@ -29,7 +29,8 @@ import typer
 from arena.cli.edge import Interrupted, interrupt_exit_code, interrupt_name
 from arena.cli.rate import FormatOption, PriorOption, check_prior
 from arena.errors import ArenaError, ExitCode, InputError
-from arena.harness.containment import containment_line
+from arena.harness.containment import containment_line, sealing_line
+from arena.harness.containment import require_sealed as require_sealed_bots
 from arena.printable import printable
 from arena.render.tables import TableFormat, render_table
 from arena.safe_files import write_text
@@ -227,6 +228,11 @@ def run(
             "(default: the file's cluster, else local worker processes; docs/CLUSTER.md).",
         ),
     ] = None,
+    require_sealed: Annotated[
+        bool,
+        typer.Option("--require-sealed", help="Exit with code 2, playing nothing, unless every bot runs sealed "
+                     "(its own namespaces through bubblewrap; docs/PROTOCOL.md, \"Limits and containment\")."),
+    ] = False,
 ) -> None:
     """Build the bots, then play a tournament, or resume it: matches already in the results folder are not played again.
 
@@ -236,6 +242,8 @@ def run(
     if dry_run:
         _dry_run(config)
         return
+    if require_sealed and not cluster:
+        require_sealed_bots()
     resume = _resume_command(file, concurrency, output) + (f" --cluster {shlex.quote(cluster)}" if cluster else "")
     play_config(config, resume=resume, cluster=cluster, progress=progress, no_progress=no_progress, verbose=verbose,
                 quiet=quiet, strict=strict, report=report)
@@ -272,6 +280,9 @@ def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, p
             live = _Live(config, store, plan, out, mode=mode, verbose=verbose, test=test)
             out.say(_summary(config, matches, deals) if test is None else _sprt_summary(config))
             out.say("containment: " + (containment_line() if not address else "on the cluster's workers, each as a local run"))
+            unsealed = None if address else sealing_line()
+            if unsealed is not None:
+                out.say(unsealed)
             built = run_builds(config, os.path.join(config.output, runner.LOGS_DIR), jobs=min(2, config.concurrency))
             for line in built.lines():
                 out.say(f"build: {line}")

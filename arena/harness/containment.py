@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, ExitCode
 from arena.harness import launcher as launcher_program
 from arena.harness import sandbox, seal
 from arena.harness.resources import ResourceLimits, Usage
@@ -173,6 +173,8 @@ class Launcher:
         bwrap = seal.find_bwrap() if sealed else None
         if bwrap is not None:
             argv += ["--bwrap", bwrap]
+        elif not sealed:
+            argv.append("--no-seal")
         try:
             self._proc = subprocess.Popen(argv, pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
                                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -516,6 +518,31 @@ def containment_line() -> str:
         return f"no launcher ({exc})"
 
 
+class UnsealedError(ArenaError):
+    """``--require-sealed`` on a machine that cannot seal its bots (``arena.harness.seal``)."""
+
+    exit_code = ExitCode.BAD_INPUT
+
+
+def sealing_line() -> str | None:
+    """None where bots are sealed; else one line saying what is missing, for a run header."""
+    try:
+        shared = launcher()
+    except LauncherError as exc:
+        return f"unsealed: no launcher ({exc})"
+    if shared.sealed:
+        return None
+    return (f"unsealed: {shared.unsealed_why}: bots share this machine's user, processes, IPC and files "
+            "(docs/PROTOCOL.md, \"Limits and containment\")")
+
+
+def require_sealed() -> None:
+    """Raise UnsealedError unless this machine seals its bots."""
+    line = sealing_line()
+    if line is not None:
+        raise UnsealedError(f"--require-sealed: {line}")
+
+
 def shutdown() -> None:
     """Stop this process's launcher (after every bot was closed): at exit."""
     global _shared
@@ -541,5 +568,5 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_after_fork)
 
 
-__all__ = ["CGROUPS_ENV", "LANDLOCK_ENV", "Child", "ChildExit", "Launcher", "LauncherError", "SpawnError", "containment_line",
-           "launcher", "shutdown"]
+__all__ = ["CGROUPS_ENV", "LANDLOCK_ENV", "Child", "ChildExit", "Launcher", "LauncherError", "SpawnError", "UnsealedError",
+           "containment_line", "launcher", "require_sealed", "sealing_line", "shutdown"]

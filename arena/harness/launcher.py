@@ -713,7 +713,7 @@ class Bot:
 
 class Launcher:
     def __init__(self, sock: socket.socket, use_cgroups: bool, use_landlock: bool = True,
-                 bwrap: str | None = None) -> None:
+                 bwrap: str | None = None, unsealed_why: str = "no bubblewrap (bwrap) found") -> None:
         self.sock = sock
         # Messages are read into one buffer kept for the launcher's life: a fresh buffer of
         # MAX_MESSAGE bytes for each small message cost more than everything else a usage
@@ -733,7 +733,7 @@ class Launcher:
         # Sealed: every bot in namespaces of its own through bubblewrap (arena.harness.seal).
         self.bwrap = bwrap
         self.sealed, self.no_nested_userns, self.unsealed_why = (
-            seal.probe(bwrap) if bwrap else (False, False, "no bubblewrap (bwrap) found"))
+            seal.probe(bwrap) if bwrap else (False, False, unsealed_why))
         self.wake_r, self.wake_w = os.pipe()
         os.set_blocking(self.wake_w, False)
         os.set_blocking(self.wake_r, False)
@@ -1286,8 +1286,9 @@ def _isolate_network(libc: Any) -> None:
 def main(argv: list[str]) -> int:
     sock = socket.socket(fileno=int(argv[1]))
     bwrap = argv[argv.index("--bwrap") + 1] if "--bwrap" in argv else None
+    why = f"sealing switched off ({seal.SEAL_ENV}=off)" if "--no-seal" in argv else "no bubblewrap (bwrap) found"
     launcher = Launcher(sock, use_cgroups="--no-cgroups" not in argv, use_landlock="--no-landlock" not in argv,
-                        bwrap=bwrap)
+                        bwrap=bwrap, unsealed_why=why)
     try:
         launcher.run()
     finally:

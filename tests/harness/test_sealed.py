@@ -244,3 +244,20 @@ def test_as_an_ordinary_user_a_bot_is_sealed_the_same(tmp_path, listeners):
         assert reached == {}, reached
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.mark.slow
+def test_require_sealed_refuses_a_machine_that_cannot_seal(tmp_path):
+    cli = [sys.executable, "-m", "arena.cli", "run", str(ROOT / "tournaments" / "demo.yaml"), "--require-sealed",
+           "--no-progress", "--no-report", "-o", str(tmp_path / "out")]
+    refused = subprocess.run(cli, capture_output=True, text=True, timeout=120, cwd=ROOT,
+                             env={**os.environ, seal.SEAL_ENV: "off"})
+    assert refused.returncode == 2
+    assert refused.stderr.strip().splitlines() == [
+        "error: --require-sealed: unsealed: sealing switched off (ESCOBA_ARENA_SEAL=off): bots share this machine's "
+        "user, processes, IPC and files (docs/PROTOCOL.md, \"Limits and containment\")"]
+    assert not (tmp_path / "out").exists()
+    played = subprocess.run(cli, capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert played.returncode == 0, played.stderr
+    assert "sealed: each bot in its own user, PID, IPC, UTS, network and mount namespaces" in played.stdout + played.stderr
+    assert "unsealed" not in played.stdout + played.stderr
