@@ -1,4 +1,4 @@
-"""Resource limits of a bot and what it used: plain values (docs/PROTOCOL.md, "Limits").
+"""Resource limits of a bot and what it used: plain values (docs/PROTOCOL.md, "Limits and containment").
 
 ``ResourceLimits`` says how much a bot's whole process tree may take (memory, tasks, open
 files, file size, network); the launcher (``arena.harness.launcher``) enforces it. ``Usage`` is what
