@@ -16,7 +16,6 @@ from arena.core.cards import Card
 from arena.core.rules import Rules, Seating
 from arena.errors import ExitCode, InputError, WriteError
 from arena.harness.botproc import BotProcess, BotSpec, ConversationLog, Limits, missing_program
-from arena.harness.containment import containment_line
 from arena.harness.protocol import Termination
 from arena.match.conformance import Step
 from arena.match.conformance import check_bot as run_conformance
@@ -261,15 +260,34 @@ def _step_line(step: Step) -> str:
     return f"  [ ok ] {step.label} ({step.detail}; {step.ms:.0f} ms)"
 
 
+def _spec_from_file(path: Path, name: str) -> BotSpec:
+    """The spec a tournament of ``path`` gives its bot ``name`` (the worker's own)."""
+    import sys
+
+    from arena.tournament.config import load_config
+    from arena.tournament.worker import bot_spec
+
+    config = load_config(path)
+    bot = next((b for b in config.bots if b.name == name), None)
+    if bot is None:
+        raise InputError(f"{path}: bots: no bot named {name!r} (the file has: {', '.join(b.name for b in config.bots)})")
+    return bot_spec(bot, sys.executable, config.secrets)
+
+
 def check_bot(
     command: Annotated[str, typer.Argument(help="The bot command to check (quote it).")],
     move_ms: Annotated[int, typer.Option(help="Time per decision, ms.")] = Limits.move_ms,
     startup_ms: Annotated[int, typer.Option(help="Time to answer the handshake, ms.")] = Limits.startup_ms,
     logs: Annotated[Path | None, typer.Option(help="Folder for the bot's stderr log and the conversation log.")] = None,
+    from_file: Annotated[
+        Path | None,
+        typer.Option("--from", help="A tournament file: COMMAND is then the name of one of its bots, checked with "
+                     "exactly what a tournament gives it (its cmd, cwd, env, limits and sandbox)."),
+    ] = None,
 ) -> None:
     """Run a bot through a conformance script and report PASS/FAIL (exit 0 only on a pass)."""
     limits = Limits(startup_ms=startup_ms, move_ms=move_ms)
-    spec = BotSpec.from_command(command, limits=limits)
+    spec = _spec_from_file(from_file, command) if from_file is not None else BotSpec.from_command(command, limits=limits)
     conv = _open_conversation(logs)
     bot = BotProcess(spec, stderr_dir=logs, log=ConversationLog(conv) if conv is not None else None)
     typer.echo(f"check-bot: {command}")
@@ -290,9 +308,10 @@ def check_bot(
         typer.echo("  bot's last stderr lines:")
         for line in tail:
             typer.echo(f"    {line}")
-        if any("Permission denied" in line or "EACCES" in line for line in tail) and "Landlock ABI" in containment_line():
-            typer.echo("  hint: a bot may change files only in $TMPDIR (its own, not /tmp), /dev/shm and the "
-                       "folders its `limits: {writable: [...]}` names (docs/PROTOCOL.md, \"Limits\")")
+        denied = ("Permission denied", "EACCES", "Read-only file system", "EROFS")
+        if any(word in line for line in tail for word in denied):
+            typer.echo("  hint: a bot may change files only in $TMPDIR, /dev/shm and the folders its "
+                       "`limits: {writable: [...]}` names (docs/PROTOCOL.md, \"Limits and containment\")")
     typer.echo(f"result: FAIL ({verdict.problem})")
     raise typer.Exit(ExitCode.CHECK_FAILED)
 

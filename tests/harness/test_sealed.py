@@ -261,3 +261,27 @@ def test_require_sealed_refuses_a_machine_that_cannot_seal(tmp_path):
     assert played.returncode == 0, played.stderr
     assert "sealed: each bot in its own user, PID, IPC, UTS, network and mount namespaces" in played.stdout + played.stderr
     assert "unsealed" not in played.stdout + played.stderr
+
+
+@pytest.mark.slow
+def test_correct_bots_in_the_repository_layouts_play_sealed(tmp_path):
+    """The sandbox hides what it must and nothing a correct bot needs: a ``python -m`` bot run
+    from the repository root, and the Java bot whose ``cwd`` holds the results folder (the JVM
+    lists its ``cwd``)."""
+    java = shutil.which("javac") and shutil.which("jar") and shutil.which("java")
+    bots = "  - name: pym\n    cmd: $PYTHON -m bots.greedy_bot\n    cwd: " + str(ROOT) + "\n"
+    if java:
+        classes, jar = tmp_path / "classes", tmp_path / "escoba.jar"
+        subprocess.run(["javac", "-d", str(classes), str(ROOT / "bots" / "java" / "EscobaBot.java")], check=True)
+        subprocess.run(["jar", "--create", "--file", str(jar), "--main-class", "EscobaBot", "-C", str(classes), "."],
+                       check=True)
+        bots += f"  - name: java\n    cmd: java -jar {jar}\n    cwd: {tmp_path}\n"
+    else:
+        bots += "  - name: greedy\n    cmd: $PYTHON bots/greedy_bot.py\n    cwd: " + str(ROOT) + "\n"
+    (tmp_path / "t.yaml").write_text(f"name: lay\nseed: 3\nbots:\n{bots}format: round_robin\nmatches_per_pairing: 2\n"
+                                     f"output: {tmp_path / 'results' / 'lay'}\n")
+    done = subprocess.run([sys.executable, "-m", "arena.cli", "run", str(tmp_path / "t.yaml"), "--no-progress",
+                           "--no-report", "--strict"], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    standings = json.loads((tmp_path / "results" / "lay" / "standings.json").read_text())
+    assert sum(row["matches"] for row in standings) == 4 and all(not row["failures"] for row in standings)
