@@ -21,7 +21,7 @@ import pytest
 from zoo.helpers import FAST, ROOT, hello, hostile_spec, new_token, running, survivors, wait_until
 
 from arena.core.rules import Rules, Seating
-from arena.harness import containment, sandbox
+from arena.harness import containment, sandbox, seal
 from arena.harness.botproc import BotProcess, BotSpec, Limits
 from arena.harness.containment import Launcher
 from arena.harness.local_bot import LocalBot
@@ -31,6 +31,17 @@ from arena.match.record import EndReason
 from arena.match.referee import FailurePolicy, play_match
 
 pytestmark = pytest.mark.slow  # starts launchers, cgroups and escaping process trees
+
+@pytest.fixture(autouse=True)
+def unsealed(monkeypatch):
+    """These are the tests of the containment of an unsealed bot (a machine without user
+    namespaces: Landlock, the subreaper's orphans, a TMPDIR of its own); sealed bots have
+    tests/harness/test_sealed.py. Each test gets a launcher that does not seal."""
+    containment.shutdown()
+    monkeypatch.setenv(seal.SEAL_ENV, "off")
+    yield
+    containment.shutdown()
+
 
 RULES = Rules(target=6)
 LOSS = FailurePolicy("loss")
@@ -42,7 +53,7 @@ HOSTILE = Path(__file__).parents[1] / "zoo" / "hostile.py"
 @pytest.fixture(scope="module")
 def proc_launcher():
     """A launcher without cgroups: what a machine without them gets."""
-    launcher = Launcher(cgroups=False)
+    launcher = Launcher(cgroups=False, sealed=False)
     yield launcher
     launcher.close()
 
@@ -585,6 +596,8 @@ def _tagged(tag: str) -> list[int]:
 
 DEATHLESS_BOT = """\
 import ctypes, json, sys
+
+
 ctypes.CDLL(None).prctl(1, 0, 0, 0, 0)  # PR_SET_PDEATHSIG 0: it outlives its launcher
 for line in sys.stdin:
     msg = json.loads(line)
@@ -600,7 +613,7 @@ def test_a_bot_whose_launcher_is_lost_fails_at_its_next_request_even_if_it_still
     once the arena knows, the bot gets no more requests, however long it takes to die."""
     script = tmp_path / "deathless.py"
     script.write_text(DEATHLESS_BOT)
-    launcher = Launcher(cgroups=False)  # nothing else kills a bot that outlives it
+    launcher = Launcher(cgroups=False, sealed=False)  # nothing else kills a bot that outlives it
     bot = BotProcess(BotSpec(name="deathless", cmd=(sys.executable, str(script)), limits=FAST), launcher=launcher)
     try:
         bot.begin_match(hello())
