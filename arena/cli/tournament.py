@@ -38,6 +38,7 @@ from arena.tournament import runner
 from arena.tournament.config import TournamentConfig, load_config
 from arena.tournament.executors import Completed, Executor
 from arena.tournament.failures import FailureNote, FailureTally, describe, failure_notes_of, hint
+from arena.tournament.grants import grant_lines
 from arena.tournament.schedule import SPRT, MatchSpec, build_schedule, iter_schedule
 from arena.tournament.store import ResultStore, ResumeMismatchError, StoreError
 
@@ -81,11 +82,10 @@ def write_file(path: str, text: str) -> None:
 
 def _load(file: Path, *, concurrency: int | None = None, output: Path | None = None,
           check_commands: bool = True) -> TournamentConfig:
-    config = load_config(file, check_commands=check_commands)
+    # The results folder is known before the file is checked: no bot may be granted to write it.
+    config = load_config(file, check_commands=check_commands, output=None if output is None else str(output))
     if concurrency is not None:
         config = replace(config, concurrency=concurrency)
-    if output is not None:
-        config = replace(config, output=os.path.abspath(output))
     return config
 
 
@@ -168,6 +168,8 @@ def validate(
     typer.echo(f"{file}: ok")
     typer.echo(_summary(config, len(schedule), len({s.deal for s in schedule})) if not sequential
                else _sprt_summary(config))
+    for line in grant_lines(config):
+        typer.echo(line)
     if not quiet:
         for line in _build_lines(planned):
             typer.echo(line)
@@ -283,6 +285,8 @@ def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, p
             unsealed = None if address else sealing_line()
             if unsealed is not None:
                 out.say(unsealed)
+            for line in grant_lines(config):
+                out.say(line, always=line.startswith("warning:"))
             built = run_builds(config, os.path.join(config.output, runner.LOGS_DIR), jobs=min(2, config.concurrency))
             for line in built.lines():
                 out.say(f"build: {line}")
@@ -388,6 +392,8 @@ def _dry_run(config: TournamentConfig) -> None:
             stored, done = plan.is_stored, plan.done
             _check_identities_read_only(config, existing, planned)
     typer.echo(_summary(config, len(schedule), len({s.deal for s in schedule})))
+    for line in grant_lines(config):
+        typer.echo(line)
     for line in _build_lines(planned):
         typer.echo(line)
     typer.echo(f"{done} of {len(schedule)} matches already in {_rel(config.output)}" if done else "nothing played yet")
@@ -410,6 +416,8 @@ def _dry_run_sprt(config: TournamentConfig) -> None:
                 if not test.has_work:
                     status += "; the test has decided: nothing to play"
     typer.echo(_sprt_summary(config))
+    for line in grant_lines(config):
+        typer.echo(line)
     for line in _build_lines(planned):
         typer.echo(line)
     typer.echo(status)

@@ -29,7 +29,6 @@ import contextlib
 import fcntl
 import json
 import os
-import shlex
 import shutil
 import signal
 import subprocess
@@ -46,6 +45,7 @@ from arena.errors import ArenaError
 from arena.harness.botproc import missing_program, split_command
 from arena.safe_files import open_text_log
 from arena.tournament.buildspec import BuildSpec
+from arena.tournament.buildspec import command_text as _command_text
 from arena.tournament.config import BotConfig, TournamentConfig, expand_python
 from arena.tournament.identity import build_input_files, command_outputs, digest_files, digest_of, program_files
 from arena.tournament.sources import SourceError, checkout, is_checked_out, locate
@@ -256,10 +256,6 @@ def _locked(path: str) -> Iterator[None]:
 
 
 # --- the plan (what --dry-run shows) ---------------------------------------------------
-
-
-def _command_text(cmd: str | tuple[str, ...]) -> str:
-    return cmd if isinstance(cmd, str) else shlex.join(cmd)
 
 
 @dataclass(frozen=True)

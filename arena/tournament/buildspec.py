@@ -9,6 +9,7 @@ reader interface config.py's walker provides.
 from __future__ import annotations
 
 import os
+import shlex
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -27,6 +28,11 @@ class BuildSpec:
 
     cmd: str | tuple[str, ...]
     inputs: tuple[str, ...] = ()
+
+
+def command_text(cmd: str | tuple[str, ...]) -> str:
+    """A command as one line: as written, or its arguments quoted as a shell would need."""
+    return cmd if isinstance(cmd, str) else shlex.join(cmd)
 
 
 def bot_keys_dict(build: BuildSpec | None, source: SourceSpec | None) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from arena.harness.botproc import BotSpecError, missing_program, split_command
 from arena.harness.resources import ResourceLimits
 from arena.match.record import DEFAULT_STRIKES, POLICIES, FailurePolicy
 from arena.tournament.buildspec import BuildSpec, bot_keys_dict, parse_build_keys
+from arena.tournament.grants import Protected, leads_up, protected_paths, writable_folders, writable_refusal
 from arena.tournament.schedule import MAX_MATCHES, SPRT, SPRT_MAX_PAIRS, count_matches
 from arena.tournament.sources import SourceSpec
 from arena.tournament.yamldoc import (
@@ -167,12 +168,7 @@ class TournamentConfig:
         """What no bot of the tournament may read (arena.harness.sandbox): its results
         folder (records of deals a bot meets again in a duplicate game), its file and the git
         folder of the repository holding the file (the seed, from which every deal follows)."""
-        paths = [self.output]
-        if self.source:
-            source = os.path.abspath(self.source)
-            paths.append(source)
-            paths.extend(_git_folders(os.path.dirname(source)))
-        return tuple(paths)
+        return _secrets(self.output, self.source)
 
     @property
     def seating(self) -> Seating:
@@ -218,6 +214,15 @@ class TournamentConfig:
         return fingerprint_of(self.game_dict())
 
 
+def _secrets(output: str, source: str) -> tuple[str, ...]:
+    paths = [output]
+    if source:
+        source = os.path.abspath(source)
+        paths.append(source)
+        paths.extend(_git_folders(os.path.dirname(source)))
+    return tuple(paths)
+
+
 def fingerprint_of(game_dict: Mapping[str, Any]) -> str:
     canonical = json.dumps(game_dict, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()
@@ -240,17 +245,18 @@ def diff_game_dicts(old: Mapping[str, Any], new: Mapping[str, Any], prefix: str 
 
 
 def load_config(path: str | os.PathLike[str], *, cpu_count: int | None = None, cwd: str | None = None,
-                check_commands: bool = True) -> TournamentConfig:
+                check_commands: bool = True, output: str | None = None) -> TournamentConfig:
     """Read and validate a tournament file. Raises ConfigError.
 
     ``cwd`` is the folder a relative ``output`` is resolved against (default: the
     process's working directory); bots' ``cwd`` are resolved against the file's folder.
+    ``output``, given, replaces the file's (``arena run --output``).
     """
     file = str(path)
     text = read_text(file)
     base_dir = os.path.dirname(os.path.abspath(file))
     return parse_config(text, file=file, base_dir=base_dir, cpu_count=cpu_count, cwd=cwd,
-                        check_commands=check_commands)
+                        check_commands=check_commands, output=output)
 
 
 def parse_config(
@@ -261,6 +267,7 @@ def parse_config(
     cpu_count: int | None = None,
     cwd: str | None = None,
     check_commands: bool = False,
+    output: str | None = None,
 ) -> TournamentConfig:
     """Validate a tournament document. ``check_commands``: also refuse a bot whose program
     is not found on this machine (``load_config`` does; skipped when the file names a
@@ -288,11 +295,14 @@ def parse_config(
     mode = doc.choice(top["mode"][1], "mode", MODES) if "mode" in top else "single"
     players, team_size = _parse_table(doc, top, mode)
 
-    top_limits = _parse_limits(doc, top["limits"][1], "limits") if "limits" in top else {}
+    # Each limits key -> the key and nodes of the writable list it has (a bot's own, or the
+    # top-level one it inherits), to refuse a folder once the results folder is known.
+    writable_nodes: dict[str, tuple[str, list[Node]]] = {}
+    top_limits = _parse_limits(doc, top["limits"][1], "limits", writable_nodes) if "limits" in top else {}
     bots_node = required("bots")
     if isinstance(bots_node, SequenceNode) and len(bots_node.value) > MAX_BOTS:
         raise doc.error(bots_node, "bots", f"at most {MAX_BOTS:,} bots, got {len(bots_node.value):,}")
-    bots = _parse_bots(doc, bots_node, base_dir, top_limits)
+    bots = _parse_bots(doc, bots_node, base_dir, top_limits, writable_nodes)
     bot_names = [b.name for b in bots]
 
     team_mode, teams = _parse_teams(doc, top, mode, bot_names, team_size)
@@ -350,8 +360,13 @@ def parse_config(
     max_failed = _parse_max_failed(doc, top.get("failures"))
     cores = cpu_count if cpu_count is not None else (os.cpu_count() or 1)
     concurrency = doc.integer(top["concurrency"][1], "concurrency", 1, 1024) if "concurrency" in top else cores
-    output_raw = doc.string(top["output"][1], "output", "a folder path") if "output" in top else os.path.join("results", name)
-    output = os.path.abspath(os.path.join(cwd or os.getcwd(), os.path.expanduser(output_raw)))
+    if output is None:
+        output_raw = (doc.string(top["output"][1], "output", "a folder path") if "output" in top
+                      else os.path.join("results", name))
+        output = os.path.abspath(os.path.join(cwd or os.getcwd(), os.path.expanduser(output_raw)))
+    else:
+        output = os.path.abspath(output)
+    _refuse_writable(doc, bots, writable_nodes, protected_paths(output, _secrets(output, file if file != "<string>" else "")))
     cluster = (
         doc.string(top["cluster"][1], "cluster", "a Dask scheduler address, e.g. tcp://HOST:8786") if "cluster" in top else None
     )
@@ -513,7 +528,8 @@ def _parse_table(doc: Doc, top: dict[str, tuple[Node, Node]], mode: str) -> tupl
     return players, team_size
 
 
-def _parse_bots(doc: Doc, node: Node, base_dir: str, top_limits: dict[str, Any]) -> tuple[BotConfig, ...]:
+def _parse_bots(doc: Doc, node: Node, base_dir: str, top_limits: dict[str, Any],
+                writable_nodes: dict[str, tuple[str, list[Node]]]) -> tuple[BotConfig, ...]:
     items = doc.sequence(node, "bots", "bots (each a mapping with name and cmd)")
     if not items:
         raise doc.error(node, "bots", "expected a non-empty list of bots")
@@ -567,7 +583,9 @@ def _parse_bots(doc: Doc, node: Node, base_dir: str, top_limits: dict[str, Any])
                 if limit in fields
                 else None
             )
-        own = _parse_limits(doc, fields["limits"][1], f"{key}.limits") if "limits" in fields else {}
+        own = _parse_limits(doc, fields["limits"][1], f"{key}.limits", writable_nodes) if "limits" in fields else {}
+        if "writable" in top_limits and "writable" not in own:
+            writable_nodes[f"{key}.limits"] = writable_nodes["limits"]
         resources = tuple(sorted({**top_limits, **own}.items()))
         bots.append(
             BotConfig(name, cmd, cwd, env, base_dir=base_dir, build=build, source=source, limits=resources, **limits)
@@ -575,8 +593,9 @@ def _parse_bots(doc: Doc, node: Node, base_dir: str, top_limits: dict[str, Any])
     return tuple(bots)
 
 
-def _parse_limits(doc: Doc, node: Node, key: str) -> dict[str, Any]:
-    """A ``limits:`` mapping (docs/TOURNAMENTS.md): the resource limits it sets."""
+def _parse_limits(doc: Doc, node: Node, key: str, writable_nodes: dict[str, tuple[str, list[Node]]]) -> dict[str, Any]:
+    """A ``limits:`` mapping (docs/TOURNAMENTS.md): the resource limits it sets. The nodes
+    of its ``writable`` go into ``writable_nodes[key]``."""
     out: dict[str, Any] = {}
     for name, (_, value_node) in doc.mapping(node, key, ResourceLimits.keys()).items():
         path = f"{key}.{name}"
@@ -584,12 +603,31 @@ def _parse_limits(doc: Doc, node: Node, key: str) -> dict[str, Any]:
         if name == "writable":
             items = doc.sequence(value_node, path, "folder paths")
             value = tuple(doc.string(item, f"{path}[{i}]", "a folder path") for i, item in enumerate(items))
+            writable_nodes[key] = (key, items)
         else:
             value = doc.value(value_node, path) if isinstance(value_node, ScalarNode) else None
         if not ResourceLimits.valid(name, value):
             raise doc.error(value_node, path, f"expected {ResourceLimits.expected(name)}, got {describe(value_node, value)}")
         out[name] = value
     return out
+
+
+def _refuse_writable(doc: Doc, bots: tuple[BotConfig, ...], writable_nodes: dict[str, tuple[str, list[Node]]],
+                     protected: tuple[Protected, ...]) -> None:
+    """Refuse a ``writable`` folder no bot may have (arena.tournament.grants)."""
+    for i, bot in enumerate(bots):
+        key = f"bots[{i}].limits"
+        for j, (path, folder) in enumerate(writable_folders(bot)):
+            owner, nodes = writable_nodes[key]
+            node, where = nodes[j], f"{owner}.writable[{j}]"
+            if folder is None:
+                if leads_up(os.path.join(bot.cwd, path)):
+                    raise doc.error(node, where, f"expected a folder inside the repository (bot {bot.name!r} runs from "
+                                                 f"a checkout of it), but {path} leads out of it")
+                continue
+            why = writable_refusal(folder, protected)
+            if why:
+                raise doc.error(node, where, why + (f" (for bot {bot.name!r})" if owner == "limits" else ""))
 
 
 def _parse_cmd(doc: Doc, node: Node, key: str) -> str | tuple[str, ...]:
