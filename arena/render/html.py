@@ -26,7 +26,17 @@ from arena.core.events import Claim, EscobaEnMano, InitialCapture, Play, Sweep
 from arena.core.scoring import CATEGORIES
 from arena.match.replay import Frame, Replay
 from arena.render.suits import SuitStyle, page_suits
-from arena.render.text import CATEGORY_LABELS, COUNT_KEYS, PLAIN, TextStyle, describe, escoba_text, result_text, rules_text
+from arena.render.text import (
+    CATEGORY_LABELS,
+    COUNT_KEYS,
+    PLAIN,
+    TOTAL_LABELS,
+    TextStyle,
+    describe,
+    escoba_text,
+    result_text,
+    rules_text,
+)
 
 # The version of the replay page's data (docs/REPLAY.md, "The replay page's data"): raised when
 # a key changes meaning or goes, so that a reader written for another version refuses the data
@@ -147,6 +157,7 @@ def replay_data(replay: Replay, title: str = "") -> dict[str, Any]:
         "result_text": result_text(replay),
         "moves": replay.moves,
         "categories": categories,
+        "total_labels": {key: _capitalized(label) for key, label in TOTAL_LABELS.items()},
         "suits": page_suits(),
         "frames": frames,
         "hands": hands,

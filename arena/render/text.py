@@ -28,6 +28,8 @@ CATEGORY_LABELS: Mapping[str, str] = MappingProxyType({
     "escobas": "escobas", "cards": "most cards", "oros": "most oros", "velo": "siete de oros", "sevens": "sevens",
     "all_sevens": "all four sevens"})
 COUNT_KEYS: Mapping[str, str] = MappingProxyType({"cards": "n_cards", "oros": "n_oros", "sevens": "n_sevens"})
+# The last rows of a hand's score: its total, and the match score after it.
+TOTAL_LABELS: Mapping[str, str] = MappingProxyType({"hand": "hand total", "match": "match score"})
 
 
 @dataclass(frozen=True)
@@ -218,9 +220,9 @@ def breakdown_lines(replay: Replay, breakdown: Sequence[dict[str, int]], totals:
                 points += f" ({b.get(count, 0)})"
             cells.append(points)
         rows.append([CATEGORY_LABELS[cat], *cells])
-    rows.append(["hand total", *(str(b.get("total", 0)) for b in breakdown)])
+    rows.append([TOTAL_LABELS["hand"], *(str(b.get("total", 0)) for b in breakdown)])
     if totals is not None:
-        rows.append(["match score", *map(str, totals)])
+        rows.append([TOTAL_LABELS["match"], *map(str, totals)])
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = []
     for n, row in enumerate(rows):
@@ -350,6 +352,6 @@ def render_transcript(replay: Replay, style: TextStyle = PLAIN, seat: int | None
     return "\n".join(out) + "\n"
 
 
-__all__ = ["CATEGORY_LABELS", "COUNT_KEYS", "TextStyle", "PLAIN", "card_label", "draw_card", "draw_back", "draw_cards",
-           "cards_text", "describe", "escoba_text", "result_text", "rules_text", "breakdown_lines", "render_screen",
-           "render_transcript"]
+__all__ = ["CATEGORY_LABELS", "COUNT_KEYS", "TOTAL_LABELS", "TextStyle", "PLAIN", "card_label", "draw_card", "draw_back",
+           "draw_cards", "cards_text", "describe", "escoba_text", "result_text", "rules_text", "breakdown_lines",
+           "render_screen", "render_transcript"]

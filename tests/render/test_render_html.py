@@ -131,5 +131,6 @@ def test_the_page_data_brings_the_labels_the_script_writes():
     assert all(f["escoba_text"] is None for f in data["frames"] if not f["escoba"])
     # Nothing the page writes is spelled out again in its script: the tables above are its only source.
     script = asset("replay.js")
-    for label in ("Most cards", "caballo", "ESCOBA", "Spanish suits", '"A"'):
+    assert data["total_labels"] == {"hand": "Hand total", "match": "Match score"}
+    for label in ("Most cards", "Hand total", "Match score", "caballo", "ESCOBA", "Spanish suits", '"A"'):
         assert label not in script and label not in asset("replay.html"), label

@@ -114,11 +114,11 @@
       });
       t.appendChild(tr);
     }
-    const tot = el("tr"); tot.appendChild(el("th", "l", "Hand total"));
+    const tot = el("tr"); tot.appendChild(el("th", "l", D.total_labels.hand));
     bd.forEach((b) => tot.appendChild(el("th", null, String(b.total))));
     t.appendChild(tot);
     if (totals) {
-      const m = el("tr"); m.appendChild(el("th", "l", "Match score"));
+      const m = el("tr"); m.appendChild(el("th", "l", D.total_labels.match));
       totals.forEach((v) => m.appendChild(el("th", null, String(v))));
       t.appendChild(m);
     }
