@@ -123,7 +123,7 @@ def _caption(frame: Frame, replay: Replay) -> list[str | list[str]]:
 def replay_data(replay: Replay, title: str = "") -> dict[str, Any]:
     """Everything the replay page shows, as plain JSON-able values: the data format of version
     ``REPLAY_SCHEMA_VERSION`` that docs/REPLAY.md documents key by key. The labels the page
-    writes (score categories, suit styles, figures, the escoba cry) come with it, from the
+    writes (score categories and totals, suit styles, figures, the escoba cry) come with it, from the
     tables that own them."""
     rec = replay.record
     seating = replay.seating

@@ -34,7 +34,7 @@ TOTAL_LABELS: Mapping[str, str] = MappingProxyType({"hand": "hand total", "match
 
 @dataclass(frozen=True)
 class TextStyle:
-    """How cards look: ``suits`` spanish or french; ``color`` ANSI colours; ``unicode`` suit
+    """How cards look: ``suits`` the suit style; ``color`` ANSI colours; ``unicode`` suit
     symbols and box characters (else plain ASCII)."""
 
     suits: SuitStyle = SuitStyle.SPANISH
@@ -42,7 +42,7 @@ class TextStyle:
     unicode: bool = False
 
     def __post_init__(self) -> None:
-        # A style's name (``"french"``) is taken too, as the command line and tests give it.
+        # A style's name (``"french"``) is taken too, as a library caller may give it.
         object.__setattr__(self, "suits", SuitStyle.parse(self.suits))
 
     def bold(self, text: str) -> str:

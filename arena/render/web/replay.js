@@ -47,6 +47,7 @@
     opts = opts || {};
     const c = parseCard(text);
     const style = STYLES[suits];
+    // The style's key is also a class of the card: replay.css colours French ranks by it.
     const e = el("div", "card s-" + c.suit + " " + style.key + (opts.mini ? " mini" : "") + (opts.hl ? " hl" : ""));
     e.title = text;
     e.dataset.card = text;
