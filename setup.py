@@ -5,9 +5,9 @@ events, the view, the request line, the reply's check); ``arena.core.hand`` is t
 simulation runs (legal moves, applying them, the deal and the score), the expert's playouts
 and the referee's moves alike. mypyc compiles their typed source, the same source mypy checks,
 to C extension modules: every check stays; the arena's own cost per decision drops by about a
-fifth, and the rules core plays about 1.25 times as many hands as its Python source (README,
-"Benchmarks"). Nothing else is compiled, and the source stays the reference: an install without
-the extensions runs the same code, slower.
+fifth, and the rules core plays about 1.25 times as many hands as its Python source
+(benchmarks/RESULTS.md). Nothing else is compiled, and the source stays the reference: an
+install without the extensions runs the same code, slower.
 
 So the compilation is optional:
 - ``ESCOBA_ARENA_COMPILE=off`` in the environment of ``pip install`` turns it off;

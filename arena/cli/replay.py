@@ -23,6 +23,7 @@ from arena.cli.rate import ByNameOption, MixOption, PriorOption, check_prior, is
 from arena.errors import ArenaError, ExitCode, InputError
 from arena.match.record import RecordError
 from arena.printable import printable
+from arena.render.suits import SuitStyle
 from arena.safe_files import make_folder, write_text
 from arena.tournament.export import find_record, is_record_lines, iter_record_lines
 
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
     from arena.tournament.store import MatchRow
 
 _STORE_FILE = "results.sqlite"
-_SUITS = ("spanish", "french")
 _KEYS_HELP = "keys: -> n space next | <- p back | up/down hand | g/G start/end | a auto | q quit"
 
 
@@ -199,7 +199,7 @@ def check_source(source: Source) -> tuple[Any, str | None]:
 # --- arena replay ------------------------------------------------------------------------------
 
 
-def _text_style(suits: str, ascii_only: bool, tty: bool) -> Any:
+def _text_style(suits: SuitStyle, ascii_only: bool, tty: bool) -> Any:
     from arena.render.text import TextStyle
 
     encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
@@ -220,8 +220,8 @@ def replay_cmd(
         float | None, typer.Option("--delay", min=0.0, help="Seconds per step with --auto (the same as --auto SECONDS).")
     ] = None,
     suits: Annotated[
-        str, typer.Option("--suits", help="Card faces: spanish (7o, 12c) or french (7♦, K♥; display only).")
-    ] = "spanish",
+        SuitStyle, typer.Option("--suits", help="Card faces: spanish (7o, 12c) or french (7♦, K♥; display only).")
+    ] = SuitStyle.SPANISH,
     ascii_only: Annotated[bool, typer.Option("--ascii", help="Plain ASCII: no colours, no suit symbols.")] = False,
     html: Annotated[
         Path | None, typer.Option("--html", help="Write a self-contained HTML replay page to this file instead.")
@@ -231,8 +231,6 @@ def replay_cmd(
     it run with --auto. When the output is not a terminal, print the whole match as plain text."""
     from arena.match.replay import replay
 
-    if suits not in _SUITS:
-        raise InputError(f"--suits: expected spanish or french, got {suits!r}")
     if not game.exists():
         raise InputError(f"{game}: no such file or folder")
     # ``--auto 0.5``: typer options cannot take an optional value, so the number arrives as the
@@ -458,7 +456,9 @@ def report_cmd(
         ),
     ],
     html: Annotated[Path | None, typer.Option("--html", help="The report page to write (default: RESULTS/report.html).")] = None,
-    suits: Annotated[str, typer.Option("--suits", help="Card faces in the replay pages: spanish or french.")] = "spanish",
+    suits: Annotated[
+        SuitStyle, typer.Option("--suits", help="Card faces in the replay pages: spanish or french.")
+    ] = SuitStyle.SPANISH,
     prior: PriorOption = None,
     by_name: ByNameOption = False,
     mix: MixOption = False,
@@ -473,8 +473,6 @@ def report_cmd(
         write_league_report(inputs, html, prior=prior, by_name=by_name, mix=mix)
         return
     results = inputs[0]
-    if suits not in _SUITS:
-        raise InputError(f"--suits: expected spanish or french, got {suits!r}")
     prior = check_prior(prior)
     if not results.is_dir() or not _is_store(results):
         raise InputError(f"{results}: not a tournament results folder (no {_STORE_FILE}; run a tournament first)")

@@ -25,9 +25,23 @@ from arena.core.cards import Card
 from arena.core.events import Claim, EscobaEnMano, InitialCapture, Play, Sweep
 from arena.core.scoring import CATEGORIES
 from arena.match.replay import Frame, Replay
-from arena.render.text import PLAIN, TextStyle, describe, result_text, rules_text
+from arena.render.suits import SuitStyle, page_suits
+from arena.render.text import (
+    CATEGORY_LABELS,
+    COUNT_KEYS,
+    PLAIN,
+    TOTAL_LABELS,
+    TextStyle,
+    describe,
+    escoba_text,
+    result_text,
+    rules_text,
+)
 
-SUIT_STYLES = ("spanish", "french")
+# The version of the replay page's data (docs/REPLAY.md, "The replay page's data"): raised when
+# a key changes meaning or goes, so that a reader written for another version refuses the data
+# instead of drawing a wrong game.
+REPLAY_SCHEMA_VERSION = 1
 
 
 @cache
@@ -67,8 +81,9 @@ def _cards(cards: Iterable[Card]) -> list[str]:
     return [str(c) for c in cards]
 
 
-def _pile_counts(pile: Sequence[Card]) -> list[int]:
-    return [len(pile), sum(c.oro for c in pile), sum(c.seven for c in pile), int(any(c.is_velo for c in pile))]
+def _pile_counts(pile: Sequence[Card]) -> dict[str, Any]:
+    return {"cards": len(pile), "oros": sum(c.oro for c in pile), "sevens": sum(c.seven for c in pile),
+            "velo": any(c.is_velo for c in pile)}
 
 
 def _highlight(frame: Frame) -> list[str]:
@@ -106,24 +121,29 @@ def _caption(frame: Frame, replay: Replay) -> list[str | list[str]]:
 
 
 def replay_data(replay: Replay, title: str = "") -> dict[str, Any]:
-    """Everything the replay page shows, as plain JSON-able values."""
+    """Everything the replay page shows, as plain JSON-able values: the data format of version
+    ``REPLAY_SCHEMA_VERSION`` that docs/REPLAY.md documents key by key. The labels the page
+    writes (score categories and totals, suit styles, figures, the escoba cry) come with it, from the
+    tables that own them."""
     rec = replay.record
     seating = replay.seating
     frames = []
     for f in replay.frames:
         frames.append({
-            "k": f.kind, "m": f.move_index, "mv": f.move, "s": f.seat, "h": f.hand, "r": f.round,
-            "d": f.dealer, "t": f.turn, "st": f.stock,
+            "kind": f.kind, "move_index": f.move_index, "move": f.move, "seat": f.seat, "hand": f.hand,
+            "round": f.round, "dealer": f.dealer, "turn": f.turn, "stock": f.stock,
             "hands": [_cards(h) for h in f.hands], "table": _cards(f.table),
-            "pc": [_pile_counts(p) for p in f.piles], "e": list(f.escobas), "sc": list(f.scores),
-            "txt": _caption(f, replay), "esc": f.escoba,
-            "bd": [dict(b) for b in f.breakdown] if f.breakdown is not None else None,
-            "hl": _highlight(f),
+            "piles": [_pile_counts(p) for p in f.piles], "escobas": list(f.escobas), "scores": list(f.scores),
+            "caption": _caption(f, replay), "escoba": f.escoba, "escoba_text": escoba_text(f.escoba) if f.escoba else None,
+            "breakdown": [dict(b) for b in f.breakdown] if f.breakdown is not None else None,
+            "highlight": _highlight(f),
         })
     hands = [{"hand": e.hand, "breakdown": [dict(b) for b in e.breakdown], "points": list(e.points),
               "totals": list(e.totals)} for e in replay.hand_scores()]
-    categories = [c for c in CATEGORIES if c != "all_sevens" or replay.rules.all_sevens_bonus]
+    categories = [{"key": c, "label": _capitalized(CATEGORY_LABELS[c]), "count": COUNT_KEYS.get(c)}
+                  for c in CATEGORIES if c != "all_sevens" or replay.rules.all_sevens_bonus]
     return {
+        "schema_version": REPLAY_SCHEMA_VERSION,
         "title": title or f"Escoba replay · seed {rec.seed}",
         "seed": rec.seed,
         "players": seating.players,
@@ -137,10 +157,16 @@ def replay_data(replay: Replay, title: str = "") -> dict[str, Any]:
         "result_text": result_text(replay),
         "moves": replay.moves,
         "categories": categories,
+        "total_labels": {key: _capitalized(label) for key, label in TOTAL_LABELS.items()},
+        "suits": page_suits(),
         "frames": frames,
         "hands": hands,
         "outcomes": [o.to_dict() for o in rec.outcomes],
     }
+
+
+def _capitalized(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 # --- pages ---------------------------------------------------------------------------------------
@@ -164,12 +190,11 @@ def _page(title: str, css: str, body: str, script: str = "", islands: Mapping[st
     )
 
 
-def render_replay_html(replay: Replay, title: str = "", suits: str = "spanish") -> str:
+def render_replay_html(replay: Replay, title: str = "", suits: SuitStyle | str = SuitStyle.SPANISH) -> str:
     """The replay page of one verified match; ``suits``: the card faces it opens with."""
-    if suits not in SUIT_STYLES:
-        raise ValueError(f"suits: expected one of {', '.join(SUIT_STYLES)}, got {suits!r}")
+    style = SuitStyle.parse(suits)
     data = replay_data(replay, title)
-    islands = {"replay-data": data, "replay-config": {"suits": suits}}
+    islands = {"replay-data": data, "replay-config": {"suits": style.value}}
     return _page(data["title"], asset("replay.css"), asset("replay.html"), asset("replay.js"), islands)
 
 
@@ -435,4 +460,4 @@ def _crosstable(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "".join(out)
 
 
-__all__ = ["SUIT_STYLES", "llr_plot_svg", "replay_data", "render_replay_html", "render_report_html", "ratings_plot_svg"]
+__all__ = ["REPLAY_SCHEMA_VERSION", "llr_plot_svg", "replay_data", "render_replay_html", "render_report_html", "ratings_plot_svg"]

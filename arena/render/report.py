@@ -14,8 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.match.record import RecordError
-
-SUITS = ("spanish", "french")
+from arena.render.suits import SuitStyle
 
 
 def check_record(record: Any, row: Any = None, config: Any = None, spec: Any = None) -> tuple[Any, str | None]:
@@ -53,12 +52,10 @@ class TournamentReport:
 
     ``refusals`` lists the records that did not verify (they get no replay page)."""
 
-    def __init__(self, results: str | Path, *, replays_dir: str, suits: str = "spanish") -> None:
-        if suits not in SUITS:
-            raise ValueError(f"suits: expected one of {', '.join(SUITS)}, got {suits!r}")
+    def __init__(self, results: str | Path, *, replays_dir: str, suits: SuitStyle | str = SuitStyle.SPANISH) -> None:
+        self.suits = SuitStyle.parse(suits)
         self.results = Path(results)
         self.replays_dir = replays_dir
-        self.suits = suits
         self.refusals: list[str] = []
         self.matches: list[dict[str, Any]] = []
         self._walked = False
@@ -174,4 +171,4 @@ def _match_entry(row: Any, href: str | None, why: str | None) -> dict[str, Any]:
     }
 
 
-__all__ = ["SUITS", "TournamentReport", "check_record", "replay_file_name", "sprt_section"]
+__all__ = ["TournamentReport", "check_record", "replay_file_name", "sprt_section"]

@@ -1,9 +1,8 @@
 """Drawing a replay as text: one screen per frame, or the whole match as a plain transcript.
 
 Pure: frames in, strings out; the CLI decides where they go. Cards are drawn in brackets
-(``[ 7o]``), coloured by suit with ANSI codes when asked (oros yellow, copas red, espadas blue,
-bastos green, the same colours for the French ♦ ♥ ♠ ♣), in canonical Spanish notation or in
-French suits (display only: A 2-7 J Q K), with a plain ASCII fallback for both.
+(``[ 7o]``), coloured by suit with ANSI codes when asked, in Spanish or French suits
+(``arena.render.suits``), with a plain ASCII fallback for both.
 
 Names and failure details come from the record, untrusted: they are escaped
 (``arena.printable``) before any colour of the arena's own is added around them.
@@ -11,41 +10,40 @@ Names and failure details come from the record, untrusted: they are escaped
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 
-from arena.core.cards import Card, Suit
+from arena.core.cards import Card
 from arena.core.events import Cards, Claim, Deal, EscobaEnMano, HandScore, InitialCapture, Play, Sweep
 from arena.core.scoring import CATEGORIES
 from arena.match.record import EndReason
 from arena.match.replay import Frame, Replay
 from arena.printable import printable
+from arena.render.suits import SUIT_LOOKS, SuitStyle
 
-SUIT_STYLES = ("spanish", "french")
-
-_ANSI = {Suit.OROS: "33", Suit.COPAS: "31", Suit.ESPADAS: "34", Suit.BASTOS: "32"}
-_FRENCH_SYMBOL = {Suit.OROS: "♦", Suit.COPAS: "♥", Suit.ESPADAS: "♠", Suit.BASTOS: "♣"}
-_FRENCH_LETTER = {Suit.OROS: "d", Suit.COPAS: "h", Suit.ESPADAS: "s", Suit.BASTOS: "c"}
-_FRENCH_RANK = {1: "A", 10: "J", 11: "Q", 12: "K"}
-_SUIT_NAME = {Suit.OROS: "oros", Suit.COPAS: "copas", Suit.ESPADAS: "espadas", Suit.BASTOS: "bastos"}
-
-_CATEGORY_LABEL = {"escobas": "escobas", "cards": "most cards", "oros": "most oros", "velo": "siete de oros",
-                   "sevens": "sevens", "all_sevens": "all four sevens"}
-_COUNT_KEY = {"cards": "n_cards", "oros": "n_oros", "sevens": "n_sevens"}
+# The score categories' names, and the breakdown key holding what each one counted; the HTML
+# page gets both in its JSON (``arena.render.html``).
+CATEGORY_LABELS: Mapping[str, str] = MappingProxyType({
+    "escobas": "escobas", "cards": "most cards", "oros": "most oros", "velo": "siete de oros", "sevens": "sevens",
+    "all_sevens": "all four sevens"})
+COUNT_KEYS: Mapping[str, str] = MappingProxyType({"cards": "n_cards", "oros": "n_oros", "sevens": "n_sevens"})
+# The last rows of a hand's score: its total, and the match score after it.
+TOTAL_LABELS: Mapping[str, str] = MappingProxyType({"hand": "hand total", "match": "match score"})
 
 
 @dataclass(frozen=True)
 class TextStyle:
-    """How cards look: ``suits`` spanish or french; ``color`` ANSI colours; ``unicode`` suit
+    """How cards look: ``suits`` the suit style; ``color`` ANSI colours; ``unicode`` suit
     symbols and box characters (else plain ASCII)."""
 
-    suits: str = "spanish"
+    suits: SuitStyle = SuitStyle.SPANISH
     color: bool = False
     unicode: bool = False
 
     def __post_init__(self) -> None:
-        if self.suits not in SUIT_STYLES:
-            raise ValueError(f"suits: expected one of {', '.join(SUIT_STYLES)}, got {self.suits!r}")
+        # A style's name (``"french"``) is taken too, as a library caller may give it.
+        object.__setattr__(self, "suits", SuitStyle.parse(self.suits))
 
     def bold(self, text: str) -> str:
         return f"\x1b[1m{text}\x1b[0m" if self.color else text
@@ -62,21 +60,21 @@ PLAIN = TextStyle()
 
 def card_label(card: Card, style: TextStyle = PLAIN) -> str:
     """The card's short text: ``7o`` (Spanish), ``7♦`` or ``7d`` (French), without colour."""
-    if style.suits == "spanish":
+    if style.suits is SuitStyle.SPANISH:
         return str(card)
-    rank = _FRENCH_RANK.get(card.rank, str(card.rank))
-    return rank + (_FRENCH_SYMBOL if style.unicode else _FRENCH_LETTER)[card.suit]
+    look = SUIT_LOOKS[card.suit]
+    return style.suits.ranks.get(card.rank, str(card.rank)) + (look.french_symbol if style.unicode else look.french_letter)
 
 
 def _width(style: TextStyle) -> int:
-    return 3 if style.suits == "spanish" else 2
+    return 3 if style.suits is SuitStyle.SPANISH else 2
 
 
 def draw_card(card: Card, style: TextStyle = PLAIN) -> str:
     """``[ 7o]``: the label right-aligned in brackets, coloured by suit when asked."""
     label = card_label(card, style).rjust(_width(style))
     if style.color:
-        label = f"\x1b[1;{_ANSI[card.suit]}m{label}\x1b[0m"
+        label = f"\x1b[1;{SUIT_LOOKS[card.suit].ansi}m{label}\x1b[0m"
     return f"[{label}]"
 
 
@@ -95,7 +93,7 @@ def cards_text(cards: Iterable[Card], style: TextStyle = PLAIN) -> str:
     out = []
     for c in cards:
         label = card_label(c, style)
-        out.append(f"\x1b[{_ANSI[c.suit]}m{label}\x1b[0m" if style.color else label)
+        out.append(f"\x1b[{SUIT_LOOKS[c.suit].ansi}m{label}\x1b[0m" if style.color else label)
     return " ".join(out)
 
 
@@ -126,8 +124,7 @@ def describe(frame: Frame, replay: Replay, style: TextStyle = PLAIN, show: Cards
     escoba = frame.escoba
     tail = ""
     if escoba and escoba_word:
-        word = "ESCOBA!" if escoba == 1 else f"{escoba} ESCOBAS!"
-        tail = "  " + style.bold(word)
+        tail = "  " + style.bold(escoba_text(escoba))
     first = ev[0] if ev else None
     if isinstance(first, Deal):
         if first.round == 0:
@@ -162,6 +159,11 @@ def describe(frame: Frame, replay: Replay, style: TextStyle = PLAIN, show: Cards
     if kind == "forfeit":
         return "Match over: " + result_text(replay)
     return kind
+
+
+def escoba_text(escobas: int) -> str:
+    """What the replays say of a move that made ``escobas`` escobas."""
+    return "ESCOBA!" if escobas == 1 else f"{escobas} ESCOBAS!"
 
 
 def result_text(replay: Replay) -> str:
@@ -211,16 +213,16 @@ def breakdown_lines(replay: Replay, breakdown: Sequence[dict[str, int]], totals:
         cells = []
         for b in breakdown:
             points = str(b.get(cat, 0))
-            count = _COUNT_KEY.get(cat)
+            count = COUNT_KEYS.get(cat)
             if cat == "sevens" and "primera" in b:
                 points += f" (primera {b['primera']})"
             elif count is not None:
                 points += f" ({b.get(count, 0)})"
             cells.append(points)
-        rows.append([_CATEGORY_LABEL[cat], *cells])
-    rows.append(["hand total", *(str(b.get("total", 0)) for b in breakdown)])
+        rows.append([CATEGORY_LABELS[cat], *cells])
+    rows.append([TOTAL_LABELS["hand"], *(str(b.get("total", 0)) for b in breakdown)])
     if totals is not None:
-        rows.append(["match score", *map(str, totals)])
+        rows.append([TOTAL_LABELS["match"], *map(str, totals)])
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = []
     for n, row in enumerate(rows):
@@ -350,5 +352,6 @@ def render_transcript(replay: Replay, style: TextStyle = PLAIN, seat: int | None
     return "\n".join(out) + "\n"
 
 
-__all__ = ["SUIT_STYLES", "TextStyle", "PLAIN", "card_label", "draw_card", "draw_back", "draw_cards", "cards_text",
-           "describe", "result_text", "rules_text", "breakdown_lines", "render_screen", "render_transcript"]
+__all__ = ["CATEGORY_LABELS", "COUNT_KEYS", "TOTAL_LABELS", "TextStyle", "PLAIN", "card_label", "draw_card", "draw_back",
+           "draw_cards", "cards_text", "describe", "escoba_text", "result_text", "rules_text", "breakdown_lines",
+           "render_screen", "render_transcript"]

@@ -386,3 +386,39 @@ def test_an_escoba_is_announced_once(browser, tmp_path: Path):
         assert tab.errors == []
     finally:
         tab.close()
+
+
+@pytest.mark.parametrize("version", [2, None])
+def test_a_page_whose_data_is_of_another_version_is_refused_as_documented(browser, tmp_path: Path, version):
+    # docs/REPLAY.md, "The replay page's data": on a version it was not written for, the page
+    # draws nothing, says which version it found and which it reads, and marks the body.
+    from arena.render.html import REPLAY_SCHEMA_VERSION
+
+    page_text = render_replay_html(replay(play(Seating.alone(2), {"target": 11}, 41)))
+    stamp = f'"schema_version":{REPLAY_SCHEMA_VERSION},'
+    assert page_text.count(stamp) == 1
+    path = tmp_path / "other.html"
+    path.write_text(page_text.replace(stamp, "" if version is None else f'"schema_version":{version},'), encoding="utf-8")
+    tab = Offline(browser)
+    try:
+        tab.page.goto(path.as_uri())
+        assert tab.page.get_attribute("body", "data-refused") == "schema_version"
+        assert tab.page.inner_text("#title") == "This replay cannot be shown"
+        found = "no version" if version is None else f"version {version}"
+        assert tab.page.inner_text("#subtitle") == (f"Its data has {found}; this page reads version "
+                                                    f"{REPLAY_SCHEMA_VERSION} (docs/REPLAY.md).")
+        assert tab.page.locator(".card:not(.back)").count() == 0  # no card drawn from the data
+        assert not tab.page.is_visible("#slider") and not tab.page.is_visible("#stock-card")
+        assert tab.errors == [] and tab.blocked == []
+    finally:
+        tab.close()
+    # The page as written is not refused.
+    path.write_text(page_text, encoding="utf-8")
+    tab = Offline(browser)
+    try:
+        tab.page.goto(path.as_uri())
+        tab.page.wait_for_selector(".card")
+        assert tab.page.get_attribute("body", "data-refused") is None
+        assert tab.errors == []
+    finally:
+        tab.close()

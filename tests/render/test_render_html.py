@@ -4,13 +4,17 @@ and any string survives the JSON island (tests/render/test_html_browser.py loads
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import pytest
 from replay_helpers import play
 
 from arena.core.rules import Seating
 from arena.match.replay import replay
-from arena.render.html import _caption, asset, json_island, render_replay_html
+from arena.render.html import REPLAY_SCHEMA_VERSION, _caption, asset, json_island, render_replay_html, replay_data
+from arena.render.suits import SuitStyle
+from arena.render.text import escoba_text
 
 NASTY = [
     "<!--",
@@ -78,3 +82,55 @@ def test_the_caption_of_an_escoba_does_not_say_it_twice():
     rep = replay(play(Seating.alone(2), {"target": 21}, 41))
     frame = next(f for f in rep.frames if f.escoba)
     assert "ESCOBA" not in "".join(p for p in _caption(frame, rep) if isinstance(p, str))
+
+
+# --- the replay page's data: versioned, and documented key by key ---------------------------------
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "REPLAY.md"
+
+
+def _documented_keys() -> dict[str, set[str]]:
+    """docs/REPLAY.md's section "The replay page's data": subsection title -> the keys of its table."""
+    section = DOCS.read_text(encoding="utf-8").split("## The replay page's data\n", 1)[1].split("\n## ", 1)[0]
+    tables: dict[str, set[str]] = {}
+    for part in section.split("\n### ")[1:]:
+        title = part.split("\n", 1)[0]
+        tables[title] = set(re.findall(r"^\| `([a-z_0-9]+)` \|", part, flags=re.M))
+    return tables
+
+
+def test_the_page_data_carries_its_version_and_every_key_is_documented():
+    rep = replay(play(Seating.pairs(4), {"target": 11, "sevens": "primera"}, 3))
+    data = replay_data(rep)
+    assert data["schema_version"] == REPLAY_SCHEMA_VERSION == 1
+    page = render_replay_html(rep)
+    island = page.split('<script type="application/json" id="replay-data">', 1)[1].split("</script>", 1)[0]
+    assert json.loads(island)["schema_version"] == REPLAY_SCHEMA_VERSION
+    docs = _documented_keys()
+    frames = data["frames"]
+    assert set(data) == docs["Top level"]
+    assert set().union(*frames) == docs["A frame"] and all(set(f) == docs["A frame"] for f in frames)
+    assert {key for f in frames for pile in f["piles"] for key in pile} == docs["A pile"]
+    assert {key for c in data["categories"] for key in c} == docs["A category"]
+    assert {key for s in data["suits"]["styles"] for key in s} == docs["The suits"]
+    assert "is version **1**" in DOCS.read_text(encoding="utf-8")  # the documented version is the written one
+
+
+def test_the_page_data_brings_the_labels_the_script_writes():
+    rep = replay(play(Seating.alone(2), {"target": 11, "all_sevens_bonus": True}, 31))
+    data = replay_data(rep)
+    categories = {c["key"]: c for c in data["categories"]}
+    assert categories["cards"] == {"key": "cards", "label": "Most cards", "count": "n_cards"}
+    assert categories["all_sevens"]["label"] == "All four sevens" and categories["velo"]["count"] is None
+    styles = {s["key"]: s for s in data["suits"]["styles"]}
+    assert set(styles) == {style.value for style in SuitStyle}
+    assert styles["french"]["ranks"] == {"1": "A", "10": "J", "11": "Q", "12": "K"} and not styles["french"]["figures"]
+    assert styles["spanish"]["ranks"] == {} and data["suits"]["figures"]["11"] == "caballo"
+    swept = [f for f in data["frames"] if f["escoba"]]
+    assert swept and all(f["escoba_text"] == escoba_text(f["escoba"]) for f in swept)
+    assert all(f["escoba_text"] is None for f in data["frames"] if not f["escoba"])
+    # Nothing the page writes is spelled out again in its script: the tables above are its only source.
+    script = asset("replay.js")
+    assert data["total_labels"] == {"hand": "Hand total", "match": "Match score"}
+    for label in ("Most cards", "Hand total", "Match score", "caballo", "ESCOBA", "Spanish suits", '"A"'):
+        assert label not in script and label not in asset("replay.html"), label

@@ -1,19 +1,29 @@
 // The replay page's script. Its data and options come from two JSON islands in the page
 // (<script type="application/json">), read with JSON.parse; every string from a record is
-// put on the page with textContent, never as HTML.
+// put on the page with textContent, never as HTML. The data's keys, and the labels it brings
+// (so that none is written here a second time), are documented in docs/REPLAY.md.
 (function () {
   "use strict";
+  // The one version of the data this script reads: any other may mean something else by the
+  // same keys, so it is refused rather than drawn.
+  const SCHEMA_VERSION = 1;
   const island = (id) => JSON.parse(document.getElementById(id).textContent);
   const D = island("replay-data");
   const CONFIG = island("replay-config");
-  const F = D.frames;
   const $ = (id) => document.getElementById(id);
+  if (D === null || typeof D !== "object" || D.schema_version !== SCHEMA_VERSION) {
+    const found = D !== null && typeof D === "object" && "schema_version" in D ? "version " + JSON.stringify(D.schema_version) : "no version";
+    document.body.dataset.refused = "schema_version";
+    document.title = "Escoba replay: unreadable data";
+    $("title").textContent = "This replay cannot be shown";
+    $("subtitle").textContent = "Its data has " + found + "; this page reads version " + SCHEMA_VERSION + " (docs/REPLAY.md).";
+    for (const part of document.querySelectorAll(".controls, .wrap")) part.style.display = "none";
+    return;
+  }
+  const F = D.frames;
   const SIDE_COLORS = ["var(--side0)", "var(--side1)", "var(--side2)"];
-  const FR_RANK = {1: "A", 10: "J", 11: "Q", 12: "K"};
-  const FIG = {10: "sota", 11: "caballo", 12: "rey"};
-  const CAT = {escobas: "Escobas", cards: "Most cards", oros: "Most oros", velo: "Siete de oros",
-               sevens: "Sevens", all_sevens: "All four sevens"};
-  const COUNT = {cards: "n_cards", oros: "n_oros", sevens: "n_sevens"};
+  const STYLES = {};
+  for (const style of D.suits.styles) STYLES[style.key] = style;
   let pos = 0, timer = null, view = "all", suits = CONFIG.suits;
 
   function el(tag, cls, text) {
@@ -23,7 +33,7 @@
     return e;
   }
   function parseCard(t) { return {rank: parseInt(t, 10), suit: t.charAt(t.length - 1)}; }
-  function rankText(rank) { return suits === "french" ? (FR_RANK[rank] || String(rank)) : String(rank); }
+  function rankText(rank) { return STYLES[suits].ranks[rank] || String(rank); }
   function svgUse(id, cls) {
     const ns = "http://www.w3.org/2000/svg";
     const s = document.createElementNS(ns, "svg");
@@ -36,14 +46,16 @@
   function cardEl(text, opts) {
     opts = opts || {};
     const c = parseCard(text);
-    const e = el("div", "card s-" + c.suit + (suits === "french" ? " french" : "") + (opts.mini ? " mini" : "") + (opts.hl ? " hl" : ""));
+    const style = STYLES[suits];
+    // The style's key is also a class of the card: replay.css colours French ranks by it.
+    const e = el("div", "card s-" + c.suit + " " + style.key + (opts.mini ? " mini" : "") + (opts.hl ? " hl" : ""));
     e.title = text;
     e.dataset.card = text;
     e.appendChild(el("span", "rk", rankText(c.rank)));
-    e.appendChild(svgUse((suits === "french" ? "fr-" : "sp-") + c.suit, "pip"));
+    e.appendChild(svgUse(style.symbols + "-" + c.suit, "pip"));
     if (!opts.mini) {
       e.appendChild(el("span", "rk2", rankText(c.rank)));
-      if (suits === "spanish" && FIG[c.rank]) e.appendChild(el("span", "fig", FIG[c.rank]));
+      if (style.figures && D.suits.figures[c.rank]) e.appendChild(el("span", "fig", D.suits.figures[c.rank]));
     }
     return e;
   }
@@ -51,30 +63,30 @@
 
   function caption(box, f) {
     box.textContent = "";
-    if (f.mv !== null && f.m !== null) box.appendChild(el("span", "num", (f.m + 1) + "."));
+    if (f.move !== null && f.move_index !== null) box.appendChild(el("span", "num", (f.move_index + 1) + "."));
     // The caption's parts: text, or a list of cards drawn as small cards.
-    for (const part of f.txt) {
+    for (const part of f.caption) {
       if (Array.isArray(part)) {
         for (const t of part) box.appendChild(cardEl(t, {mini: true}));
       } else if (part) {
         box.appendChild(el("span", null, part));
       }
     }
-    if (f.esc) box.appendChild(el("span", "escoba", f.esc > 1 ? f.esc + " ESCOBAS!" : "ESCOBA!"));
+    if (f.escoba_text) box.appendChild(el("span", "escoba", f.escoba_text));
   }
 
   function seatPanel(f, s) {
     const p = el("div", "seat");
     p.dataset.seat = s;
-    if (f.t === s) p.classList.add("turn");
-    if (f.s === s) p.classList.add("mover");
+    if (f.turn === s) p.classList.add("turn");
+    if (f.seat === s) p.classList.add("mover");
     const who = el("div", "who");
     const dot = el("span", "sidedot"); dot.style.background = SIDE_COLORS[D.side_of[s] % 3];
     who.appendChild(dot);
     who.appendChild(el("b", null, D.seats[s]));
     who.appendChild(el("span", "chip", "seat " + s));
-    if (f.d === s) who.appendChild(el("span", "chip dealer", "dealer"));
-    if (f.t === s) who.appendChild(el("span", "chip", "to play"));
+    if (f.dealer === s) who.appendChild(el("span", "chip dealer", "dealer"));
+    if (f.turn === s) who.appendChild(el("span", "chip", "to play"));
     p.appendChild(who);
     const hand = el("div", "hand");
     const cards = f.hands[s];
@@ -94,20 +106,20 @@
     D.sides.forEach((n) => head.appendChild(el("th", null, n)));
     t.appendChild(head);
     for (const c of D.categories) {
-      const tr = el("tr"); tr.appendChild(el("td", "l", CAT[c]));
+      const tr = el("tr"); tr.appendChild(el("td", "l", c.label));
       bd.forEach((b) => {
-        let v = String(b[c] || 0);
-        if (c === "sevens" && b.primera !== undefined) v += " (primera " + b.primera + ")";
-        else if (COUNT[c]) v += " (" + b[COUNT[c]] + ")";
+        let v = String(b[c.key] || 0);
+        if (c.key === "sevens" && b.primera !== undefined) v += " (primera " + b.primera + ")";
+        else if (c.count) v += " (" + b[c.count] + ")";
         tr.appendChild(el("td", null, v));
       });
       t.appendChild(tr);
     }
-    const tot = el("tr"); tot.appendChild(el("th", "l", "Hand total"));
+    const tot = el("tr"); tot.appendChild(el("th", "l", D.total_labels.hand));
     bd.forEach((b) => tot.appendChild(el("th", null, String(b.total))));
     t.appendChild(tot);
     if (totals) {
-      const m = el("tr"); m.appendChild(el("th", "l", "Match score"));
+      const m = el("tr"); m.appendChild(el("th", "l", D.total_labels.match));
       totals.forEach((v) => m.appendChild(el("th", null, String(v))));
       t.appendChild(m);
     }
@@ -115,7 +127,7 @@
   }
 
   function lastScored(i) {
-    for (let j = i; j >= 0; j--) if (F[j].k === "hand_score") return F[j];
+    for (let j = i; j >= 0; j--) if (F[j].kind === "hand_score") return F[j];
     return null;
   }
 
@@ -128,16 +140,16 @@
     for (let s = n - 1; s >= half; s--) top.appendChild(seatPanel(f, s));
     for (let s = 0; s < half; s++) bottom.appendChild(seatPanel(f, s));
     const tc = $("table-cards"); tc.textContent = "";
-    const hl = new Set(f.hl);
+    const hl = new Set(f.highlight);
     if (!f.table.length) tc.appendChild(el("span", "nocards", "the table is empty"));
     for (const t of f.table) tc.appendChild(cardEl(t, {hl: hl.has(t)}));
-    $("stock-count").textContent = String(f.st);
-    $("stock-card").style.visibility = f.st ? "visible" : "hidden";
+    $("stock-count").textContent = String(f.stock);
+    $("stock-card").style.visibility = f.stock ? "visible" : "hidden";
     caption($("caption"), f);
-    $("hand-info").textContent = "Hand " + (f.h + 1) + " · round " + (f.r + 1);
+    $("hand-info").textContent = "Hand " + (f.hand + 1) + " · round " + (f.round + 1);
     // scoreboard
     const sb = $("scoreboard"); sb.textContent = "";
-    const over = f.k === "match_end" || f.k === "forfeit";
+    const over = f.kind === "match_end" || f.kind === "forfeit";
     D.sides.forEach((name, side) => {
       const row = el("div", "side");
       if (over && D.result.winner === side) row.classList.add("winner");
@@ -145,21 +157,21 @@
       const nm = el("div", "name"); const dot = el("span", "sidedot"); dot.style.background = SIDE_COLORS[side % 3];
       nm.appendChild(dot); nm.appendChild(document.createTextNode(" " + name));
       left.appendChild(nm);
-      const pc = f.pc[side];
-      left.appendChild(el("div", "pile", "this hand: " + pc[0] + " cards · " + pc[1] + " oros · " + pc[2] + (pc[2] === 1 ? " seven" : " sevens") +
-        (pc[3] ? " · velo" : "") + (f.e[side] ? " · " + f.e[side] + " escoba" + (f.e[side] > 1 ? "s" : "") : "")));
+      const pile = f.piles[side], esc = f.escobas[side];
+      left.appendChild(el("div", "pile", "this hand: " + pile.cards + " cards · " + pile.oros + " oros · " + pile.sevens + (pile.sevens === 1 ? " seven" : " sevens") +
+        (pile.velo ? " · velo" : "") + (esc ? " · " + esc + " escoba" + (esc > 1 ? "s" : "") : "")));
       row.appendChild(left);
-      const sc = el("div", "side-score", String(f.sc[side])); sc.dataset.side = side;
+      const sc = el("div", "side-score", String(f.scores[side])); sc.dataset.side = side;
       row.appendChild(sc);
       sb.appendChild(row);
     });
     $("final").style.display = over ? "block" : "none";
     const ls = lastScored(pos);
-    renderBreakdown($("breakdown"), ls ? ls.bd : null, ls ? ls.sc : null,
-      ls ? "Hand " + (ls.h + 1) + " score" + (ls === f ? "" : " (last scored)") : "Hand score");
-    for (const tr of document.querySelectorAll("#hands-body tr")) tr.classList.toggle("cur", Number(tr.dataset.hand) === f.h);
+    renderBreakdown($("breakdown"), ls ? ls.breakdown : null, ls ? ls.scores : null,
+      ls ? "Hand " + (ls.hand + 1) + " score" + (ls === f ? "" : " (last scored)") : "Hand score");
+    for (const tr of document.querySelectorAll("#hands-body tr")) tr.classList.toggle("cur", Number(tr.dataset.hand) === f.hand);
     $("slider").value = String(pos);
-    const mv = f.m === null ? 0 : f.m + 1;
+    const mv = f.move_index === null ? 0 : f.move_index + 1;
     $("pos").textContent = "frame " + (pos + 1) + "/" + F.length + " · move " + mv + "/" + D.moves;
     $("play").textContent = timer ? "❚❚ Pause" : "▶ Play";
     document.body.dataset.frame = String(pos);
@@ -173,11 +185,11 @@
     timer = setInterval(() => { if (pos >= F.length - 1) { stop(); render(); } else go(pos + 1); }, Number($("speed").value));
     render();
   }
-  function handStart(h) { for (let i = 0; i < F.length; i++) if (F[i].h === h) return i; return 0; }
+  function handStart(h) { for (let i = 0; i < F.length; i++) if (F[i].hand === h) return i; return 0; }
   function nextHand(dir) {
-    const h = F[pos].h + dir;
+    const h = F[pos].hand + dir;
     if (h < 0) return go(0);
-    if (h > F[F.length - 1].h) return go(F.length - 1);
+    if (h > F[F.length - 1].hand) return go(F.length - 1);
     go(handStart(h));
   }
 
@@ -201,6 +213,7 @@
     const vs = $("view");
     D.seats.forEach((n, s) => { const o = el("option", null, "seat " + s + " (" + n + ") only"); o.value = String(s); vs.appendChild(o); });
     vs.addEventListener("change", () => { view = vs.value; render(); });
+    for (const style of D.suits.styles) { const o = el("option", null, style.label); o.value = style.key; $("suits").appendChild(o); }
     $("suits").value = suits;
     $("suits").addEventListener("change", () => { suits = $("suits").value; render(); });
     // hand-by-hand table
