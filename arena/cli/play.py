@@ -13,6 +13,7 @@ from typing import IO, Annotated, Any
 import typer
 
 from arena.core.cards import Card
+from arena.core.outcome import EndReason
 from arena.core.rules import Rules, Seating
 from arena.errors import ExitCode, InputError, WriteError
 from arena.harness.botproc import BotProcess, BotSpec, ConversationLog, Limits, missing_program
@@ -20,7 +21,7 @@ from arena.harness.containment import containment_line
 from arena.harness.protocol import Termination
 from arena.match.conformance import Step
 from arena.match.conformance import check_bot as run_conformance
-from arena.match.record import EndReason, GameRecord
+from arena.match.record import GameRecord, Policy
 from arena.match.referee import FailurePolicy, play_match
 
 
@@ -184,7 +185,9 @@ def play(
     bank_ms: Annotated[int, typer.Option(help="Extra time bank per bot per match, ms.")] = Limits.bank_ms,
     startup_ms: Annotated[int, typer.Option(help="Time to answer the handshake, ms.")] = Limits.startup_ms,
     grace_ms: Annotated[int, typer.Option(help="Tolerance added to every deadline, ms.")] = Limits.grace_ms,
-    policy: Annotated[str, typer.Option(help="On a bot failure: loss (its side loses) or substitute (random move).")] = "loss",
+    policy: Annotated[
+        Policy, typer.Option(help="On a bot failure: loss (its side loses) or substitute (a random move).")
+    ] = Policy.LOSS,
     strikes: Annotated[int, typer.Option(help="With --policy substitute: failures substituted before the loss.")] = 3,
     record: Annotated[Path | None, typer.Option(help="Write the full game record (JSON) to this file.")] = None,
     logs: Annotated[Path | None, typer.Option(help="Folder for each bot's stderr log and the conversation log.")] = None,

@@ -29,6 +29,7 @@ import typer
 
 from arena.cli.tournament import Progress
 from arena.errors import InputError
+from arena.tournament.schedule import Format, Mode, TeamMode
 
 if TYPE_CHECKING:
     from arena.sprt import SprtParams
@@ -141,7 +142,7 @@ def _file_config(file: Path, candidate: str, baseline: str, check: bool) -> Tour
     if config.sides != 2:
         raise InputError(f"{file}: sprt tests one side against another: it needs exactly 2 sides, the file's table "
                          f"has {config.sides} ({config.players} players)")
-    return replace(config, bots=tuple(chosen), team_mode="clones", teams=(), challenger=None)
+    return replace(config, bots=tuple(chosen), team_mode=TeamMode.CLONES, teams=(), challenger=None)
 
 
 def sprt(
@@ -243,7 +244,6 @@ def _config(bots: tuple[BotConfig, BotConfig], params: SprtParams, base: Tournam
     from arena.core.rules import Rules
     from arena.match.record import FailurePolicy
     from arena.tournament.config import TournamentConfig
-    from arena.tournament.schedule import SPRT
 
     name = f"sprt-{bots[0].name}-vs-{bots[1].name}"
     if len(name) > _NAME_MAX:
@@ -251,12 +251,12 @@ def _config(bots: tuple[BotConfig, BotConfig], params: SprtParams, base: Tournam
     folder = os.path.abspath(output if output is not None else os.path.join("results", name))
     if base is None:
         base = TournamentConfig(
-            name=name, seed=DEFAULT_SEED, rules=Rules(), mode="single", players=2, team_size=1, team_mode="clones",
-            teams=(), bots=bots, format=SPRT, challenger=None, matches_per_pairing=2, duplicate=True,
+            name=name, seed=DEFAULT_SEED, rules=Rules(), mode=Mode.SINGLE, players=2, team_size=1, team_mode=TeamMode.CLONES,
+            teams=(), bots=bots, format=Format.SPRT, challenger=None, matches_per_pairing=2, duplicate=True,
             failures=FailurePolicy(), concurrency=os.cpu_count() or 1, output=folder,
         )
     return replace(
-        base, name=name, bots=bots, format=SPRT, matches_per_pairing=2, duplicate=True, sprt=params, output=folder,
+        base, name=name, bots=bots, format=Format.SPRT, matches_per_pairing=2, duplicate=True, sprt=params, output=folder,
         seed=seed if seed is not None else base.seed, concurrency=concurrency or base.concurrency,
         cluster=cluster or base.cluster, source=base.source,
     )

@@ -38,10 +38,10 @@ from arena.core.events import (
     Sweep,
 )
 from arena.core.game import MatchState
+from arena.core.outcome import EndReason
 from arena.core.rules import Rules, Seating
 from arena.match.record import (
     TIME_KEYS,
-    EndReason,
     FailureAction,
     FailureEntry,
     GameRecord,
@@ -265,7 +265,7 @@ def _check_result(rec: GameRecord, state: MatchState, seating: Seating) -> None:
     last = len(rec.moves) - 1
     end = state.result
     if end is not None:
-        got = (end.winner, tuple(end.scores), EndReason(end.reason), end.hands)
+        got = (end.winner, tuple(end.scores), end.reason, end.hands)
         if got != said:
             raise _at_move(rec, last, f"the record's result is {_result_text(*said)}, but the replay ends {_result_text(*got)}")
         return

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 from arena.core.cards import Card, Suit
 from arena.core.events import Cards, Claim, Deal, EscobaEnMano, HandScore, InitialCapture, Play, Sweep
+from arena.core.outcome import EndReason
 from arena.core.scoring import CATEGORIES
-from arena.match.record import EndReason
 from arena.match.replay import Frame, Replay
 from arena.printable import printable
 
