@@ -13,7 +13,6 @@ from typing import IO, Annotated, Any
 import typer
 
 from arena.core.cards import Card
-from arena.core.outcome import EndReason
 from arena.core.rules import Rules, Seating
 from arena.errors import ExitCode, InputError, WriteError
 from arena.harness.botproc import BotProcess, BotSpec, ConversationLog, Limits, missing_program
@@ -23,6 +22,7 @@ from arena.match.conformance import Step
 from arena.match.conformance import check_bot as run_conformance
 from arena.match.record import GameRecord, Policy
 from arena.match.referee import FailurePolicy, play_match
+from arena.render.text import match_end_text
 
 
 def _open_conversation(logs: Path | None) -> IO[str] | None:
@@ -142,25 +142,6 @@ class _Printer:
             self.echo(f"hand {item['hand'] + 1} points: {points}; match {totals}")
 
 
-def _hands(count: int) -> str:
-    return f"{count} hand{'' if count == 1 else 's'}"
-
-
-def _result_line(record: GameRecord, printer: _Printer) -> str:
-    """``side 0 (greedy) wins 21-9 (target, 5 hands)``; a forfeit names the hand it came in
-    and counts the hands played before it."""
-    result = record.result
-    scores = "-".join(map(str, result.scores))
-    forfeit = result.reason is EndReason.FORFEIT
-    if result.winner is not None:
-        head = f"{printer.side_name(result.winner)} wins"
-    else:
-        head = "no winner" if forfeit else "draw"
-    if forfeit:
-        return f"{head} {scores} (forfeit in hand {result.hands}, {_hands(result.hands - 1)} played)"
-    return f"{head} {scores} ({result.reason}, {_hands(result.hands)})"
-
-
 def _summary(record: GameRecord, seating: Seating) -> dict[str, Any]:
     result = record.result
     return {
@@ -245,7 +226,9 @@ def play(
     if as_json:
         typer.echo(json.dumps(summary))
         return
-    typer.echo(f"result: {_result_line(game, _Printer(names, seating, echo))}")
+    printer = _Printer(names, seating, echo)
+    labels = [printer.side_name(side) for side in range(seating.sides)]
+    typer.echo(f"result: {match_end_text(game, seating, labels)}")
     for outcome in game.outcomes:
         if outcome.termination is not Termination.OK or outcome.strikes:
             typer.echo(
