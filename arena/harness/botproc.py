@@ -405,6 +405,12 @@ class BotProcess:
         return self.spec.resources
 
     @property
+    def process(self) -> BotProcess:
+        """Itself: the referee's ``Player.process``, what it starts and measures with the
+        match's other processes."""
+        return self
+
+    @property
     def pid(self) -> int | None:
         return self._child.pid if self._child is not None else None
 
