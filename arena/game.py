@@ -4,8 +4,21 @@ match, a seat's view, a hand, and the cards and moves they are made of. The code
 """
 
 from arena.core.cards import DECK, Card, Suit, format_cards, parse_cards
-from arena.core.game import CLAIM, OVER, PLAY, TAKE, HandState, MatchResult, MatchState, SeatView, captures_for, hand_view
+from arena.core.game import (
+                             CLAIM,
+                             OVER,
+                             PLAY,
+                             TAKE,
+                             EndReason,
+                             HandState,
+                             MatchResult,
+                             MatchState,
+                             Phase,
+                             SeatView,
+                             captures_for,
+                             hand_view,
+)
 from arena.core.moves import PASS, Move, MoveKind
 
-__all__ = ["CLAIM", "DECK", "OVER", "PASS", "PLAY", "TAKE", "Card", "HandState", "MatchResult", "MatchState", "Move",
-           "MoveKind", "SeatView", "Suit", "captures_for", "format_cards", "hand_view", "parse_cards"]
+__all__ = ["CLAIM", "DECK", "OVER", "PASS", "PLAY", "TAKE", "Card", "EndReason", "HandState", "MatchResult", "MatchState",
+           "Move", "MoveKind", "Phase", "SeatView", "Suit", "captures_for", "format_cards", "hand_view", "parse_cards"]

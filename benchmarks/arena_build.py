@@ -14,5 +14,5 @@ def arena_build() -> str:
 
     folder = Path(arena.__file__).parent
     compiled = sorted({path.name.split(".")[0] for suffix in importlib.machinery.EXTENSION_SUFFIXES
-                       for path in folder.glob(f"*{suffix}")})
+                       for path in folder.rglob(f"*{suffix}")})
     return f"{folder} ({'compiled: ' + ', '.join(compiled) if compiled else 'pure Python'})"

@@ -19,8 +19,9 @@ from arena.harness.botproc import BotProcess, BotSpec, ConversationLog, Limits, 
 from arena.harness.protocol import Termination
 from arena.match.conformance import Step
 from arena.match.conformance import check_bot as run_conformance
-from arena.match.record import EndReason, GameRecord
+from arena.match.record import GameRecord, Policy
 from arena.match.referee import FailurePolicy, play_match
+from arena.render.text import match_end_text
 
 
 def _open_conversation(logs: Path | None) -> IO[str] | None:
@@ -140,25 +141,6 @@ class _Printer:
             self.echo(f"hand {item['hand'] + 1} points: {points}; match {totals}")
 
 
-def _hands(count: int) -> str:
-    return f"{count} hand{'' if count == 1 else 's'}"
-
-
-def _result_line(record: GameRecord, printer: _Printer) -> str:
-    """``side 0 (greedy) wins 21-9 (target, 5 hands)``; a forfeit names the hand it came in
-    and counts the hands played before it."""
-    result = record.result
-    scores = "-".join(map(str, result.scores))
-    forfeit = result.reason is EndReason.FORFEIT
-    if result.winner is not None:
-        head = f"{printer.side_name(result.winner)} wins"
-    else:
-        head = "no winner" if forfeit else "draw"
-    if forfeit:
-        return f"{head} {scores} (forfeit in hand {result.hands}, {_hands(result.hands - 1)} played)"
-    return f"{head} {scores} ({result.reason}, {_hands(result.hands)})"
-
-
 def _summary(record: GameRecord, seating: Seating) -> dict[str, Any]:
     result = record.result
     return {
@@ -183,7 +165,9 @@ def play(
     bank_ms: Annotated[int, typer.Option(help="Extra time bank per bot per match, ms.")] = Limits.bank_ms,
     startup_ms: Annotated[int, typer.Option(help="Time to answer the handshake, ms.")] = Limits.startup_ms,
     grace_ms: Annotated[int, typer.Option(help="Tolerance added to every deadline, ms.")] = Limits.grace_ms,
-    policy: Annotated[str, typer.Option(help="On a bot failure: loss (its side loses) or substitute (random move).")] = "loss",
+    policy: Annotated[
+        Policy, typer.Option(help="On a bot failure: loss (its side loses) or substitute (a random move).")
+    ] = Policy.LOSS,
     strikes: Annotated[int, typer.Option(help="With --policy substitute: failures substituted before the loss.")] = 3,
     record: Annotated[Path | None, typer.Option(help="Write the full game record (JSON) to this file.")] = None,
     logs: Annotated[Path | None, typer.Option(help="Folder for each bot's stderr log and the conversation log.")] = None,
@@ -241,7 +225,9 @@ def play(
     if as_json:
         typer.echo(json.dumps(summary))
         return
-    typer.echo(f"result: {_result_line(game, _Printer(names, seating, echo))}")
+    printer = _Printer(names, seating, echo)
+    labels = [printer.side_name(side) for side in range(seating.sides)]
+    typer.echo(f"result: {match_end_text(game, seating, labels)}")
     for outcome in game.outcomes:
         if outcome.termination is not Termination.OK or outcome.strikes:
             typer.echo(

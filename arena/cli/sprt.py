@@ -22,16 +22,18 @@ import re
 import shlex
 import sys
 from dataclasses import replace
+from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 
 from arena.cli.tournament import Progress
 from arena.errors import InputError
+from arena.tournament.schedule import Format, Mode, TeamMode
 
 if TYPE_CHECKING:
-    from arena.sprt import SprtParams
+    from arena.sprt import EloModel, Metric, SprtParams
     from arena.tournament.config import BotConfig, TournamentConfig
 
 DEFAULT_SEED = 1
@@ -41,18 +43,33 @@ _NAME_MAX = 64
 # --- the command ----------------------------------------------------------------------------------
 
 
-def _params(metric: str, model: str, elo0: float | None, elo1: float | None, points0: float | None,
+_E = TypeVar("_E", bound=Enum)
+
+
+def _member(option: str, value: str, kind: type[_E]) -> _E:
+    """An option's text as its enum member. Typer could parse these itself, but only with the
+    enums imported when the command line starts, and they live beside the statistics, which
+    load numpy: a second of start-up for every command (tests/cli/test_cli_startup.py)."""
+    from arena.sprt import SprtParamError
+
+    for member in kind:
+        if member.value == value:
+            return member
+    raise SprtParamError(option, f"expected {' or '.join(str(m.value) for m in kind)}, got {value!r}")
+
+
+def _params(metric: Metric, model: EloModel, elo0: float | None, elo1: float | None, points0: float | None,
             points1: float | None, alpha: float, beta: float, max_pairs: int | None) -> SprtParams:
-    from arena.sprt import SprtParamError, SprtParams
+    from arena.sprt import EloModel, Metric, SprtParamError, SprtParams
 
     given: dict[str, object] = {"metric": metric, "alpha": alpha, "beta": beta}
     for key, value in (("elo0", elo0), ("elo1", elo1), ("points0", points0), ("points1", points1),
                        ("max_pairs", max_pairs)):
         if value is not None:
             given[key] = value
-    if metric == "elo":
+    if metric is Metric.ELO:
         given["model"] = model
-    elif model != "normalized":
+    elif model is not EloModel.NORMALIZED:
         raise SprtParamError("--model", "applies to --metric elo only")
     try:
         return SprtParams.from_mapping(given)
@@ -141,7 +158,7 @@ def _file_config(file: Path, candidate: str, baseline: str, check: bool) -> Tour
     if config.sides != 2:
         raise InputError(f"{file}: sprt tests one side against another: it needs exactly 2 sides, the file's table "
                          f"has {config.sides} ({config.players} players)")
-    return replace(config, bots=tuple(chosen), team_mode="clones", teams=(), challenger=None)
+    return replace(config, bots=tuple(chosen), team_mode=TeamMode.CLONES, teams=(), challenger=None)
 
 
 def sprt(
@@ -198,13 +215,10 @@ def sprt(
     Resumable: run the same command again after Ctrl-C. --stats prints the numbers of counts alone."""
     from arena.cli.tournament import play_config
     from arena.render.sprt_text import result_lines
-    from arena.sprt import EloModel, Metric, Pentanomial, SprtParamError, summarize_counts
+    from arena.sprt import EloModel, Metric, Pentanomial, summarize_counts
 
-    for option, value, kind in (("--metric", metric, Metric), ("--model", model, EloModel)):
-        if value not in {member.value for member in kind}:
-            allowed = " or ".join(member.value for member in kind)
-            raise SprtParamError(option, f"expected {allowed}, got {value!r}")
-    params = _params(metric, model, elo0, elo1, points0, points1, alpha, beta, max_pairs)
+    params = _params(_member("--metric", metric, Metric), _member("--model", model, EloModel), elo0, elo1, points0,
+                     points1, alpha, beta, max_pairs)
     if stats is not None:
         if candidate is not None or file is not None or repo is not None:
             raise InputError("--stats takes counts instead of bots: give no bots, --file or --repo with it")
@@ -233,7 +247,7 @@ def sprt(
             base_config = None
     config = _config(bots, params, base_config, seed, concurrency, output, cluster)
     resume = _resume_command(candidate, baseline, params, file, repo, base, dev, build, cmd, cwd, seed, concurrency,
-                             output, cluster, metric, model)
+                             output, cluster)
     play_config(config, resume=resume, cluster=cluster, progress=progress, no_progress=no_progress,
                 verbose=verbose, quiet=quiet, strict=False, report=report)
 
@@ -243,7 +257,6 @@ def _config(bots: tuple[BotConfig, BotConfig], params: SprtParams, base: Tournam
     from arena.core.rules import Rules
     from arena.match.record import FailurePolicy
     from arena.tournament.config import TournamentConfig
-    from arena.tournament.schedule import SPRT
 
     name = f"sprt-{bots[0].name}-vs-{bots[1].name}"
     if len(name) > _NAME_MAX:
@@ -251,12 +264,12 @@ def _config(bots: tuple[BotConfig, BotConfig], params: SprtParams, base: Tournam
     folder = os.path.abspath(output if output is not None else os.path.join("results", name))
     if base is None:
         base = TournamentConfig(
-            name=name, seed=DEFAULT_SEED, rules=Rules(), mode="single", players=2, team_size=1, team_mode="clones",
-            teams=(), bots=bots, format=SPRT, challenger=None, matches_per_pairing=2, duplicate=True,
+            name=name, seed=DEFAULT_SEED, rules=Rules(), mode=Mode.SINGLE, players=2, team_size=1, team_mode=TeamMode.CLONES,
+            teams=(), bots=bots, format=Format.SPRT, challenger=None, matches_per_pairing=2, duplicate=True,
             failures=FailurePolicy(), concurrency=os.cpu_count() or 1, output=folder,
         )
     return replace(
-        base, name=name, bots=bots, format=SPRT, matches_per_pairing=2, duplicate=True, sprt=params, output=folder,
+        base, name=name, bots=bots, format=Format.SPRT, matches_per_pairing=2, duplicate=True, sprt=params, output=folder,
         seed=seed if seed is not None else base.seed, concurrency=concurrency or base.concurrency,
         cluster=cluster or base.cluster, source=base.source,
     )
@@ -264,8 +277,7 @@ def _config(bots: tuple[BotConfig, BotConfig], params: SprtParams, base: Tournam
 
 def _resume_command(candidate: str | None, baseline: str | None, params: SprtParams, file: Path | None,
                     repo: Path | None, base: str | None, dev: str | None, build: str | None, cmd: str | None, cwd: str,
-                    seed: int | None, concurrency: int | None, output: Path | None, cluster: str | None, metric: str,
-                    model: str) -> str:
+                    seed: int | None, concurrency: int | None, output: Path | None, cluster: str | None) -> str:
     """The command that resumes this test: the same bots, test and folder."""
     parts = ["arena", "sprt"]
     if repo is not None:
@@ -277,10 +289,12 @@ def _resume_command(candidate: str | None, baseline: str | None, params: SprtPar
         parts += ["--file", str(file)] if file is not None else []
     name0, name1 = params.names
     parts += [f"--{name0}", f"{params.h0:g}", f"--{name1}", f"{params.h1:g}"]
-    if metric != "elo":
-        parts += ["--metric", metric]
-    if model != "normalized":
-        parts += ["--model", model]
+    from arena.sprt import EloModel, Metric
+
+    if params.metric is not Metric.ELO:
+        parts += ["--metric", params.metric.value]
+    if params.model is not EloModel.NORMALIZED:
+        parts += ["--model", params.model.value]
     for option, value, default in (("--alpha", params.alpha, 0.05), ("--beta", params.beta, 0.05)):
         if not math.isclose(value, default):
             parts += [option, f"{value:g}"]

@@ -39,7 +39,7 @@ from arena.tournament.config import TournamentConfig, load_config
 from arena.tournament.executors import Completed, Executor
 from arena.tournament.failures import FailureNote, FailureTally, describe, failure_notes_of, hint
 from arena.tournament.grants import grant_lines
-from arena.tournament.schedule import SPRT, MatchSpec, build_schedule, iter_schedule
+from arena.tournament.schedule import Format, MatchSpec, Mode, build_schedule, iter_schedule
 from arena.tournament.store import ResultStore, ResumeMismatchError, StoreError
 
 if TYPE_CHECKING:
@@ -90,7 +90,7 @@ def _load(file: Path, *, concurrency: int | None = None, output: Path | None = N
 
 
 def _summary(config: TournamentConfig, matches: int, deals: int) -> str:
-    shape = f"{config.players} players alone" if config.mode == "single" else (
+    shape = f"{config.players} players alone" if config.mode is Mode.SINGLE else (
         f"pairs: {config.players} players in teams of {config.team_size} ({config.team_mode})"
     )
     fmt = config.format + (f" (challenger {config.challenger})" if config.challenger else "")
@@ -127,14 +127,14 @@ def _rel(path: str) -> str:
 
 def _schedule_table(config: TournamentConfig, schedule: tuple[MatchSpec, ...], done: Callable[[MatchSpec], bool] | None) -> str:
     headers = ["match", "deal seed", *(f"seat {i}" for i in range(config.players))]
-    if config.mode == "pairs":
+    if config.mode is Mode.PAIRS:
         headers.append("sides")
     if done is not None:
         headers.append("status")
     rows = []
     for spec in schedule:
         row: list[object] = [spec.id, spec.seed, *spec.seats]
-        if config.mode == "pairs":
+        if config.mode is Mode.PAIRS:
             row.append(" vs ".join(spec.sides))
         if done is not None:
             row.append("done" if done(spec) else "to play")
@@ -162,7 +162,7 @@ def validate(
 ) -> None:
     """Check a tournament file and print its schedule and what would be built. Exit code 2 if the file is invalid."""
     config = _load(file)
-    sequential = config.format == SPRT
+    sequential = config.format is Format.SPRT
     schedule = build_schedule(config, deals=SPRT_SHOWN_DEALS) if sequential else build_schedule(config)
     planned = _planned_builds(config)
     typer.echo(f"{file}: ok")
@@ -270,7 +270,7 @@ def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, p
     from arena.tournament.build import run_builds
 
     address = cluster or config.cluster
-    sequential = config.format == SPRT
+    sequential = config.format is Format.SPRT
     matches, deals = _size(config) if not sequential else (0, 0)
     store = runner.open_store(config)
     with store:
@@ -351,7 +351,7 @@ def _sprt_summary(config: TournamentConfig) -> str:
 
     params = config.sprt
     candidate, baseline = sides_of(config)
-    shape = f"{config.players} players alone" if config.mode == "single" else (
+    shape = f"{config.players} players alone" if config.mode is Mode.SINGLE else (
         f"pairs: {config.players} players in teams of {config.team_size} (clones)")
     test = "" if params is None else (
         f"[{params.h0:g}, {params.h1:g}] {params.metric.value}"
@@ -376,7 +376,7 @@ def _existing_store(config: TournamentConfig) -> ResultStore:
 def _dry_run(config: TournamentConfig) -> None:
     """What ``arena run`` would do: the summary, the builds (none run), the schedule and what is
     already stored; refused as the run would be for a changed file or a changed bot."""
-    if config.format == SPRT:
+    if config.format is Format.SPRT:
         _dry_run_sprt(config)
         return
     schedule = build_schedule(config)
@@ -446,12 +446,12 @@ def _check_identities_read_only(config: TournamentConfig, store: ResultStore, pl
 def _say_interrupted(store: ResultStore, total: int, config: TournamentConfig, resume: str, stop: BaseException) -> None:
     try:
         count = store.count()
-        stored = f"{count} of {total} matches are safely stored" if config.format != SPRT else (
+        stored = f"{count} of {total} matches are safely stored" if config.format is not Format.SPRT else (
             f"{count} matches are safely stored")
     except ArenaError:
         stored = "the matches played so far are safely stored"
     by = "" if not isinstance(stop, Interrupted) else f" by {interrupt_name(stop)}"
-    then = "; the test resumes from them to the same decision" if config.format == SPRT else ""
+    then = "; the test resumes from them to the same decision" if config.format is Format.SPRT else ""
     try:
         typer.echo(
             f"interrupted{by}: {stored} in {_rel(config.output)}{then}.\nresume with: {resume}",
@@ -694,7 +694,7 @@ def _finish(store: ResultStore, config: TournamentConfig, live: _Live, out: _Hum
             out.say(f"report: {line}", always=True)
         wrote += f"; report: {_rel(page)}"
     out.say(f"results: {_rel(config.output)} ({count} matches); {wrote}")
-    if config.format == SPRT:
+    if config.format is Format.SPRT:
         out.table("")
         for line in sprt_lines(store):
             out.table(line)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, ClassVar, NamedTuple
 
 from arena.core.cards import Card
+from arena.core.outcome import EndReason
 
 
 def _cards(cards: tuple[Card, ...]) -> list[str]:
@@ -166,7 +167,7 @@ class HandScore(_HandScoreFields):
 class _MatchEndFields(NamedTuple):
     winner: int | None
     scores: tuple[int, ...]
-    reason: str
+    reason: EndReason
     hands: int
 
 
@@ -179,7 +180,7 @@ class MatchEnd(_MatchEndFields):
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": self.kind, "winner": self.winner, "scores": list(self.scores),
-                "reason": self.reason, "hands": self.hands}
+                "reason": self.reason.value, "hands": self.hands}
 
 
 Event = Deal | Cards | InitialCapture | EscobaEnMano | Play | Claim | Escoba | Sweep | HandScore | MatchEnd
@@ -188,6 +189,7 @@ _EVENT_TYPES: dict[str, type[Event]] = {
     cls.kind: cls for cls in (Deal, Cards, InitialCapture, EscobaEnMano, Play, Claim, Escoba, Sweep, HandScore, MatchEnd)
 }
 _CARD_FIELDS = {"table", "cards", "take"}
+_REASONS = {m.value: m for m in EndReason}
 
 
 def event_from_dict(data: dict[str, Any]) -> Event:
@@ -205,6 +207,8 @@ def event_from_dict(data: dict[str, Any]) -> Event:
                 value = tuple(dict(b) for b in value)
             elif name in ("points", "totals", "scores"):
                 value = tuple(value)
+            elif name == "reason":
+                value = _REASONS[value]  # a KeyError, hence a malformed event, for an unknown reason
             values[name] = value
         return cls(**values)
     except (KeyError, TypeError) as exc:

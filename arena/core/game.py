@@ -14,13 +14,14 @@ from dataclasses import dataclass
 from arena.core.events import Event, HandScore, MatchEnd
 from arena.core.hand import CLAIM, OVER, PLAY, TAKE, HandState, captures_for
 from arena.core.moves import Move
+from arena.core.outcome import EndReason, Phase
 from arena.core.rules import Rules, Seating
 from arena.core.seeding import derive_seed
 from arena.core.view import SeatView
 from arena.errors import IllegalMoveError
 
-__all__ = ["CLAIM", "OVER", "PLAY", "TAKE", "HandState", "MatchResult", "MatchState", "SeatView", "captures_for",
-           "hand_view"]
+__all__ = ["CLAIM", "OVER", "PLAY", "TAKE", "EndReason", "HandState", "MatchResult", "MatchState", "Phase", "SeatView",
+           "captures_for", "hand_view"]
 
 
 def hand_view(hand: HandState, seat: int, scores: Sequence[int], events: Sequence[Event]) -> SeatView:
@@ -43,7 +44,7 @@ def hand_view(hand: HandState, seat: int, scores: Sequence[int], events: Sequenc
 class MatchResult:
     winner: int | None  # a side, or None for a draw
     scores: tuple[int, ...]
-    reason: str  # "target" or "max_hands"
+    reason: EndReason  # TARGET or MAX_HANDS: a forfeit is the referee's, not the rules'
     hands: int
 
 
@@ -103,7 +104,7 @@ class MatchState:
             raise IllegalMoveError(str(move), "the match is over")
         hand = self.hand
         hand.apply(move)
-        if hand.phase == OVER:
+        if hand.phase is OVER:
             self._end_hand()
 
     def _end_hand(self) -> None:
@@ -117,9 +118,9 @@ class MatchState:
         best = max(totals)
         leaders = [s for s, t in enumerate(totals) if t == best]
         if best >= self.rules.target and len(leaders) == 1:
-            self._finish(MatchResult(leaders[0], totals, "target", played))
+            self._finish(MatchResult(leaders[0], totals, EndReason.TARGET, played))
         elif played >= self.rules.max_hands:
-            self._finish(MatchResult(None, totals, "max_hands", played))
+            self._finish(MatchResult(None, totals, EndReason.MAX_HANDS, played))
         else:
             self.hand = self._new_hand(played)
 

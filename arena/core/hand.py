@@ -20,18 +20,24 @@ from bisect import insort
 from collections.abc import Callable, Sequence
 from itertools import chain, compress, repeat
 from operator import and_, itemgetter
-from typing import TypeVar
+from typing import Final, TypeVar
 
 from arena.core.cards import DECK, DECK_BITS, Card
 from arena.core.events import Cards, Claim, Deal, Escoba, EscobaEnMano, Event, InitialCapture, Play, Sweep
 from arena.core.moves import PASS, Move, MoveKind
+from arena.core.outcome import Phase
 from arena.core.rules import Rules, Seating
 from arena.core.scoring import score_hand
 from arena.core.seeding import Rng
 from arena.core.view import SeatView
 from arena.errors import IllegalMoveError, MoveParseError
 
-PLAY, CLAIM, TAKE, OVER = "play", "claim", "take", "over"
+# The phases as module constants: compiled, a comparison with one is a pointer test, where
+# ``Phase.CLAIM`` would be an attribute lookup on the class at every use.
+PLAY: Final = Phase.PLAY
+CLAIM: Final = Phase.CLAIM
+TAKE: Final = Phase.TAKE
+OVER: Final = Phase.OVER
 
 T = TypeVar("T")
 
@@ -262,12 +268,12 @@ class HandState:
     escobas: list[int]
     last_capturer: int | None
     turn: int
-    phase: str
+    phase: Phase
     pending: tuple[Card, tuple[tuple[Card, ...], ...]] | None
     round: int
     events: list[Event]
     breakdown: tuple[dict[str, int], ...] | None
-    is_over: bool  # phase == OVER, as a plain attribute: every simulation loop asks it after each move
+    is_over: bool  # phase is OVER, as a plain attribute: every simulation loop asks it after each move
     _legal: list[Move] | None
     _options: list[tuple[Card, ...]] | None
     _trailer: int
@@ -335,7 +341,7 @@ class HandState:
 
     @property
     def current_seat(self) -> int | None:
-        return None if self.phase == OVER else self.turn
+        return None if self.phase is OVER else self.turn
 
     @property
     def stock_count(self) -> int:
@@ -374,7 +380,7 @@ class HandState:
         legal = self._legal
         if legal is not None:
             return legal
-        if self.phase != PLAY:
+        if self.phase is not PLAY:
             return self._special_moves()
         # The hot path of every simulation: kept flat on purpose.
         table = self.table
@@ -410,11 +416,11 @@ class HandState:
 
     def _special_moves(self) -> list[Move]:
         phase = self.phase
-        if phase == CLAIM:
+        if phase is CLAIM:
             card, options = self.pending  # type: ignore[misc]  # pending is set in the claim phase; no check on this hot path
             legal = [Move(MoveKind.CLAIM, card, take) for take in options]
             legal.append(PASS)
-        elif phase == TAKE:
+        elif phase is TAKE:
             legal = [Move(MoveKind.TAKE, None, take) for take in self._options or ()]
         else:
             legal = []
@@ -516,11 +522,11 @@ class HandState:
 
     def _why_illegal(self, move: Move) -> str:
         phase = self.phase
-        if phase == OVER:
+        if phase is OVER:
             return "the hand is over"
-        if phase == CLAIM and move.kind is _PLAY:
+        if phase is CLAIM and move.kind is _PLAY:
             return "a renuncio claim is pending: answer with a 'renuncio ...' move or 'pass' first"
-        if phase == TAKE:
+        if phase is TAKE:
             return "the dealer must choose which initial table cards to take ('mesa ...')"
         if move.kind is not _PLAY:
             return f"no {move.kind.value} is possible now"
@@ -800,7 +806,7 @@ class HandState:
                             last_capturer=view.last_capturer, round=view.round, number=view.hand_number)
         # A pending decision (a renuncio claim, the dealer's choice) is the current seat's to make.
         self.phase = view.phase
-        self.is_over = view.phase == OVER
+        self.is_over = view.phase is OVER
         self.pending = view.pending
         self._options = list(view.options) if view.options else None
         return self

@@ -47,35 +47,61 @@ class Rules:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
-# name -> its allowed values in words: the "expected ..." of the error message; ``_check`` tests them.
-RULE_OPTIONS: dict[str, str] = {
-    "initial_table": "one of " + ", ".join(INITIAL_TABLE_CHOICES),
-    "forced_capture": "true or false",
-    "single_capture_priority": "true or false",
-    "renuncio": "true or false",
-    "last_play_escoba": "true or false",
-    "escoba_en_mano": "true or false",
-    "sevens": "one of " + ", ".join(SEVENS_CHOICES),
-    "all_sevens_bonus": "true or false",
-    "target": "an integer from 1 to 1000",
-    "max_hands": "an integer from 1 to 10000",
+@dataclass(frozen=True)
+class _Flag:
+    words = "true or false"
+
+    def accepts(self, value: Any) -> bool:
+        return isinstance(value, bool)
+
+
+@dataclass(frozen=True)
+class _Choice:
+    choices: tuple[str, ...]
+
+    @property
+    def words(self) -> str:
+        return "one of " + ", ".join(self.choices)
+
+    def accepts(self, value: Any) -> bool:
+        return value in self.choices
+
+
+@dataclass(frozen=True)
+class _Range:
+    low: int
+    high: int
+
+    @property
+    def words(self) -> str:
+        return f"an integer from {self.low} to {self.high}"
+
+    def accepts(self, value: Any) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool) and self.low <= value <= self.high
+
+
+# What each option allows: ``_check`` asks it, and its words are the "expected ..." of the error.
+_ALLOWED: dict[str, _Flag | _Choice | _Range] = {
+    "initial_table": _Choice(INITIAL_TABLE_CHOICES),
+    "forced_capture": _Flag(),
+    "single_capture_priority": _Flag(),
+    "renuncio": _Flag(),
+    "last_play_escoba": _Flag(),
+    "escoba_en_mano": _Flag(),
+    "sevens": _Choice(SEVENS_CHOICES),
+    "all_sevens_bonus": _Flag(),
+    "target": _Range(1, 1000),
+    "max_hands": _Range(1, 10000),
 }
+
+# name -> its allowed values in words (what the YAML reader's messages quote).
+RULE_OPTIONS: dict[str, str] = {name: allowed.words for name, allowed in _ALLOWED.items()}
 
 
 def _check(name: str, value: Any) -> None:
-    allowed = RULE_OPTIONS[name]
-    ok: bool
-    if allowed == "true or false":
-        ok = isinstance(value, bool)
-    elif name == "initial_table":
-        ok = value in INITIAL_TABLE_CHOICES
-    elif name == "sevens":
-        ok = value in SEVENS_CHOICES
-    else:
-        upper = 1000 if name == "target" else 10000
-        ok = isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= upper
-    if not ok:
-        raise OptionError(name, f"expected {allowed}, got {value!r}")
+    allowed = _ALLOWED[name]
+    if not allowed.accepts(value):
+        raise OptionError(name, f"expected {allowed.words}, got {value!r}")
 
 
 @dataclass(frozen=True)

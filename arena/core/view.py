@@ -7,6 +7,7 @@ from typing import Any
 
 from arena.core.cards import DECK, Card
 from arena.core.events import Event
+from arena.core.outcome import Phase
 from arena.core.rules import Rules, Seating
 
 
@@ -23,7 +24,7 @@ class SeatView:
     round: int
     dealer: int
     turn: int | None
-    phase: str
+    phase: Phase
     hand: tuple[Card, ...]
     table: tuple[Card, ...]
     stock_count: int

@@ -39,7 +39,7 @@ from typing import IO, Any
 
 from arena.errors import ArenaError
 from arena.harness import containment
-from arena.harness.containment import Child, Launcher, LauncherError, SpawnError
+from arena.harness.containment import Child, LauncherClient, LauncherError, SpawnError
 from arena.harness.protocol import (
     DEFAULT_MAX_LINE_BYTES,
     GOODBYE_LINE,
@@ -349,7 +349,7 @@ class BotProcess:
         stderr_dir: str | Path | None = None,
         log: ConversationLog | None = None,
         cpus: Sequence[int] | None = None,
-        launcher: Launcher | None = None,
+        launcher: LauncherClient | None = None,
     ) -> None:
         """``cpus``: pin the bot (and what it starts) to these CPUs. Pinning the arena and the
         bots of a match to one CPU makes each hand-over a local context switch instead of a
@@ -403,6 +403,12 @@ class BotProcess:
     @property
     def resources(self) -> ResourceLimits:
         return self.spec.resources
+
+    @property
+    def process(self) -> BotProcess:
+        """Itself: the referee's ``Player.process``, what it starts and measures with the
+        match's other processes."""
+        return self
 
     @property
     def pid(self) -> int | None:
@@ -870,10 +876,10 @@ class BotProcess:
         self._pending.clear()
 
 
-def _by_launcher(bots: Sequence[BotProcess]) -> list[tuple[Launcher, list[tuple[int, Child]]]]:
+def _by_launcher(bots: Sequence[BotProcess]) -> list[tuple[LauncherClient, list[tuple[int, Child]]]]:
     """The bots that have a process, by launcher: each launcher with the index and process of
     each of its bots, so that a match's seats cost each launcher one message, not one each."""
-    groups: dict[int, tuple[Launcher, list[tuple[int, Child]]]] = {}
+    groups: dict[int, tuple[LauncherClient, list[tuple[int, Child]]]] = {}
     for i, bot in enumerate(bots):
         child = bot._child
         if child is not None:

@@ -78,7 +78,7 @@ class Child:
     The launcher's account of such a bot then runs from the bot's start, and once the bot has
     ended its report is counted from the arena's starting point (``ChildExit.totals``)."""
 
-    def __init__(self, launcher: Launcher, child_id: int, pid: int, scratch: str | None = None,
+    def __init__(self, launcher: LauncherClient, child_id: int, pid: int, scratch: str | None = None,
                  counters: Mapping[str, Any] | None = None) -> None:
         self.launcher = launcher
         self.id = child_id
@@ -151,7 +151,7 @@ class Child:
         return self.launcher.wait(self, timeout)
 
 
-class Launcher:
+class LauncherClient:
     """The arena's end of one launcher process. Thread-safe: a reader thread takes every
     message; callers wait for their replies with a deadline."""
 
@@ -494,17 +494,17 @@ def _exit_of(msg: Mapping[str, Any]) -> ChildExit:
 
 # --- this process's launcher -------------------------------------------------------------------
 
-_shared: Launcher | None = None
+_shared: LauncherClient | None = None
 _shared_lock = threading.Lock()
 
 
-def launcher() -> Launcher:
+def launcher() -> LauncherClient:
     """This process's launcher: started on first use, and again if it was lost or if this
     process is a fork of the one that started it."""
     global _shared
     with _shared_lock:
         if _shared is None or not _shared.alive:
-            _shared = Launcher()
+            _shared = LauncherClient()
         return _shared
 
 
@@ -568,5 +568,5 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_after_fork)
 
 
-__all__ = ["CGROUPS_ENV", "LANDLOCK_ENV", "Child", "ChildExit", "Launcher", "LauncherError", "SpawnError", "UnsealedError",
-           "containment_line", "launcher", "require_sealed", "sealing_line", "shutdown"]
+__all__ = ["CGROUPS_ENV", "LANDLOCK_ENV", "Child", "ChildExit", "LauncherClient", "LauncherError", "SpawnError",
+           "UnsealedError", "containment_line", "launcher", "require_sealed", "sealing_line", "shutdown"]

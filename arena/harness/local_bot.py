@@ -13,6 +13,7 @@ from typing import Any
 from arena.core.seeding import Rng
 from arena.harness.botproc import Limits
 from arena.harness.protocol import Ready
+from arena.harness.resources import Usage
 
 __all__ = ["LocalBot"]
 
@@ -37,7 +38,12 @@ class LocalBot:
     def limits(self) -> Any:
         return self._limits
 
-    def send_hello(self, hello: dict[str, Any]) -> None:
+    @property
+    def process(self) -> None:
+        """No process to start or measure (the referee's ``Player.process``)."""
+        return None
+
+    def send_hello(self, hello: dict[str, Any], *, reset: bool = True) -> None:
         pass
 
     def await_ready(self) -> Ready:
@@ -56,6 +62,9 @@ class LocalBot:
 
     def flush(self) -> None:
         pass
+
+    def usage(self) -> Usage:
+        return Usage()  # no source: the record says nothing of what it used
 
     def kill(self) -> None:
         pass

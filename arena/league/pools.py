@@ -52,6 +52,7 @@ from arena.rating.table import (
     fit_ratings,
 )
 from arena.tournament.identity import BotIdentity
+from arena.tournament.schedule import TeamMode
 from arena.tournament.store import STORE_FILE, ResultStore
 
 LENGTH_OPTIONS = ("target", "max_hands")
@@ -85,8 +86,8 @@ class GameKind:
         return self.sides, self.side_size
 
     @classmethod
-    def of_game(cls, seating: Seating, team_mode: str, rules: Rules) -> GameKind:
-        copies = seating.is_teams and team_mode == "clones"
+    def of_game(cls, seating: Seating, team_mode: TeamMode, rules: Rules) -> GameKind:
+        copies = seating.is_teams and team_mode is TeamMode.CLONES
         options = tuple(sorted((k, v) for k, v in rules.to_dict().items() if k not in LENGTH_OPTIONS))
         return cls(seating.players, seating.sides, 1 if copies else seating.players // seating.sides, copies, options)
 

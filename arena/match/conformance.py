@@ -128,7 +128,7 @@ def check_bot(bot: BotProcess, on_step: Callable[[Step], None] | None = None) ->
             players: list[Any] = [LocalBot(f"random{i}", seed=seed + i) for i in range(seating.players)]
             players[seat] = probe
             counter = _Counter(seat)
-            record = play_match(players, rules, seating, seed, FailurePolicy("loss"), observer=counter)
+            record = play_match(players, rules, seating, seed, FailurePolicy(), observer=counter)
             forced += probe.forced
             outcome = record.outcomes[seat]
             if outcome.termination is not Termination.OK:

@@ -6,10 +6,11 @@ took, every bot failure and what the referee did about it, each seat's terminati
 result. Times are kept apart from the game itself (``to_dict(times=False)``) so that the same
 seed with deterministic bots gives identical records.
 
-This module owns how a match ends: the ``EndReason``, the ``FailurePolicy`` the referee
-applies, and the forfeit rule (``forfeit_result``) that both the referee and verification
-(``arena.match.replay``) use. It is pure and sits below the rules core's users: it imports neither
-``arena.core.game`` nor ``arena.core.rules``, so rules and seating are kept here as their dicts.
+This module owns what the referee adds to how a match ends (the rules core's ``EndReason``,
+re-exported here): the ``FailurePolicy`` the referee applies, and the forfeit rule
+(``forfeit_result``) that both the referee and verification (``arena.match.replay``) use. It is
+pure and sits below the rules core's users: it imports neither ``arena.core.game`` nor
+``arena.core.rules``, so rules and seating are kept here as their dicts.
 
 A record read back (``GameRecord.from_dict``) is untrusted input: every field's type and
 range is checked, and anything malformed raises ``RecordError`` with a one-line message
@@ -22,9 +23,9 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from enum import Enum
 from typing import Any, NamedTuple, NoReturn
 
+from arena.core.outcome import EndReason, TextEnum
 from arena.errors import ArenaError, ExitCode
 from arena.harness.protocol import Termination
 from arena.harness.resources import Usage
@@ -43,33 +44,14 @@ class PolicyError(ArenaError, ValueError):
     """A failure policy that is not ``loss`` or ``substitute``, or strikes that are not an integer >= 0."""
 
 
-class _TextEnum(str, Enum):
-    """An enum whose members are their JSON text: equal to it, printed as it and hashed as it,
-    so that code still holding the text (a store row, a JSON summary) agrees with the member."""
-
-    def __str__(self) -> str:
-        return str(self.value)
-
-    __hash__ = str.__hash__
-
-
-class EndReason(_TextEnum):
-    """How a match ended: a side reached the target, the hand limit made it a draw, or a bot
-    failure lost it for its side."""
-
-    TARGET = "target"
-    MAX_HANDS = "max_hands"
-    FORFEIT = "forfeit"
-
-
-class PlayedBy(_TextEnum):
+class PlayedBy(TextEnum):
     """Who chose a recorded move: the seat's bot, or the referee in its place (a substitute)."""
 
     BOT = "bot"
     SUBSTITUTE = "substitute"
 
 
-class FailureAction(_TextEnum):
+class FailureAction(TextEnum):
     """What the referee did about a bot failure."""
 
     SUBSTITUTE = "substitute"  # played a random legal move for the bot; the match went on
@@ -78,7 +60,15 @@ class FailureAction(_TextEnum):
 
 # --- the failure policy --------------------------------------------------------------------------
 
-POLICIES = ("loss", "substitute")
+
+class Policy(TextEnum):
+    """What the referee does about a bot failure (see ``FailurePolicy``)."""
+
+    LOSS = "loss"
+    SUBSTITUTE = "substitute"
+
+
+POLICIES = tuple(p.value for p in Policy)
 DEFAULT_STRIKES = 3
 
 
@@ -87,21 +77,25 @@ class FailurePolicy:
     """``loss``: a failing bot's side loses the match at once. ``substitute``: a random legal
     move is played instead, for the first ``strikes`` failures of a seat; the next one loses."""
 
-    policy: str = "loss"
+    policy: Policy = Policy.LOSS  # its text is accepted too, and parsed here (a YAML file, a test)
     strikes: int = DEFAULT_STRIKES
 
     def __post_init__(self) -> None:
-        if self.policy not in POLICIES:
-            raise PolicyError(f"failure policy {_show(self.policy)}: expected one of {', '.join(POLICIES)}")
+        given: object = self.policy  # typed Policy, but untyped callers hand in text
+        if not isinstance(given, Policy):
+            member = _POLICIES.get(given) if isinstance(given, str) else None
+            if member is None:
+                raise PolicyError(f"failure policy {_show(given)}: expected one of {', '.join(POLICIES)}")
+            object.__setattr__(self, "policy", member)
         if not isinstance(self.strikes, int) or isinstance(self.strikes, bool) or self.strikes < 0:
             raise PolicyError(f"strikes: expected an integer >= 0, got {_show(self.strikes)}")
 
     @property
     def substitutes(self) -> bool:
-        return self.policy == "substitute"
+        return self.policy is Policy.SUBSTITUTE
 
     def to_dict(self) -> dict[str, Any]:
-        return {"policy": self.policy, "strikes": self.strikes}
+        return {"policy": self.policy.value, "strikes": self.strikes}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> FailurePolicy:
@@ -111,7 +105,7 @@ class FailurePolicy:
         unknown = [k for k in data if k not in ("policy", "strikes")]
         if unknown:
             raise PolicyError(f"failure policy: unknown key {_show(unknown[0])} (allowed: policy, strikes)")
-        return cls(data.get("policy", "loss"), data.get("strikes", DEFAULT_STRIKES))
+        return cls(data.get("policy", Policy.LOSS), data.get("strikes", DEFAULT_STRIKES))
 
 
 # --- the entries of a record ---------------------------------------------------------------------
@@ -357,7 +351,7 @@ class RowValues:
     seats: tuple[str, ...]
     winner: int | None
     scores: tuple[int, ...]
-    reason: str
+    reason: EndReason
     terminations: tuple[str, ...]  # per seat: "ok" or the termination that lost the match
     escobas: tuple[int, ...]  # per side
     hands: int
@@ -384,7 +378,7 @@ def derive_row_values(record: GameRecord) -> RowValues:
         seats=record.seats,
         winner=result.winner,
         scores=result.scores,
-        reason=result.reason.value,
+        reason=result.reason,
         terminations=tuple(terminations),
         escobas=tuple(escobas),
         hands=result.hands,
@@ -412,6 +406,7 @@ _PLAYED_BY = {m.value: m for m in PlayedBy}
 _ACTIONS = {m.value: m for m in FailureAction}
 _REASONS = {m.value: m for m in EndReason}
 _TERMINATIONS = {m.value: m for m in Termination}
+_POLICIES = {m.value: m for m in Policy}
 
 
 def _show(value: Any) -> str:

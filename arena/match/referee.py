@@ -32,7 +32,6 @@ from arena.harness.protocol import (
 )
 from arena.harness.resources import Usage
 from arena.match.record import (
-    EndReason,
     FailureAction,
     FailureEntry,
     FailurePolicy,
@@ -308,7 +307,7 @@ def play_match(
         fail(seat, lost, FailureAction.FORFEIT)
     end = state.result
     if end is not None and not fatal:
-        result = Result(end.winner, tuple(end.scores), EndReason(end.reason), end.hands)
+        result = Result(end.winner, tuple(end.scores), end.reason, end.hands)
     else:  # play stops only at the match's end or on a failure that loses it
         result = forfeit_result(state.scores, [side_of[seat] for seat in fatal], state.hand_number)
     outcomes = []

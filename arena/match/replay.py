@@ -38,10 +38,10 @@ from arena.core.events import (
     Sweep,
 )
 from arena.core.game import MatchState
+from arena.core.outcome import EndReason
 from arena.core.rules import Rules, Seating
 from arena.match.record import (
     TIME_KEYS,
-    EndReason,
     FailureAction,
     FailureEntry,
     GameRecord,
@@ -265,9 +265,9 @@ def _check_result(rec: GameRecord, state: MatchState, seating: Seating) -> None:
     last = len(rec.moves) - 1
     end = state.result
     if end is not None:
-        got = (end.winner, tuple(end.scores), EndReason(end.reason), end.hands)
+        got = (end.winner, tuple(end.scores), end.reason, end.hands)
         if got != said:
-            raise _at_move(rec, last, f"the record's result is {_result_text(*said)}, but the replay ends {_result_text(*got)}")
+            raise _at_move(rec, last, _result_difference(said, got))
         return
     if result.reason is not EndReason.FORFEIT:
         raise _at_move(rec, last, f"the record ends with the match unfinished, yet its result is "
@@ -281,12 +281,24 @@ def _check_result(rec: GameRecord, state: MatchState, seating: Seating) -> None:
                                   f"on sides {list(expected.forfeited)}")
     got = (expected.winner, expected.scores, expected.reason, expected.hands)
     if got != said:
-        raise _at_move(rec, last, f"the record's result is {_result_text(*said)}, but the replay ends {_result_text(*got)}")
+        raise _at_move(rec, last, _result_difference(said, got))
 
 
-def _result_text(winner: int | None, scores: tuple[int, ...], reason: str, hands: int) -> str:
-    who = "a draw" if winner is None else f"side {winner} winning"
-    return f"{who} {'-'.join(map(str, scores))} ({reason}, {hands} hands)"
+def _result_difference(said: tuple[Any, ...], got: tuple[Any, ...]) -> str:
+    """What the record's result says and the replay does not, field by field (the sentence for
+    a match's end is the renderer's: this names only what differs)."""
+    names = ("winner", "scores", "reason", "hands")
+    shown = [(name, _field_text(a), _field_text(b)) for name, a, b in zip(names, said, got, strict=True) if a != b]
+    return "the record's result says " + ", ".join(f"{name} {a}" for name, a, _ in shown) + \
+        ", but the replay ends with " + ", ".join(f"{name} {b}" for name, _, b in shown)
+
+
+def _field_text(value: Any) -> str:
+    if value is None:
+        return "none (a draw)"
+    if isinstance(value, tuple):
+        return "-".join(map(str, value))
+    return str(value)
 
 
 def _failure_name(i: int, entry: FailureEntry) -> str:

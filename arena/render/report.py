@@ -163,7 +163,7 @@ def _match_entry(row: Any, href: str | None, why: str | None) -> dict[str, Any]:
         "sides": list(row.sides),
         "winner": row.winner,
         "score": "-".join(map(str, row.scores)),
-        "reason": row.reason,
+        "reason": row.reason.value,
         "hands": row.hands,
         "failures": ", ".join(f"seat {s} {reason}" for s, reason in row.failures),
         "href": href,

@@ -16,9 +16,11 @@ from types import MappingProxyType
 
 from arena.core.cards import Card
 from arena.core.events import Cards, Claim, Deal, EscobaEnMano, HandScore, InitialCapture, Play, Sweep
+from arena.core.outcome import EndReason
+from arena.core.rules import Seating
 from arena.core.scoring import CATEGORIES
-from arena.match.record import EndReason
-from arena.match.replay import Frame, Replay
+from arena.match.record import GameRecord
+from arena.match.replay import Frame, Replay, side_names
 from arena.printable import printable
 from arena.render.suits import SUIT_LOOKS, SuitStyle
 
@@ -166,25 +168,32 @@ def escoba_text(escobas: int) -> str:
     return "ESCOBA!" if escobas == 1 else f"{escobas} ESCOBAS!"
 
 
-def result_text(replay: Replay) -> str:
-    """How the match ended, in a sentence: ``greedy wins 21-9 after 5 hands``; a team of two or
-    three (``greedy & js``) takes the plural verb. A forfeit says in which hand it came (the
-    hands before it are the ones played) or that it came before any move."""
-    r = replay.result
-    names = _side_labels(replay)
+def match_end_text(record: GameRecord, seating: Seating, labels: Sequence[str] | None = None) -> str:
+    """How a match ended, in the one sentence every view of a match says it with (the replay,
+    its page, ``arena play``): ``greedy wins 21-9 after 5 hands``; a team of two or three
+    (``greedy & js``) takes the plural verb. A forfeit says in which hand it came (the hands
+    before it are the ones played) or that it came before any move, and which bots failed how.
+    ``labels`` name the sides (default: their bots, ``side_names``)."""
+    r = record.result
+    names = tuple(labels) if labels is not None else tuple(printable(name) for name in side_names(record, seating))
     score = "-".join(map(str, r.scores))
     head = "no winner"
     if r.winner is not None:
-        head = f"{names[r.winner]} {'win' if len(replay.seating.seats_of(r.winner)) > 1 else 'wins'}"
+        head = f"{names[r.winner]} {'win' if len(seating.seats_of(r.winner)) > 1 else 'wins'}"
     if r.reason is EndReason.FORFEIT:
-        failed = [o for o in replay.record.outcomes if o.termination.is_failure]
+        failed = [o for o in record.outcomes if o.termination.is_failure]
         why = "; ".join(f"seat {o.seat} ({printable(o.bot)}) {o.termination.value}"
                         + (f": {printable(o.detail)}" if o.detail else "") for o in failed)
-        when = f"in hand {r.hands}" if replay.record.moves else "before any move"
+        when = f"in hand {r.hands}" if record.moves else "before any move"
         return f"{head} {score} by forfeit {when} ({why})"
     if r.winner is None:
         return f"draw {score} after {_n(r.hands, 'hand')} ({r.reason})"
     return f"{head} {score} after {_n(r.hands, 'hand')}"
+
+
+def result_text(replay: Replay) -> str:
+    """``match_end_text`` of a replayed match."""
+    return match_end_text(replay.record, replay.seating)
 
 
 def rules_text(replay: Replay) -> str:
@@ -352,6 +361,6 @@ def render_transcript(replay: Replay, style: TextStyle = PLAIN, seat: int | None
     return "\n".join(out) + "\n"
 
 
-__all__ = ["CATEGORY_LABELS", "COUNT_KEYS", "TOTAL_LABELS", "TextStyle", "PLAIN", "card_label", "draw_card", "draw_back",
-           "draw_cards", "cards_text", "describe", "escoba_text", "result_text", "rules_text", "breakdown_lines",
-           "render_screen", "render_transcript"]
+__all__ = ["CATEGORY_LABELS", "COUNT_KEYS", "TOTAL_LABELS", "TextStyle", "PLAIN", "card_label", "draw_card",
+           "draw_back", "draw_cards", "cards_text", "describe", "escoba_text", "match_end_text", "result_text",
+           "rules_text", "breakdown_lines", "render_screen", "render_transcript"]

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 from arena.core.rules import Rules, Seating
 from arena.errors import ArenaError
 from arena.match.record import FailurePolicy, GameRecord, derive_row_values
-from arena.tournament.config import FORMATS, MODES, BotConfig, TeamConfig, TournamentConfig
-from arena.tournament.schedule import MAX_MATCHES, SPRT, MatchSpec, build_schedule, iter_schedule, schedule_size
+from arena.tournament.config import BotConfig, TeamConfig, TournamentConfig
+from arena.tournament.schedule import MAX_MATCHES, Format, MatchSpec, Mode, TeamMode, build_schedule, iter_schedule, schedule_size
 from arena.tournament.store import MatchRow, ResultStore, StoreDamagedError
 
 if TYPE_CHECKING:
@@ -49,26 +49,31 @@ def _get(game: Mapping[str, Any], key: str, kind: type, what: str) -> Any:
     return value
 
 
+_MODES = {m.value: m for m in Mode}
+_FORMATS = {f.value: f for f in Format}
+
+
 def config_from_game(game: Mapping[str, Any]) -> TournamentConfig:
     """The tournament (as far as the schedule and the games go) described by a store's meta
     ``game`` object (``TournamentConfig.game_dict()``). Raises ``_BadMeta`` naming the key."""
     name = _get(game, "name", str, "a string")
     seed = _get(game, "seed", int, "an integer")
-    mode = _get(game, "mode", str, "single or pairs")
+    mode_text = _get(game, "mode", str, "single or pairs")
     players = _get(game, "players", int, "an integer")
     team_size = _get(game, "team_size", int, "an integer")
-    fmt = _get(game, "format", str, "a format")
+    fmt_text = _get(game, "format", str, "a format")
     mpp = _get(game, "matches_per_pairing", int, "an integer")
     duplicate = _get(game, "duplicate", bool, "true or false")
     challenger = game.get("challenger")
-    if mode not in MODES or fmt not in FORMATS:
-        raise _BadMeta(f"mode {mode!r} or format {fmt!r} is not one this arena plays")
+    mode, fmt = _MODES.get(mode_text), _FORMATS.get(fmt_text)
+    if mode is None or fmt is None:
+        raise _BadMeta(f"mode {mode_text!r} or format {fmt_text!r} is not one this arena plays")
     if challenger is not None and not isinstance(challenger, str):
         raise _BadMeta("challenger: expected a name or null")
     if not 1 <= players <= 6 or not 1 <= team_size <= players or not 1 <= mpp <= 10**6:
         raise _BadMeta("players, team_size or matches_per_pairing out of range")
     try:
-        seating = Seating.alone(players) if mode == "single" else Seating.pairs(players=players, team_size=team_size)
+        seating = Seating.alone(players) if mode is Mode.SINGLE else Seating.pairs(players=players, team_size=team_size)
         rules = Rules.from_dict(_get(game, "rules", dict, "an object"))
         failures = FailurePolicy.from_dict(_get(game, "failures", dict, "an object"))
     except (ArenaError, ValueError, TypeError) as exc:
@@ -81,26 +86,26 @@ def config_from_game(game: Mapping[str, Any]) -> TournamentConfig:
     teams_value = game.get("teams")
     teams: tuple[TeamConfig, ...] = ()
     if isinstance(teams_value, list):
-        team_mode = "fixed"
+        team_mode = TeamMode.FIXED
         for team in teams_value:
             members = team.get("members") if isinstance(team, dict) else None
             if not isinstance(team, dict) or not isinstance(team.get("name"), str) or not isinstance(members, list) \
                     or len(members) != team_size or not all(isinstance(m, str) and m in names for m in members):
                 raise _BadMeta("teams: expected fixed teams of the bots, each with a name and members")
             teams += (TeamConfig(team["name"], tuple(members)),)
-    elif teams_value in ("clones", "rotating"):
-        team_mode = str(teams_value)
+    elif teams_value in (TeamMode.CLONES.value, TeamMode.ROTATING.value):
+        team_mode = TeamMode(teams_value)
     else:
         raise _BadMeta("teams: expected clones, rotating or a list of fixed teams")
-    if len(set(names)) != len(names) or (challenger is not None
-                                         and challenger not in (names if team_mode != "fixed" else [t.name for t in teams])):
+    entrants = names if team_mode is not TeamMode.FIXED else [t.name for t in teams]
+    if len(set(names)) != len(names) or (challenger is not None and challenger not in entrants):
         raise _BadMeta("bots: names must be unique, and the challenger one of them")
     config = TournamentConfig(
-        name=name, seed=seed, rules=rules, mode=mode, players=players, team_size=team_size if mode == "pairs" else 1,
+        name=name, seed=seed, rules=rules, mode=mode, players=players, team_size=team_size if mode is Mode.PAIRS else 1,
         team_mode=team_mode, teams=teams, bots=bots, format=fmt, challenger=challenger, matches_per_pairing=mpp,
         duplicate=duplicate, failures=failures, concurrency=1, output=".",
     )
-    if fmt == SPRT:
+    if fmt is Format.SPRT:
         config = replace(config, sprt=_sprt_params(game.get("sprt")))
     if config.seating != seating:
         raise _BadMeta("players and team_size do not make a table")
@@ -138,7 +143,7 @@ def store_schedule(store: ResultStore) -> tuple[TournamentConfig, tuple[MatchSpe
     """The tournament and the whole schedule a store's meta describes (what ``arena verify``
     compares the store with, matches missing from it included)."""
     config = store_config(store)
-    if config.format == SPRT:
+    if config.format is Format.SPRT:
         # Open-ended: its schedule is every deal up to the last one the store holds (a
         # stopped test finished every pair it started; a gap below is a match missing).
         last = -1

@@ -15,7 +15,7 @@ import shlex
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
@@ -23,10 +23,10 @@ from arena.core.rules import RULE_OPTIONS, Rules, Seating
 from arena.errors import OptionError, SeatingError
 from arena.harness.botproc import BotSpecError, missing_program, split_command
 from arena.harness.resources import ResourceLimits
-from arena.match.record import DEFAULT_STRIKES, POLICIES, FailurePolicy
+from arena.match.record import DEFAULT_STRIKES, POLICIES, FailurePolicy, Policy
 from arena.tournament.buildspec import BuildSpec, bot_keys_dict, parse_build_keys
 from arena.tournament.grants import Protected, leads_up, protected_paths, writable_folders, writable_refusal
-from arena.tournament.schedule import MAX_MATCHES, SPRT, SPRT_MAX_PAIRS, count_matches
+from arena.tournament.schedule import MAX_MATCHES, SPRT_MAX_PAIRS, Format, Mode, TeamMode, count_matches
 from arena.tournament.sources import SourceSpec
 from arena.tournament.yamldoc import (
     FLOAT,
@@ -47,9 +47,9 @@ if TYPE_CHECKING:
     # Imported when a file has format: sprt (parse_config): the statistics load numpy.
     from arena.sprt import SprtParams
 
-MODES = ("single", "pairs")
-FORMATS = ("round_robin", "double_round_robin", "gauntlet", SPRT)
-TEAM_MODES = ("clones", "fixed", "rotating")
+MODES = tuple(m.value for m in Mode)
+FORMATS = tuple(f.value for f in Format)
+TEAM_MODES = tuple(t.value for t in TeamMode)
 FAILURE_POLICIES = POLICIES
 PLAYERS_SINGLE = (2, 3, 4)
 PLAYERS_PAIRS = (4, 6)
@@ -142,13 +142,13 @@ class TournamentConfig:
     name: str
     seed: int
     rules: Rules
-    mode: str
+    mode: Mode
     players: int
     team_size: int  # 1 in single mode
-    team_mode: str  # "clones" | "fixed" | "rotating"; "clones" (unused) in single mode
+    team_mode: TeamMode  # CLONES (unused) in single mode
     teams: tuple[TeamConfig, ...]  # fixed teams only
     bots: tuple[BotConfig, ...]
-    format: str
+    format: Format
     challenger: str | None
     matches_per_pairing: int
     duplicate: bool
@@ -172,7 +172,7 @@ class TournamentConfig:
 
     @property
     def seating(self) -> Seating:
-        if self.mode == "single":
+        if self.mode is Mode.SINGLE:
             return Seating.alone(self.players)
         return Seating.pairs(players=self.players, team_size=self.team_size)
 
@@ -192,12 +192,12 @@ class TournamentConfig:
             "name": self.name,
             "seed": self.seed,
             "rules": self.rules.to_dict(),
-            "mode": self.mode,
+            "mode": self.mode.value,
             "players": self.players,
             "team_size": self.team_size,
-            "teams": self.team_mode if self.team_mode != "fixed" else [t.to_dict() for t in self.teams],
+            "teams": self.team_mode.value if self.team_mode is not TeamMode.FIXED else [t.to_dict() for t in self.teams],
             "bots": [b.to_dict() for b in self.bots],
-            "format": self.format,
+            "format": self.format.value,
             "challenger": self.challenger,
             "matches_per_pairing": self.matches_per_pairing,
             "duplicate": self.duplicate,
@@ -292,7 +292,7 @@ def parse_config(
 
     rules = _parse_rules(doc, top.get("rules"))
 
-    mode = doc.choice(top["mode"][1], "mode", MODES) if "mode" in top else "single"
+    mode = doc.member(top["mode"][1], "mode", Mode) if "mode" in top else Mode.SINGLE
     players, team_size = _parse_table(doc, top, mode)
 
     # Each limits key -> the key and nodes of the writable list it has (a bot's own, or the
@@ -307,26 +307,26 @@ def parse_config(
 
     team_mode, teams = _parse_teams(doc, top, mode, bot_names, team_size)
     sides = players // team_size
-    entrants = [t.name for t in teams] if team_mode == "fixed" else bot_names
+    entrants = [t.name for t in teams] if team_mode is TeamMode.FIXED else bot_names
     needed = _bots_needed(mode, team_mode, players, sides)
     format_node = top["format"][1] if "format" in top else None
-    if isinstance(format_node, ScalarNode) and format_node.value == SPRT:
+    if isinstance(format_node, ScalarNode) and format_node.value == Format.SPRT.value:
         # Said before the count of bots: more bots would not make this table fit the test.
         if sides != 2:
             raise doc.error(format_node, "format",
                             f"sprt tests one side against another: it needs exactly 2 sides, this table has {sides}")
-        if team_mode == "rotating":
+        if team_mode is TeamMode.ROTATING:
             raise doc.error(top["teams"][1], "teams",
                             "format sprt needs two sides of fixed members: teams: clones, or two fixed teams")
     if len(entrants) < needed:
-        what = "teams" if team_mode == "fixed" else "bots"
-        node = top["teams"][1] if team_mode == "fixed" else top["bots"][1]
-        key = "teams" if team_mode == "fixed" else "bots"
+        what = "teams" if team_mode is TeamMode.FIXED else "bots"
+        node = top["teams"][1] if team_mode is TeamMode.FIXED else top["bots"][1]
+        key = "teams" if team_mode is TeamMode.FIXED else "bots"
         raise doc.error(node, key, f"at least {needed} {what} are needed for this table, got {len(entrants)}")
 
-    fmt = doc.choice(top["format"][1], "format", FORMATS) if "format" in top else "round_robin"
+    fmt = doc.member(top["format"][1], "format", Format) if "format" in top else Format.ROUND_ROBIN
     challenger: str | None = None
-    if fmt == "gauntlet":
+    if fmt is Format.GAUNTLET:
         if "challenger" not in top:
             raise doc.error(
                 top["format"][1], "challenger",
@@ -338,7 +338,7 @@ def parse_config(
 
     duplicate = doc.boolean(top["duplicate"][1], "duplicate") if "duplicate" in top else True
     sprt = None
-    if fmt == SPRT:
+    if fmt is Format.SPRT:
         sprt = _parse_sprt(doc, top, team_mode, entrants, duplicate)
         mpp = sides
     elif "sprt" in top:
@@ -415,7 +415,7 @@ def parse_config(
     )
 
 
-def _parse_sprt(doc: Doc, top: dict[str, tuple[Node, Node]], team_mode: str, entrants: list[str],
+def _parse_sprt(doc: Doc, top: dict[str, tuple[Node, Node]], team_mode: TeamMode, entrants: list[str],
                 duplicate: bool) -> SprtParams:
     """``format: sprt``: its ``sprt:`` mapping, and two sides (two sides of fixed members are
     checked before) that play every deal from both seats."""
@@ -423,7 +423,7 @@ def _parse_sprt(doc: Doc, top: dict[str, tuple[Node, Node]], team_mode: str, ent
 
     format_node = top["format"][1]
     if len(entrants) != 2:
-        what = "teams" if team_mode == "fixed" else "bots"
+        what = "teams" if team_mode is TeamMode.FIXED else "bots"
         raise doc.error(top[what][1], what, f"format sprt tests exactly 2 {what} (the candidate first, then the "
                                             f"baseline), got {len(entrants)}")
     if not duplicate:
@@ -454,8 +454,8 @@ def _parse_sprt(doc: Doc, top: dict[str, tuple[Node, Node]], team_mode: str, ent
     return params
 
 
-def _bots_needed(mode: str, team_mode: str, players: int, sides: int) -> int:
-    if mode == "pairs" and team_mode == "rotating":
+def _bots_needed(mode: Mode, team_mode: TeamMode, players: int, sides: int) -> int:
+    if mode is Mode.PAIRS and team_mode is TeamMode.ROTATING:
         return players  # every seat a different bot
     return sides
 
@@ -494,8 +494,8 @@ def _parse_rules(doc: Doc, item: tuple[Node, Node] | None) -> Rules:
         raise doc.error(node, "rules", str(exc)) from None
 
 
-def _parse_table(doc: Doc, top: dict[str, tuple[Node, Node]], mode: str) -> tuple[int, int]:
-    if mode == "single":
+def _parse_table(doc: Doc, top: dict[str, tuple[Node, Node]], mode: Mode) -> tuple[int, int]:
+    if mode is Mode.SINGLE:
         if "team_size" in top:
             raise doc.error(top["team_size"][0], "team_size", "only allowed with mode: pairs")
         if "teams" in top:
@@ -681,10 +681,10 @@ def _parse_env(doc: Doc, node: Node, key: str) -> tuple[tuple[str, str], ...]:
 
 
 def _parse_teams(
-    doc: Doc, top: dict[str, tuple[Node, Node]], mode: str, bot_names: list[str], team_size: int
-) -> tuple[str, tuple[TeamConfig, ...]]:
-    if mode == "single" or "teams" not in top:
-        return "clones", ()
+    doc: Doc, top: dict[str, tuple[Node, Node]], mode: Mode, bot_names: list[str], team_size: int
+) -> tuple[TeamMode, tuple[TeamConfig, ...]]:
+    if mode is Mode.SINGLE or "teams" not in top:
+        return TeamMode.CLONES, ()
     node = top["teams"][1]
     if isinstance(node, ScalarNode):
         if node.tag != STR or node.value not in ("clones", "rotating"):
@@ -693,7 +693,7 @@ def _parse_teams(
                 "teams",
                 f"expected clones, rotating, or a list of fixed teams (each with name and members), got {describe(node)}",
             )
-        return cast(str, node.value), ()
+        return TeamMode(node.value), ()
     items = doc.sequence(node, "teams", "fixed teams (each with name and members), or clones, or rotating")
     teams: list[TeamConfig] = []
     seen: set[str] = set()
@@ -733,7 +733,7 @@ def _parse_teams(
                 )
             used[member] = name
         teams.append(TeamConfig(name, members))
-    return "fixed", tuple(teams)
+    return TeamMode.FIXED, tuple(teams)
 
 
 def _parse_max_failed(doc: Doc, item: tuple[Node, Node] | None) -> int | None:
@@ -751,9 +751,9 @@ def _parse_failures(doc: Doc, item: tuple[Node, Node] | None) -> FailurePolicy:
         return FailurePolicy()
     node = item[1]
     fields = doc.mapping(node, "failures", FAILURE_KEYS)
-    policy = doc.choice(fields["policy"][1], "failures.policy", FAILURE_POLICIES) if "policy" in fields else "loss"
+    policy = doc.member(fields["policy"][1], "failures.policy", Policy) if "policy" in fields else Policy.LOSS
     if "strikes" in fields:
-        if policy != "substitute":
+        if policy is not Policy.SUBSTITUTE:
             raise doc.error(fields["strikes"][0], "failures.strikes", "only allowed with policy: substitute")
         strikes = doc.integer(fields["strikes"][1], "failures.strikes", 1, 1000)
     else:

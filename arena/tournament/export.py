@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.core.outcome import EndReason
 from arena.core.rules import Seating
 from arena.errors import ArenaError, InputError
 from arena.tournament.standings import OK, hands_played, match_places, seating_of, side_members
@@ -75,7 +76,7 @@ def _score_a(places: Sequence[int]) -> str:
 
 
 def _forfeited_by(row: MatchRow) -> list[str]:
-    if row.reason != "forfeit":
+    if row.reason is not EndReason.FORFEIT:
         return []
     return list(dict.fromkeys(row.seats[seat] for seat, term in enumerate(row.terminations) if term != OK))
 
@@ -109,7 +110,7 @@ def games_csv(results: Results, source: str = "the results") -> Iterator[str]:
                 row.seed,
                 row.scores[0],
                 row.scores[1],
-                row.reason,
+                row.reason.value,
                 hands_played(row),
                 " ".join(_forfeited_by(row)),
                 " ".join(f"{row.seats[seat]}:{reason}" for seat, reason in row.failures),
@@ -131,7 +132,7 @@ def games_jsonl(results: Results) -> Iterator[str]:
             "seed": row.seed,
             "labels": list(row.sides),
             "points": list(row.scores),
-            "reason": row.reason,
+            "reason": row.reason.value,
             "hands": hands_played(row),
             "forfeited_by": _forfeited_by(row),
             "failures": [{"seat": seat, "bot": row.seats[seat], "reason": reason} for seat, reason in row.failures],

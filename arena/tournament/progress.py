@@ -118,7 +118,7 @@ def match_json(row: MatchRow, failures: Sequence[FailureNote], done: int, total:
         "scores": list(row.scores),
         "winner": row.winner,
         "winner_side": None if row.winner is None else row.sides[row.winner],
-        "reason": row.reason,
+        "reason": row.reason.value,
         "hands": row.hands,
         "failures": [note.to_dict() for note in failures],
         "done": done,

@@ -27,7 +27,7 @@ from arena.safe_files import make_folder
 from arena.tournament.config import TournamentConfig
 from arena.tournament.executors import Completed, Executor, InlineExecutor, LocalExecutor
 from arena.tournament.identity import BotIdentity, identify_bot, identity_changes
-from arena.tournament.schedule import SPRT, MatchSpec, build_schedule, iter_schedule
+from arena.tournament.schedule import Format, MatchSpec, build_schedule, iter_schedule
 from arena.tournament.store import MatchRow, ResultStore, StoreError
 
 LOGS_DIR = "logs"
@@ -100,7 +100,7 @@ def plan_run(config: TournamentConfig, store: ResultStore) -> RunPlan:
     keys = store.stored_keys()
     key = next(keys, None)
     done = 0
-    open_ended = config.format == SPRT
+    open_ended = config.format is Format.SPRT
     try:
         for spec in iter_schedule(config):
             if open_ended and key is None:
@@ -260,7 +260,7 @@ def run_tournament(
         if executor is None:
             executor = make_executor(config, concurrency or config.concurrency)
         ready = ReadyNames(store, store.identities() or identities)
-        if config.format == SPRT:
+        if config.format is Format.SPRT:
             from arena.tournament.sprt_run import SprtRun
 
             test = SprtRun.resume(config, store, plan)

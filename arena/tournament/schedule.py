@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields
+from enum import Enum
 from itertools import combinations
 from math import comb, factorial
 from typing import TYPE_CHECKING, Any
 
+from arena.core.outcome import TextEnum
 from arena.core.seeding import derive_seed
 
 if TYPE_CHECKING:
@@ -23,9 +25,32 @@ if TYPE_CHECKING:
 # row of the store and the schedule is held in memory whole (about 0.5 GB at this size).
 MAX_MATCHES = 1_000_000
 
-SPRT = "sprt"
-"""The sequential test's format: two sides, deal after deal, each deal played from both seats
-(a pair), until the test stops (arena/tournament/sprt_run.py decides when)."""
+
+
+class Mode(TextEnum):
+    """How seats make sides: each player alone, or in pairs of teammates."""
+
+    SINGLE = "single"
+    PAIRS = "pairs"
+
+
+class TeamMode(TextEnum):
+    """Who plays in a team (pairs mode): copies of one bot, teams the file fixes, or every
+    way of splitting the bots into teams."""
+
+    CLONES = "clones"  # also single mode's value, unused there
+    FIXED = "fixed"
+    ROTATING = "rotating"
+
+
+class Format(TextEnum):
+    """Which pairings a tournament plays and how many times."""
+
+    ROUND_ROBIN = "round_robin"
+    DOUBLE_ROUND_ROBIN = "double_round_robin"
+    GAUNTLET = "gauntlet"
+    SPRT = "sprt"  # two sides, deal after deal, each deal from both seats, until the test stops (sprt_run.py)
+
 
 SPRT_MAX_PAIRS = MAX_MATCHES // 2
 """The most pairs a sequential test plays: its ``max_pairs`` when it has none (a test
@@ -47,6 +72,8 @@ class Side:
 
 
 def _plain(value: Any) -> Any:
+    if isinstance(value, Enum):
+        return value.value
     return [_plain(v) for v in value] if isinstance(value, tuple) else value
 
 
@@ -89,7 +116,7 @@ def match_id(deal: int, rotation: int) -> str:
 
 def entrants(config: TournamentConfig) -> list[Side]:
     """The competitors a pairing is drawn from (not used for rotating partners)."""
-    if config.mode == "pairs" and config.team_mode == "fixed":
+    if config.mode is Mode.PAIRS and config.team_mode is TeamMode.FIXED:
         return [Side(t.name, t.members) for t in config.teams]
     return [Side(b.name, (b.name,) * config.team_size) for b in config.bots]
 
@@ -97,7 +124,7 @@ def entrants(config: TournamentConfig) -> list[Side]:
 def pairings(config: TournamentConfig) -> list[tuple[Side, ...]]:
     """Every set of sides that meets, in a stable order (sides in their base seating order)."""
     k = config.sides
-    if config.mode == "pairs" and config.team_mode == "rotating":
+    if config.mode is Mode.PAIRS and config.team_mode is TeamMode.ROTATING:
         names = [b.name for b in config.bots]
         out: list[tuple[Side, ...]] = []
         for group in combinations(names, config.players):
@@ -140,9 +167,9 @@ def iter_schedule(config: TournamentConfig, *, deals: int | None = None) -> Iter
     ends any schedule after that many deals (what a store of a stopped test holds)."""
     k = config.sides
     seating = config.seating
-    legs = 2 if config.format == "double_round_robin" else 1
+    legs = 2 if config.format is Format.DOUBLE_ROUND_ROBIN else 1
     rotations = k if config.duplicate else 1
-    deals_per_leg = sprt_pair_limit(config) if config.format == SPRT else config.matches_per_pairing // rotations
+    deals_per_leg = sprt_pair_limit(config) if config.format is Format.SPRT else config.matches_per_pairing // rotations
     index = 0
     deal = 0
     for p, sides in enumerate(pairings(config)):
@@ -177,9 +204,9 @@ def iter_schedule(config: TournamentConfig, *, deals: int | None = None) -> Iter
 
 def count_matches(
     *,
-    mode: str,
-    team_mode: str,
-    format: str,
+    mode: Mode,
+    team_mode: TeamMode,
+    format: Format,
     players: int,
     team_size: int,
     bots: int,
@@ -191,23 +218,23 @@ def count_matches(
     """``len(build_schedule(config))`` in closed form, from the numbers a file gives, so a
     file asking for billions of matches is refused before any is built."""
     sides = players // team_size
-    if mode == "pairs" and team_mode == "rotating":
+    if mode is Mode.PAIRS and team_mode is TeamMode.ROTATING:
         # Every group of `players` bots (the challenger's, in a gauntlet), split every way
         # into teams of `team_size`.
         groups = comb(bots - 1, players - 1) if gauntlet else comb(bots, players)
         same_team_orders: int = factorial(team_size) ** sides * factorial(sides)
         pairings = groups * factorial(players) // same_team_orders
     else:
-        pool = teams if mode == "pairs" and team_mode == "fixed" else bots
+        pool = teams if mode is Mode.PAIRS and team_mode is TeamMode.FIXED else bots
         pairings = comb(pool - 1, sides - 1) if gauntlet else comb(pool, sides)
-    legs = 2 if format == "double_round_robin" else 1
+    legs = 2 if format is Format.DOUBLE_ROUND_ROBIN else 1
     rotations = sides if duplicate else 1
     return pairings * legs * (matches_per_pairing // rotations) * rotations
 
 
 def schedule_size(config: TournamentConfig) -> int:
     """How many matches ``build_schedule(config)`` makes, without making them."""
-    if config.format == SPRT:
+    if config.format is Format.SPRT:
         return config.sides * sprt_pair_limit(config)
     return count_matches(
         mode=config.mode,

@@ -33,13 +33,13 @@ from arena.sprt import DealPair, GameResult, SprtParams, SprtState, SprtSummary
 from arena.tournament.config import TournamentConfig
 from arena.tournament.executors import Completed
 from arena.tournament.runner import RunPlan
-from arena.tournament.schedule import SPRT, MatchSpec, iter_schedule, pairings, sprt_pair_limit
+from arena.tournament.schedule import Format, MatchSpec, iter_schedule, pairings, sprt_pair_limit
 from arena.tournament.standings import hands_played
 from arena.tournament.store import MatchRow, ResultStore, StoreDamagedError, StoreError
 
 
 def sprt_params(config: TournamentConfig) -> SprtParams:
-    if config.format != SPRT or config.sprt is None:
+    if config.format is not Format.SPRT or config.sprt is None:
         raise StoreError(f"{config.name}: not a sequential test (format: {config.format})")
     return config.sprt
 
@@ -183,7 +183,7 @@ def replay_store(store: ResultStore, rows: Iterable[MatchRow] | None = None) -> 
 
 def is_sprt_store(store: ResultStore) -> bool:
     game = store.meta().get("game")
-    return isinstance(game, dict) and game.get("format") == SPRT
+    return isinstance(game, dict) and game.get("format") == Format.SPRT.value
 
 
 __all__ = ["PairBook", "SprtOutcome", "SprtRun", "game_result", "is_sprt_store", "replay_store", "sides_of", "sprt_params"]

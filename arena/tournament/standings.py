@@ -29,9 +29,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from arena.core.outcome import EndReason
 from arena.core.rules import Seating
 from arena.harness.protocol import Termination
-from arena.match.record import EndReason
 from arena.rating.table import DEFAULT_PRIOR, MatchResult, Model, PairResult, RatingTable, fit_ratings
 from arena.tournament.store import MatchRow, ResultStore, StoreError
 

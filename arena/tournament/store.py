@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, TypeVar, overload
 
+from arena.core.outcome import EndReason
 from arena.errors import ArenaError, ExitCode, WriteError
 from arena.safe_files import make_folder, open_lock_file, refuse_links
 from arena.tournament.identity import BotIdentity
@@ -143,7 +144,7 @@ class MatchRow:
     seats: tuple[str, ...]  # bot name per seat
     winner: int | None  # side index, None for a draw
     scores: tuple[int, ...]  # points per side
-    reason: str  # how the match ended: an EndReason value, "target", "max_hands" or "forfeit"
+    reason: EndReason  # how the match ended
     terminations: tuple[str, ...]  # per seat: "ok" or the bot's failure reason
     escobas: tuple[int, ...]  # per side
     hands: int
@@ -557,7 +558,7 @@ class ResultStore:
                         json.dumps(list(row.seats)),
                         row.winner,
                         json.dumps(list(row.scores)),
-                        row.reason,
+                        row.reason.value,
                         json.dumps(list(row.terminations)),
                         json.dumps(list(row.escobas)),
                         row.hands,
@@ -729,6 +730,16 @@ def _list_of(name: str, text: object, kind: type[_T], what: str) -> tuple[_T, ..
     return tuple(_check(name, item, kind, f"a list of {what}") for item in items)
 
 
+_REASONS = {m.value: m for m in EndReason}
+
+
+def _reason(value: object) -> EndReason:
+    member = _REASONS.get(value) if isinstance(value, str) else None
+    if member is None:
+        raise _BadColumn(f"column reason: expected one of {', '.join(_REASONS)}, got {_short(value)}")
+    return member
+
+
 def _parse_row(r: tuple[Any, ...]) -> MatchRow:
     integer = "an integer"
     sides = _list_of("sides", r[6], str, "strings")
@@ -776,7 +787,7 @@ def _parse_row(r: tuple[Any, ...]) -> MatchRow:
         seats=seats,
         winner=winner,
         scores=scores,
-        reason=_check("reason", r[10], str, "a string"),
+        reason=_reason(r[10]),
         terminations=terminations,
         escobas=escobas,
         hands=_check("hands", r[13], int, integer),

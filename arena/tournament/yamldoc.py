@@ -8,7 +8,8 @@ turns the tree into a ``TournamentConfig``.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from enum import Enum
+from typing import Any, TypeVar, cast
 
 import yaml
 from yaml.constructor import ConstructorError, SafeConstructor
@@ -18,6 +19,8 @@ from yaml.reader import ReaderError
 from yaml.resolver import Resolver
 
 from arena.errors import ArenaError
+
+E = TypeVar("E", bound=Enum)
 
 # What a tournament file may hold (docs/TOURNAMENTS.md, "Limits"). They bound the cost of
 # reading any file, however hostile, to well under a second and 100 MB, and are far above
@@ -315,6 +318,10 @@ class Doc:
         if isinstance(value, str) and value in choices:
             return value
         raise self.error(node, key, f"expected one of {some(choices)}, got {describe(node)}")
+
+    def member(self, node: Node, key: str, kind: type[E]) -> E:
+        """``choice`` among the values of an enum, parsed to its member."""
+        return kind(self.choice(node, key, tuple(m.value for m in kind)))
 
     def integer(self, node: Node, key: str, low: int, high: int | None = None, allowed: str | None = None) -> int:
         # Only an integer literal is read: no float, true/false or date is converted, and a

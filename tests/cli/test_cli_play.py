@@ -61,11 +61,10 @@ def test_play_pairs_with_a_failing_bot_records_its_reason(tmp_path):
     replay(record)
     assert record.rules["target"] == 21 and record.seating["teams"] == [[0, 2], [1, 3]]
     shown = run("play", C, zoo("illegal", 2), C, C, "--pairs", "--seed", "4")
-    hands = record.result.hands
-    played = f"{hands - 1} hand{'' if hands == 2 else 's'} played"
-    assert shown.stdout.splitlines()[-2].startswith(
-        f"result: side 0 (firstmove.bin#1 + firstmove.bin#2) wins {'-'.join(map(str, record.result.scores))} "
-        f"(forfeit in hand {hands}, {played})")
+    # The sentence every view of a match ends with (match_end_text), with play's side labels.
+    assert shown.stdout.splitlines()[-2] == (
+        f"result: side 0 (firstmove.bin#1 + firstmove.bin#2) win {'-'.join(map(str, record.result.scores))} "
+        f"by forfeit in hand {record.result.hands} (seat 1 (zoobot.py) illegal_move: {record.outcomes[1].detail})")
 
 
 def test_play_with_rule_options_and_substitutes(tmp_path):

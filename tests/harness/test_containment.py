@@ -23,7 +23,7 @@ from zoo.helpers import FAST, ROOT, hello, hostile_spec, new_token, running, sur
 from arena.core.rules import Rules, Seating
 from arena.harness import containment, sandbox, seal
 from arena.harness.botproc import BotProcess, BotSpec, Limits
-from arena.harness.containment import Launcher
+from arena.harness.containment import LauncherClient
 from arena.harness.local_bot import LocalBot
 from arena.harness.protocol import BotFailure, Termination
 from arena.harness.resources import ResourceLimits
@@ -53,7 +53,7 @@ HOSTILE = Path(__file__).parents[1] / "zoo" / "hostile.py"
 @pytest.fixture(scope="module")
 def proc_launcher():
     """A launcher without cgroups: what a machine without them gets."""
-    launcher = Launcher(cgroups=False, sealed=False)
+    launcher = LauncherClient(cgroups=False, sealed=False)
     yield launcher
     launcher.close()
 
@@ -613,7 +613,7 @@ def test_a_bot_whose_launcher_is_lost_fails_at_its_next_request_even_if_it_still
     once the arena knows, the bot gets no more requests, however long it takes to die."""
     script = tmp_path / "deathless.py"
     script.write_text(DEATHLESS_BOT)
-    launcher = Launcher(cgroups=False, sealed=False)  # nothing else kills a bot that outlives it
+    launcher = LauncherClient(cgroups=False, sealed=False)  # nothing else kills a bot that outlives it
     bot = BotProcess(BotSpec(name="deathless", cmd=(sys.executable, str(script)), limits=FAST), launcher=launcher)
     try:
         bot.begin_match(hello())
@@ -646,7 +646,7 @@ def test_a_match_tells_the_launcher_at_most_once_to_count_and_asks_at_most_once_
     if not resettable:
         monkeypatch.setattr(containment.launcher_program.CounterFiles, "reset_peak", lambda self: False)
     said: list[tuple[str, dict]] = []
-    request, notify = Launcher._request, Launcher._notify
+    request, notify = LauncherClient._request, LauncherClient._notify
 
     def counting_request(self, op, fds=(), timeout=10.0, **fields):
         said.append((op, fields))
@@ -659,8 +659,8 @@ def test_a_match_tells_the_launcher_at_most_once_to_count_and_asks_at_most_once_
     bots = [BotProcess(hostile_spec("escape_pgid", new_token(), limits=FAST)) for _ in range(2)]
     try:
         play_match(bots, RULES, Seating.alone(2), seed=3)  # starts them
-        monkeypatch.setattr(Launcher, "_request", counting_request)
-        monkeypatch.setattr(Launcher, "_notify", counting_notify)
+        monkeypatch.setattr(LauncherClient, "_request", counting_request)
+        monkeypatch.setattr(LauncherClient, "_notify", counting_notify)
         record = play_match(bots, RULES, Seating.alone(2), seed=4)
         messages = list(said)
         counting = all(bot._child is not None and bot._child.counting for bot in bots)
@@ -681,7 +681,7 @@ def test_a_match_tells_the_launcher_at_most_once_to_count_and_asks_at_most_once_
 
 
 def test_the_launcher_keeps_no_descriptor_of_a_bot_that_is_gone():
-    launcher = Launcher()
+    launcher = LauncherClient()
     try:
         def open_fds() -> int:
             return len(os.listdir(f"/proc/{launcher.pid}/fd"))

@@ -158,6 +158,9 @@ def test_other_damage_is_refused_with_a_clear_reason():
     with pytest.raises(ReplayMismatch, match="result") as info:
         replay(data)
     assert info.value.move_index == len(data["moves"]) - 1
+    said, got = data["result"]["scores"], base["result"]["scores"]
+    assert info.value.reason == (f"the record's result says scores {said[0]}-{said[1]}, "
+                                 f"but the replay ends with scores {got[0]}-{got[1]}")  # only the field that differs
 
     data = json.loads(json.dumps(base))
     data["moves"][3]["seat"] = 1 - data["moves"][3]["seat"]

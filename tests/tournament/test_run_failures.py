@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from arena.core.outcome import EndReason
 from arena.core.rules import Seating
 from arena.harness.protocol import Termination
 from arena.match.record import FailureAction, FailureEntry
@@ -45,7 +46,7 @@ def test_the_hints_name_the_setting_to_change():
 def _row(match_id: str, seats: tuple[str, ...], failures=(), winner=0, scores=(5, 2)) -> MatchRow:
     terminations = tuple("ok" for _ in seats)
     return MatchRow(id=match_id, index=int(match_id[:5]), pairing=0, deal=0, rotation=0, seed=1, sides=seats,
-                    seats=seats, winner=winner, scores=scores, reason="forfeit" if failures else "target",
+                    seats=seats, winner=winner, scores=scores, reason=EndReason.FORFEIT if failures else EndReason.TARGET,
                     terminations=terminations, escobas=(0, 0), hands=1, failures=tuple(failures))
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.core.outcome import EndReason
 from arena.render.standings import format_crosstable, format_standings
 from arena.tournament.config import parse_config
 from arena.tournament.schedule import build_schedule
@@ -29,7 +30,7 @@ def row_for(spec, winner, failures=()):
     return MatchRow(
         id=spec.id, index=spec.index, pairing=spec.pairing, deal=spec.deal, rotation=spec.rotation,
         seed=spec.seed, sides=spec.sides, seats=spec.seats, winner=winner, scores=scores,
-        reason="target" if winner is not None else "max_hands", terminations=("ok", "ok"),
+        reason=EndReason.TARGET if winner is not None else EndReason.MAX_HANDS, terminations=("ok", "ok"),
         escobas=(2, 1), hands=4, failures=failures, duration=0.25,
     )
 
@@ -160,7 +161,7 @@ def test_multi_side_matches_become_pairwise_results():
     from arena.tournament.standings import pair_results
 
     row = MatchRow(id="0.0", index=0, pairing=0, deal=0, rotation=0, seed=1, sides=("a", "b", "c"),
-                   seats=("a", "b", "c"), winner=2, scores=(30, 10, 21), reason="forfeit",
+                   seats=("a", "b", "c"), winner=2, scores=(30, 10, 21), reason=EndReason.FORFEIT,
                    terminations=("timeout", "ok", "ok"), escobas=(0, 0, 0), hands=3)
     pairs = pair_results(row, Seating.alone(3))
     # c won; a forfeited, so it loses to b despite its points.
