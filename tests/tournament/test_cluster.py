@@ -133,8 +133,19 @@ def _tagged(tag: str) -> list[int]:
 
 
 def _bots(tag: str) -> list[int]:
-    """The bot processes among the tagged ones (a worker also has the harness's keeper)."""
-    return [pid for pid in _tagged(tag) if "policybot.py" in _describe([pid])]
+    """The bot processes among the tagged ones (a worker also has the harness's keeper): the
+    first process of each bot's tree (a sealed bot's is bubblewrap's, with the bot beneath)."""
+    tagged = _tagged(tag)
+    return [pid for pid in tagged if "policybot.py" in _describe([pid]) and _parent(pid) not in tagged]
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    return int(data[data.rfind(b")") + 2:].split()[1])
 
 
 def _describe(pids: list[int]) -> str:
@@ -327,16 +338,24 @@ def test_a_worker_lane_keeps_its_bots_across_matches_then_closes_them(tmp_path: 
     config = load_config(write_tournament(tmp_path, env=f", {TAG}: {tag}"))
     blob = pickle.dumps(cluster_plan(config))
     key = f"test-{tag}"
-    first, second = build_schedule(config)[:2]  # the same two bots, seats swapped
+    schedule = build_schedule(config)
+    first, second = schedule[:2]  # the same two bots, seats swapped: one deal's two rotations
+    other = next(m for m in schedule if m.deal != first.deal and set(m.seats) == set(first.seats))
     try:
         one = play_task(key, blob, first.to_dict())
-        bots = sorted(_tagged(tag))
+        bots = sorted(_bots(tag))
         assert len(bots) == 2
         two = play_task(key, blob, second.to_dict())
-        assert sorted(_tagged(tag)) == bots  # the same processes played again
+        # The twin of a deal goes to processes that have not seen it (PROTOCOL.md); another
+        # deal is played by processes kept from before.
+        twins = sorted(_bots(tag))
+        assert len(twins) == 4 and set(bots) < set(twins)
+        three = play_task(key, blob, other.to_dict())
+        assert sorted(_bots(tag)) == twins
         assert (one.spec, two.spec) == (first, second) and one.row.id == first.id
         assert without_times(json.loads(one.record_json)) == expected_records[first.id]
         assert without_times(json.loads(two.record_json)) == expected_records[second.id]
+        assert without_times(json.loads(three.record_json)) == expected_records[other.id]
     finally:
         closing = close_lanes(key)
     assert closing == 1
@@ -381,9 +400,9 @@ def test_a_worker_closes_the_bots_of_a_tournament_idle_for_long(tmp_path: Path, 
     key = f"test-{tag}"
     try:
         play_task(key, pickle.dumps(cluster_plan(config)), build_schedule(config)[0].to_dict())
-        assert len(_tagged(tag)) == 2
+        assert len(_bots(tag)) == 2
         assert reap_idle_lanes() == 0  # not idle for long yet
-        assert len(_tagged(tag)) == 2
+        assert len(_bots(tag)) == 2
         monkeypatch.setattr(dask_executor, "IDLE_CLOSE_SECONDS", 0.0)
         assert reap_idle_lanes() == 1
         assert _wait_gone(tag) == []
