@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
+from league_helpers import _store
 from test_html_browser import ARTIFACTS, HOSTILE_NAMES, Offline, _rename, browser  # noqa: F401  (browser: a fixture)
-from test_league import _store
 from typer.testing import CliRunner
 
 from arena.cli import app
