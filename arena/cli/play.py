@@ -251,13 +251,13 @@ def _spec_from_file(path: Path, name: str) -> BotSpec:
     import sys
 
     from arena.tournament.config import load_config
-    from arena.tournament.worker import bot_spec
+    from arena.tournament.worker import bot_spec, hidden_paths
 
     config = load_config(path)
     bot = next((b for b in config.bots if b.name == name), None)
     if bot is None:
         raise InputError(f"{path}: bots: no bot named {name!r} (the file has: {', '.join(b.name for b in config.bots)})")
-    return bot_spec(bot, sys.executable, config.secrets)
+    return bot_spec(bot, sys.executable, hidden_paths(config))
 
 
 def check_bot(

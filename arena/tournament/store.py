@@ -41,6 +41,20 @@ from arena.tournament.schedule import plain_fields
 
 SCHEMA_VERSION = 1
 STORE_FILE = "results.sqlite"
+
+
+def stores_beside(folder: str) -> tuple[str, ...]:
+    """The other results folders next to ``folder`` (those holding a store): an older run of the
+    same tournament (a new ``--output`` after a bot changed) holds the records of the very
+    deals this one plays, so no bot may read them either."""
+    parent = os.path.dirname(os.path.abspath(folder))
+    try:
+        names = sorted(os.listdir(parent))
+    except OSError:
+        return ()
+    own = os.path.abspath(folder)
+    return tuple(path for name in names
+                 if (path := os.path.join(parent, name)) != own and os.path.isfile(os.path.join(path, STORE_FILE)))
 IDENTITIES_KEY = "identities"
 LAST_MATCH_KEY = "last_match_at"
 _ROW_COLUMNS = (

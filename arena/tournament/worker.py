@@ -21,7 +21,7 @@ from arena.tournament.config import TournamentConfig
 from arena.tournament.executors import Summary, WorkerPlan
 from arena.tournament.failures import failure_notes
 from arena.tournament.schedule import MatchSpec
-from arena.tournament.store import MatchRow
+from arena.tournament.store import MatchRow, stores_beside
 
 
 @dataclass(frozen=True)
@@ -50,8 +50,13 @@ def bot_spec(bot: Any, python: str, hidden: tuple[str, ...] = ()) -> BotSpec:
                    resources=ResourceLimits.from_dict(dict(bot.limits)), hidden=hidden)
 
 
+def hidden_paths(config: TournamentConfig) -> tuple[str, ...]:
+    """What no bot of ``config`` may see: its secrets, and every results folder beside its own."""
+    return config.secrets + stores_beside(config.output)
+
+
 def make_job(config: TournamentConfig, *, python: str, logs_dir: str | None) -> Job:
-    hidden = config.secrets
+    hidden = hidden_paths(config)
     return Job(
         rules=config.rules.to_dict(),
         seating=config.seating.to_dict(),

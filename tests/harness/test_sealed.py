@@ -285,3 +285,37 @@ def test_correct_bots_in_the_repository_layouts_play_sealed(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     standings = json.loads((tmp_path / "results" / "lay" / "standings.json").read_text())
     assert sum(row["matches"] for row in standings) == 4 and all(not row["failures"] for row in standings)
+
+
+@pytest.mark.slow
+def test_an_older_results_folder_of_the_tournament_is_hidden_too(tmp_path):
+    """The arena advises a new --output when a bot changes: the old folder holds the records of
+    the very deals the new run plays. A bot whose folder holds both sees neither."""
+    out = tmp_path / "out"
+    out.mkdir()
+    targets = {"files": [str(tmp_path / "results" / "old" / "results.sqlite"), str(tmp_path / "results" / "old"),
+                         str(tmp_path / "results" / "new"), str(tmp_path / "t.yaml")]}
+    (tmp_path / "t.yaml").write_text(textwrap.dedent(f"""\
+        name: t
+        seed: 9
+        bots:
+          - name: probe
+            cmd: $PYTHON {PROBE}
+            cwd: .
+            env: {{PROBE_OUT: {out / 'report.json'}, PROBE_TARGETS: '{json.dumps(targets)}'}}
+            limits: {{writable: [out]}}
+          - name: greedy
+            cmd: $PYTHON bots/greedy_bot.py
+            cwd: {ROOT}
+        format: round_robin
+        matches_per_pairing: 2
+        rules: {{target: 1}}
+    """))
+    for folder in ("old", "new"):
+        done = subprocess.run([sys.executable, "-m", "arena.cli", "run", str(tmp_path / "t.yaml"), "--no-progress",
+                               "--no-report", "-o", str(tmp_path / "results" / folder)],
+                              capture_output=True, text=True, timeout=300, cwd=ROOT)
+        assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads((out / "report.json").read_text())
+    files = {key: value for key, value in report.items() if key.startswith("file ")}
+    assert len(files) == 4 and "reached" not in files.values(), files
