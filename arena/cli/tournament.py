@@ -29,7 +29,7 @@ import typer
 from arena.cli.edge import Interrupted, interrupt_exit_code, interrupt_name
 from arena.cli.rate import FormatOption, PriorOption, check_prior
 from arena.errors import ArenaError, ExitCode, InputError
-from arena.harness.containment import containment_line, sealing_line
+from arena.harness.containment import containment_line, sealing_line, unsealed_why
 from arena.harness.containment import require_sealed as require_sealed_bots
 from arena.printable import printable
 from arena.render.tables import TableFormat, render_table
@@ -285,6 +285,8 @@ def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, p
             unsealed = None if address else sealing_line()
             if unsealed is not None:
                 out.say(unsealed)
+                if test.has_work if test is not None else plan.to_play:
+                    store.mark_unsealed(unsealed_why() or "")
             for line in grant_lines(config):
                 out.say(line, always=line.startswith("warning:"))
             built = run_builds(config, os.path.join(config.output, runner.LOGS_DIR), jobs=min(2, config.concurrency))

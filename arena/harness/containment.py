@@ -524,15 +524,21 @@ class UnsealedError(ArenaError):
     exit_code = ExitCode.BAD_INPUT
 
 
-def sealing_line() -> str | None:
-    """None where bots are sealed; else one line saying what is missing, for a run header."""
+def unsealed_why() -> str | None:
+    """None where this process's bots are sealed; else what the machine lacks."""
     try:
         shared = launcher()
     except LauncherError as exc:
-        return f"unsealed: no launcher ({exc})"
-    if shared.sealed:
+        return f"no launcher ({exc})"
+    return None if shared.sealed else shared.unsealed_why
+
+
+def sealing_line() -> str | None:
+    """None where bots are sealed; else one line saying what is missing, for a run header."""
+    why = unsealed_why()
+    if why is None:
         return None
-    return (f"unsealed: {shared.unsealed_why}: bots share this machine's user, processes, IPC and files "
+    return (f"unsealed: {why}: bots share this machine's user, processes, IPC and files "
             "(docs/PROTOCOL.md, \"Limits and containment\")")
 
 
@@ -569,4 +575,5 @@ if hasattr(os, "register_at_fork"):
 
 
 __all__ = ["CGROUPS_ENV", "LANDLOCK_ENV", "Child", "ChildExit", "LauncherClient", "LauncherError", "SpawnError",
-           "UnsealedError", "containment_line", "launcher", "require_sealed", "sealing_line", "shutdown"]
+           "UnsealedError", "containment_line", "launcher", "require_sealed", "sealing_line", "shutdown",
+           "unsealed_why"]

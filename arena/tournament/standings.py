@@ -33,7 +33,7 @@ from arena.core.outcome import EndReason
 from arena.core.rules import Seating
 from arena.harness.protocol import Termination
 from arena.rating.table import DEFAULT_PRIOR, MatchResult, Model, PairResult, RatingTable, fit_ratings
-from arena.tournament.store import MatchRow, ResultStore, StoreError
+from arena.tournament.store import UNSEALED_KEY, MatchRow, ResultStore, StoreError
 
 OK = Termination.OK.value  # a MatchRow holds the enums' text
 FAILURE_REASONS = tuple(t.value for t in Termination if t.is_failure)
@@ -462,7 +462,15 @@ def standings_from_store(store: ResultStore, *, prior: float | None = DEFAULT_PR
             "escobas of the hand the forfeit cut short are counted (arena verify names the record)"
         )
         standings = replace(standings, notes=(*standings.notes, note))
+    unsealed = store.meta().get(UNSEALED_KEY)
+    if unsealed:
+        standings = replace(standings, notes=(*standings.notes, unsealed_note(str(unsealed))))
     return standings
+
+
+def unsealed_note(why: str) -> str:
+    return (f"unsealed: matches of this tournament were played by bots that were not sealed ({why}): a bot "
+            "could reach other bots and the arena's processes (docs/PROTOCOL.md, \"Limits and containment\")")
 
 
 def _order_labels(labels: list[str], cross: dict[tuple[str, str], list[float]]) -> list[str]:

@@ -57,6 +57,8 @@ def stores_beside(folder: str) -> tuple[str, ...]:
                  if (path := os.path.join(parent, name)) != own and os.path.isfile(os.path.join(path, STORE_FILE)))
 IDENTITIES_KEY = "identities"
 LAST_MATCH_KEY = "last_match_at"
+# Set when a run played matches with unsealed bots (arena.harness.seal): its value says why.
+UNSEALED_KEY = "unsealed"
 _ROW_COLUMNS = (
     "id, idx, pairing, deal, rotation, seed, sides, seats, winner, scores, reason,"
     " terminations, escobas, hands, failures, duration"
@@ -549,6 +551,17 @@ class ResultStore:
         except sqlite3.DatabaseError as exc:
             if _is_write_failure(exc):
                 raise StoreWriteError(f"cannot write the bots' identities to {self.path}: {exc}") from None
+            raise _damaged(self.path, exc) from None
+
+    def mark_unsealed(self, why: str) -> None:
+        """Record that this run plays with unsealed bots (the first reason given is kept): the
+        tables and the report say so for as long as the folder holds those matches."""
+        try:
+            with self._conn:
+                self._conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)", (UNSEALED_KEY, json.dumps(why)))
+        except sqlite3.DatabaseError as exc:
+            if _is_write_failure(exc):
+                raise StoreWriteError(f"cannot write to {self.path}: {exc}") from None
             raise _damaged(self.path, exc) from None
 
     def add(self, row: MatchRow, record: Mapping[str, Any] | str) -> None:

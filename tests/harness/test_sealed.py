@@ -261,6 +261,19 @@ def test_require_sealed_refuses_a_machine_that_cannot_seal(tmp_path):
     assert played.returncode == 0, played.stderr
     assert "sealed: each bot in its own user, PID, IPC, UTS, network and mount namespaces" in played.stdout + played.stderr
     assert "unsealed" not in played.stdout + played.stderr
+    # Played unsealed, the folder says so in its tables and its report, for good.
+    unsealed_cli = [*cli[:5], "--no-progress", "-o", str(tmp_path / "unsealed")]
+    done = subprocess.run(unsealed_cli, capture_output=True, text=True, timeout=300, cwd=ROOT,
+                          env={**os.environ, seal.SEAL_ENV: "off"})
+    assert done.returncode == 0, done.stderr
+    note = "unsealed: matches of this tournament were played by bots that were not sealed (sealing switched off"
+    table = subprocess.run([sys.executable, "-m", "arena.cli", "table", str(tmp_path / "unsealed")], capture_output=True,
+                           text=True, timeout=60, cwd=ROOT)
+    assert note in table.stdout
+    assert note in (tmp_path / "unsealed" / "report.html").read_text()
+    sealed_table = subprocess.run([sys.executable, "-m", "arena.cli", "table", str(tmp_path / "out")],
+                                  capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert "unsealed" not in sealed_table.stdout
 
 
 @pytest.mark.slow
