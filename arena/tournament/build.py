@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import json
 import os
 import shutil
@@ -42,6 +43,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.harness import seal
 from arena.harness.botproc import missing_program, split_command
 from arena.safe_files import open_text_log
 from arena.tournament.buildspec import BuildSpec
@@ -49,6 +51,7 @@ from arena.tournament.buildspec import command_text as _command_text
 from arena.tournament.config import BotConfig, TournamentConfig, expand_python
 from arena.tournament.identity import build_input_files, command_outputs, digest_files, digest_of, program_files
 from arena.tournament.sources import SourceError, checkout, is_checked_out, locate
+from arena.tournament.store import hidden_paths
 
 # Compiling a C or Java bot takes seconds; a Rust release build from scratch, minutes.
 DEFAULT_BUILD_TIMEOUT_S = 600
@@ -130,13 +133,15 @@ class _Build:
     outputs: tuple[str, ...]  # relative to cwd
     commit: str | None
     programs: tuple[tuple[str, str | tuple[str, ...]], ...]  # (bot, its command, expanded): checked after the build
+    network: bool = False  # a grant of the file (the bots' ``network: true``): else a sealed build has none
+    hidden: tuple[str, ...] = ()  # what the build may not see (the tournament's secrets)
 
     @property
     def key(self) -> str:
         return digest_of([self.cwd, list(self.argv), [list(kv) for kv in self.env], list(self.inputs)])
 
 
-def _distinct_builds(bots: Sequence[BotConfig], python: str) -> list[_Build]:
+def _distinct_builds(bots: Sequence[BotConfig], python: str, hidden: tuple[str, ...] = ()) -> list[_Build]:
     groups: dict[tuple[Any, ...], list[tuple[BotConfig, BuildSpec]]] = {}
     for bot in bots:
         if bot.build is None:
@@ -159,6 +164,8 @@ def _distinct_builds(bots: Sequence[BotConfig], python: str) -> list[_Build]:
             outputs=tuple(dict.fromkeys(os.path.normpath(p) for p in outputs)),
             commit=first.source.commit if first.source is not None else None,
             programs=tuple((b.name, b.resolved_cmd(python)) for b, _ in members),
+            network=any(dict(b.limits).get("network") is True for b, _ in members),
+            hidden=hidden,
         ))
     return builds
 
@@ -373,6 +380,32 @@ def _kill_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
 
 
+@functools.cache
+def _sealing() -> tuple[str, bool] | None:
+    """bubblewrap's path and whether it can refuse nested user namespaces, where builds can be
+    sealed; None where they cannot (they then run as the user, as any command would)."""
+    if seal.switched_off():
+        return None
+    bwrap = seal.find_bwrap()
+    if bwrap is None:
+        return None
+    works, no_nested, _ = seal.probe(bwrap)
+    return (bwrap, no_nested) if works else None
+
+
+def sealed_argv(build: _Build, env: dict[str, str]) -> tuple[list[str], dict[str, str]]:
+    """The build's command line and environment: sealed like a bot (arena.harness.seal) where
+    the machine can, with its folder writable, no network unless its bots were granted it, and
+    the tournament's secrets hidden; as it is elsewhere. OSError when its program is missing."""
+    sealing = _sealing()
+    if sealing is None:
+        return list(build.argv), env
+    bwrap, no_nested = sealing
+    plan = seal.Plan(argv=build.argv, cwd=build.cwd, env=tuple(env.items()), writable=(build.cwd,),
+                     readable=seal.ARENA_READABLE, hidden=build.hidden, network=build.network)
+    return seal.arguments(bwrap, plan, disable_userns=no_nested, pipes=False), seal.environment(env)
+
+
 def _execute(build: _Build, log: str, reason: str, timeout_s: float, running: _Running) -> tuple[int | None, float]:
     """Run the build with its output in ``log``: (exit code or None on timeout, seconds)."""
     env = {**os.environ, **dict(build.env)}
@@ -381,7 +414,8 @@ def _execute(build: _Build, log: str, reason: str, timeout_s: float, running: _R
         out.write(f"# build of {', '.join(build.bots)} in {build.cwd}\n# $ {_command_text(build.cmd)}\n# why: {reason}\n")
         out.flush()
         try:
-            proc = subprocess.Popen(build.argv, cwd=build.cwd, env=env, stdin=subprocess.DEVNULL, stdout=out,
+            argv, env = sealed_argv(build, env)
+            proc = subprocess.Popen(argv, cwd=build.cwd, env=env, stdin=subprocess.DEVNULL, stdout=out,
                                     stderr=subprocess.STDOUT, start_new_session=True)
         except OSError as exc:
             out.write(f"# cannot start: {exc}\n")
@@ -446,7 +480,7 @@ def run_builds(
     build's process group is killed. ``bots``: only these bots (default: all)."""
     cache = cache_dir or default_cache_dir(config)
     ready, results = prepare_bots(_selected(config, bots), logs_dir, jobs, cache_dir=cache, timeout_s=timeout_s,
-                                  python=python)
+                                  python=python, hidden=hidden_paths(config))
     return BuildReport(_merged(config, ready), results)
 
 
@@ -458,11 +492,12 @@ def prepare_bots(
     cache_dir: str,
     timeout_s: float = DEFAULT_BUILD_TIMEOUT_S,
     python: str = sys.executable,
+    hidden: tuple[str, ...] = (),
 ) -> tuple[tuple[BotConfig, ...], tuple[BuildResult, ...]]:
     """``run_builds`` for bots that are not in a tournament file (``arena sprt``): the bots
     ready to run (from their checkouts), and what was built."""
     ready = checkout_sources(bots, cache_dir)
-    builds = _distinct_builds(ready, python)
+    builds = _distinct_builds(ready, python, hidden)
     os.makedirs(logs_dir, exist_ok=True)
     results: dict[int, BuildResult] = {}
     errors: dict[int, BuildError] = {}

@@ -31,7 +31,7 @@ from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from arena.core.outcome import EndReason
 from arena.errors import ArenaError, ExitCode, WriteError
@@ -39,8 +39,17 @@ from arena.safe_files import make_folder, open_lock_file, refuse_links
 from arena.tournament.identity import BotIdentity
 from arena.tournament.schedule import plain_fields
 
+if TYPE_CHECKING:
+    from arena.tournament.config import TournamentConfig
+
 SCHEMA_VERSION = 1
 STORE_FILE = "results.sqlite"
+
+
+def hidden_paths(config: TournamentConfig) -> tuple[str, ...]:
+    """What no bot of ``config``, nor its build, may see: its secrets, and every results folder
+    beside its own."""
+    return config.secrets + stores_beside(config.output)
 
 
 def stores_beside(folder: str) -> tuple[str, ...]:

@@ -21,7 +21,7 @@ from arena.tournament.config import TournamentConfig
 from arena.tournament.executors import Summary, WorkerPlan
 from arena.tournament.failures import failure_notes
 from arena.tournament.schedule import MatchSpec
-from arena.tournament.store import MatchRow, stores_beside
+from arena.tournament.store import MatchRow, hidden_paths
 
 
 @dataclass(frozen=True)
@@ -48,11 +48,6 @@ def bot_spec(bot: Any, python: str, hidden: tuple[str, ...] = ()) -> BotSpec:
     }
     return BotSpec(name=bot.name, cmd=bot.resolved_cmd(python), cwd=bot.resolved_cwd, env=bot.env, limits=Limits(**limits),
                    resources=ResourceLimits.from_dict(dict(bot.limits)), hidden=hidden)
-
-
-def hidden_paths(config: TournamentConfig) -> tuple[str, ...]:
-    """What no bot of ``config`` may see: its secrets, and every results folder beside its own."""
-    return config.secrets + stores_beside(config.output)
 
 
 def make_job(config: TournamentConfig, *, python: str, logs_dir: str | None) -> Job:

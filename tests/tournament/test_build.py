@@ -1,6 +1,7 @@
 """The ``build:`` step: parsing, running, failing, the build cache, and the example
 tournaments built from the files git tracks alone (what a fresh clone has)."""
 
+import os
 import shutil
 import subprocess
 import sys
@@ -8,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from zoo.helpers import pids_in
 
 from arena.core.rules import Rules, Seating
 from arena.harness.botproc import BotProcess, missing_program
@@ -112,10 +114,12 @@ def test_a_build_that_cannot_start_names_the_program(tmp_path):
 
 
 def test_a_build_over_its_time_is_killed_with_its_children(tmp_path):
-    path = tournament(tmp_path, "  - {name: slow, cmd: ./s.bin, build: 'sleep 300 & echo $! > child.pid; wait'}\n")
+    # The pid with its PID namespace: a sealed build's pids are its namespace's (zoo.helpers.pids_in).
+    path = tournament(tmp_path, "  - {name: slow, cmd: ./s.bin, build: 'sleep 300 & echo $! $(readlink /proc/self/ns/pid)"
+                                " > child.pid; wait'}\n")
     with pytest.raises(BuildError, match=r"bot 'slow': build did not finish within 3 s and was killed; log "):
         build(path, tmp_path, timeout_s=3)
-    child = int((tmp_path / "child.pid").read_text())
+    [child] = pids_in(tmp_path / "child.pid")
     deadline = time.monotonic() + 10
     while running(child) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -279,3 +283,55 @@ def test_a_cwd_under_the_home_folder_is_where_the_build_and_the_bot_run(tmp_path
     assert report.builds[0].reason == "no earlier build is recorded"
     assert report.config.bot("c").resolved_cwd == str(tmp_path / "home" / "mybot")
     assert (tmp_path / "home" / "mybot" / "bot.bin").is_file()
+
+
+def test_a_build_is_sealed_like_a_bot(tmp_path):
+    """A stranger's build: it may write its own folder, and reach nothing else (the tournament's
+    secrets, the network, the user's home, the rest of the disk)."""
+    from arena.tournament.build import _sealing
+
+    if _sealing() is None:
+        pytest.skip("this machine cannot seal (arena.harness.seal)")
+    home_secret = Path.home() / f".escoba-build-secret-{os.getpid()}"
+    home_secret.write_text("a token")
+    outside = Path(__file__).resolve().parents[2] / f".escoba-build-outside-{os.getpid()}"  # on the disk, not its folder
+    import socket
+
+    listener = socket.create_server(("127.0.0.1", 0))  # the machine's loopback: not the build's own
+    script = ("import os, socket\n"
+              "out = []\n"
+              f"for path in ({str(home_secret)!r}, 't.yaml', 'results/t'):\n"
+              "    try:\n"
+              "        out.append(f'{path}: ' + ('listed' if os.path.isdir(path) and os.listdir(path) else"
+              " repr(open(path).read()) if os.path.isfile(path) else 'absent'))\n"
+              "    except OSError as exc:\n"
+              "        out.append(f'{path}: {exc.strerror}')\n"
+              "try:\n"
+              f"    socket.create_connection(('127.0.0.1', {listener.getsockname()[1]}), timeout=1)\n"
+              "    out.append('network: reached')\n"
+              "except OSError as exc:\n"
+              "    out.append(f'network: {exc.strerror}')\n"
+              "try:\n"
+              f"    open({str(outside)!r}, 'w').write('x')\n"
+              "except OSError as exc:\n"
+              "    out.append(f'outside: {exc.strerror}')\n"
+              "open('report.txt', 'w').write(chr(10).join(out))\n"
+              "open('s.bin', 'w').write('#!/bin/sh\\n'); os.chmod('s.bin', 0o755)\n")
+    (tmp_path / "probe.py").write_text(script)
+    (tmp_path / "results" / "t").mkdir(parents=True)
+    (tmp_path / "results" / "t" / "results.sqlite").write_text("the deals")
+    path = tmp_path / "t.yaml"
+    path.write_text(f"name: t\nseed: 1\noutput: {tmp_path / 'results' / 't'}\nbots:\n"
+                    "  - {name: probe, cmd: ./s.bin, build: '$PYTHON probe.py'}\n" + OTHER)
+    (tmp_path / "other.py").write_text("")
+    try:
+        build(path, tmp_path)
+    finally:
+        home_secret.unlink()
+        listener.close()
+    report = (tmp_path / "report.txt").read_text()
+    assert "a token" not in report and "listed" not in report and "seed" not in report, report
+    assert "network: reached" not in report and "network: " in report, report
+    written = outside.exists()
+    outside.unlink(missing_ok=True)
+    assert not written and "outside: " in report, report
