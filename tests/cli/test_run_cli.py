@@ -260,12 +260,14 @@ def test_a_store_without_identities_still_resumes_and_then_records_them(tmp_path
 
 
 def test_another_program_answering_under_a_bots_name_mid_run_stops_the_run(tmp_path: Path):
-    # In a folder of its own: the bot may not read a file made later right beside the
-    # tournament file (arena/harness/sandbox.py), and this one is replaced mid-run.
+    # In a folder of its own, given to the bot (a sealed bot sees only its own folders): the bot
+    # may not read a file made later right beside the tournament file (arena/harness/sandbox.py),
+    # and this one is replaced mid-run.
     (tmp_path / "bot").mkdir()
     name_file = tmp_path / "bot" / "name.txt"
     name_file.write_text("Named v1")
-    path = tournament(tmp_path, newbot("named", "named", f", env: {{NEWBOT_NAME_FILE: '{name_file}'}}")
+    given = f", env: {{NEWBOT_NAME_FILE: '{name_file}'}}, limits: {{writable: ['{tmp_path / 'bot'}']}}"
+    path = tournament(tmp_path, newbot("named", "named", given)
                       + policy("greedy"), extra="matches_per_pairing: 6")
     config = load_config(path)
     seen: list[str] = []
