@@ -332,3 +332,33 @@ def test_an_older_results_folder_of_the_tournament_is_hidden_too(tmp_path):
     report = json.loads((out / "report.json").read_text())
     files = {key: value for key, value in report.items() if key.startswith("file ")}
     assert len(files) == 4 and "reached" not in files.values(), files
+
+
+@pytest.mark.slow
+def test_a_bot_that_remembers_deals_never_meets_a_twin(tmp_path):
+    """A duplicate round robin on two workers: a bot keeping every deal in its memory is dealt
+    each deal once, though its processes play many matches."""
+    out = tmp_path / "twins"
+    out.mkdir()
+    twin = ROOT / "tests" / "zoo" / "twin_bot.py"
+    (tmp_path / "t.yaml").write_text(textwrap.dedent(f"""\
+        name: twins
+        seed: 4
+        bots:
+          - {{name: twin, cmd: $PYTHON {twin}, env: {{TWIN_OUT: {out / 'notes'}}}, limits: {{writable: [{out}]}}}}
+          - {{name: greedy, cmd: $PYTHON bots/greedy_bot.py, cwd: {ROOT}}}
+          - {{name: random, cmd: $PYTHON bots/random_bot.py, cwd: {ROOT}}}
+        format: round_robin
+        matches_per_pairing: 8
+        concurrency: 2
+        rules: {{target: 5}}
+    """))
+    done = subprocess.run([sys.executable, "-m", "arena.cli", "run", str(tmp_path / "t.yaml"), "--no-progress",
+                           "--no-report", "-o", str(tmp_path / "results")], capture_output=True, text=True, timeout=300,
+                          cwd=ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    notes = (out / "notes").read_text().split("\n")
+    assert "twin" not in notes
+    dealt = [int(n.split()[1]) for n in notes if n.startswith("dealt ")]
+    assert len(dealt) >= 10  # most of its 16 matches last two hands or more: each deal met once
+    assert max(dealt) > 1  # and a process played several of them
