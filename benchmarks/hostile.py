@@ -19,18 +19,27 @@ is ``arena run`` as a user runs it, in a temporary folder. Afterwards:
 - arena peak MB: the highest peak resident memory (VmHWM) of the arena's own processes (the
   ``arena run`` process and its workers; not the bots, not the launchers), sampled every 0.1 s.
 
+Two more entrants attack the seal (arena/harness/seal.py): tests/zoo/sealed_probe.py tries,
+before its handshake, every way out of its sandbox (this script's own processes, a TCP and a
+UDP listener on loopback, an abstract and a path socket, a System V queue, a /dev/shm file,
+the tournament's file, its results, an older results folder beside them, a file in the
+home folder, the terminal) and leaves files and a System V segment behind; and
+tests/zoo/twin_bot.py remembers every deal, to meet its twin.
+
 One line per bot says how its matches ended; ``attacks:`` whether each attack that reports
-(on the launcher, the store, the secrets) was refused, as it is where the kernel has Landlock
-(arena/harness/sandbox.py); the last line is
-``hostile: N bots, M matches, lost 0, survivors 0, arena peak MB X``.
+(on the launcher, the store, the secrets, the seal, the twins) was refused; the last line is
+``hostile: N bots, M matches, attacks tried T, refused R, lost 0, survivors 0, arena peak MB X``.
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
+import json
 import os
 import secrets
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -71,11 +80,78 @@ EXTRA_ENV = {
 TAG_VAR = "ARENA_HOSTILE_TAG"
 
 
-def write_tournament(folder: Path, token: str) -> Path:
+SEALED_PROBE = ROOT / "tests" / "zoo" / "sealed_probe.py"
+TWIN_BOT = ROOT / "tests" / "zoo" / "twin_bot.py"
+
+
+class Listeners:
+    """What the machine offers that no bot may reach: loopback TCP and UDP, an abstract and a
+    path socket, a System V queue, a file in /dev/shm; and a secret in the home folder."""
+
+    def __init__(self, folder: Path, token: str) -> None:
+        self.tcp = socket.create_server(("127.0.0.1", 0))
+        self.udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.udp.bind(("127.0.0.1", 0))
+        self.abstract = socket.socket(socket.AF_UNIX)
+        self.abstract.bind(f"\0escoba-hostile-{token}")
+        self.abstract.listen()
+        self.path = socket.socket(socket.AF_UNIX)
+        self.path.bind(str(folder / "sock"))
+        self.path.listen()
+        self.libc = ctypes.CDLL(None, use_errno=True)
+        self.key = 0x5EA3_0000 + os.getpid() % 0xFFFF
+        self.queue = self.libc.msgget(self.key, 0o1666)
+        self.shm = Path(f"/dev/shm/escoba-hostile-{token}")
+        self.shm.write_text("secret")
+        self.home = Path.home() / f".escoba-hostile-{token}"
+        self.home.write_text("secret")
+
+    def targets(self, folder: Path, token: str) -> dict[str, object]:
+        return {"pids": [os.getpid()], "tcp": [self.tcp.getsockname()[1]], "udp": [self.udp.getsockname()[1]],
+                "abstract": [f"escoba-hostile-{token}"], "unix": [str(folder / "sock")], "msg_key": self.key,
+                "shm": [self.shm.name],
+                "files": [str(folder / "hostile.yaml"), str(folder / "results"), str(folder / "older"), str(self.home)],
+                "leave": f"escoba-left-{token}", "leave_key": self.key + 1}
+
+    def close(self) -> None:
+        for s in (self.tcp, self.udp, self.abstract, self.path):
+            s.close()
+        self.libc.msgctl(self.queue, 0, None)  # IPC_RMID
+        self.shm.unlink(missing_ok=True)
+        self.home.unlink(missing_ok=True)
+
+
+def seal_outcomes(work: Path, token: str, key: int) -> list[tuple[str, bool]]:
+    """(attack, refused) for each attack of the sealed probe and the twin bot."""
+    out: list[tuple[str, bool]] = []
+    try:
+        report = json.loads((work / "reports" / "sealed-probe").read_text())
+    except (OSError, ValueError):
+        return [("sealed probe: no report", False)]
+    for what, result in report.items():
+        if what in ("pid", "uid"):
+            continue
+        out.append((f"{what}: {result}", result != "reached"))
+    left = [path for path in (Path(f"/dev/shm/escoba-left-{token}"), Path(f"/tmp/escoba-left-{token}")) if path.exists()]
+    out.append((f"files left behind: {len(left)}", not left))
+    segment = ctypes.CDLL(None, use_errno=True).shmget(key, 0, 0)
+    out.append(("System V segment left behind" if segment != -1 else "no System V segment left", segment == -1))
+    for path in left:
+        path.unlink()
+    try:
+        notes = (work / "reports" / "twin").read_text().split()
+    except OSError:
+        notes = []
+    out.append((f"twins met: {notes.count('twin')} (deals dealt: {notes.count('dealt')})", "twin" not in notes))
+    return out
+
+
+def write_tournament(folder: Path, token: str, probe: dict[str, object] | None = None) -> Path:
     def bot(name: str, cmd: str, env: dict[str, str] | None = None) -> str:
         env_text = ", ".join(f"{k}: {v!r}" for k, v in (env or {}).items())
         # A bot writes its report (ZOO_OUT) in reports/: the one folder it is given besides its TMPDIR.
-        writable = f', limits: {{writable: ["{folder / "reports"}"]}}' if env and "ZOO_OUT" in env else ""
+        reports = env and any(key in env for key in ("ZOO_OUT", "PROBE_OUT", "TWIN_OUT"))
+        writable = f', limits: {{writable: ["{folder / "reports"}"]}}' if reports else ""
         return (f'  - {{name: {name}, cmd: "{cmd}", cwd: "{ROOT}"' + (f", env: {{{env_text}}}" if env_text else "")
                 + writable + "}")
 
@@ -89,6 +165,11 @@ def write_tournament(folder: Path, token: str) -> Path:
         lines.append(bot(mode.replace("_", "-"), f"$PYTHON {HOSTILE} {mode} {token} 2", env))
     for mode, n in ZOOBOT_MODES:
         lines.append(bot(f"zoo-{mode.replace('_', '-')}", f"$PYTHON {ZOOBOT} {mode} {n}"))
+    if probe is not None:
+        lines.append(bot("sealed-probe", f"$PYTHON {SEALED_PROBE}",
+                         {"PROBE_OUT": str(folder / "reports" / "sealed-probe"),
+                          "PROBE_TARGETS": json.dumps(probe)}))
+        lines.append(bot("twin", f"$PYTHON {TWIN_BOT}", {"TWIN_OUT": str(folder / "reports" / "twin")}))
     text = "name: hostile\nseed: 11\nformat: gauntlet\nchallenger: greedy\nbots:\n" + "\n".join(lines) + "\n"
     path = folder / "hostile.yaml"
     path.write_text(text)
@@ -154,7 +235,9 @@ def _attack_outcome(report: Path) -> str:
     # A bot may make temporary files (in a TMPDIR of its own): read_secrets's last line says
     # it could, which is no attack.
     attacks = [line for line in lines if not line.startswith("temporary: made in ")]
-    refused = sum("refused" in line for line in attacks)
+    # Sealed, a bot's parent is the first process of its own PID namespace: signalling it
+    # reaches nothing of the arena (the bot only stops or ends its own sandbox).
+    refused = sum("refused" in line or line == "done pid 1" for line in attacks)
     if attacks and refused == len(attacks):
         return "refused"
     return f"NOT refused ({next((line for line in attacks if 'refused' not in line), 'no report')})"
@@ -168,8 +251,12 @@ def main() -> int:
     token = f"86400.{secrets.randbelow(10**12):012d}"
     tag = f"{TAG_VAR}={token}"
     work = Path(tempfile.mkdtemp(prefix="arena-hostile-"))
+    listeners = Listeners(work, token)
     try:
-        path = write_tournament(work, token)
+        # An older results folder of the same tournament, beside the new one.
+        (work / "older").mkdir()
+        (work / "older" / "results.sqlite").write_text("the deals of an older run")
+        path = write_tournament(work, token, listeners.targets(work, token))
         config = load_config(path)
         schedule_ids = sorted(spec.id for spec in build_schedule(config))
         output = work / "results"
@@ -204,14 +291,19 @@ def main() -> int:
             print(f"  {bot.name:20} {tally}")
         if left:
             print(f"survivors: {left}")
-        print("attacks: " + "; ".join(f"{mode} {_attack_outcome(work / 'reports' / mode)}" for mode in REPORTING))
+        outcomes = [(f"{mode} {_attack_outcome(work / 'reports' / mode)}", _attack_outcome(work / "reports" / mode)
+                     == "refused") for mode in REPORTING]
+        outcomes += seal_outcomes(work, token, listeners.key + 1)
+        print("attacks: " + "; ".join(text for text, _ in outcomes))
+        refused = sum(ok for _, ok in outcomes)
         print(f"run took {took:.0f} s (exit {run.returncode}); load average {open('/proc/loadavg').read().split()[0]}")
         if args.keep:
             print(f"results: {output}")
-        print(f"hostile: {len(config.bots)} bots, {len(schedule_ids)} matches, lost {lost}, survivors {len(left)}, "
-              f"arena peak MB {peak / 1024:.1f}")
-        return 0 if run.returncode == 0 and lost == 0 and not left else 1
+        print(f"hostile: {len(config.bots)} bots, {len(schedule_ids)} matches, attacks tried {len(outcomes)}, "
+              f"refused {refused}, lost {lost}, survivors {len(left)}, arena peak MB {peak / 1024:.1f}")
+        return 0 if run.returncode == 0 and lost == 0 and not left and refused == len(outcomes) else 1
     finally:
+        listeners.close()
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
 

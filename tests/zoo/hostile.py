@@ -377,7 +377,9 @@ def misbehave(msg: dict) -> bool:
     if MODE in ("escape_crash", "stderr_crash"):
         sys.exit(3)
     if MODE in ("kill_launcher", "stop_launcher"):
-        attempt(lambda: os.kill(os.getppid(), signal.SIGKILL if MODE == "kill_launcher" else signal.SIGSTOP))
+        # Says whom it hit: sealed, its parent is the first process of its own PID namespace.
+        attempt(lambda: (os.kill(os.getppid(), signal.SIGKILL if MODE == "kill_launcher" else signal.SIGSTOP),
+                         f"pid {os.getppid()}")[1])
     if MODE == "stop_opponent":
         attempt(stop_opponent)
     if MODE == "read_opponent":
