@@ -52,7 +52,8 @@ class ResourceLimits:
     - ``open_files``: ``RLIMIT_NOFILE`` of each process.
     - ``file_size_mb``: ``RLIMIT_FSIZE``: the largest file a process may write.
     - ``network``: True lets the bot use the network. By default (None) it has none, not even
-      loopback: it runs in an empty network namespace of its own, where the machine allows one
+      the machine's loopback: it runs in a network namespace of its own (its own loopback only),
+      where the machine allows one
       (a sealed bot always does); False insists on it (the bot cannot start where the machine
       allows none).
     - ``writable``: folders (relative to the bot's ``cwd``) beneath which its processes may

@@ -26,7 +26,7 @@ before ``exec``, which it and its descendants keep:
 does not gain privileges. Where the kernel has no Landlock (before 5.13, or not enabled), the
 launcher says so in its description and bots run without these limits.
 
-A bot's build (``build:``) is not confined: it runs as the user, like any build command the
+Unsealed, a bot's build (``build:``) is not confined: it runs as the user, like any build command the
 user chooses to run. Standard library only: the launcher imports this module
 (``arena.harness.launcher``).
 """

@@ -10,7 +10,8 @@ namespace of its own, with:
 
 - **its own PID, IPC, UTS and network namespaces** (and cgroup namespace where the kernel has
   it): it sees only its own processes, has no System V or POSIX IPC in common with anyone and
-  no network at all, loopback included, unless its configuration says ``network: true``;
+  no network (a loopback of its own, which no other process is on) unless its configuration
+  says ``network: true``;
 - **no capabilities, a new session** (no controlling terminal: no ``TIOCSTI``), no further user
   namespaces, and ``PR_SET_PDEATHSIG`` towards the launcher (``--die-with-parent``);
 - **a filesystem of its own**: the system's read-only folders (``/usr``, ``/etc``, the library
