@@ -251,14 +251,14 @@ def _spec_from_file(path: Path, name: str) -> BotSpec:
     import sys
 
     from arena.tournament.config import load_config
-    from arena.tournament.store import hidden_paths
+    from arena.tournament.store import hidden_from
     from arena.tournament.worker import bot_spec
 
     config = load_config(path)
     bot = next((b for b in config.bots if b.name == name), None)
     if bot is None:
         raise InputError(f"{path}: bots: no bot named {name!r} (the file has: {', '.join(b.name for b in config.bots)})")
-    return bot_spec(bot, sys.executable, hidden_paths(config))
+    return bot_spec(bot, sys.executable, hidden_from(config, name))
 
 
 def check_bot(

@@ -52,6 +52,20 @@ def hidden_paths(config: TournamentConfig) -> tuple[str, ...]:
     return config.secrets + stores_beside(config.output)
 
 
+def hidden_from(config: TournamentConfig, name: str) -> tuple[str, ...]:
+    """What the bot ``name`` may not see: ``hidden_paths``, and the folders the other bots may
+    write (where a bot could keep notes another one would read), but for its own."""
+    from arena.harness.resources import ResourceLimits
+
+    def writable(bot: Any) -> list[str]:
+        return ResourceLimits.from_dict(dict(bot.limits)).writable_folders(bot.resolved_cwd)
+
+    own = writable(config.bot(name))
+    others = [folder for bot in config.bots if bot.name != name for folder in writable(bot)
+              if not any(os.path.commonpath([folder, mine]) in (folder, mine) for mine in own)]
+    return hidden_paths(config) + tuple(dict.fromkeys(others))
+
+
 def stores_beside(folder: str) -> tuple[str, ...]:
     """The other results folders next to ``folder`` (those holding a store): an older run of the
     same tournament (a new ``--output`` after a bot changed) holds the records of the very

@@ -13,6 +13,7 @@ import ctypes
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -151,32 +152,58 @@ def test_nothing_a_sealed_bot_leaves_survives_it(tmp_path):
     assert libc.shmget(key, 0, 0) == -1  # the segment went with its IPC namespace
 
 
-def test_a_sealed_bot_filling_its_tmp_loses_only_its_own_space(tmp_path):
+FILL = {
+    "tmp": 'open("/tmp/fill", "wb")',
+    "shm": 'open("/dev/shm/fill", "wb")',
+    "memfd": 'os.fdopen(os.memfd_create("fill"), "wb")',
+}
+
+
+@pytest.mark.parametrize("where", sorted(FILL))
+def test_a_sealed_bot_filling_its_space_or_memory_loses_only_its_own(tmp_path, where):
     script = tmp_path / "fill.py"
-    script.write_text(textwrap.dedent("""
-        import json, sys
+    script.write_text(textwrap.dedent(f"""
+        import json, os, sys
         try:
-            with open("/tmp/fill", "wb") as f:
+            with {FILL[where]} as f:
                 for _ in range(64):
                     f.write(b"x" * (1 << 20))
+                    f.flush()
             note = "filled"
         except OSError as exc:
             note = exc.strerror
         for line in sys.stdin:
             msg = json.loads(line)
             if msg["type"] == "hello":
-                print(json.dumps({"type": "ready", "name": note, "protocol": 1}), flush=True)
+                print(json.dumps({{"type": "ready", "name": note, "protocol": 1}}), flush=True)
     """))
     spec = BotSpec(name="fill", cmd=(sys.executable, str(script)), limits=FAST, resources=ResourceLimits(memory_mb=32))
     with BotProcess(spec) as bot:
-        # Its /tmp holds at most its memory limit, and what it holds is charged to its memory:
-        # the bot runs out of space, or is killed for its memory; the disk is not touched.
+        # Its /tmp and /dev/shm hold at most its memory limit each, and what they and a memfd
+        # hold is charged to its memory: the bot runs out of space, or is killed for its memory.
         try:
             bot.begin_match(hello())
             assert bot.ready_name == "No space left on device"
         except BotFailure as failure:
             assert failure.termination is Termination.MEMORY, failure
     assert _probe(tmp_path, {})["uid"] == os.getuid()  # and the next bot starts as ever
+
+
+def test_a_bot_cannot_see_the_folders_the_other_bots_write(tmp_path):
+    from arena.tournament.config import load_config
+    from arena.tournament.store import hidden_from
+
+    for name in ("a", "b", "shared"):
+        (tmp_path / name).mkdir()
+    (tmp_path / "t.yaml").write_text(
+        "name: t\nseed: 1\nbots:\n"
+        f"  - {{name: a, cmd: x, limits: {{writable: [{tmp_path / 'a'}, {tmp_path / 'shared'}]}}}}\n"
+        f"  - {{name: b, cmd: x, limits: {{writable: [{tmp_path / 'b'}, {tmp_path / 'shared'}]}}}}\n")
+    config = load_config(tmp_path / "t.yaml", check_commands=False)
+    assert str(tmp_path / "b") in hidden_from(config, "a") and str(tmp_path / "a") not in hidden_from(config, "a")
+    assert str(tmp_path / "a") in hidden_from(config, "b")
+    # A folder granted to both is theirs to share: a grant the run header lists.
+    assert str(tmp_path / "shared") not in hidden_from(config, "a")
 
 
 def test_no_process_is_dealt_a_deal_twice(tmp_path):
@@ -362,3 +389,27 @@ def test_a_bot_that_remembers_deals_never_meets_a_twin(tmp_path):
     dealt = [int(n.split()[1]) for n in notes if n.startswith("dealt ")]
     assert len(dealt) >= 10  # most of its 16 matches last two hands or more: each deal met once
     assert max(dealt) > 1  # and a process played several of them
+
+
+@pytest.mark.slow
+def test_nothing_of_sealed_bots_survives_kill_9_of_arena_run(tmp_path):
+    """Escaping children, respawners and daemons in sealed bots: kill -9 of the arena leaves
+    no process, no file in /dev/shm or /tmp, behind."""
+    from zoo.helpers import HOSTILE, new_token, survivors, wait_until
+
+    token = new_token()
+    bots = "\n".join(f'  - {{name: {mode.replace("_", "-")}, cmd: "$PYTHON {HOSTILE} {mode} {token} 2", cwd: "{ROOT}"}}'
+                     for mode in ("escape_pgid", "respawner", "escape_daemon"))
+    (tmp_path / "t.yaml").write_text(f'name: k\nseed: 5\nrules: {{target: 6}}\nconcurrency: 2\nbots:\n'
+                                     f'  - {{name: greedy, cmd: "$PYTHON bots/greedy_bot.py", cwd: "{ROOT}"}}\n{bots}\n')
+    shm_before = set(os.listdir("/dev/shm"))
+    run = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(tmp_path / "t.yaml"), "--no-progress",
+                            "--output", str(tmp_path / "out")], cwd=ROOT, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    try:
+        assert wait_until(lambda: len(survivors(token)) >= 4, timeout=60), "the bots never started"
+    finally:
+        run.send_signal(signal.SIGKILL)
+        run.wait()
+    assert wait_until(lambda: not survivors(token)), survivors(token)
+    assert set(os.listdir("/dev/shm")) <= shm_before
