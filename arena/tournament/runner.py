@@ -115,8 +115,6 @@ class Strategy(Protocol):
         sequential test adds "sprt", its ``SprtSummary``."""
 
 
-Pending = Strategy  # the name earlier callers knew
-
 
 def open_store(config: TournamentConfig) -> ResultStore:
     """The run's store: created, or reopened for a resume (refused if the file changed)."""
@@ -314,7 +312,6 @@ __all__ = [
     "BotChangedError",
     "Completed",
     "LOGS_DIR",
-    "Pending",
     "ReadyNames",
     "RunPlan",
     "Strategy",
