@@ -361,4 +361,5 @@ def test_the_command_line_is_one_app_with_no_private_registry():
     source = inspect.getsource(cli_module)
     assert "importlib" not in source and "_register_all" not in source
     assert [c.name for c in app.registered_commands] == [
-        "run", "table", "report", "sprt", "replay", "play", "check-bot", "rate", "verify", "validate", "export"]
+        "run", "table", "report", "sprt", "sprt-stats", "replay", "play", "check-bot", "rate", "verify", "validate",
+        "export"]
