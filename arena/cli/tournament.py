@@ -322,6 +322,7 @@ def _sprt_status(test: SprtRun) -> str:
 
 
 def _sprt_summary(config: TournamentConfig) -> str:
+    from arena.sprt import Metric
     from arena.tournament.schedule import sprt_pair_limit
     from arena.tournament.sprt_run import sides_of
 
@@ -331,7 +332,7 @@ def _sprt_summary(config: TournamentConfig) -> str:
         f"pairs: {config.players} players in teams of {config.team_size} (clones)")
     test = "" if params is None else (
         f"[{params.h0:g}, {params.h1:g}] {params.metric.value}"
-        + (f" {params.model.value}" if params.metric.value == "elo" else " per hand")
+        + (f" {params.model.value}" if params.metric is Metric.ELO else " per hand")
         + f", alpha {params.alpha:g}, beta {params.beta:g}, at most {sprt_pair_limit(config)} pairs")
     return (f"{config.name}: sprt, {candidate} (A) against {baseline} (B), {shape}; {test}; every deal played from "
             f"both seats, until the test decides; seed {config.seed}; failures: {config.failures.policy}; "
