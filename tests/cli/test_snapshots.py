@@ -7,13 +7,15 @@ regenerate the snapshots and read their diff:
 
     ARENA_UPDATE_SNAPSHOTS=1 .venv/bin/python -m pytest tests/cli/test_snapshots.py
 
-The command line runs in the repository's root, with relative paths (so that messages quote
-the same path everywhere) and a terminal 100 columns wide.
+The command line runs in the repository's root (the table: beside a copy of the golden store),
+with relative paths, so that messages quote the same path everywhere, and a terminal 100
+columns wide.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -32,7 +34,7 @@ CASES = {
     "error_bad_mode": ["validate", "tests/data/bad_tournaments/bad_mode.yaml"],
     "error_unknown_option": ["play", "--bogus"],
     "error_missing_parameter": ["sprt-stats", "19", "52", "94", "82", "50", "--elo1", "10"],
-    "table": ["table", "tests/golden/store"],
+    "table": ["table", "store"],  # a copy of tests/golden/store: opening a store writes beside it
 }
 
 
@@ -43,8 +45,12 @@ def _shown(args: list[str]) -> str:
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_what_the_command_line_prints_matches_its_snapshot(name: str, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.chdir(ROOT)
+def test_what_the_command_line_prints_matches_its_snapshot(name: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    if name == "table":
+        shutil.copytree(ROOT / "tests" / "golden" / "store", tmp_path / "store")
+        monkeypatch.chdir(tmp_path)
+    else:
+        monkeypatch.chdir(ROOT)
     shown = _shown(CASES[name])
     path = SNAPSHOTS / f"{name}.txt"
     if UPDATE:
