@@ -8,7 +8,8 @@ passes alone, in any subset and in any order, on a fresh clone.
 
 import importlib.util
 import os
-from collections.abc import Callable
+import shutil
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -34,6 +35,25 @@ def built_bots(tmp_path_factory: pytest.TempPathFactory) -> BuildReport:
     cache = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else folder) / "build-cache"
     config = load_config(ROOT / "tournaments" / "big.yaml")
     return run_builds(config, str(folder / "logs"), jobs=1, cache_dir=str(cache), bots=NEEDED)
+
+
+@pytest.fixture(autouse=True)
+def scripted_bots_played_through() -> Iterator[None]:
+    """Every scripted bot (tests/zoo/fakebot.py) a test made has reached the end of its script
+    by the end of the test (``zoo.helpers.assert_done``)."""
+    from zoo import helpers
+
+    helpers.SCRIPTS.clear()
+    yield
+    made = list(helpers.SCRIPTS)
+    helpers.SCRIPTS.clear()
+    try:
+        for report, steps, checked in made:
+            if checked:
+                helpers.assert_done(report, steps)
+    finally:
+        for report, _, _ in made:
+            shutil.rmtree(report.parent, ignore_errors=True)
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from arena.core.rules import Rules, Seating
 from arena.core.seeding import Rng, derive_seed
 from arena.harness.botproc import Limits
 from arena.harness.protocol import BotFailure, Ready, Termination
+from arena.harness.resources import Usage
 from arena.match.record import GameRecord
 from arena.match.referee import FailurePolicy, play_match
 
@@ -40,7 +41,14 @@ class GoldenBot:
     def limits(self) -> Limits:
         return self._limits
 
-    def send_hello(self, hello: dict[str, Any]) -> None:
+    @property
+    def process(self) -> None:
+        return None
+
+    def usage(self) -> Usage:
+        return Usage()
+
+    def send_hello(self, hello: dict[str, Any], *, reset: bool = True) -> None:
         if self._faults.get(0) == "no_handshake":
             raise BotFailure(Termination.NO_HANDSHAKE, "no ready within 10000 ms (+200 ms grace)")
 

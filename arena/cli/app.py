@@ -20,7 +20,7 @@ from arena.cli.export import export
 from arena.cli.play import check_bot, play
 from arena.cli.rate import rate
 from arena.cli.replay import replay_cmd, report_cmd, verify_cmd
-from arena.cli.sprt import sprt
+from arena.cli.sprt import sprt, sprt_stats
 from arena.cli.tournament import run, table, validate
 
 app = typer.Typer(
@@ -46,6 +46,7 @@ _command("run", run, "Play a tournament from a YAML file, or resume it.")
 _command("table", table, "Print the standings and crosstable of a results folder.")
 _command("report", report_cmd, "Write a tournament's report page (a verified replay per match), or a league's page.")
 _command("sprt", sprt, "Test whether one bot is stronger than another with the fewest games (SPRT).")
+_command("sprt-stats", sprt_stats, "Print a sequential test's numbers for counts of pairs played elsewhere.")
 _command("replay", replay_cmd, "Replay a logged match in the terminal, or as an HTML page.")
 _command("play", play, "Play one match between bot commands and show it as it goes.")
 _command("check-bot", check_bot, "Check that a bot follows the protocol: PASS or FAIL.")

@@ -159,6 +159,20 @@ def report_arena_error(exc: ArenaError) -> int:
     return int(exc.exit_code)
 
 
+def report_usage_error(exc: Any) -> int:
+    """A command line typer refused (an unknown option, a missing argument, a value not among
+    the choices): one line, as every other error, and where the help is."""
+    ctx = getattr(exc, "ctx", None)
+    command = ctx.command_path if ctx is not None else "arena"
+    say(f"error: {printable(one_line(exc.format_message())).rstrip('.')} (see {command} --help)")
+    return int(exc.exit_code)
+
+
+def _is_usage_error(exc: BaseException) -> bool:
+    # By name: typer raises click's UsageError, or that of the copy of click it ships (typer._click).
+    return _belongs_to_typer(exc) and any(kind.__name__ == "UsageError" for kind in type(exc).__mro__)
+
+
 def report_internal_error(exc: BaseException) -> int:
     """A bug: one line naming it, and the file its traceback went to."""
     path = save_traceback("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
@@ -189,6 +203,9 @@ class ArenaGroup(TyperGroup):
                 say(f"interrupted ({interrupt_name(exc)})")
                 code = interrupt_exit_code(exc)
             except Exception as exc:
+                if _is_usage_error(exc):
+                    code = report_usage_error(exc)
+                    raise typer.Exit(code) from None
                 if _belongs_to_typer(exc):
                     raise
                 code = report_internal_error(exc)

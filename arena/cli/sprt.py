@@ -178,8 +178,7 @@ def sprt(
     max_pairs: Annotated[int | None, typer.Option(
         "--max-pairs", help="Stop undecided after this many pairs (default: no limit).")] = None,
     stats: Annotated[tuple[int, int, int, int, int] | None, typer.Option(
-        "--stats", metavar="LL LD DD WD WW", help="Print the statistics of these pentanomial counts (fishtest's and "
-                                                  "fastchess's order); play nothing.")] = None,
+        "--stats", metavar="LL LD DD WD WW", hidden=True, help="The old spelling of arena sprt-stats.")] = None,
     file: Annotated[Path | None, typer.Option(
         "--file", "-f", help="A tournament file: A and B are bot names of it; its rules, table and bot settings "
                              "are used.")] = None,
@@ -212,18 +211,16 @@ def sprt(
     """Test whether A is stronger than B with the fewest games: deals in pairs (both seats), until
     the log-likelihood ratio reaches a bound (H0 or H1 accepted) or --max-pairs.
 
-    Resumable: run the same command again after Ctrl-C. --stats prints the numbers of counts alone."""
+    Resumable: run the same command again after Ctrl-C. arena sprt-stats prints the numbers of counts alone."""
     from arena.cli.tournament import play_config
-    from arena.render.sprt_text import result_lines
-    from arena.sprt import EloModel, Metric, Pentanomial, summarize_counts
+    from arena.sprt import EloModel, Metric
 
     params = _params(_member("--metric", metric, Metric), _member("--model", model, EloModel), elo0, elo1, points0,
                      points1, alpha, beta, max_pairs)
-    if stats is not None:
+    if stats is not None:  # the old spelling of arena sprt-stats
         if candidate is not None or file is not None or repo is not None:
             raise InputError("--stats takes counts instead of bots: give no bots, --file or --repo with it")
-        for line in result_lines(summarize_counts(params, Pentanomial.from_counts(stats))):
-            typer.echo(line)
+        _print_stats(params, stats)
         return
 
     check = not cluster
@@ -238,7 +235,7 @@ def sprt(
                 raise InputError(f"{option} goes with --repo")
         if candidate is None or baseline is None:
             raise InputError("give two bots, A (the candidate) and B (the baseline): bot commands, bot names of "
-                             "--file, or --repo with --base and --dev; or --stats with counts")
+                             "--file, or --repo with --base and --dev (arena sprt-stats takes counts)")
         if file is not None:
             base_config = _file_config(file, candidate, baseline, check)
             bots = (base_config.bots[0], base_config.bots[1])
@@ -275,6 +272,34 @@ def _config(bots: tuple[BotConfig, BotConfig], params: SprtParams, base: Tournam
     )
 
 
+def sprt_stats(
+    counts: Annotated[tuple[int, int, int, int, int], typer.Argument(
+        metavar="LL LD DD WD WW", help="Pentanomial counts of pairs, in fishtest's and fastchess's order.",
+        show_default=False)],
+    elo0: Annotated[float | None, typer.Option("--elo0", help="H0: A is this much stronger (Elo of --model).")] = None,
+    elo1: Annotated[float | None, typer.Option("--elo1", help="H1: A is this much stronger; more than elo0.")] = None,
+    model: Annotated[str, typer.Option("--model", help="What elo0 and elo1 measure: normalized or logistic.")] = "normalized",
+    alpha: Annotated[float, typer.Option("--alpha", help="Chance of accepting H1 when H0 holds.")] = 0.05,
+    beta: Annotated[float, typer.Option("--beta", help="Chance of accepting H0 when H1 holds.")] = 0.05,
+    max_pairs: Annotated[int | None, typer.Option(
+        "--max-pairs", help="The test's limit of pairs, for its decision.")] = None,
+) -> None:
+    """Print a sequential test's numbers (Elo, LOS, LLR, the decision) for counts of pairs
+    played elsewhere, as fastchess prints them; play nothing."""
+    from arena.sprt import EloModel, Metric
+
+    params = _params(Metric.ELO, _member("--model", model, EloModel), elo0, elo1, None, None, alpha, beta, max_pairs)
+    _print_stats(params, counts)
+
+
+def _print_stats(params: SprtParams, counts: tuple[int, int, int, int, int]) -> None:
+    from arena.render.sprt_text import result_lines
+    from arena.sprt import Pentanomial, summarize_counts
+
+    for line in result_lines(summarize_counts(params, Pentanomial.from_counts(counts))):
+        typer.echo(line)
+
+
 def _resume_command(candidate: str | None, baseline: str | None, params: SprtParams, file: Path | None,
                     repo: Path | None, base: str | None, dev: str | None, build: str | None, cmd: str | None, cwd: str,
                     seed: int | None, concurrency: int | None, output: Path | None, cluster: str | None) -> str:
@@ -305,4 +330,4 @@ def _resume_command(candidate: str | None, baseline: str | None, params: SprtPar
     return " ".join(shlex.quote(p) for p in parts)
 
 
-__all__ = ["command_name", "sprt"]
+__all__ = ["command_name", "sprt", "sprt_stats"]

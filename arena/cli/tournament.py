@@ -17,7 +17,7 @@ import shlex
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from enum import Enum
@@ -40,9 +40,11 @@ from arena.tournament.executors import Completed, Executor
 from arena.tournament.failures import FailureNote, FailureTally, describe, failure_notes_of, hint
 from arena.tournament.grants import grant_lines
 from arena.tournament.schedule import Format, MatchSpec, Mode, build_schedule, iter_schedule
-from arena.tournament.store import ResultStore, ResumeMismatchError, StoreError
+from arena.tournament.store import MatchRow, ResultStore, ResumeMismatchError, StoreError
 
 if TYPE_CHECKING:
+    from rich.progress import ProgressColumn
+
     from arena.tournament.build import PlannedBuild
     from arena.tournament.sprt_run import SprtRun
     from arena.tournament.standings import Standings
@@ -102,7 +104,7 @@ def _summary(config: TournamentConfig, matches: int, deals: int) -> str:
         f"{config.matches_per_pairing} matches per pairing{' (duplicate deals)' if config.duplicate else ''}; "
         f"{matches} matches on {deals} deals; seed {config.seed}; "
         f"failures: {config.failures.policy}"
-        + (f" ({config.failures.strikes} strikes)" if config.failures.policy == "substitute" else "")
+        + (f" ({config.failures.strikes} strikes)" if config.failures.substitutes else "")
         + limit
         + f"; concurrency {config.concurrency}; output {_rel(config.output)}"
     )
@@ -270,17 +272,15 @@ def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, p
     from arena.tournament.build import run_builds
 
     address = cluster or config.cluster
-    sequential = config.format is Format.SPRT
-    matches, deals = _size(config) if not sequential else (0, 0)
     store = runner.open_store(config)
+    view: _RunView | None = None
     with store:
         try:
             # Everything stored is read (and checked) before anything is printed or built: a
             # damaged store is one line, and nothing is written to it.
-            plan = runner.plan_run(config, store)
-            test = _sprt_run(config, store, plan) if sequential else None
-            live = _Live(config, store, plan, out, mode=mode, verbose=verbose, test=test)
-            out.say(_summary(config, matches, deals) if test is None else _sprt_summary(config))
+            view = _view_of(config, runner.plan_strategy(config, store))
+            live = _Live(config, store, view, out, mode=mode, verbose=verbose)
+            out.say(view.summary())
             out.say("containment: " + (containment_line() if not address else "on the cluster's workers, each as a local run"))
             unsealed = None if address else sealing_line()
             if unsealed is not None:
@@ -296,18 +296,15 @@ def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, p
             note = runner.check_identities(store, runner.identify_bots(config))
             if note:
                 out.say(f"note: {note}")
-            if plan.done:
-                out.say(f"resuming: {plan.done} of {plan.total} matches already played" if test is None else
-                        f"resuming: {plan.done} matches stored; {_sprt_status(test)}")
-            if test.has_work if test is not None else plan.to_play:
+            if view.strategy.done:
+                out.say(view.resuming())
+            if view.strategy.has_work:
                 executor: Executor
                 if address:
                     from arena.tournament.dask_executor import make_dask_executor
 
                     out.say(f"cluster: {address}")
-                    # A test counts every match it submits: no more queued than the workers play.
-                    window = {"per_thread": 2, "min_window": 2} if test is not None else {}
-                    executor = make_dask_executor(config, address, **window)
+                    executor = make_dask_executor(config, address, **view.cluster_window)
                 else:
                     executor = runner.make_executor(config, config.concurrency)
                 ready = runner.ReadyNames(store, store.identities() or {})
@@ -320,18 +317,12 @@ def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, p
                     raise
         except KeyboardInterrupt as stop:
             # Ctrl-C, SIGTERM or SIGHUP (arena/cli/edge.py): every stored match is durable.
-            _say_interrupted(store, matches, config, resume, stop)
+            _say_interrupted(store, view.total if view is not None else None, config, resume, stop)
             raise typer.Exit(interrupt_exit_code(stop)) from None
         _finish(store, config, live, out, strict=strict, report=report)
 
 
 # --- a sequential test (format sprt) -------------------------------------------------------------
-
-
-def _sprt_run(config: TournamentConfig, store: ResultStore, plan: runner.RunPlan) -> SprtRun:
-    from arena.tournament.sprt_run import SprtRun
-
-    return SprtRun.resume(config, store, plan)
 
 
 def _decided(test: SprtRun) -> str:
@@ -348,6 +339,7 @@ def _sprt_status(test: SprtRun) -> str:
 
 
 def _sprt_summary(config: TournamentConfig) -> str:
+    from arena.sprt import Metric
     from arena.tournament.schedule import sprt_pair_limit
     from arena.tournament.sprt_run import sides_of
 
@@ -357,7 +349,7 @@ def _sprt_summary(config: TournamentConfig) -> str:
         f"pairs: {config.players} players in teams of {config.team_size} (clones)")
     test = "" if params is None else (
         f"[{params.h0:g}, {params.h1:g}] {params.metric.value}"
-        + (f" {params.model.value}" if params.metric.value == "elo" else " per hand")
+        + (f" {params.model.value}" if params.metric is Metric.ELO else " per hand")
         + f", alpha {params.alpha:g}, beta {params.beta:g}, at most {sprt_pair_limit(config)} pairs")
     return (f"{config.name}: sprt, {candidate} (A) against {baseline} (B), {shape}; {test}; every deal played from "
             f"both seats, until the test decides; seed {config.seed}; failures: {config.failures.policy}; "
@@ -404,16 +396,17 @@ def _dry_run(config: TournamentConfig) -> None:
 
 def _dry_run_sprt(config: TournamentConfig) -> None:
     """``_dry_run`` of a sequential test: what is stored, the test as it stands, the deals next."""
+    from arena.tournament.sprt_run import SprtRun
+
     planned = _planned_builds(config)
     status = "nothing played yet"
     first = 0
     if os.path.isfile(os.path.join(config.output, "results.sqlite")):
         with _existing_store(config) as existing:
-            plan = runner.plan_run(config, existing)
-            test = _sprt_run(config, existing, plan)
+            test = SprtRun.resume(config, existing, runner.plan_run(config, existing))
             _check_identities_read_only(config, existing, planned)
-            if plan.done:
-                status = f"{plan.done} matches already in {_rel(config.output)}; {_sprt_status(test)}"
+            if test.done:
+                status = f"{test.done} matches already in {_rel(config.output)}; {_sprt_status(test)}"
                 first = test.book.next_deal
                 if not test.has_work:
                     status += "; the test has decided: nothing to play"
@@ -445,10 +438,11 @@ def _check_identities_read_only(config: TournamentConfig, store: ResultStore, pl
             raise runner.BotChangedError(store.folder, bot.name, changes)
 
 
-def _say_interrupted(store: ResultStore, total: int, config: TournamentConfig, resume: str, stop: BaseException) -> None:
+def _say_interrupted(store: ResultStore, total: int | None, config: TournamentConfig, resume: str,
+                     stop: BaseException) -> None:
     try:
         count = store.count()
-        stored = f"{count} of {total} matches are safely stored" if config.format is not Format.SPRT else (
+        stored = f"{count} of {total} matches are safely stored" if total is not None else (
             f"{count} matches are safely stored")
     except ArenaError:
         stored = "the matches played so far are safely stored"
@@ -500,28 +494,136 @@ class _Human:
             self._console = None
 
 
+class _ScheduleView:
+    """What a run of the whole schedule shows: a bar counting down to its total and the
+    leader; its JSON lines count against the total."""
+
+    cluster_window: dict[str, int] = {}
+
+    def __init__(self, config: TournamentConfig, plan: runner.RunPlan) -> None:
+        self.config = config
+        self.strategy = plan
+        self.total: int | None = plan.total
+        self._matches, self._deals = _size(config)
+
+    def summary(self) -> str:
+        return _summary(self.config, self._matches, self._deals)
+
+    def resuming(self) -> str:
+        return f"resuming: {self.strategy.done} of {self.strategy.total} matches already played"
+
+    def columns(self, bar: tuple[ProgressColumn, ...]) -> tuple[ProgressColumn, ...]:
+        return bar
+
+    def state_text(self) -> str:
+        return ""
+
+    def status_line(self, live: _Live, done: int) -> str:
+        return (f"{self.config.name}: {done}/{self.strategy.total} matches, {live.rate.text()}, "
+                f"leader: {live.leader.text()}, failures: {live.failures_text()}")
+
+    def json_line(self, row: MatchRow, notes: Sequence[FailureNote], done: int) -> str:
+        from arena.tournament.progress import match_json
+
+        return match_json(row, notes, done, self.strategy.total)
+
+    def news(self, before: bool) -> str | None:
+        return None
+
+    def is_last(self, done: int) -> bool:
+        return done == self.strategy.total
+
+    def decided(self) -> bool:
+        return False
+
+
+class _SprtView:
+    """What a sequential test shows: no total to count down to, the test's numbers instead of
+    the bar and the leader, and a line when it decides."""
+
+    # A test counts every match it submits: no more queued than the workers play.
+    cluster_window = {"per_thread": 2, "min_window": 2}
+    total = None
+
+    def __init__(self, config: TournamentConfig, test: SprtRun) -> None:
+        self.config = config
+        self.strategy = test
+
+    def summary(self) -> str:
+        return _sprt_summary(self.config)
+
+    def resuming(self) -> str:
+        return f"resuming: {self.strategy.done} matches stored; {self.state_text()}"
+
+    def columns(self, bar: tuple[ProgressColumn, ...]) -> tuple[ProgressColumn, ...]:
+        from rich.progress import TextColumn, TimeElapsedColumn
+
+        return (TextColumn("[bold]{task.description}"), TextColumn("{task.fields[sprt]}"),
+                TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("failures: {task.fields[failures]}"))
+
+    def state_text(self) -> str:
+        return _sprt_status(self.strategy)
+
+    def status_line(self, live: _Live, done: int) -> str:
+        return (f"{self.config.name}: {self.state_text()}  ({done} matches, {live.rate.text()}, "
+                f"failures: {live.failures_text()})")
+
+    def json_line(self, row: MatchRow, notes: Sequence[FailureNote], done: int) -> str:
+        from arena.render.sprt_text import status_json
+        from arena.tournament.progress import match_json
+
+        # No total (the test decides how many): null, and the test's state as "sprt".
+        line = {**json.loads(match_json(row, notes, done, 0)), "total": None, "sprt": status_json(self.strategy.summary())}
+        return json.dumps(line, separators=(",", ":"))
+
+    def news(self, before: bool) -> str | None:
+        """The line to say when the match just stored made the test decide (``before``: it
+        had decided already)."""
+        if before or not self.strategy.state.finished:
+            return None
+        return f"{self.config.name}: {_decided(self.strategy)}"
+
+    def is_last(self, done: int) -> bool:
+        return False
+
+    def decided(self) -> bool:
+        return self.strategy.state.finished
+
+
+_RunView = _ScheduleView | _SprtView
+
+
+def _view_of(config: TournamentConfig, strategy: runner.Strategy) -> _RunView:
+    """How the CLI shows a run of this strategy (``runner.plan_strategy``)."""
+    if isinstance(strategy, runner.RunPlan):
+        return _ScheduleView(config, strategy)
+    from arena.tournament.sprt_run import SprtRun
+
+    if not isinstance(strategy, SprtRun):
+        raise TypeError(f"no view of a run by {type(strategy).__name__}")
+    return _SprtView(config, strategy)
+
+
 class _Live:
     """Everything counted while a run plays: the failure tally (stored matches and new ones),
-    the leader, the rate; and what is printed as each match finishes."""
+    the leader, the rate; and what is printed as each match finishes (as ``view`` shows it)."""
 
-    def __init__(self, config: TournamentConfig, store: ResultStore, plan: runner.RunPlan, out: _Human, *,
-                 mode: Progress, verbose: bool, test: SprtRun | None = None) -> None:
+    def __init__(self, config: TournamentConfig, store: ResultStore, view: _RunView, out: _Human, *,
+                 mode: Progress, verbose: bool) -> None:
         from arena.tournament.progress import LiveLeader, Throughput
 
         self.config = config
         self.store = store
-        self.plan = plan
+        self.view = view
         self.out = out
         self.mode = mode
         self.verbose = verbose
-        # A sequential test: fed each match as it is stored; the status line is its numbers.
-        self.test = test
         self.tally = FailureTally(bot.name for bot in config.bots)
         self.leader = LiveLeader(config.seating, [bot.name for bot in config.bots])
         self.rate = Throughput()
         self._shown: Counter[str] = Counter()  # failures printed per bot
         self._hinted: set[tuple[str, str]] = set()
-        if plan.done:
+        if view.strategy.done:
             # One pass over what is stored, a few hundred rows at a time.
             for row in store.results():
                 self.tally.add(row)
@@ -532,7 +634,6 @@ class _Live:
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
-            ProgressColumn,
             TextColumn,
             TimeElapsedColumn,
             TimeRemainingColumn,
@@ -555,58 +656,40 @@ class _Live:
             TextColumn("leader: {task.fields[leader]}"),
             TextColumn("failures: {task.fields[failures]}"),
         )
-        test = self.test
-        if test is not None:
-            # No total to count down to: the test's numbers instead of the bar and the leader.
-            columns = (TextColumn("[bold]{task.description}"), TextColumn("{task.fields[sprt]}"),
-                       TextColumn("{task.fields[rate]}"), TimeElapsedColumn(),
-                       TextColumn("failures: {task.fields[failures]}"))
+        view = self.view
         show = self.mode is Progress.BAR and console.is_terminal
         status = self.mode is Progress.BAR and not show
         clock = time.monotonic
         last_status = clock()
-        with Bar(*columns, console=console, disable=not show, transient=False) as bar:
-            task = bar.add_task(self.config.name, total=self.plan.total if test is None else None,
-                                completed=self.plan.done, rate="-/min", leader=self.leader.text(),
-                                failures=self._failures_text(), sprt=self._sprt_text())
+        with Bar(*view.columns(columns), console=console, disable=not show, transient=False) as bar:
+            task = bar.add_task(self.config.name, total=view.total, completed=view.strategy.done, rate="-/min",
+                                leader=self.leader.text(), failures=self.failures_text(), sprt=view.state_text())
+            decided = view.decided()
 
             def on_completed(completed: Completed, done: int) -> None:
-                nonlocal last_status
-                decided = test is not None and test.state.finished
-                if test is not None:
-                    test.on_completed(completed, done)
+                nonlocal last_status, decided
                 self.finished(completed, done)
                 bar.update(task, completed=done, rate=self.rate.text(), leader=self.leader.text(),
-                           failures=self._failures_text(), sprt=self._sprt_text())
-                if test is not None and not decided and test.state.finished:
-                    self.out.say(f"{self.config.name}: {_decided(test)}")
-                end = done == self.plan.total if test is None else False
-                if status and (clock() - last_status >= STATUS_EVERY_S or end):
+                           failures=self.failures_text(), sprt=view.state_text())
+                news = view.news(decided)
+                decided = view.decided()
+                if news is not None:
+                    self.out.say(news)
+                if status and (clock() - last_status >= STATUS_EVERY_S or view.is_last(done)):
                     last_status = clock()
-                    self.out.say(self.status_line(done))
+                    self.out.say(view.status_line(self, done))
 
             with self.out.above(console if show else None):
-                played = runner.play(self.store, test if test is not None else self.plan, executor,
-                                     on_completed=on_completed, ready_names=ready)
-            if status and test is not None and played:
-                self.out.say(self.status_line(self.plan.done + played))
+                played = runner.play(self.store, view.strategy, executor, on_completed=on_completed, ready_names=ready)
+            if status and view.total is None and played:
+                self.out.say(view.status_line(self, view.strategy.done + played))
 
-    def _sprt_text(self) -> str:
-        return "" if self.test is None else _sprt_status(self.test)
-
-    def status_line(self, done: int) -> str:
-        if self.test is not None:
-            return f"{self.config.name}: {self._sprt_text()}  ({done} matches, {self.rate.text()}, " \
-                   f"failures: {self._failures_text()})"
-        return (f"{self.config.name}: {done}/{self.plan.total} matches, {self.rate.text()}, "
-                f"leader: {self.leader.text()}, failures: {self._failures_text()}")
-
-    def _failures_text(self) -> str:
+    def failures_text(self) -> str:
         failed = self.tally.failed_matches
         return "none" if not failed else f"{failed} match" + ("es" if failed != 1 else "")
 
     def finished(self, completed: Completed, done: int) -> None:
-        from arena.tournament.progress import match_json, match_line
+        from arena.tournament.progress import match_line
 
         row = completed.row
         notes = completed.failures
@@ -614,15 +697,7 @@ class _Live:
         self.leader.add(row)
         self.rate.add()
         if self.mode is Progress.JSONL:
-            if self.test is None:
-                typer.echo(match_json(row, notes, done, self.plan.total))
-            else:
-                from arena.render.sprt_text import status_json
-
-                # No total (the test decides how many): null, and the test's state as "sprt".
-                line = {**json.loads(match_json(row, notes, done, 0)), "total": None,
-                        "sprt": status_json(self.test.summary())}
-                typer.echo(json.dumps(line, separators=(",", ":")))
+            typer.echo(self.view.json_line(row, notes, done))
         if self.verbose:
             self.out.say(match_line(row, notes))
         for note in notes:

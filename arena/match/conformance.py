@@ -56,9 +56,9 @@ class _Probe:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.bot, name)
 
-    def send_hello(self, hello: dict[str, Any]) -> None:
+    def send_hello(self, hello: dict[str, Any], *, reset: bool = True) -> None:
         self.bot.seat = self.seat
-        self.bot.send_hello(hello)
+        self.bot.send_hello(hello, reset=reset)
 
     def decide(
         self, view: Any, legal: Sequence[str], move_ms: int, bank_ms: int, idle: Callable[[], None] | None = None

@@ -69,7 +69,12 @@ class RefereeError(ArenaError, ValueError):
 
 
 class Player(Protocol):
-    """What the referee needs from a seat's bot (``BotProcess``, or ``LocalBot`` in-process)."""
+    """What the referee needs from a seat's bot (``BotProcess``, or ``LocalBot`` in-process).
+
+    ``process`` is the bot process the seat plays through, or None: the referee does some
+    things for all of a match's processes at once, one message to each launcher rather than
+    one per seat (start them, reset and read what they used, ask whether their launcher
+    lives), so ``send_hello`` is asked not to reset the usage itself (``reset=False``)."""
 
     seat: int | None
 
@@ -79,18 +84,23 @@ class Player(Protocol):
     def limits(self) -> Any: ...
     @property
     def last_request_id(self) -> int: ...
-    def send_hello(self, hello: dict[str, Any]) -> None: ...
+    @property
+    def process(self) -> BotProcess | None: ...
+    def send_hello(self, hello: dict[str, Any], *, reset: bool = True) -> None: ...
     def await_ready(self) -> Ready: ...
     def queue(self, line: bytes) -> None: ...
     def decide(self, view: Any, legal: Sequence[str], move_ms: int, bank_ms: int,
                idle: Callable[[], None] | None = None) -> tuple[int, str, float]: ...
     def flush(self) -> None: ...
     def kill(self) -> None: ...
+    def usage(self) -> Usage: ...
 
 
 Observer = Callable[[str, dict[str, Any]], None]
 """Called as ``observer(kind, item)`` with kind ``event``, ``move`` or ``failure``; ``item`` is
 the entry's JSON form, as the record will hold it."""
+
+_Fail = Callable[[int, BotFailure, FailureAction], None]  # records a seat's failure (play_match's ``fail``)
 
 
 def _view(state: MatchState, seat: int, side: int) -> dict[str, Any]:
@@ -167,12 +177,10 @@ def play_match(
     state = MatchState.new(rules, seating, seed)
     rng = Rng(derive_seed(seed, "substitute"))
     side_of = [seating.side_of(s) for s in range(players)]
-    names = [bot.name for bot in bots]
     moves: list[MoveEntry] = []
     events: list[dict[str, Any]] = []
     failures: list[FailureEntry] = []
     strikes = [0] * players
-    fatal: dict[int, BotFailure] = {}  # seat -> the failure that made it lose
     banks = [bot.limits.bank_ms for bot in bots]
     log = state.events  # the core appends every event of the match here
     sent = 0  # events of ``log`` sent to the bots and recorded
@@ -187,47 +195,8 @@ def play_match(
         if observer is not None:
             observer("failure", item.to_dict())
 
-    # Handshakes: every bot is started and greeted first, then each answer is awaited, so the
-    # start-up times overlap instead of adding up. Bot processes are started before any is
-    # greeted, so that what they use is counted from one message to each launcher.
-    teams = seating.teams
     rules_dict = rules.to_dict()
-    unstarted: dict[int, BotFailure] = {}
-    procs: list[BotProcess] = []
-    for seat, bot in enumerate(bots):
-        bot.seat = seat
-        if isinstance(bot, BotProcess):
-            try:
-                bot.prepare()
-                procs.append(bot)
-            except BotFailure as exc:
-                unstarted[seat] = exc
-    reset_usages(procs)
-    greeted = []
-    for seat, bot in enumerate(bots):
-        hello = match_start(first=True, match=0, seat=seat, side=side_of[seat], players=players,
-                            teams=teams, rules=rules_dict, time=bot.limits.time,
-                            max_line_bytes=bot.limits.max_line_bytes,
-                            # One-way from the match seed: it tells nothing about the deal.
-                            seed=derive_seed(seed, "bot", seat))
-        try:
-            failed = unstarted.get(seat)
-            if failed is not None:
-                raise failed
-            if isinstance(bot, BotProcess):
-                bot.send_hello(hello, reset=False)
-            else:
-                bot.send_hello(hello)
-            greeted.append(seat)
-        except BotFailure as exc:
-            fatal[seat] = exc
-            fail(seat, exc, FailureAction.FORFEIT)
-    for seat in greeted:
-        try:
-            bots[seat].await_ready()
-        except BotFailure as exc:
-            fatal[seat] = exc
-            fail(seat, exc, FailureAction.FORFEIT)
+    fatal = _handshake(bots, seating, rules_dict, seed, side_of, fail)  # seat -> the failure that made it lose
 
     t_ms = int((monotonic() - t0) * 1e6) / 1000  # the time of the events not yet sent: the deal's, then each move's
     substitute_ok = policy.substitutes
@@ -297,39 +266,12 @@ def play_match(
             observer("move", entry.to_dict())
         state.apply(chosen)
 
-    # Bots that died with their launcher lose, all of them, however far the match got: the
-    # arena cannot tell which of them killed it (see lost_with_their_launcher).
-    alive = [(seat, bot) for seat, bot in enumerate(bots) if seat not in fatal and isinstance(bot, BotProcess)]
-    for index, lost in lost_with_their_launcher([bot for _, bot in alive]).items():
-        seat = alive[index][0]
-        strikes[seat] += 1
-        fatal[seat] = lost
-        fail(seat, lost, FailureAction.FORFEIT)
-    end = state.result
-    if end is not None and not fatal:
-        result = Result(end.winner, tuple(end.scores), end.reason, end.hands)
-    else:  # play stops only at the match's end or on a failure that loses it
-        result = forfeit_result(state.scores, [side_of[seat] for seat in fatal], state.hand_number)
-    outcomes = []
-    for seat in range(players):
-        failure = fatal.get(seat)
-        if failure is not None:
-            outcomes.append(SeatOutcome(seat, names[seat], failure.termination, failure.detail, strikes[seat]))
-        else:
-            outcomes.append(SeatOutcome(seat, names[seat], Termination.OK, "", strikes[seat]))
-    for seat, bot in enumerate(bots):
-        if seat in fatal:
-            # Whatever state it is in (hung, flooding, half-way through a line), it starts
-            # afresh for its next match.
-            bot.kill()
-            continue
-        bot.queue(match_over_line(result.winner, result.scores, result.reason.value, outcomes[seat].termination))
-        bot.flush()
+    result, outcomes = _ending(bots, state, fatal, strikes, side_of, fail)
     return GameRecord(
         seed=int(seed),
         rules=rules_dict,
         seating=seating.to_dict(),
-        seats=tuple(names),
+        seats=tuple(bot.name for bot in bots),
         moves=tuple(moves),
         events=tuple(events),
         outcomes=tuple(outcomes),
@@ -342,20 +284,100 @@ def play_match(
     )
 
 
+def _handshake(bots: Sequence[Player], seating: Seating, rules_dict: dict[str, Any], seed: int,
+               side_of: Sequence[int], fail: _Fail) -> dict[int, BotFailure]:
+    """Start and greet every bot; the seats whose failure lost the match before it began.
+
+    Every bot is started and greeted first, then each answer is awaited, so the start-up times
+    overlap instead of adding up. Bot processes are started before any is greeted, so that what
+    they use is counted from one message to each launcher."""
+    players = seating.players
+    fatal: dict[int, BotFailure] = {}
+    unstarted: dict[int, BotFailure] = {}
+    procs: list[BotProcess] = []
+    for seat, bot in enumerate(bots):
+        bot.seat = seat
+        proc = bot.process
+        if proc is not None:
+            try:
+                proc.prepare()
+                procs.append(proc)
+            except BotFailure as exc:
+                unstarted[seat] = exc
+    reset_usages(procs)
+    greeted = []
+    for seat, bot in enumerate(bots):
+        hello = match_start(first=True, match=0, seat=seat, side=side_of[seat], players=players,
+                            teams=seating.teams, rules=rules_dict, time=bot.limits.time,
+                            max_line_bytes=bot.limits.max_line_bytes,
+                            # One-way from the match seed: it tells nothing about the deal.
+                            seed=derive_seed(seed, "bot", seat))
+        try:
+            failed = unstarted.get(seat)
+            if failed is not None:
+                raise failed
+            bot.send_hello(hello, reset=False)
+            greeted.append(seat)
+        except BotFailure as exc:
+            fatal[seat] = exc
+            fail(seat, exc, FailureAction.FORFEIT)
+    for seat in greeted:
+        try:
+            bots[seat].await_ready()
+        except BotFailure as exc:
+            fatal[seat] = exc
+            fail(seat, exc, FailureAction.FORFEIT)
+    return fatal
+
+
+def _ending(bots: Sequence[Player], state: MatchState, fatal: dict[int, BotFailure], strikes: list[int],
+            side_of: Sequence[int], fail: _Fail) -> tuple[Result, list[SeatOutcome]]:
+    """The match's result and each seat's outcome, once play has stopped; every bot told how
+    it ended, or killed if its failure ended it. Adds to ``fatal`` and ``strikes`` the bots
+    that died with their launcher."""
+    # Bots that died with their launcher lose, all of them, however far the match got: the
+    # arena cannot tell which of them killed it (see lost_with_their_launcher).
+    alive = [(seat, proc) for seat, proc in enumerate([bot.process for bot in bots])
+             if seat not in fatal and proc is not None]
+    for index, lost in lost_with_their_launcher([proc for _, proc in alive]).items():
+        seat = alive[index][0]
+        strikes[seat] += 1
+        fatal[seat] = lost
+        fail(seat, lost, FailureAction.FORFEIT)
+    end = state.result
+    if end is not None and not fatal:
+        result = Result(end.winner, tuple(end.scores), end.reason, end.hands)
+    else:  # play stops only at the match's end or on a failure that loses it
+        result = forfeit_result(state.scores, [side_of[seat] for seat in fatal], state.hand_number)
+    outcomes = []
+    for seat, bot in enumerate(bots):
+        failure = fatal.get(seat)
+        if failure is not None:
+            outcomes.append(SeatOutcome(seat, bot.name, failure.termination, failure.detail, strikes[seat]))
+        else:
+            outcomes.append(SeatOutcome(seat, bot.name, Termination.OK, "", strikes[seat]))
+    for seat, bot in enumerate(bots):
+        if seat in fatal:
+            # Whatever state it is in (hung, flooding, half-way through a line), it starts
+            # afresh for its next match.
+            bot.kill()
+            continue
+        bot.queue(match_over_line(result.winner, result.scores, result.reason.value, outcomes[seat].termination))
+        bot.flush()
+    return result, outcomes
+
+
 def _usage(bots: Sequence[Player]) -> tuple[SeatUsage, ...]:
-    """What each bot used in the match, for the players that measure it (``usage()``, as
-    ``BotProcess`` has; bot processes are asked together, see ``botproc.usages``); a bot
-    that never ran has nothing to say."""
-    procs = {seat: bot for seat, bot in enumerate(bots) if isinstance(bot, BotProcess)}
+    """What each bot used in the match, for the players that measure it; bot processes are
+    asked together (see ``botproc.usages``), other players one by one. A bot that never ran
+    has nothing to say."""
+    procs = {seat: proc for seat, proc in enumerate(bot.process for bot in bots) if proc is not None}
     measured = dict(zip(procs, usages(list(procs.values())), strict=True))
     entries = []
     for seat, bot in enumerate(bots):
         usage = measured.get(seat)
         if usage is None:
-            measure: Callable[[], Usage] | None = getattr(bot, "usage", None)
-            if measure is None:
-                continue
-            usage = measure()
+            usage = bot.usage()
         if usage.source:
             entries.append(SeatUsage.of(seat, usage))
     return tuple(entries)

@@ -60,9 +60,11 @@ def _ratio(a: float, b: float) -> str:
 def result_lines(summary: SprtSummary, candidate: str = "A", baseline: str = "B") -> list[str]:
     """The test's numbers as fastchess prints them at the end of a match (and fishtest's
     ``LLR (lower, upper) [elo0, elo1]``), then the decision."""
+    from arena.sprt import Metric
+
     p = summary.params
     penta = summary.penta
-    model = p.model.value if p.metric.value == "elo" else "points per hand"
+    model = p.model.value if p.metric is Metric.ELO else "points per hand"
     lines = [f"Results of {candidate} vs {baseline} (SPRT {_bracket(p)} {model}, alpha {p.alpha:g}, beta {p.beta:g}"
              + (f", max_pairs {p.max_pairs}" if p.max_pairs is not None else "") + "):"]
     elo = summary.elo

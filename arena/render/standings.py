@@ -16,7 +16,6 @@ from arena.rating.table import BotRating
 from arena.render.tables import TableFormat, render_json, render_table
 from arena.tournament.standings import FAILURE_REASONS, BotStanding, Standings, plain_number
 
-FORMATS = ("plain", "github", "csv", "json")
 WHATS = ("standings", "crosstable")
 
 

@@ -23,7 +23,7 @@ from arena.core.rules import RULE_OPTIONS, Rules, Seating
 from arena.errors import OptionError, SeatingError
 from arena.harness.botproc import BotSpecError, missing_program, split_command
 from arena.harness.resources import ResourceLimits
-from arena.match.record import DEFAULT_STRIKES, POLICIES, FailurePolicy, Policy
+from arena.match.record import DEFAULT_STRIKES, FailurePolicy, Policy
 from arena.tournament.buildspec import BuildSpec, bot_keys_dict, parse_build_keys
 from arena.tournament.grants import Protected, leads_up, protected_paths, writable_folders, writable_refusal
 from arena.tournament.schedule import MAX_MATCHES, SPRT_MAX_PAIRS, Format, Mode, TeamMode, count_matches
@@ -47,10 +47,6 @@ if TYPE_CHECKING:
     # Imported when a file has format: sprt (parse_config): the statistics load numpy.
     from arena.sprt import SprtParams
 
-MODES = tuple(m.value for m in Mode)
-FORMATS = tuple(f.value for f in Format)
-TEAM_MODES = tuple(t.value for t in TeamMode)
-FAILURE_POLICIES = POLICIES
 PLAYERS_SINGLE = (2, 3, 4)
 PLAYERS_PAIRS = (4, 6)
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from arena.harness.protocol import Termination
-from arena.match.record import GameRecord
+from arena.match.record import FailureAction, GameRecord
 
 if TYPE_CHECKING:
     from arena.tournament.store import MatchRow
@@ -34,16 +34,17 @@ class FailureNote:
     bot: str
     reason: str  # a Termination value: no_handshake, timeout, crash, ...
     detail: str
-    action: str  # what the referee did: "forfeit" (the side lost) or "substitute"
+    action: FailureAction  # what the referee did: the side lost, or a random move was played for it
 
     def to_dict(self) -> dict[str, Any]:
-        return {"seat": self.seat, "bot": self.bot, "reason": self.reason, "detail": self.detail, "action": self.action}
+        return {"seat": self.seat, "bot": self.bot, "reason": self.reason, "detail": self.detail,
+                "action": self.action.value}
 
 
 def failure_notes(record: GameRecord) -> tuple[FailureNote, ...]:
     """Every failure of a match's record, in the order they happened."""
     return tuple(
-        FailureNote(f.seat, record.seats[f.seat], f.termination.value, f.detail, f.action.value) for f in record.failures
+        FailureNote(f.seat, record.seats[f.seat], f.termination.value, f.detail, f.action) for f in record.failures
     )
 
 
@@ -93,7 +94,7 @@ def hint(reason: str, detail: str) -> str | None:
 
 def describe(note: FailureNote, match_id: str) -> str:
     """One line for a failure as it happens."""
-    then = "its side lost the match" if note.action == "forfeit" else "a random legal move was played for it"
+    then = "its side lost the match" if note.action is FailureAction.FORFEIT else "a random legal move was played for it"
     return f"failure: {note.bot} in match {match_id} (seat {note.seat}): {note.reason}: {_one_line(note.detail)}; {then}"
 
 

@@ -73,16 +73,47 @@ class RunPlan:
     def is_stored(self, spec: MatchSpec) -> bool:
         return spec.index < len(self.stored) and bool(self.stored[spec.index])
 
-
-class Pending(Protocol):
-    """What ``play`` plays: a ``RunPlan``, or a sequential test's ``SprtRun`` (whose stream
-    of matches stops when the test has decided)."""
+    # -- as a Strategy: the whole schedule --
 
     @property
-    def done(self) -> int: ...
+    def has_work(self) -> bool:
+        return self.to_play > 0
+
+    def on_completed(self, completed: Completed, done: int) -> None:
+        pass  # the schedule is fixed: a result changes nothing of what is played
+
+    def outcome(self, store: ResultStore) -> dict[str, Any]:
+        return {"total": self.total}
+
+
+class Strategy(Protocol):
+    """Which matches a run plays and when it stops: the whole schedule (``RunPlan``), or a
+    sequential test that stops when it has decided (``sprt_run.SprtRun``). ``plan_strategy``
+    picks it from the file's format; ``play`` feeds it every stored match."""
 
     @property
-    def pending(self) -> Iterator[MatchSpec]: ...
+    def done(self) -> int:
+        """Matches stored before this run."""
+
+    @property
+    def total(self) -> int | None:
+        """The matches the run will have stored at its end, or None when results decide it."""
+
+    @property
+    def has_work(self) -> bool:
+        """Whether any match is left to play."""
+
+    @property
+    def pending(self) -> Iterator[MatchSpec]:
+        """The matches to play, in schedule order, generated as they are asked for."""
+
+    def on_completed(self, completed: Completed, done: int) -> None:
+        """Told of every match as it is stored, before the caller's callbacks."""
+
+    def outcome(self, store: ResultStore) -> dict[str, Any]:
+        """What ``run_tournament`` returns of the run beyond what it played: "total"; a
+        sequential test adds "sprt", its ``SprtSummary``."""
+
 
 
 def open_store(config: TournamentConfig) -> ResultStore:
@@ -120,6 +151,17 @@ def plan_run(config: TournamentConfig, store: ResultStore) -> RunPlan:
     finally:
         keys.close()  # its cursor is released now, whatever happened
     return RunPlan(config, len(stored), done, bytes(stored))
+
+
+def plan_strategy(config: TournamentConfig, store: ResultStore) -> Strategy:
+    """The run's strategy, from what the store holds: ``plan_run``'s plan, played whole, or for
+    format sprt the sequential test it leaves (``SprtRun.resume`` reads the stored rows)."""
+    plan = plan_run(config, store)
+    if config.format is Format.SPRT:
+        from arena.tournament.sprt_run import SprtRun
+
+        return SprtRun.resume(config, store, plan)
+    return plan
 
 
 def _not_in_schedule(store: ResultStore, match_id: str) -> StoreError:
@@ -211,17 +253,18 @@ class ReadyNames:
 
 def play(
     store: ResultStore,
-    plan: Pending,
+    plan: Strategy,
     executor: Executor,
     on_match: Callable[[MatchRow, int], None] | None = None,
     *,
     on_completed: Callable[[Completed, int], None] | None = None,
     ready_names: ReadyNames | None = None,
 ) -> int:
-    """Play the pending matches; store each as it finishes. Returns how many were played.
+    """Play the strategy's pending matches; store each as it finishes. Returns how many were
+    played.
 
-    ``on_match(row, done)`` and ``on_completed(completed, done)`` are called after each
-    match is durably stored; ``ready_names`` checks each match's ready names before.
+    The strategy, then ``on_completed(completed, done)`` and ``on_match(row, done)``, are told
+    of each match after it is durably stored; ``ready_names`` checks its ready names before.
     """
     done = plan.done
     played = 0
@@ -233,6 +276,7 @@ def play(
             store.add(row, completed.record_json)
             done += 1
             played += 1
+            plan.on_completed(completed, done)
             if on_completed is not None:
                 on_completed(completed, done)
             if on_match is not None:
@@ -256,35 +300,28 @@ def run_tournament(
         config = run_builds(config, os.path.join(config.output, LOGS_DIR), jobs=concurrency or config.concurrency).config
         identities = identify_bots(config)
         check_identities(store, identities)
-        plan = plan_run(config, store)
+        strategy = plan_strategy(config, store)
         if executor is None:
             executor = make_executor(config, concurrency or config.concurrency)
         ready = ReadyNames(store, store.identities() or identities)
-        if config.format is Format.SPRT:
-            from arena.tournament.sprt_run import SprtRun
-
-            test = SprtRun.resume(config, store, plan)
-            played = play(store, test, executor, on_match, on_completed=test.on_completed, ready_names=ready) \
-                if test.has_work else 0
-            summary = test.summary()
-            return {"total": store.count(), "played": played, "folder": config.output, "sprt": summary}
-        played = play(store, plan, executor, on_match, ready_names=ready)
-        return {"total": plan.total, "played": played, "folder": config.output}
+        played = play(store, strategy, executor, on_match, ready_names=ready) if strategy.has_work else 0
+        return {**strategy.outcome(store), "played": played, "folder": config.output}
 
 
 __all__ = [
     "BotChangedError",
     "Completed",
     "LOGS_DIR",
-    "Pending",
     "ReadyNames",
     "RunPlan",
+    "Strategy",
     "build_schedule",
     "check_identities",
     "identify_bots",
     "make_executor",
     "open_store",
     "plan_run",
+    "plan_strategy",
     "play",
     "run_tournament",
 ]

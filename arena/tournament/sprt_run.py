@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from arena.sprt import DealPair, GameResult, SprtParams, SprtState, SprtSummary
 from arena.tournament.config import TournamentConfig
@@ -96,9 +97,9 @@ class PairBook:
 
 
 class SprtRun:
-    """The matches a sequential test still needs (``pending``), and the test as they finish
-    (``on_completed``). Made by ``resume`` from the store and the run's plan; hand it to
-    ``runner.play`` as the plan, and its ``on_completed`` as the callback."""
+    """A run's strategy (``runner.Strategy``) for a sequential test: the matches the test
+    still needs (``pending``), and the test as they finish (``on_completed``). Made by
+    ``resume`` from the store and the run's plan (``runner.plan_strategy`` does)."""
 
     def __init__(self, config: TournamentConfig, plan: RunPlan, book: PairBook) -> None:
         self.config = config
@@ -145,12 +146,19 @@ class SprtRun:
             if spec.index >= len(stored) or not stored[spec.index]:
                 yield spec
 
+    @property
+    def total(self) -> None:
+        return None  # the test decides how many
+
     def on_completed(self, completed: Completed, done: int) -> None:
-        """Call with every match as it is stored (``runner.play``'s ``on_completed``)."""
+        """Told of every match as it is stored (by ``runner.play``)."""
         self.book.add(completed.row)
 
     def summary(self) -> SprtSummary:
         return self.state.summary()
+
+    def outcome(self, store: ResultStore) -> dict[str, Any]:
+        return {"total": store.count(), "sprt": self.summary()}
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ class HelloRecorder(LocalBot):
         super().__init__(first=True)
         self.hellos = []
 
-    def send_hello(self, hello):
+    def send_hello(self, hello, *, reset=True):
         self.hellos.append(hello)
 
 

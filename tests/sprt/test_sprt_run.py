@@ -502,3 +502,13 @@ def test_two_revisions_of_a_bot_are_built_tested_and_named_by_their_full_commits
     page = (tmp_path / "results" / "sprt-dev-vs-base" / "report.html").read_text()
     assert commits["main"] in page and commits["my-change"] in page
     assert not (repo / "built.py").exists() and git(repo, "status", "--porcelain") == ""  # the user's tree untouched
+
+
+def test_sprt_stats_is_its_own_command_and_the_old_spelling_still_works():
+    counts = ["19", "52", "94", "82", "50"]
+    own = cli.invoke(app, ["sprt-stats", *counts, "--elo0", "0", "--elo1", "10"])
+    old = cli.invoke(app, ["sprt", "--stats", *counts, "--elo0", "0", "--elo1", "10"])
+    assert own.exit_code == old.exit_code == 0, own.output
+    assert own.stdout == old.stdout and own.stdout.splitlines()[-1].endswith("H1 was accepted at pair 297")
+    refused = cli.invoke(app, ["sprt-stats", *counts, "--elo0", "0", "--elo1", "10", "--model", "bayes"])
+    assert refused.exit_code == 2 and "--model: expected normalized or logistic" in refused.stderr

@@ -59,13 +59,13 @@ def test_failure_notes_come_from_the_records_failures():
         result=Result(0, (0, 0), EndReason.FORFEIT, 1, (1,)),
         failures=(FailureEntry(1, Termination.TIMEOUT, "late", 4, FailureAction.FORFEIT),),
     )
-    assert failure_notes(record) == (FailureNote(1, "b", "timeout", "late", "forfeit"),)
+    assert failure_notes(record) == (FailureNote(1, "b", "timeout", "late", FailureAction.FORFEIT),)
     assert fl.failure_notes_of(record.to_dict()) == failure_notes(record)
 
 
 def test_the_tally_counts_per_bot_and_calls_out_a_bot_that_failed_every_match():
     tally = FailureTally(["good", "bad", "flaky"])
-    note = FailureNote(1, "bad", "no_handshake", "not JSON (x): 'DEBUG got hello'", "forfeit")
+    note = FailureNote(1, "bad", "no_handshake", "not JSON (x): 'DEBUG got hello'", FailureAction.FORFEIT)
     tally.add(_row("00000.0", ("good", "bad"), [(1, "no_handshake")]), [note])
     tally.add(_row("00001.0", ("bad", "flaky"), [(0, "no_handshake"), (1, "timeout")]))
     tally.add(_row("00002.0", ("good", "flaky")))
@@ -140,7 +140,7 @@ def test_throughput_and_the_lines_for_each_finished_match():
     clock.now += 30
     assert rate.text() == "4.0/min"
     row = _row("00003.1", ("greedy", "newbie"), [(1, "no_handshake")], winner=0, scores=(0, 0))
-    note = FailureNote(1, "newbie", "no_handshake", "not JSON", "forfeit")
+    note = FailureNote(1, "newbie", "no_handshake", "not JSON", FailureAction.FORFEIT)
     assert match_line(row, [note]) == "00003.1  greedy vs newbie  0-0  greedy wins (forfeit); newbie no_handshake"
     data = json.loads(match_json(row, [note], 7, 12))
     assert data == {

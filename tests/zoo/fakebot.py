@@ -7,6 +7,10 @@ test can split a line across writes), with ``{id}`` replaced by the message's id
 by the previous request's id and ``{legal0}`` by its first legal move; ``pause_ms`` sleeps
 between the writes. ``{"on": ..., "then": "hang"}`` stops answering for ever; ``"exit": N``
 exits with code N. With ``ZOO_TRANSCRIPT`` set, every line received is appended there.
+
+With ``ZOO_SCRIPT_LEFT`` set, the steps not yet reached are written there (a JSON list) at the
+start and after each step is taken, before it is acted on, so that a test can check, even of a
+bot that hangs or exits, that its script was played to the end (``helpers.assert_done``).
 """
 
 import json
@@ -17,6 +21,17 @@ import time
 steps = json.loads(sys.argv[1])
 transcript = os.environ.get("ZOO_TRANSCRIPT")
 prev = None
+left_file = os.environ.get("ZOO_SCRIPT_LEFT")
+
+
+def report_left() -> None:
+    if left_file:
+        with open(left_file + ".tmp", "w") as f:
+            json.dump(steps, f)
+        os.replace(left_file + ".tmp", left_file)  # never read half-written
+
+
+report_left()
 
 
 def out(text: str) -> None:
@@ -34,6 +49,7 @@ for line in sys.stdin:
         break
     if steps and steps[0]["on"] == kind:
         step = steps.pop(0)
+        report_left()
         time.sleep(step.get("sleep_ms", 0) / 1000)
         if step.get("then") == "hang":
             while True:

@@ -5,6 +5,7 @@ import os
 import secrets
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -25,7 +26,7 @@ FAST = Limits(startup_ms=10000, move_ms=1000, grace_ms=200, kill_grace_ms=100)
 
 
 # Files the test bots write for their tests to read (reports, pid files, transcripts).
-REPORT_FILES = ("ZOO_OUT", "ZOO_PIDFILE", "ZOO_TRANSCRIPT")
+REPORT_FILES = ("ZOO_OUT", "ZOO_PIDFILE", "ZOO_TRANSCRIPT", "ZOO_SCRIPT_LEFT")
 
 
 def reporting(env: dict | None, resources: ResourceLimits | None = None) -> ResourceLimits:
@@ -79,9 +80,34 @@ def wait_until(condition, timeout: float = 20.0) -> bool:
     return True
 
 
-def fake_spec(steps: list, limits: Limits = FAST, env: dict | None = None) -> BotSpec:
-    return BotSpec(name="fake", cmd=(sys.executable, str(FAKE), json.dumps(steps)), limits=limits, env=env or {},
+# The scripted bots made by the test running now, with the file each reports its steps left to
+# (tests/conftest.py checks them when the test ends).
+SCRIPTS: list[tuple[Path, list, bool]] = []  # (report, steps, whether every step must be reached)
+
+
+def fake_spec(steps: list, limits: Limits = FAST, env: dict | None = None, *, steps_may_be_left: bool = False) -> BotSpec:
+    """A scripted bot (fakebot.py). Unless ``steps_may_be_left``, the test fails when it ends
+    with a step of the script not reached (``assert_done``), as python-chess's mock engine
+    does: a script that is not played through did not test what it says."""
+    left = Path(tempfile.mkdtemp(prefix="fakebot-")) / "steps-left.json"
+    env = {**(env or {}), "ZOO_SCRIPT_LEFT": str(left)}
+    spec = BotSpec(name="fake", cmd=(sys.executable, str(FAKE), json.dumps(steps)), limits=limits, env=env,
                    resources=reporting(env))
+    SCRIPTS.append((left, steps, not steps_may_be_left))
+    return spec
+
+
+def steps_left(report: Path, steps: list) -> list:
+    """The steps of a scripted bot's script (``steps``, reported to ``report``) it has not
+    reached: all of them if it never ran."""
+    return json.loads(report.read_text()) if report.exists() else list(steps)
+
+
+def assert_done(report: Path, steps: list) -> None:
+    left = steps_left(report, steps)
+    if left:
+        raise AssertionError(f"the scripted bot ended with {len(left)} of its {len(steps)} steps not reached: "
+                             f"{json.dumps(left)[:300]}")
 
 
 def hello(seat: int = 0, limits: Limits = FAST) -> dict:
