@@ -285,7 +285,7 @@ def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, p
             unsealed = None if address else sealing_line()
             if unsealed is not None:
                 out.say(unsealed)
-                if test.has_work if test is not None else plan.to_play:
+                if view.strategy.has_work:
                     store.mark_unsealed(unsealed_why() or "")
             for line in grant_lines(config):
                 out.say(line, always=line.startswith("warning:"))
