@@ -294,7 +294,8 @@ def test_a_build_is_sealed_like_a_bot(tmp_path):
         pytest.skip("this machine cannot seal (arena.harness.seal)")
     home_secret = Path.home() / f".escoba-build-secret-{os.getpid()}"
     home_secret.write_text("a token")
-    outside = Path(__file__).resolve().parents[2] / f".escoba-build-outside-{os.getpid()}"  # on the disk, not its folder
+    # A folder it sees (the arena's own package, which a build may read) but must not change.
+    outside = Path(__file__).resolve().parents[2] / "arena" / f".escoba-build-outside-{os.getpid()}"
     import socket
 
     listener = socket.create_server(("127.0.0.1", 0))  # the machine's loopback: not the build's own

@@ -135,8 +135,8 @@ def _tagged(tag: str) -> list[int]:
 def _bots(tag: str) -> list[int]:
     """The bot processes among the tagged ones (a worker also has the harness's keeper): the
     first process of each bot's tree (a sealed bot's is bubblewrap's, with the bot beneath)."""
-    tagged = _tagged(tag)
-    return [pid for pid in tagged if "policybot.py" in _describe([pid]) and _parent(pid) not in tagged]
+    bots = [pid for pid in _tagged(tag) if "policybot.py" in _describe([pid])]
+    return [pid for pid in bots if _parent(pid) not in bots]
 
 
 def _parent(pid: int) -> int | None:
