@@ -27,8 +27,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from arena.errors import ArenaError, ExitCode
+from arena.harness import cgroups, sandbox, seal
 from arena.harness import launcher as launcher_program
-from arena.harness import sandbox, seal
 from arena.harness.resources import ResourceLimits, Usage
 from arena.harness.sandbox import LANDLOCK_ENV
 
@@ -81,7 +81,7 @@ class Child:
         self.exit: ChildExit | None = None
         self.scratch = scratch  # its private TMPDIR (arena.harness.sandbox), removed once its tree is killed
         self.counters = counters
-        self._files: launcher_program.CounterFiles | None = None  # opened at the first count
+        self._files: cgroups.CounterFiles | None = None  # opened at the first count
         self._base: tuple[float, float, float] | None = None  # user, system, monotonic at the reset
 
     def restart_count(self) -> bool:
@@ -92,7 +92,7 @@ class Child:
             return False
         files = self._files
         if files is None:
-            files = self._files = launcher_program.CounterFiles(self.counters)
+            files = self._files = cgroups.CounterFiles(self.counters)
         cpu = files.cpu()
         if cpu is None or not files.reset_peak():
             self.counters = self._base = None
@@ -286,7 +286,7 @@ class LauncherClient:
                     child.exit = ChildExit(None, "", "its launcher was lost")
             self._cond.notify_all()
         for root in self.info.get("roots", ()):
-            launcher_program.clean_root(str(root))
+            cgroups.clean_root(str(root))
         try:
             self._proc.wait(timeout=1.0)
         except subprocess.TimeoutExpired:
@@ -388,7 +388,7 @@ class LauncherClient:
         """SIGTERM to the bot's whole tree, ``grace`` seconds, then SIGKILL until nothing of it
         is left. Returns how it ended (an earlier end, if it had ended on its own)."""
         try:
-            reply = self._request("kill", timeout=grace + launcher_program.HARD_KILL_S + _REPLY_TIMEOUT,
+            reply = self._request("kill", timeout=grace + cgroups.HARD_KILL_S + _REPLY_TIMEOUT,
                                   id=child.id, grace=grace)
             ended = _exit_of(reply)
         except LauncherError as exc:

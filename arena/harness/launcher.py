@@ -21,8 +21,9 @@ much CPU and memory they used. The launcher:
   kills every process left, removes its cgroups, then exits.
 
 It runs as a program of its own (``python -I -S launcher.py FD [--no-cgroups] [--no-landlock]
-[--bwrap PATH]``) and imports only the standard library, ``arena.harness.sandbox`` and
-``arena.harness.seal`` (which do too): it starts in
+[--bwrap PATH]``) and imports only the standard library and the modules of this package that
+do too: ``proctree`` (a tree through ``/proc``), ``cgroups`` (a bot's groups and counters),
+``sandbox`` (Landlock) and ``seal`` (bubblewrap): it starts in
 tens of milliseconds, single-threaded (so forking is safe), and nothing the arena imports can
 disturb it. The arena imports it too, for the
 clean-up of cgroups a lost launcher left behind.
@@ -40,7 +41,6 @@ import errno
 import fcntl
 import json
 import os
-import re
 import resource
 import select
 import shutil
@@ -48,7 +48,6 @@ import signal
 import socket
 import sys
 import time
-from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
@@ -57,23 +56,19 @@ try:
 except ImportError:  # run as a program (python -I -S launcher.py): the package is not on the path
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     from arena.harness import sandbox, seal
+from arena.harness.cgroups import HARD_KILL_S, KILL_POLL_S, MIB, PREFIX, BotGroup, Cgroups, hierarchies
+from arena.harness.proctree import alive, children, process_cpu, signal_all, stat_fields, tree, tree_memory, write_text
 
-PREFIX = "escoba-arena-"
 SAMPLE_S = 0.1  # how often memory is measured and orphans are looked for
 BEAT_S = 1.0  # how often it tells the arena it is alive (a bot may SIGSTOP it)
-KILL_POLL_S = 0.01
-HARD_KILL_S = 5.0  # how long a kill keeps signalling a tree that will not go (a fork bomb)
 MAX_MESSAGE = 1 << 20
 # Room for the file descriptors of one message (a spawn passes the bot's three pipes).
 _FDS_SPACE = socket.CMSG_SPACE(8 * array.array("i").itemsize)
-MIB = 1 << 20
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 _CLONE_NEWNET = 0x40000000
 _CLONE_NEWUSER = 0x10000000
-_CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-_PAGE = resource.getpagesize()
 # What a bot's signals must be on exec: Python (here) ignores SIGPIPE and SIGXFSZ, and the
 # launcher catches the others; ignored signals would stay ignored across exec.
 _RESET_SIGNALS = tuple(
@@ -81,602 +76,6 @@ _RESET_SIGNALS = tuple(
     for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGCHLD", "SIGPIPE", "SIGXFSZ", "SIGXCPU", "SIGUSR1", "SIGUSR2")
     if hasattr(signal, name)
 )
-
-
-# --- /proc -----------------------------------------------------------------------------------
-
-_HAS_CHILDREN_FILE = os.path.exists(f"/proc/self/task/{os.getpid()}/children")
-
-
-def _read(path: str) -> str | None:
-    """A small file's text (of /proc or a cgroup), or None. Read through a bare descriptor:
-    half the cost of a Python file object, and some are read every 100 ms or every match."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return None
-    try:
-        chunks = []
-        while chunk := os.read(fd, 65536):
-            chunks.append(chunk)
-        return b"".join(chunks).decode()
-    except (OSError, ValueError):
-        return None
-    finally:
-        os.close(fd)
-
-
-def _pread(fd: int) -> str | None:
-    """A small file's text through a descriptor kept open on it, read afresh from its start (a
-    counter file is made anew at each read from offset 0), or None."""
-    try:
-        return os.pread(fd, 65536, 0).decode()
-    except (OSError, ValueError):
-        return None
-
-
-def _pwrite(fd: int, text: str) -> bool:
-    try:
-        os.pwrite(fd, text.encode(), 0)
-        return True
-    except OSError:
-        return False
-
-
-def _write(path: str, text: str) -> bool:
-    try:
-        with open(path, "w") as f:
-            f.write(text)
-        return True
-    except OSError:
-        return False
-
-
-def _stat_fields(pid: int) -> list[str] | None:
-    """The fields of /proc/PID/stat after the command name (state first), or None."""
-    data = _read(f"/proc/{pid}/stat")
-    if data is None:
-        return None
-    return data[data.rfind(")") + 2:].split()
-
-
-def alive(pid: int) -> bool:
-    """True if ``pid`` runs (exists and is not a zombie)."""
-    fields = _stat_fields(pid)
-    return fields is not None and fields[0] not in ("Z", "X")
-
-
-def _ppids() -> dict[int, list[int]]:
-    """Parent -> children over the whole of /proc (when the per-task children files are missing)."""
-    out: dict[int, list[int]] = {}
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return out
-    for entry in entries:
-        if entry.isdigit():
-            fields = _stat_fields(int(entry))
-            if fields is not None:
-                out.setdefault(int(fields[1]), []).append(int(entry))
-    return out
-
-
-def children(pid: int) -> list[int]:
-    """The children of every thread of ``pid``."""
-    if not _HAS_CHILDREN_FILE:
-        return _ppids().get(pid, [])
-    try:
-        tids = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return []
-    out: list[int] = []
-    for tid in tids:
-        data = _read(f"/proc/{pid}/task/{tid}/children")
-        if data:
-            out.extend(int(x) for x in data.split())
-    return out
-
-
-def tree(roots: Iterable[int]) -> set[int]:
-    """``roots`` that still exist and all their descendants."""
-    found: set[int] = set()
-    stack = [pid for pid in roots if _stat_fields(pid) is not None]
-    by_parent = None if _HAS_CHILDREN_FILE else _ppids()
-    while stack:
-        pid = stack.pop()
-        if pid in found:
-            continue
-        found.add(pid)
-        stack.extend(children(pid) if by_parent is None else by_parent.get(pid, []))
-    return found
-
-
-def _rss(pid: int) -> int:
-    data = _read(f"/proc/{pid}/statm")
-    try:
-        return int(data.split()[1]) * _PAGE if data else 0
-    except (IndexError, ValueError):
-        return 0
-
-
-def _pss(pid: int) -> int | None:
-    """Proportional set size: the process's resident memory with each page it shares divided
-    among its sharers. Exact for a tree of forked processes, but costly: read only to
-    confirm a sum of RSS that is over a limit."""
-    data = _read(f"/proc/{pid}/smaps_rollup")
-    if data is None:
-        return None
-    for line in data.splitlines():
-        if line.startswith("Pss:"):
-            return int(line.split()[1]) * 1024
-    return None
-
-
-def tree_memory(pids: Iterable[int], limit: int) -> int:
-    """The resident memory of a tree: the sum of its RSS, where that is within ``limit`` (it
-    can only overstate); else the sum of its PSS, which counts shared pages once."""
-    pids = list(pids)
-    total = sum(_rss(pid) for pid in pids)
-    if limit and total > limit and len(pids) > 1:
-        shares = [_pss(pid) for pid in pids]
-        if all(share is not None for share in shares):
-            total = sum(share for share in shares if share is not None)
-    return total
-
-
-def _cpu(pid: int) -> tuple[float, float]:
-    """(user, system) seconds of ``pid`` and of the children it has waited for."""
-    fields = _stat_fields(pid)
-    if fields is None or len(fields) < 15:
-        return 0.0, 0.0
-    utime, stime, cutime, cstime = (int(x) for x in fields[11:15])
-    return (utime + cutime) / _CLK_TCK, (stime + cstime) / _CLK_TCK
-
-
-# The files a group's CPU time is read from, by cgroup version.
-_CPU_FILES = {2: ("cpu.stat",), 1: ("cpuacct.stat", "cpuacct.usage")}
-
-
-def cpu_seconds(version: int, texts: Sequence[str | None]) -> tuple[float, float] | None:
-    """(user, system) seconds from the texts of a group's CPU files (``_CPU_FILES``)."""
-    stat = dict(line.split(" ", 1) for line in (texts[0] or "").splitlines() if " " in line)
-    if version == 2:
-        try:
-            return int(stat["user_usec"]) / 1e6, int(stat["system_usec"]) / 1e6
-        except (KeyError, ValueError):
-            return None
-    try:
-        user, system = int(stat["user"]) / _CLK_TCK, int(stat["system"]) / _CLK_TCK
-    except (KeyError, ValueError):
-        return None
-    # The tick counts are coarse; the total in nanoseconds is exact: split it in their ratio.
-    try:
-        exact = int(texts[1] or "") / 1e9
-    except ValueError:
-        return user, system
-    if user + system > 0:
-        return exact * user / (user + system), exact * system / (user + system)
-    return exact, 0.0
-
-
-class CounterFiles:
-    """A bot's group counters (``Group.counters``) as the arena reads them: its CPU time and its
-    exact peak memory since the peak's last reset. The files are opened once and kept: each is
-    read at every match's start and end, and opening a cgroup file costs several times reading
-    it. Not thread-safe: one owner (``containment.Child``) reads and closes them. Once the
-    group is removed, every read says None (its files then fail with ENODEV)."""
-
-    __slots__ = ("_version", "_cpu", "_peak", "_closed")
-
-    def __init__(self, counters: Mapping[str, Any]) -> None:
-        self._closed = False
-        self._cpu: list[int] = []
-        self._peak = -1
-        try:
-            self._version = int(counters["cpu_version"])
-            cpu, peak = [str(path) for path in counters["cpu"]], str(counters["peak"])
-            for path in cpu:
-                self._cpu.append(os.open(path, os.O_RDONLY))
-            self._peak = os.open(peak, os.O_RDWR)
-        except (KeyError, TypeError, ValueError, OSError):
-            self.close()
-
-    def cpu(self) -> tuple[float, float] | None:
-        """(user seconds, system seconds) of the group, or None (gone, closed, unreadable)."""
-        if self._closed:
-            return None
-        texts = [_pread(fd) for fd in self._cpu]
-        return None if None in texts else cpu_seconds(self._version, texts)
-
-    def read(self) -> tuple[float, float, int] | None:
-        """``cpu`` and the peak memory in bytes since its last reset."""
-        cpu = self.cpu()
-        if cpu is None:
-            return None
-        try:
-            return cpu[0], cpu[1], int(_pread(self._peak) or "")
-        except ValueError:
-            return None
-
-    def reset_peak(self) -> bool:
-        """Start the peak again from the current usage."""
-        return not self._closed and _pwrite(self._peak, "0")
-
-    def __del__(self) -> None:  # unreachable: nobody else holds its descriptors
-        try:
-            self.close()
-        except Exception:  # noqa: BLE001 - at interpreter exit the os module may be half gone
-            pass
-
-    def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
-        for fd in [*self._cpu, self._peak]:
-            if fd >= 0:
-                os.close(fd)
-        self._cpu, self._peak = [], -1
-
-
-def _kill(pids: Iterable[int], sig: int) -> None:
-    for pid in pids:
-        try:
-            os.kill(pid, sig)
-        except OSError:
-            pass
-
-
-# --- cgroups ---------------------------------------------------------------------------------
-
-# The v1 controllers used, and what for.
-_V1_ROLES = {"memory": "memory", "pids": "pids", "freezer": "kill", "cpuacct": "cpu"}
-
-
-@dataclass(frozen=True)
-class Hierarchy:
-    """A mounted cgroup hierarchy and this process's cgroup directory in it."""
-
-    version: int
-    controllers: frozenset[str]  # v1: the controllers it carries; v2: empty (see Cgroups)
-    own: str
-
-
-def _unescape(text: str) -> str:
-    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), text)
-
-
-def hierarchies() -> list[Hierarchy]:
-    """The cgroup hierarchies this process can see, with its own directory in each."""
-    mountinfo = _read("/proc/self/mountinfo")
-    membership = _read("/proc/self/cgroup")
-    if mountinfo is None or membership is None:
-        return []
-    v1: dict[frozenset[str], str] = {}
-    v2: str | None = None
-    for line in membership.splitlines():
-        parts = line.split(":", 2)
-        if len(parts) != 3:
-            continue
-        if parts[0] == "0" and parts[1] == "":
-            v2 = parts[2]
-        else:
-            v1[frozenset(parts[1].split(","))] = parts[2]
-    out: list[Hierarchy] = []
-    seen: set[str] = set()
-    for line in mountinfo.splitlines():
-        left, _, right = line.partition(" - ")
-        fields, rfields = left.split(), right.split()
-        if len(fields) < 5 or len(rfields) < 3:
-            continue
-        root, mount, fstype = _unescape(fields[3]), _unescape(fields[4]), rfields[0]
-        controllers: frozenset[str] = frozenset()
-        if fstype == "cgroup2":
-            path, version = v2, 2
-        elif fstype == "cgroup":
-            options = set(rfields[2].split(","))
-            key = next((k for k in v1 if k <= options), None)
-            if key is None:
-                continue
-            path, version, controllers = v1[key], 1, key & frozenset(_V1_ROLES)
-            if not controllers:
-                continue
-        else:
-            continue
-        if path is None:
-            continue
-        # In a container the mount may show only part of the hierarchy.
-        if root != "/":
-            if path != root and not path.startswith(root.rstrip("/") + "/"):
-                continue
-            path = path[len(root):]
-        own = os.path.normpath(os.path.join(mount, path.lstrip("/")))
-        if own not in seen and os.path.isdir(own):
-            seen.add(own)
-            out.append(Hierarchy(version, controllers, own))
-    # cgroup v2 first: its kill and cpu are preferred to the v1 freezer and cpuacct.
-    out.sort(key=lambda h: -h.version)
-    return out
-
-
-def _group_members(path: str) -> set[int]:
-    data = _read(os.path.join(path, "cgroup.procs"))
-    return {int(x) for x in data.split()} if data else set()
-
-
-def kill_group(path: str) -> None:
-    """SIGKILL every process of the cgroup at ``path`` (and of the cgroups below it, for v2)."""
-    if _write(os.path.join(path, "cgroup.kill"), "1"):
-        return
-    freezer = os.path.join(path, "freezer.state")
-    frozen = _write(freezer, "FROZEN")
-    if frozen:  # a frozen task cannot fork: the list below is complete
-        deadline = time.monotonic() + 1.0
-        while (_read(freezer) or "").strip() == "FREEZING" and time.monotonic() < deadline:
-            time.sleep(0.001)
-    _kill(_group_members(path), signal.SIGKILL)
-    if frozen:
-        _write(freezer, "THAWED")
-
-
-def clean_root(path: str, deadline_s: float = 5.0) -> bool:
-    """Kill everything in a launcher's cgroup directory and remove it; True once it is gone.
-    Also what the arena does with the cgroups of a launcher it lost."""
-    deadline = time.monotonic() + deadline_s
-    while True:
-        try:
-            subs = [os.path.join(path, e) for e in os.listdir(path) if os.path.isdir(os.path.join(path, e))]
-        except OSError:
-            return not os.path.exists(path)
-        for sub in subs:
-            kill_group(sub)
-        kill_group(path)
-        for sub in subs:
-            try:
-                os.rmdir(sub)
-            except OSError:
-                pass
-        try:
-            os.rmdir(path)
-            return True
-        except FileNotFoundError:
-            return True
-        except OSError:
-            pass
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.01)
-
-
-@dataclass
-class Cgroups:
-    """This launcher's cgroups: a directory of its own in each hierarchy it may write to,
-    and which of them serves which role (members, kill, cpu, memory, pids)."""
-
-    roots: dict[str, str] = field(default_factory=dict)  # role -> the launcher's directory
-    versions: dict[str, int] = field(default_factory=dict)  # role -> cgroup version
-
-    @classmethod
-    def create(cls, name: str, found: list[Hierarchy]) -> Cgroups:
-        groups = cls()
-        for h in found:
-            _sweep_stale(h.own)
-            root = os.path.join(h.own, name)
-            if h.version == 2:
-                roles = ["members", "cpu"]
-                try:
-                    os.mkdir(root)
-                except OSError:
-                    continue
-                if os.path.exists(os.path.join(root, "cgroup.kill")):
-                    roles.append("kill")
-                for controller in ("memory", "pids"):
-                    _write(os.path.join(root, "cgroup.subtree_control"), f"+{controller}")
-                enabled = (_read(os.path.join(root, "cgroup.subtree_control")) or "").split()
-                roles += [c for c in ("memory", "pids") if c in enabled]
-                if not os.path.exists(os.path.join(root, "cpu.stat")):
-                    roles.remove("cpu")
-            else:
-                roles = [_V1_ROLES[c] for c in sorted(h.controllers)]
-                roles = [r for r in roles if r not in groups.roots]
-                if not roles:
-                    continue
-                try:
-                    os.mkdir(root)
-                except OSError:
-                    continue
-                if "members" not in groups.roots:
-                    roles.append("members")
-            for role in roles:
-                if role not in groups.roots:
-                    groups.roots[role] = root
-                    groups.versions[role] = h.version
-        return groups
-
-    def __bool__(self) -> bool:
-        return bool(self.roots)
-
-    def describe(self) -> str:
-        by_version: dict[int, list[str]] = {}
-        for role in ("kill", "cpu", "memory", "pids"):
-            if role in self.roots:
-                by_version.setdefault(self.versions[role], []).append(role)
-        if not by_version:
-            members = self.versions.get("members")
-            return f"cgroup v{members} (membership only)" if members else "no cgroups"
-        return " + ".join(f"cgroup v{v} ({', '.join(roles)})" for v, roles in sorted(by_version.items(), reverse=True))
-
-    def remove(self) -> None:
-        for root in sorted(set(self.roots.values())):
-            clean_root(root)
-
-
-def _sweep_stale(own: str) -> None:
-    """Remove the cgroups of launchers that died without cleaning up (kill -9 of both)."""
-    try:
-        entries = os.listdir(own)
-    except OSError:
-        return
-    for entry in entries:
-        if not entry.startswith(PREFIX) or not entry[len(PREFIX):].isdigit():
-            continue
-        pid = int(entry[len(PREFIX):])
-        if alive(pid) and "launcher" in (_read(f"/proc/{pid}/cmdline") or ""):
-            continue
-        clean_root(os.path.join(own, entry), deadline_s=1.0)
-
-
-class BotGroup:
-    """One bot's cgroups: a directory per role, all named after the bot."""
-
-    # Descriptors kept open by all groups at most: the launcher needs others for its pipes and
-    # for the bots it starts, and past this a group reads its files the plain way.
-    KEPT_MAX = 256
-    kept = 0
-
-    def __init__(self, cgroups: Cgroups, name: str) -> None:
-        self.dirs = {role: os.path.join(root, name) for role, root in cgroups.roots.items()}
-        self.versions = dict(cgroups.versions)
-        self.unique = sorted(set(self.dirs.values()))
-        self.memory_limited = False  # the kernel enforces the memory limit
-        self._fds: dict[str, int] = {}
-
-    def _fd(self, path: str, flags: int) -> int:
-        """A descriptor kept open on one of the group's counters (-1: none). Measuring reads
-        three files a match and the sampler three every 100 ms; opening a file costs ten times
-        its read, and a counter read again from offset 0 says what holds now."""
-        key = f"{flags}:{path}"
-        fd = self._fds.get(key)
-        if fd is not None:
-            return fd
-        if BotGroup.kept >= BotGroup.KEPT_MAX:
-            return -1
-        try:
-            fd = os.open(path, flags)
-        except OSError:
-            return -1
-        self._fds[key] = fd
-        BotGroup.kept += 1
-        return fd
-
-    def read(self, path: str) -> str | None:
-        fd = self._fd(path, os.O_RDONLY)
-        return _read(path) if fd < 0 else _pread(fd)
-
-    def write(self, path: str, text: str) -> bool:
-        fd = self._fd(path, os.O_WRONLY)
-        return _write(path, text) if fd < 0 else _pwrite(fd, text)
-
-    def close_files(self) -> None:
-        for fd in self._fds.values():
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-        BotGroup.kept -= len(self._fds)
-        self._fds.clear()
-
-    def create(self, memory: int, tasks: int) -> None:
-        made: list[str] = []
-        try:
-            for d in self.unique:
-                os.mkdir(d)
-                made.append(d)
-        except OSError:
-            for d in made:
-                try:
-                    os.rmdir(d)
-                except OSError:
-                    pass
-            raise
-        if memory and "memory" in self.dirs:
-            d = self.dirs["memory"]
-            if self.versions["memory"] == 2:
-                self.memory_limited = _write(os.path.join(d, "memory.max"), str(memory))
-                _write(os.path.join(d, "memory.swap.max"), "0")
-                _write(os.path.join(d, "memory.oom.group"), "1")
-            else:
-                self.memory_limited = _write(os.path.join(d, "memory.limit_in_bytes"), str(memory))
-                _write(os.path.join(d, "memory.memsw.limit_in_bytes"), str(memory))
-        if tasks and "pids" in self.dirs:
-            _write(os.path.join(self.dirs["pids"], "pids.max"), str(tasks))
-
-    @property
-    def procs_files(self) -> list[str]:
-        return [os.path.join(d, "cgroup.procs") for d in self.unique]
-
-    def members(self) -> set[int]:
-        # Opened afresh each time: a kept cgroup v1 cgroup.procs may answer from a list the
-        # kernel made up to a second before.
-        return _group_members(self.dirs["members"]) if "members" in self.dirs else set()
-
-    def _memory_file(self, v1: str, v2: str) -> int | None:
-        if "memory" not in self.dirs:
-            return None
-        name = v2 if self.versions["memory"] == 2 else v1
-        data = self.read(os.path.join(self.dirs["memory"], name))
-        try:
-            return int(data) if data else None
-        except ValueError:
-            return None
-
-    def memory(self) -> int | None:
-        return self._memory_file("memory.usage_in_bytes", "memory.current")
-
-    def peak(self) -> int | None:
-        """The exact peak since ``reset_peak`` (cgroup v1 only; v2 cannot reset it)."""
-        if self.versions.get("memory") != 1:
-            return None
-        return self._memory_file("memory.max_usage_in_bytes", "")
-
-    def reset_peak(self) -> None:
-        if self.versions.get("memory") == 1:
-            self.write(os.path.join(self.dirs["memory"], "memory.max_usage_in_bytes"), "0")
-
-    def oom_kills(self) -> int:
-        if "memory" not in self.dirs:
-            return 0
-        name = "memory.events" if self.versions["memory"] == 2 else "memory.oom_control"
-        for line in (self.read(os.path.join(self.dirs["memory"], name)) or "").splitlines():
-            key, _, value = line.partition(" ")
-            if key == "oom_kill":
-                return int(value)
-        return 0
-
-    def _cpu_files(self) -> list[str]:
-        d = self.dirs["cpu"]
-        return [os.path.join(d, name) for name in _CPU_FILES[self.versions["cpu"]]]
-
-    def cpu(self) -> tuple[float, float] | None:
-        """(user, system) seconds of every process that ever ran in the group."""
-        if "cpu" not in self.dirs:
-            return None
-        return cpu_seconds(self.versions["cpu"], [self.read(path) for path in self._cpu_files()])
-
-    def counters(self) -> dict[str, Any] | None:
-        """Where the arena may read this group's CPU time and peak memory itself
-        (``CounterFiles``): where both are counted here and the peak is exact since its last
-        reset (cgroup v1's memory), as this launcher's own measure then is."""
-        if "cpu" not in self.dirs or self.versions.get("memory") != 1:
-            return None
-        return {"cpu_version": self.versions["cpu"], "cpu": self._cpu_files(),
-                "peak": os.path.join(self.dirs["memory"], "memory.max_usage_in_bytes")}
-
-    def kill(self) -> None:
-        if "kill" in self.dirs:
-            kill_group(self.dirs["kill"])
-        _kill(self.members(), signal.SIGKILL)
-
-    def remove(self) -> bool:
-        self.close_files()  # the group's files are about to go
-        gone = True
-        for d in self.unique:
-            try:
-                os.rmdir(d)
-            except FileNotFoundError:
-                pass
-            except OSError:
-                gone = False
-        return gone
 
 
 # --- the launcher ----------------------------------------------------------------------------
@@ -1077,7 +476,7 @@ class Launcher:
                 continue
             # Known pids stay until they are reaped: an orphan's CPU still counts for its bot.
             bot.members = (tree([bot.pid]) | (group.members() if group is not None else set())
-                           | {pid for pid in bot.members if _stat_fields(pid) is not None})
+                           | {pid for pid in bot.members if stat_fields(pid) is not None})
             used = tree_memory(bot.members, bot.memory_limit)
             bot.peak = max(bot.peak, used)
             if bot.memory_limit and used > bot.memory_limit:
@@ -1097,7 +496,7 @@ class Launcher:
             for bot in self.bots.values():  # for the CPU account of the orphans reaped later
                 if bot.group is not None:
                     bot.members |= found & bot.group.members()
-            _kill(found, signal.SIGKILL)
+            signal_all(found, signal.SIGKILL)
 
     # -- usage ---------------------------------------------------------------------------------
 
@@ -1109,7 +508,7 @@ class Launcher:
         user, system = bot.dead_user, bot.dead_system
         if bot.status is None:
             for pid in tree([bot.pid]):
-                u, s = _cpu(pid)
+                u, s = process_cpu(pid)
                 user += u
                 system += s
         return user, system, "proc"
@@ -1158,7 +557,7 @@ class Launcher:
         bot.kill_after = now + max(0.0, grace)
         bot.give_up_at = bot.kill_after + HARD_KILL_S
         if grace > 0:
-            _kill(self.targets(bot), signal.SIGTERM)
+            signal_all(self.targets(bot), signal.SIGTERM)
         else:
             self.hard_kill(bot)
 
@@ -1169,7 +568,7 @@ class Launcher:
             bot.give_up_at = now + HARD_KILL_S
         if bot.group is not None:
             bot.group.kill()
-        _kill(self.targets(bot), signal.SIGKILL)
+        signal_all(self.targets(bot), signal.SIGKILL)
 
     def progress(self) -> None:
         """Move every kill in progress on; report those that are complete."""
@@ -1185,7 +584,7 @@ class Launcher:
             if orphans is None:
                 orphans = [p for p in children(self.me) if p not in self.roots and alive(p)]
                 if orphans:
-                    _kill(tree(orphans), signal.SIGKILL)
+                    signal_all(tree(orphans), signal.SIGKILL)
             done = (not left and bot.status is not None and not orphans) or now >= bot.give_up_at
             if done:
                 self.finish(bot, len(left) + len(orphans), now >= bot.give_up_at)
@@ -1213,7 +612,7 @@ class Launcher:
             for bot in self.bots.values():
                 if bot.group is not None:
                     left |= bot.group.members()
-            _kill(left, signal.SIGKILL)
+            signal_all(left, signal.SIGKILL)
             self.reap()
             if not left or time.monotonic() > deadline:
                 break
@@ -1278,8 +677,8 @@ def _isolate_network(libc: Any) -> None:
     if libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNET) != 0:
         code = ctypes.get_errno()
         raise OSError(code, f"unshare: {os.strerror(code)}")
-    _write("/proc/self/setgroups", "deny")
-    if not (_write("/proc/self/uid_map", f"{uid} {uid} 1") and _write("/proc/self/gid_map", f"{gid} {gid} 1")):
+    write_text("/proc/self/setgroups", "deny")
+    if not (write_text("/proc/self/uid_map", f"{uid} {uid} 1") and write_text("/proc/self/gid_map", f"{gid} {gid} 1")):
         raise OSError(errno.EPERM, "cannot map the user into its namespace")
 
 
@@ -1298,3 +697,4 @@ def main(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv))
+

@@ -644,7 +644,7 @@ def test_a_match_tells_the_launcher_at_most_once_to_count_and_asks_at_most_once_
         containment.shutdown()
         monkeypatch.setenv(containment.LANDLOCK_ENV, "off")
     if not resettable:
-        monkeypatch.setattr(containment.launcher_program.CounterFiles, "reset_peak", lambda self: False)
+        monkeypatch.setattr(containment.cgroups.CounterFiles, "reset_peak", lambda self: False)
     said: list[tuple[str, dict]] = []
     request, notify = LauncherClient._request, LauncherClient._notify
 

@@ -1,4 +1,4 @@
-"""The arena's kept-open reads of a bot's cgroup counters (``launcher.CounterFiles``)."""
+"""The arena's kept-open reads of a bot's cgroup counters (``cgroups.CounterFiles``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from arena.harness.launcher import CounterFiles, cpu_seconds
+from arena.harness.cgroups import CounterFiles, cpu_seconds
 
 
 def _files(tmp_path, stat: str, usage: str, peak: str) -> dict:

@@ -1,0 +1,176 @@
+"""A bot's process tree as ``/proc`` shows it: who is alive, whose children, how much memory
+and CPU time, and signals to a whole set at once. The launcher (``arena.harness.launcher``)
+uses it where a bot has no cgroup of its own, and to find orphans.
+
+Standard library only: the launcher imports it.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+from collections.abc import Iterable
+
+CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+_PAGE = resource.getpagesize()
+
+
+_HAS_CHILDREN_FILE = os.path.exists(f"/proc/self/task/{os.getpid()}/children")
+
+
+def read_text(path: str) -> str | None:
+    """A small file's text (of /proc or a cgroup), or None. Read through a bare descriptor:
+    half the cost of a Python file object, and some are read every 100 ms or every match."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        chunks = []
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+        return b"".join(chunks).decode()
+    except (OSError, ValueError):
+        return None
+    finally:
+        os.close(fd)
+
+
+def pread_text(fd: int) -> str | None:
+    """A small file's text through a descriptor kept open on it, read afresh from its start (a
+    counter file is made anew at each read from offset 0), or None."""
+    try:
+        return os.pread(fd, 65536, 0).decode()
+    except (OSError, ValueError):
+        return None
+
+
+def pwrite_text(fd: int, text: str) -> bool:
+    try:
+        os.pwrite(fd, text.encode(), 0)
+        return True
+    except OSError:
+        return False
+
+
+def write_text(path: str, text: str) -> bool:
+    try:
+        with open(path, "w") as f:
+            f.write(text)
+        return True
+    except OSError:
+        return False
+
+
+def stat_fields(pid: int) -> list[str] | None:
+    """The fields of /proc/PID/stat after the command name (state first), or None."""
+    data = read_text(f"/proc/{pid}/stat")
+    if data is None:
+        return None
+    return data[data.rfind(")") + 2:].split()
+
+
+def alive(pid: int) -> bool:
+    """True if ``pid`` runs (exists and is not a zombie)."""
+    fields = stat_fields(pid)
+    return fields is not None and fields[0] not in ("Z", "X")
+
+
+def _ppids() -> dict[int, list[int]]:
+    """Parent -> children over the whole of /proc (when the per-task children files are missing)."""
+    out: dict[int, list[int]] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return out
+    for entry in entries:
+        if entry.isdigit():
+            fields = stat_fields(int(entry))
+            if fields is not None:
+                out.setdefault(int(fields[1]), []).append(int(entry))
+    return out
+
+
+def children(pid: int) -> list[int]:
+    """The children of every thread of ``pid``."""
+    if not _HAS_CHILDREN_FILE:
+        return _ppids().get(pid, [])
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+    out: list[int] = []
+    for tid in tids:
+        data = read_text(f"/proc/{pid}/task/{tid}/children")
+        if data:
+            out.extend(int(x) for x in data.split())
+    return out
+
+
+def tree(roots: Iterable[int]) -> set[int]:
+    """``roots`` that still exist and all their descendants."""
+    found: set[int] = set()
+    stack = [pid for pid in roots if stat_fields(pid) is not None]
+    by_parent = None if _HAS_CHILDREN_FILE else _ppids()
+    while stack:
+        pid = stack.pop()
+        if pid in found:
+            continue
+        found.add(pid)
+        stack.extend(children(pid) if by_parent is None else by_parent.get(pid, []))
+    return found
+
+
+def _rss(pid: int) -> int:
+    data = read_text(f"/proc/{pid}/statm")
+    try:
+        return int(data.split()[1]) * _PAGE if data else 0
+    except (IndexError, ValueError):
+        return 0
+
+
+def _pss(pid: int) -> int | None:
+    """Proportional set size: the process's resident memory with each page it shares divided
+    among its sharers. Exact for a tree of forked processes, but costly: read only to
+    confirm a sum of RSS that is over a limit."""
+    data = read_text(f"/proc/{pid}/smaps_rollup")
+    if data is None:
+        return None
+    for line in data.splitlines():
+        if line.startswith("Pss:"):
+            return int(line.split()[1]) * 1024
+    return None
+
+
+def tree_memory(pids: Iterable[int], limit: int) -> int:
+    """The resident memory of a tree: the sum of its RSS, where that is within ``limit`` (it
+    can only overstate); else the sum of its PSS, which counts shared pages once."""
+    pids = list(pids)
+    total = sum(_rss(pid) for pid in pids)
+    if limit and total > limit and len(pids) > 1:
+        shares = [_pss(pid) for pid in pids]
+        if all(share is not None for share in shares):
+            total = sum(share for share in shares if share is not None)
+    return total
+
+
+def process_cpu(pid: int) -> tuple[float, float]:
+    """(user, system) seconds of ``pid`` and of the children it has waited for."""
+    fields = stat_fields(pid)
+    if fields is None or len(fields) < 15:
+        return 0.0, 0.0
+    utime, stime, cutime, cstime = (int(x) for x in fields[11:15])
+    return (utime + cutime) / CLK_TCK, (stime + cstime) / CLK_TCK
+
+
+# The files a group's CPU time is read from, by cgroup version.
+
+
+def signal_all(pids: Iterable[int], sig: int) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, sig)
+        except OSError:
+            pass
+
+
