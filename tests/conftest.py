@@ -70,3 +70,16 @@ def benchmark_script(monkeypatch: pytest.MonkeyPatch) -> Callable[[str], ModuleT
         return module
 
     return load
+
+
+@pytest.fixture
+def unsealed(monkeypatch):
+    """A launcher that does not seal its bots, as on a machine without user namespaces: for the
+    tests of that containment (Landlock, the subreaper's orphans, a TMPDIR of its own). Sealed
+    bots have tests/harness/test_sealed.py."""
+    from arena.harness import containment, seal
+
+    containment.shutdown()
+    monkeypatch.setenv(seal.SEAL_ENV, "off")
+    yield
+    containment.shutdown()

@@ -46,6 +46,14 @@ _NAME_MAX = 64
 _E = TypeVar("_E", bound=Enum)
 
 
+# The test's parameters, the same in ``arena sprt`` and ``arena sprt-stats``.
+Elo0Option = Annotated[float | None, typer.Option("--elo0", help="H0: A is this much stronger (Elo of --model).")]
+Elo1Option = Annotated[float | None, typer.Option("--elo1", help="H1: A is this much stronger; more than elo0.")]
+ModelOption = Annotated[str, typer.Option("--model", help="What elo0 and elo1 measure: normalized or logistic.")]
+AlphaOption = Annotated[float, typer.Option("--alpha", help="Chance of accepting H1 when H0 holds.")]
+BetaOption = Annotated[float, typer.Option("--beta", help="Chance of accepting H0 when H1 holds.")]
+
+
 def _member(option: str, value: str, kind: type[_E]) -> _E:
     """An option's text as its enum member. Typer could parse these itself, but only with the
     enums imported when the command line starts, and they live beside the statistics, which
@@ -166,15 +174,15 @@ def sprt(
         metavar="A", help="The candidate: a bot command, or a bot name of --file.", show_default=False)] = None,
     baseline: Annotated[str | None, typer.Argument(
         metavar="B", help="The baseline: a bot command, or a bot name of --file.", show_default=False)] = None,
-    elo0: Annotated[float | None, typer.Option("--elo0", help="H0: A is this much stronger (Elo of --model).")] = None,
-    elo1: Annotated[float | None, typer.Option("--elo1", help="H1: A is this much stronger; more than elo0.")] = None,
+    elo0: Elo0Option = None,
+    elo1: Elo1Option = None,
     metric: Annotated[str, typer.Option("--metric", help="elo (match results) or points (margin in points per hand; "
                                                          "give --points0 and --points1).")] = "elo",
     points0: Annotated[float | None, typer.Option("--points0", help="H0 of --metric points, points per hand.")] = None,
     points1: Annotated[float | None, typer.Option("--points1", help="H1 of --metric points, points per hand.")] = None,
-    model: Annotated[str, typer.Option("--model", help="What elo0 and elo1 measure: normalized or logistic.")] = "normalized",
-    alpha: Annotated[float, typer.Option("--alpha", help="Chance of accepting H1 when H0 holds.")] = 0.05,
-    beta: Annotated[float, typer.Option("--beta", help="Chance of accepting H0 when H1 holds.")] = 0.05,
+    model: ModelOption = "normalized",
+    alpha: AlphaOption = 0.05,
+    beta: BetaOption = 0.05,
     max_pairs: Annotated[int | None, typer.Option(
         "--max-pairs", help="Stop undecided after this many pairs (default: no limit).")] = None,
     stats: Annotated[tuple[int, int, int, int, int] | None, typer.Option(
@@ -276,11 +284,11 @@ def sprt_stats(
     counts: Annotated[tuple[int, int, int, int, int], typer.Argument(
         metavar="LL LD DD WD WW", help="Pentanomial counts of pairs, in fishtest's and fastchess's order.",
         show_default=False)],
-    elo0: Annotated[float | None, typer.Option("--elo0", help="H0: A is this much stronger (Elo of --model).")] = None,
-    elo1: Annotated[float | None, typer.Option("--elo1", help="H1: A is this much stronger; more than elo0.")] = None,
-    model: Annotated[str, typer.Option("--model", help="What elo0 and elo1 measure: normalized or logistic.")] = "normalized",
-    alpha: Annotated[float, typer.Option("--alpha", help="Chance of accepting H1 when H0 holds.")] = 0.05,
-    beta: Annotated[float, typer.Option("--beta", help="Chance of accepting H0 when H1 holds.")] = 0.05,
+    elo0: Elo0Option = None,
+    elo1: Elo1Option = None,
+    model: ModelOption = "normalized",
+    alpha: AlphaOption = 0.05,
+    beta: BetaOption = 0.05,
     max_pairs: Annotated[int | None, typer.Option(
         "--max-pairs", help="The test's limit of pairs, for its decision.")] = None,
 ) -> None:

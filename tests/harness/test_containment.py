@@ -21,7 +21,7 @@ import pytest
 from zoo.helpers import FAST, ROOT, hello, hostile_spec, new_token, running, survivors, wait_until
 
 from arena.core.rules import Rules, Seating
-from arena.harness import containment, sandbox, seal
+from arena.harness import containment, sandbox
 from arena.harness.botproc import BotProcess, BotSpec, Limits
 from arena.harness.containment import LauncherClient
 from arena.harness.local_bot import LocalBot
@@ -30,17 +30,10 @@ from arena.harness.resources import ResourceLimits
 from arena.match.record import EndReason
 from arena.match.referee import FailurePolicy, play_match
 
-pytestmark = pytest.mark.slow  # starts launchers, cgroups and escaping process trees
+# Slow: starts launchers, cgroups and escaping process trees. Unsealed: these test the
+# containment of a bot the machine cannot seal (tests/conftest.py, ``unsealed``).
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("unsealed")]
 
-@pytest.fixture(autouse=True)
-def unsealed(monkeypatch):
-    """These are the tests of the containment of an unsealed bot (a machine without user
-    namespaces: Landlock, the subreaper's orphans, a TMPDIR of its own); sealed bots have
-    tests/harness/test_sealed.py. Each test gets a launcher that does not seal."""
-    containment.shutdown()
-    monkeypatch.setenv(seal.SEAL_ENV, "off")
-    yield
-    containment.shutdown()
 
 
 RULES = Rules(target=6)

@@ -14,7 +14,7 @@ import pytest
 from zoo.helpers import HOSTILE, ROOT, hostile_spec, new_token, survivors, wait_until
 
 from arena.core.rules import Rules, Seating
-from arena.harness import containment, sandbox, seal
+from arena.harness import containment, sandbox
 from arena.harness.botproc import BotProcess
 from arena.harness.local_bot import LocalBot
 from arena.harness.protocol import Termination
@@ -22,19 +22,9 @@ from arena.harness.resources import ResourceLimitError, ResourceLimits
 from arena.match.referee import play_match
 from arena.tournament.config import ConfigError, load_config
 
-
-@pytest.fixture(autouse=True)
-def unsealed(monkeypatch):
-    """These are the tests of the containment of an unsealed bot (a machine without user
-    namespaces: Landlock, the subreaper's orphans, a TMPDIR of its own); sealed bots have
-    tests/harness/test_sealed.py. Each test gets a launcher that does not seal."""
-    containment.shutdown()
-    monkeypatch.setenv(seal.SEAL_ENV, "off")
-    yield
-    containment.shutdown()
-
-
-pytestmark = pytest.mark.slow  # starts launchers and bot processes
+# Slow: starts launchers and bot processes. Unsealed: these test the containment of a bot the machine cannot seal
+# (tests/conftest.py, ``unsealed``).
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("unsealed")]
 
 ABI = sandbox.abi()
 needs_landlock = pytest.mark.skipif(ABI < 6, reason=f"Landlock ABI {ABI}: signals are confined from ABI 6 (Linux 6.12)")
