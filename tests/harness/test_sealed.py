@@ -92,14 +92,14 @@ def _secrets(tmp: Path) -> tuple[Path, Path, Path]:
 
 
 def _probe(tmp: Path, targets: dict, *, python: str = sys.executable, hidden: tuple[str, ...] = (),
-           cwd: Path | None = None) -> dict:
+           cwd: Path | None = None, launcher: containment.LauncherClient | None = None) -> dict:
     out = tmp / "out"
     out.mkdir(exist_ok=True)
     os.chmod(out, 0o777)
     spec = BotSpec(name="probe", cmd=(python, str(PROBE)), cwd=str(cwd) if cwd else None, limits=FAST,
                    env={"PROBE_TARGETS": json.dumps(targets), "PROBE_OUT": str(out / "report.json")},
                    resources=ResourceLimits(writable=(str(out),)), hidden=hidden)
-    with BotProcess(spec) as bot:
+    with BotProcess(spec, launcher=launcher) as bot:
         bot.begin_match(hello())
     return json.loads((out / "report.json").read_text())
 
@@ -413,3 +413,22 @@ def test_nothing_of_sealed_bots_survives_kill_9_of_arena_run(tmp_path):
         run.wait()
     assert wait_until(lambda: not survivors(token)), survivors(token)
     assert set(os.listdir("/dev/shm")) <= shm_before
+
+
+def test_where_bubblewrap_cannot_make_namespaces_the_arena_runs_unsealed_and_says_why(tmp_path, monkeypatch):
+    """A kernel without unprivileged user namespaces (or a container that forbids them): the
+    bwrap found fails its probe; the launcher then runs bots unsealed and gives bwrap's reason."""
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    assert seal.probe(str(fake)) == (False, False, "bwrap: No permissions to create new namespace")
+    monkeypatch.setattr(seal, "find_bwrap", lambda: str(fake))
+    client = containment.LauncherClient()
+    try:
+        assert not client.sealed
+        assert client.unsealed_why == "bwrap: No permissions to create new namespace"
+        # and bots still run, as before sealing
+        report = _probe(tmp_path, {"pids": [os.getpid()]}, launcher=client)
+        assert report["kill " + str(os.getpid())] in ("reached", "EPERM")  # unsealed: its pid is visible
+    finally:
+        client.close()
