@@ -47,7 +47,7 @@ from arena.rating.table import (
     Status,
     check_prior,
     check_result,
-    likelihood_of_superiority,
+    pair_los,
     prior_sd_elo,
 )
 
@@ -289,6 +289,24 @@ def _assemble(
     covariance: Mapping[tuple[str, str], float],
     model: Model,
 ) -> tuple[tuple[BotRating, ...], tuple[RatingGroup, ...], tuple[str, ...]]:
+    """The fit's table: its groups, its notes, and a row per bot in ranking order."""
+    layout = _group_layout(rows, clusters)
+    n_components = len({ci for ci, _, _ in clusters})
+    notes = _table_notes(model, n_components, layout.groups, prior, anchor, anchor_elo)
+    return _rated_rows(names, rec, rows, layout, n_components, covariance, model), layout.groups, notes
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Bots in ranking order, the group each belongs to, and the groups with their notes."""
+
+    sequence: tuple[str, ...]
+    group_of: Mapping[str, int]
+    group_note: Mapping[int, str]
+    groups: tuple[RatingGroup, ...]
+
+
+def _group_layout(rows: Mapping[str, _Row], clusters: list[tuple[int, float, list[str]]]) -> _Layout:
     # Components in size order; within one, separated parts from the top down.
 
     def sort_key(name: str) -> tuple[float, str]:
@@ -334,9 +352,12 @@ def _assemble(
             group_of[name] = gid
             members_of[gid].append(name)
         sequence.extend(members)
-    groups = [RatingGroup(gid, tuple(members_of[gid]), group_note.get(gid, "")) for gid in sorted(members_of)]
+    groups = tuple(RatingGroup(gid, tuple(members_of[gid]), group_note.get(gid, "")) for gid in sorted(members_of))
+    return _Layout(tuple(sequence), group_of, group_note, groups)
 
-    n_components = len({ci for ci, _, _ in clusters})
+
+def _table_notes(model: Model, n_components: int, groups: Sequence[RatingGroup], prior: float, anchor: str | None,
+                 anchor_elo: float) -> tuple[str, ...]:
     notes: list[str] = []
     notes.append(f"model: {model.description}")
     if n_components > 1:
@@ -353,7 +374,12 @@ def _assemble(
         )
     if anchor is not None:
         notes.append(f"anchor: {anchor} = {anchor_elo:g}")
+    return tuple(notes)
 
+
+def _rated_rows(names: Sequence[str], rec: Records, rows: Mapping[str, _Row], layout: _Layout, n_components: int,
+                covariance: Mapping[tuple[str, str], float], model: Model) -> tuple[BotRating, ...]:
+    sequence, group_of = layout.sequence, layout.group_of
     index = {name: i for i, name in enumerate(names)}
     width = rec.places.shape[1] if model is Model.PLACKETT_LUCE else 0
     out: list[BotRating] = []
@@ -373,9 +399,8 @@ def _assemble(
                 and row.elo is not None
                 and below.elo is not None
             ):
-                var = covariance[name, name] + covariance[nxt, nxt] - 2.0 * covariance[name, nxt]
-                los = likelihood_of_superiority(row.elo - below.elo, math.sqrt(max(var, 0.0)))
-        gnote = group_note.get(group_of[name], "")
+                los = pair_los(row.elo, below.elo, covariance, name, nxt)
+        gnote = layout.group_note.get(group_of[name], "")
         note = row.note
         if gnote and not note:
             note = gnote
@@ -398,4 +423,4 @@ def _assemble(
                 places=tuple(int(v) for v in rec.places[bot][:width]),
             )
         )
-    return tuple(out), tuple(groups), tuple(notes)
+    return tuple(out)

@@ -314,13 +314,19 @@ class RatingTable:
         if a == b:
             return 0.5
         try:
-            var = self.covariance[a, a] + self.covariance[b, b] - 2.0 * self.covariance[a, b]
+            return pair_los(ra.elo, rb.elo, self.covariance, a, b)
         except KeyError:
             return None
-        return likelihood_of_superiority(ra.elo - rb.elo, math.sqrt(max(var, 0.0)))
 
 
 # --------------------------------------------------------------------------- small pure helpers
+
+
+def pair_los(elo_a: float, elo_b: float, covariance: Mapping[tuple[str, str], float], a: str, b: str) -> float:
+    """The likelihood that ``a`` is stronger than ``b``: their difference's normal estimate,
+    with its variance from the fit's covariance (KeyError when it has none for them)."""
+    var = covariance[a, a] + covariance[b, b] - 2.0 * covariance[a, b]
+    return likelihood_of_superiority(elo_a - elo_b, math.sqrt(max(var, 0.0)))
 
 
 def likelihood_of_superiority(elo_diff: float, sd_diff: float) -> float:
