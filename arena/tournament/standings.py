@@ -32,7 +32,7 @@ from typing import Any
 from arena.core.outcome import EndReason
 from arena.core.rules import Seating
 from arena.harness.protocol import Termination
-from arena.rating.table import DEFAULT_PRIOR, MatchResult, Model, PairResult, RatingTable, fit_ratings
+from arena.rating.table import DEFAULT_PRIOR, BotRating, MatchResult, Model, PairResult, RatingTable, fit_ratings
 from arena.tournament.store import UNSEALED_KEY, MatchRow, ResultStore, StoreError
 
 OK = Termination.OK.value  # a MatchRow holds the enums' text
@@ -255,114 +255,121 @@ def compute_standings(
     unscored = unscored or {}
     bot_names = list(dict.fromkeys(bots))
     tallies: dict[str, _Tally] = {name: _Tally() for name in bot_names}
-    results: list[PairResult | MatchResult] = []
-    multi = seating.sides > 2
     cross: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0])
     labels: list[str] = []
     for row in rows:
-        members = side_members(row, seating)
-        pairs = pair_results(row, seating)
-        results.append(match_result(row, seating))
-        places = match_places(row, seating)
-        total = sum(row.scores)
-        played = hands_played(row)
-        cut_short = unscored.get(row.id, ())
-        forfeited = _forfeited(row, seating)
-        failed = _failed_bots(row)
-        for side, side_bots in enumerate(members):
-            others_forfeited = any(f for s, f in enumerate(forfeited) if s != side)
-            for name in side_bots:
-                t = tallies.setdefault(name, _Tally())
-                t.forfeits += forfeited[side] and name in failed
-                t.opponent_forfeits += others_forfeited
-                t.matches += 1
-                if multi:
-                    if not t.places:
-                        t.places = [0] * seating.sides
-                    t.places[places[side] - 1] += 1
-                elif row.winner is None:
-                    t.draws += 1
-                elif row.winner == side:
-                    t.wins += 1
-                else:
-                    t.losses += 1
-                t.points_for += row.scores[side]
-                t.points_against += total - row.scores[side]
-                t.hands += played
-                t.escobas += row.escobas[side] - (cut_short[side] if side < len(cut_short) else 0)
-        for seat, reason in row.failures:
-            tallies[row.seats[seat]].failures[reason] += 1
-        for seat, cpu_ms, wall_ms in row.usage:
-            t = tallies[row.seats[seat]]
-            t.cpu_ms += cpu_ms
-            t.wall_ms += wall_ms
-        # Crosstable: from each pairwise result, both directions.
-        k = 0
-        for i in range(seating.sides):
-            for j in range(i + 1, seating.sides):
-                score = pairs[k].score_a
-                k += 1
-                if by_bot_crosstable:
-                    keys_i, keys_j = members[i], members[j]
-                else:
-                    keys_i, keys_j = (row.sides[i],), (row.sides[j],)
-                for a in keys_i:
-                    for b in keys_j:
-                        cross[a, b][0] += score
-                        cross[a, b][1] += 1
-                        cross[b, a][0] += 1.0 - score
-                        cross[b, a][1] += 1
-        for label in (row.sides if not by_bot_crosstable else [b for m in members for b in m]):
-            if label not in labels:
-                labels.append(label)
-
-    table = fit_ratings(results, players=bot_names, prior=prior)
-    standings = []
-    for rating in table.ratings:
-        t = tallies.get(rating.name, _Tally())
-        standings.append(
-            BotStanding(
-                rank=rating.rank,
-                name=rating.name,
-                elo=rating.elo,
-                ci95=rating.ci95,
-                los_next=rating.los_next,
-                matches=t.matches,
-                wins=t.wins,
-                draws=t.draws,
-                losses=t.losses,
-                points_for=t.points_for,
-                points_against=t.points_against,
-                hands=t.hands,
-                escobas=t.escobas,
-                failures=tuple(sorted(t.failures.items())),
-                status=rating.status.value,
-                note=rating.note,
-                places=tuple(t.places or [0] * seating.sides) if multi else (),
-                forfeits=t.forfeits,
-                opponent_forfeits=t.opponent_forfeits,
-                group=rating.group,
-                cpu_ms=t.cpu_ms,
-                wall_ms=t.wall_ms,
-            )
-        )
+        _tally_match(tallies, row, seating, unscored.get(row.id, ()))
+        _cross_match(cross, labels, row, seating, by_bot_crosstable)
+    table = fit_ratings([match_result(row, seating) for row in rows], players=bot_names, prior=prior)
+    standings = [_standing(rating, tallies.get(rating.name, _Tally()), seating) for rating in table.ratings]
     standings, ties = _break_ties(standings, table)
-    order = {s.name: i for i, s in enumerate(standings)}
-    if by_bot_crosstable or all(label in order for label in labels):
-        # Bots (alone or as clone teams) follow the standings' order.
-        names = tuple(sorted(labels, key=lambda n: order.get(n, len(order))))
-    else:
-        names = tuple(_order_labels(labels, cross))
-    crosstable = Crosstable(names, {key: (v[0], int(v[1])) for key, v in cross.items()}, by_bot=by_bot_crosstable)
     return Standings(
         tuple(standings),
-        crosstable,
+        _crosstable(labels, cross, standings, by_bot_crosstable),
         len(rows),
         (*table.notes, *ties),
         sides=seating.sides,
         model=table.model,
         prior=table.prior,
     )
+
+
+def _tally_match(tallies: dict[str, _Tally], row: MatchRow, seating: Seating, cut_short: Sequence[int]) -> None:
+    """Add one match to its bots' tallies: its result, points, hands, escobas (less those of a
+    hand a forfeit cut short), forfeits, failures and usage."""
+    members = side_members(row, seating)
+    places = match_places(row, seating)
+    total = sum(row.scores)
+    played = hands_played(row)
+    forfeited = _forfeited(row, seating)
+    failed = _failed_bots(row)
+    for side, side_bots in enumerate(members):
+        others_forfeited = any(f for s, f in enumerate(forfeited) if s != side)
+        for name in side_bots:
+            t = tallies.setdefault(name, _Tally())
+            t.forfeits += forfeited[side] and name in failed
+            t.opponent_forfeits += others_forfeited
+            t.matches += 1
+            if seating.sides > 2:
+                if not t.places:
+                    t.places = [0] * seating.sides
+                t.places[places[side] - 1] += 1
+            elif row.winner is None:
+                t.draws += 1
+            elif row.winner == side:
+                t.wins += 1
+            else:
+                t.losses += 1
+            t.points_for += row.scores[side]
+            t.points_against += total - row.scores[side]
+            t.hands += played
+            t.escobas += row.escobas[side] - (cut_short[side] if side < len(cut_short) else 0)
+    for seat, reason in row.failures:
+        tallies[row.seats[seat]].failures[reason] += 1
+    for seat, cpu_ms, wall_ms in row.usage:
+        t = tallies[row.seats[seat]]
+        t.cpu_ms += cpu_ms
+        t.wall_ms += wall_ms
+
+
+def _cross_match(cross: dict[tuple[str, str], list[float]], labels: list[str], row: MatchRow, seating: Seating,
+                 by_bot: bool) -> None:
+    """Add one match to the crosstable: each pairwise result, in both directions."""
+    members = side_members(row, seating)
+    pairs = pair_results(row, seating)
+    k = 0
+    for i in range(seating.sides):
+        for j in range(i + 1, seating.sides):
+            score = pairs[k].score_a
+            k += 1
+            keys_i, keys_j = (members[i], members[j]) if by_bot else ((row.sides[i],), (row.sides[j],))
+            for a in keys_i:
+                for b in keys_j:
+                    cross[a, b][0] += score
+                    cross[a, b][1] += 1
+                    cross[b, a][0] += 1.0 - score
+                    cross[b, a][1] += 1
+    for label in (row.sides if not by_bot else [b for m in members for b in m]):
+        if label not in labels:
+            labels.append(label)
+
+
+def _standing(rating: BotRating, t: _Tally, seating: Seating) -> BotStanding:
+    return BotStanding(
+        rank=rating.rank,
+        name=rating.name,
+        elo=rating.elo,
+        ci95=rating.ci95,
+        los_next=rating.los_next,
+        matches=t.matches,
+        wins=t.wins,
+        draws=t.draws,
+        losses=t.losses,
+        points_for=t.points_for,
+        points_against=t.points_against,
+        hands=t.hands,
+        escobas=t.escobas,
+        failures=tuple(sorted(t.failures.items())),
+        status=rating.status.value,
+        note=rating.note,
+        places=tuple(t.places or [0] * seating.sides) if seating.sides > 2 else (),
+        forfeits=t.forfeits,
+        opponent_forfeits=t.opponent_forfeits,
+        group=rating.group,
+        cpu_ms=t.cpu_ms,
+        wall_ms=t.wall_ms,
+    )
+
+
+def _crosstable(labels: list[str], cross: dict[tuple[str, str], list[float]], standings: Sequence[BotStanding],
+                by_bot: bool) -> Crosstable:
+    order = {s.name: i for i, s in enumerate(standings)}
+    if by_bot or all(label in order for label in labels):
+        # Bots (alone or as clone teams) follow the standings' order.
+        names = tuple(sorted(labels, key=lambda n: order.get(n, len(order))))
+    else:
+        names = tuple(_order_labels(labels, cross))
+    return Crosstable(names, {key: (v[0], int(v[1])) for key, v in cross.items()}, by_bot=by_bot)
 
 
 _TIE_ELO = 1e-6
