@@ -432,3 +432,47 @@ def test_where_bubblewrap_cannot_make_namespaces_the_arena_runs_unsealed_and_say
         assert report["kill " + str(os.getpid())] in ("reached", "EPERM")  # unsealed: its pid is visible
     finally:
         client.close()
+
+
+@pytest.mark.slow
+def test_colluders_at_one_table_cannot_reach_each_other(tmp_path):
+    """3-player matches: one colluder leaves word in every channel two processes could share,
+    the other looks for it at every request. Sealed, it never finds any; unsealed, it does (the
+    test could fail)."""
+    colluder = ROOT / "tests" / "zoo" / "colluder.py"
+    out = tmp_path / "out"
+    out.mkdir()
+
+    def run(name: str, env: dict[str, str]) -> list[str]:
+        key = 4000 + os.getpid() % 1000 + len(name)
+        notes = out / f"{name}.txt"
+        (tmp_path / f"{name}.yaml").write_text(textwrap.dedent(f"""\
+            name: {name}
+            seed: 8
+            players: 3
+            bots:
+              - {{name: offer, cmd: $PYTHON {colluder}, env: {{COLLUDE_ROLE: offer, COLLUDE_KEY: '{key}'}}}}
+              - {{name: listen, cmd: $PYTHON {colluder}, env: {{COLLUDE_ROLE: listen, COLLUDE_KEY: '{key}',
+                  COLLUDE_OUT: {notes}}}, limits: {{writable: [{out}]}}}}
+              - {{name: greedy, cmd: $PYTHON bots/greedy_bot.py, cwd: {ROOT}}}
+            format: round_robin
+            matches_per_pairing: 3
+            rules: {{target: 3}}
+        """))
+        done = subprocess.run([sys.executable, "-m", "arena.cli", "run", str(tmp_path / f"{name}.yaml"), "--no-progress",
+                               "--no-report", "-o", str(tmp_path / name)], capture_output=True, text=True, timeout=300,
+                              cwd=ROOT, env={**os.environ, **env})
+        assert done.returncode == 0, done.stdout + done.stderr
+        for path in (f"/dev/shm/collude-{key}", f"/tmp/collude-{key}", f"/tmp/collude-{key}.sock"):
+            if os.path.exists(path):
+                os.unlink(path)  # what the unsealed colluder left
+        libc = ctypes.CDLL(None, use_errno=True)
+        if (queue := libc.msgget(key, 0)) >= 0:
+            libc.msgctl(queue, 0, None)  # IPC_RMID
+        return notes.read_text().split("\n")
+
+    sealed_notes = run("sealed", {})
+    assert sum(n.startswith("tried") for n in sealed_notes) >= 3
+    assert [n for n in sealed_notes if n.startswith("contact")] == []
+    unsealed_notes = run("unsealed", {seal.SEAL_ENV: "off"})
+    assert any(n.startswith("contact") for n in unsealed_notes)
