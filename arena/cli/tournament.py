@@ -164,20 +164,29 @@ def validate(
 ) -> None:
     """Check a tournament file and print its schedule and what would be built. Exit code 2 if the file is invalid."""
     config = _load(file)
-    sequential = config.format is Format.SPRT
-    schedule = build_schedule(config, deals=SPRT_SHOWN_DEALS) if sequential else build_schedule(config)
+    schedule, summary, caption = _file_schedule(config)
     planned = _planned_builds(config)
     typer.echo(f"{file}: ok")
-    typer.echo(_summary(config, len(schedule), len({s.deal for s in schedule})) if not sequential
-               else _sprt_summary(config))
+    typer.echo(summary)
     for line in grant_lines(config):
         typer.echo(line)
     if not quiet:
         for line in _build_lines(planned):
             typer.echo(line)
-        if sequential:
-            typer.echo(f"the first {SPRT_SHOWN_DEALS} deals of an open-ended schedule (the test decides how many):")
+        if caption:
+            typer.echo(caption)
         typer.echo(_schedule_table(config, schedule, None))
+
+
+def _file_schedule(config: TournamentConfig) -> tuple[tuple[MatchSpec, ...], str, str]:
+    """What a file's schedule is before anything is played: its matches, the summary line and
+    a caption. A sequential test's schedule is open-ended (the test decides how many deals): its
+    first deals stand for it."""
+    if config.format is Format.SPRT:
+        caption = f"the first {SPRT_SHOWN_DEALS} deals of an open-ended schedule (the test decides how many):"
+        return build_schedule(config, deals=SPRT_SHOWN_DEALS), _sprt_summary(config), caption
+    schedule = build_schedule(config)
+    return schedule, _summary(config, len(schedule), len({s.deal for s in schedule})), ""
 
 
 def _resume_command(file: Path, concurrency: int | None, output: Path | None) -> str:
