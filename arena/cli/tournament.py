@@ -291,11 +291,11 @@ def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, p
             live = _Live(config, store, view, out, mode=mode, verbose=verbose)
             out.say(view.summary())
             out.say("containment: " + (containment_line() if not address else "on the cluster's workers, each as a local run"))
-            unsealed = None if address else sealing_line()
-            if unsealed is not None:
-                out.say(unsealed)
+            why = None if address else unsealed_why()
+            if why is not None:
+                out.say(sealing_line(why))
                 if view.strategy.has_work:
-                    store.mark_unsealed(unsealed_why() or "")
+                    store.mark_unsealed(why)
             for line in grant_lines(config):
                 out.say(line, always=line.startswith("warning:"))
             built = run_builds(config, os.path.join(config.output, runner.LOGS_DIR), jobs=min(2, config.concurrency))

@@ -214,6 +214,16 @@ class LauncherClient:
         return bool(self.info.get("sealed"))
 
     @property
+    def bwrap(self) -> str | None:
+        """The bubblewrap that seals this launcher's bots (None where it does not seal)."""
+        return str(self.info["bwrap"]) if self.sealed and self.info.get("bwrap") else None
+
+    @property
+    def no_nested_userns(self) -> bool:
+        """This bubblewrap can keep a sealed process from making user namespaces of its own."""
+        return bool(self.info.get("no_nested_userns"))
+
+    @property
     def unsealed_why(self) -> str:
         """What the machine lacks to seal bots ('' when they are sealed)."""
         return "" if self.sealed else str(self.info.get("unsealed_why") or "sealing switched off")
@@ -528,20 +538,17 @@ def unsealed_why() -> str | None:
     return None if shared.sealed else shared.unsealed_why
 
 
-def sealing_line() -> str | None:
-    """None where bots are sealed; else one line saying what is missing, for a run header."""
-    why = unsealed_why()
-    if why is None:
-        return None
+def sealing_line(why: str) -> str:
+    """The run header's line for bots that run unsealed, for ``why`` (``unsealed_why``)."""
     return (f"unsealed: {why}: bots share this machine's user, processes, IPC and files "
             "(docs/PROTOCOL.md, \"Limits and containment\")")
 
 
 def require_sealed() -> None:
     """Raise UnsealedError unless this machine seals its bots."""
-    line = sealing_line()
-    if line is not None:
-        raise UnsealedError(f"--require-sealed: {line}")
+    why = unsealed_why()
+    if why is not None:
+        raise UnsealedError(f"--require-sealed: {sealing_line(why)}")
 
 
 def shutdown() -> None:

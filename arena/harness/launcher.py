@@ -182,7 +182,8 @@ class Launcher:
         self.send({"op": "hello", "pid": self.me, "containment": self.describe(),
                    "roots": sorted(set(self.cgroups.roots.values())), "subreaper": self.subreaper,
                    "cgroup_roles": sorted(self.cgroups.roots), "network_off": self.network_off,
-                   "landlock": self.landlock, "sealed": self.sealed, "unsealed_why": self.unsealed_why})
+                   "landlock": self.landlock, "sealed": self.sealed, "unsealed_why": self.unsealed_why,
+                   "bwrap": self.bwrap if self.sealed else None, "no_nested_userns": self.no_nested_userns})
         self.sock.setblocking(False)
         poller = select.poll()
         poller.register(self.sock.fileno(), select.POLLIN)

@@ -201,11 +201,12 @@ def arguments(bwrap: str, plan: Plan, *, disable_userns: bool = True, pipes: boo
     size = str(max(plan.tmp_mb, 16) * MIB)
     args += ["--size", size, "--tmpfs", INSIDE_TMP, "--size", size, "--tmpfs", "/dev/shm"]
     writable = [os.path.abspath(w) for w in plan.writable if os.path.isdir(w)]
-    for path in _outermost(p for p in _visible(plan, program) if not any(_within(p, w) for w in writable)):
+    visible = _visible(plan, program)
+    for path in _outermost(p for p in visible if not any(_within(p, w) for w in writable)):
         args += ["--ro-bind", path, path]
     for path in _outermost(writable):
         args += ["--bind", path, path]
-    args += _masks(plan, [*_visible(plan, program), *writable])
+    args += _masks(plan, [*visible, *writable])
     # bubblewrap's root is a tmpfs holding the mount points: read-only, it is no unsized place to
     # write (only /tmp, /dev/shm and the writable folders are).
     args += ["--remount-ro", "/"]

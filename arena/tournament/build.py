@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import functools
 import json
 import os
 import shutil
@@ -43,7 +42,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.harness import seal
+from arena.harness import containment, seal
 from arena.harness.botproc import missing_program, split_command
 from arena.safe_files import open_text_log
 from arena.tournament.buildspec import BuildSpec
@@ -380,17 +379,15 @@ def _kill_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
 
 
-@functools.cache
 def _sealing() -> tuple[str, bool] | None:
-    """bubblewrap's path and whether it can refuse nested user namespaces, where builds can be
-    sealed; None where they cannot (they then run as the user, as any command would)."""
-    if seal.switched_off():
+    """bubblewrap's path and whether it can refuse nested user namespaces, where this machine
+    seals its bots (this process's launcher found out); None where it does not, and builds then
+    run as the user, as any command would."""
+    try:
+        shared = containment.launcher()
+    except containment.LauncherError:
         return None
-    bwrap = seal.find_bwrap()
-    if bwrap is None:
-        return None
-    works, no_nested, _ = seal.probe(bwrap)
-    return (bwrap, no_nested) if works else None
+    return (shared.bwrap, shared.no_nested_userns) if shared.bwrap is not None else None
 
 
 def sealed_argv(build: _Build, env: dict[str, str]) -> tuple[list[str], dict[str, str]]:

@@ -439,7 +439,8 @@ def standings_from_store(store: ResultStore, *, prior: float | None = DEFAULT_PR
     """The standings of a results store. Only the records of forfeited matches are read (for
     the escobas of the hand the forfeit cut short); one that cannot be read keeps them, and a
     note says so: the rows alone always give the table."""
-    game = store.meta().get("game")
+    meta = store.meta()
+    game = meta.get("game")
     if not isinstance(game, dict):
         raise StoreError(f"{store.folder}: the store has no tournament description")
     from arena.tournament.audit import scheduled_rows
@@ -469,7 +470,7 @@ def standings_from_store(store: ResultStore, *, prior: float | None = DEFAULT_PR
             "escobas of the hand the forfeit cut short are counted (arena verify names the record)"
         )
         standings = replace(standings, notes=(*standings.notes, note))
-    unsealed = store.meta().get(UNSEALED_KEY)
+    unsealed = meta.get(UNSEALED_KEY)
     if unsealed:
         standings = replace(standings, notes=(*standings.notes, unsealed_note(str(unsealed))))
     return standings

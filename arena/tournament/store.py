@@ -44,40 +44,6 @@ if TYPE_CHECKING:
 
 SCHEMA_VERSION = 1
 STORE_FILE = "results.sqlite"
-
-
-def hidden_paths(config: TournamentConfig) -> tuple[str, ...]:
-    """What no bot of ``config``, nor its build, may see: its secrets, and every results folder
-    beside its own."""
-    return config.secrets + stores_beside(config.output)
-
-
-def hidden_from(config: TournamentConfig, name: str) -> tuple[str, ...]:
-    """What the bot ``name`` may not see: ``hidden_paths``, and the folders the other bots may
-    write (where a bot could keep notes another one would read), but for its own."""
-    from arena.harness.resources import ResourceLimits
-
-    def writable(bot: Any) -> list[str]:
-        return ResourceLimits.from_dict(dict(bot.limits)).writable_folders(bot.resolved_cwd)
-
-    own = writable(config.bot(name))
-    others = [folder for bot in config.bots if bot.name != name for folder in writable(bot)
-              if not any(os.path.commonpath([folder, mine]) in (folder, mine) for mine in own)]
-    return hidden_paths(config) + tuple(dict.fromkeys(others))
-
-
-def stores_beside(folder: str) -> tuple[str, ...]:
-    """The other results folders next to ``folder`` (those holding a store): an older run of the
-    same tournament (a new ``--output`` after a bot changed) holds the records of the very
-    deals this one plays, so no bot may read them either."""
-    parent = os.path.dirname(os.path.abspath(folder))
-    try:
-        names = sorted(os.listdir(parent))
-    except OSError:
-        return ()
-    own = os.path.abspath(folder)
-    return tuple(path for name in names
-                 if (path := os.path.join(parent, name)) != own and os.path.isfile(os.path.join(path, STORE_FILE)))
 IDENTITIES_KEY = "identities"
 LAST_MATCH_KEY = "last_match_at"
 # Set when a run played matches with unsealed bots (arena.harness.seal): its value says why.
@@ -120,6 +86,47 @@ CREATE TABLE IF NOT EXISTS matches (
 # Added after the first stores were written: a store opened to resume gains it (NULL in its
 # earlier rows); one opened to read keeps it missing.
 _ADD_USAGE = "ALTER TABLE matches ADD COLUMN usage TEXT"
+
+
+def hidden_paths(config: TournamentConfig) -> tuple[str, ...]:
+    """What no bot of ``config``, nor its build, may see: its secrets, and every results folder
+    beside its own."""
+    return config.secrets + stores_beside(config.output)
+
+
+def hidden_by_bot(config: TournamentConfig) -> dict[str, tuple[str, ...]]:
+    """What each bot may not see: ``hidden_paths``, and the folders the other bots may write
+    (where a bot could keep notes another one would read), but for those it may write too."""
+    from arena.harness.resources import ResourceLimits
+
+    common = hidden_paths(config)
+    writable = {bot.name: ResourceLimits.from_dict(dict(bot.limits)).writable_folders(bot.resolved_cwd)
+                for bot in config.bots}
+    out: dict[str, tuple[str, ...]] = {}
+    for name, own in writable.items():
+        others = [folder for other, folders in writable.items() if other != name for folder in folders
+                  if not any(os.path.commonpath([folder, mine]) in (folder, mine) for mine in own)]
+        out[name] = common + tuple(dict.fromkeys(others))
+    return out
+
+
+def hidden_from(config: TournamentConfig, name: str) -> tuple[str, ...]:
+    """What the bot ``name`` may not see (``hidden_by_bot``)."""
+    return hidden_by_bot(config)[name]
+
+
+def stores_beside(folder: str) -> tuple[str, ...]:
+    """The other results folders next to ``folder`` (those holding a store): an older run of the
+    same tournament (a new ``--output`` after a bot changed) holds the records of the very
+    deals this one plays, so no bot may read them either."""
+    parent = os.path.dirname(os.path.abspath(folder))
+    try:
+        names = sorted(os.listdir(parent))
+    except OSError:
+        return ()
+    own = os.path.abspath(folder)
+    return tuple(path for name in names
+                 if (path := os.path.join(parent, name)) != own and os.path.isfile(os.path.join(path, STORE_FILE)))
 
 
 class StoreError(ArenaError):

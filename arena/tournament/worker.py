@@ -21,7 +21,7 @@ from arena.tournament.config import TournamentConfig
 from arena.tournament.executors import Summary, WorkerPlan
 from arena.tournament.failures import failure_notes
 from arena.tournament.schedule import MatchSpec
-from arena.tournament.store import MatchRow, hidden_from
+from arena.tournament.store import MatchRow, hidden_by_bot
 
 
 @dataclass(frozen=True)
@@ -51,10 +51,11 @@ def bot_spec(bot: Any, python: str, hidden: tuple[str, ...] = ()) -> BotSpec:
 
 
 def make_job(config: TournamentConfig, *, python: str, logs_dir: str | None) -> Job:
+    hidden = hidden_by_bot(config)
     return Job(
         rules=config.rules.to_dict(),
         seating=config.seating.to_dict(),
-        bots=tuple((bot.name, bot_spec(bot, python, hidden_from(config, bot.name))) for bot in config.bots),
+        bots=tuple((bot.name, bot_spec(bot, python, hidden[bot.name])) for bot in config.bots),
         policy=config.failures,
         logs_dir=logs_dir,
     )

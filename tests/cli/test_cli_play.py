@@ -131,23 +131,14 @@ def test_sigterm_to_arena_play_leaves_no_bot_behind(tmp_path):
     import time
     import uuid
 
-    from zoo.helpers import running, wait_until
+    from zoo.helpers import wait_until, with_environ
 
     # Found by a tag in their environment, which `arena play` passes on: a sealed bot can write
     # nothing the test could read, and its pids are its own namespace's.
     tag = f"ZOO_TAG={uuid.uuid4().hex}".encode()
 
     def tagged() -> set[int]:
-        found = set()
-        for entry in os.listdir("/proc"):
-            if entry.isdigit() and int(entry) != arena.pid:
-                try:
-                    with open(f"/proc/{entry}/environ", "rb") as f:
-                        if tag in f.read().split(b"\0") and running(int(entry)):
-                            found.add(int(entry))
-                except OSError:
-                    continue
-        return found
+        return set(with_environ(tag.decode(), exclude=arena.pid))
 
     env = dict(os.environ, ZOO_TAG=tag.decode().split("=", 1)[1])
     arena = subprocess.Popen([sys.executable, "-m", "arena.cli", "play", zoo("orphan_setsid"), zoo("hang_mid", 0),

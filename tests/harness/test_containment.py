@@ -18,7 +18,7 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-from zoo.helpers import FAST, ROOT, hello, hostile_spec, new_token, running, survivors, wait_until
+from zoo.helpers import FAST, ROOT, hello, hostile_spec, new_token, running, survivors, wait_until, with_environ
 
 from arena.core.rules import Rules, Seating
 from arena.harness import containment, sandbox
@@ -575,16 +575,7 @@ def test_nothing_survives_kill_9_of_arena_run(tmp_path):
 
 def _tagged(tag: str) -> list[int]:
     """Processes whose environment carries ``tag`` (the arena's workers and launchers)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/environ", "rb") as f:
-                    if tag.encode() in f.read().split(b"\0"):
-                        found.append(int(entry))
-            except OSError:
-                pass
-    return found
+    return with_environ(tag)
 
 
 DEATHLESS_BOT = """\

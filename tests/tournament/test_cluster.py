@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
+from zoo.helpers import with_environ
 
 from arena.cli import app
 from arena.tournament import runner as tr
@@ -119,17 +120,7 @@ def cluster(tmp_path: Path) -> Iterator[Cluster]:
 
 
 def _tagged(tag: str) -> list[int]:
-    found = []
-    needle = f"{TAG}={tag}".encode()
-    for pid in os.listdir("/proc"):
-        if pid.isdigit():
-            try:
-                with open(f"/proc/{pid}/environ", "rb") as fh:
-                    if needle in fh.read().split(b"\0"):
-                        found.append(int(pid))
-            except OSError:
-                continue
-    return found
+    return with_environ(f"{TAG}={tag}")
 
 
 def _bots(tag: str) -> list[int]:

@@ -70,6 +70,24 @@ def survivors(token: str) -> list[int]:
     return found
 
 
+def with_environ(entry: str, exclude: int | None = None) -> list[int]:
+    """Every running process whose environment holds ``entry`` (``NAME=value``): the arena's
+    workers, launchers, bots and their children inherit what the test put in its environment,
+    sealed or not (a sealed bot's pids mean nothing outside its namespace)."""
+    found = []
+    needle = entry.encode()
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) in (os.getpid(), exclude):
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as f:
+                if needle in f.read().split(b"\0") and running(int(name)):
+                    found.append(int(name))
+        except OSError:
+            continue
+    return found
+
+
 def wait_until(condition, timeout: float = 20.0) -> bool:
     """Poll ``condition`` until it holds or ``timeout`` passes (generous: the machine is shared)."""
     deadline = time.monotonic() + timeout
