@@ -92,13 +92,13 @@ def _secrets(tmp: Path) -> tuple[Path, Path, Path]:
 
 
 def _probe(tmp: Path, targets: dict, *, python: str = sys.executable, hidden: tuple[str, ...] = (),
-           cwd: Path | None = None, launcher: containment.LauncherClient | None = None) -> dict:
+           cwd: Path | None = None, launcher: containment.LauncherClient | None = None, network: bool | None = None) -> dict:
     out = tmp / "out"
     out.mkdir(exist_ok=True)
     os.chmod(out, 0o777)
     spec = BotSpec(name="probe", cmd=(python, str(PROBE)), cwd=str(cwd) if cwd else None, limits=FAST,
                    env={"PROBE_TARGETS": json.dumps(targets), "PROBE_OUT": str(out / "report.json")},
-                   resources=ResourceLimits(writable=(str(out),)), hidden=hidden)
+                   resources=ResourceLimits(writable=(str(out),), network=network), hidden=hidden)
     with BotProcess(spec, launcher=launcher) as bot:
         bot.begin_match(hello())
     return json.loads((out / "report.json").read_text())
@@ -125,6 +125,14 @@ def test_a_sealed_bot_has_no_channel_to_anyone(tmp_path, listeners):
     reached = {key: value for key, value in report.items() if value == "reached"}
     assert reached == {}, reached
     assert report["tty"] in ("ENXIO", "ENOENT")  # no controlling terminal: no TIOCSTI
+
+
+def test_network_true_opens_the_machines_network_and_only_then(tmp_path, listeners):
+    ports = {"tcp": listeners["tcp"], "udp": listeners["udp"]}
+    opened = _probe(tmp_path, ports, network=True)
+    assert opened[f"tcp {ports['tcp'][0]}"] == "reached" and opened[f"udp {ports['udp'][0]}"] == "reached"
+    default = _probe(tmp_path, ports)
+    assert default[f"tcp {ports['tcp'][0]}"] != "reached" and default[f"udp {ports['udp'][0]}"] != "reached"
 
 
 def test_the_secrets_beside_a_bots_folder_are_not_there(tmp_path):
