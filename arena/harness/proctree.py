@@ -142,15 +142,45 @@ def _pss(pid: int) -> int | None:
     return None
 
 
+def _memfd_bytes(pids: Iterable[int]) -> int:
+    """What the tree holds in memory files (``memfd_create``) beyond what it maps: such a file
+    is memory no RSS counts while it is not mapped, and it holds any amount (cgroups charge
+    it; without them only this counts it). Each file once; its mapped part (RssShmem) is left
+    out, since the RSS counts it already."""
+    files: dict[int, int] = {}
+    mapped = 0
+    for pid in pids:
+        folder = f"/proc/{pid}/fd"
+        try:
+            entries = os.listdir(folder)
+        except OSError:
+            continue
+        for entry in entries:
+            path = f"{folder}/{entry}"
+            try:
+                if os.readlink(path).startswith("/memfd:"):
+                    st = os.stat(path)
+                    files[st.st_ino] = st.st_size
+            except OSError:
+                continue
+        if files:
+            status = read_text(f"/proc/{pid}/status") or ""
+            for line in status.splitlines():
+                if line.startswith("RssShmem:"):
+                    mapped += int(line.split()[1]) * 1024
+    return max(0, sum(files.values()) - mapped)
+
+
 def tree_memory(pids: Iterable[int], limit: int) -> int:
     """The resident memory of a tree: the sum of its RSS, where that is within ``limit`` (it
-    can only overstate); else the sum of its PSS, which counts shared pages once."""
+    can only overstate); else the sum of its PSS, which counts shared pages once. Its memory
+    files count too (``_memfd_bytes``)."""
     pids = list(pids)
-    total = sum(_rss(pid) for pid in pids)
+    total = sum(_rss(pid) for pid in pids) + _memfd_bytes(pids)
     if limit and total > limit and len(pids) > 1:
         shares = [_pss(pid) for pid in pids]
         if all(share is not None for share in shares):
-            total = sum(share for share in shares if share is not None)
+            total = sum(share for share in shares if share is not None) + _memfd_bytes(pids)
     return total
 
 

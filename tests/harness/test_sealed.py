@@ -171,12 +171,13 @@ FILL = {
 def test_a_sealed_bot_filling_its_space_or_memory_loses_only_its_own(tmp_path, where):
     script = tmp_path / "fill.py"
     script.write_text(textwrap.dedent(f"""
-        import json, os, sys
+        import json, os, sys, time
         try:
-            with {FILL[where]} as f:
-                for _ in range(64):
-                    f.write(b"x" * (1 << 20))
-                    f.flush()
+            f = {FILL[where]}  # kept open: what it holds stays held
+            for _ in range(64):
+                f.write(b"x" * (1 << 20))
+                f.flush()
+            time.sleep(1)  # without cgroups, memory is measured every 100 ms
             note = "filled"
         except OSError as exc:
             note = exc.strerror
