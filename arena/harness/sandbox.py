@@ -40,6 +40,8 @@ import tempfile
 from collections.abc import Iterable
 from typing import Any
 
+from arena.harness.seal import within
+
 # Linux system call numbers of Landlock: the same on every architecture (the unified table).
 _CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF = 444, 445, 446
 _CREATE_RULESET_VERSION = 1
@@ -153,17 +155,13 @@ def rules(version: int, folders: Iterable[str], hidden: Iterable[str] = ()) -> d
     return granted
 
 
-def _within(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip("/") + "/")
-
-
 def _around(top: str, secret: list[str], seen: set[str]) -> Iterable[str]:
     """Paths whose hierarchies hold everything beneath ``top`` except the ``secret`` ones."""
     top = os.path.realpath(top)  # a link is judged by where it leads
-    if top in seen or any(_within(top, path) for path in secret):
+    if top in seen or any(within(top, path) for path in secret):
         return
     seen.add(top)
-    if not any(_within(path, top) for path in secret):
+    if not any(within(path, top) for path in secret):
         yield top
         return
     try:

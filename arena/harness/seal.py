@@ -126,7 +126,8 @@ def _real(path: str) -> str:
     return os.path.realpath(path)
 
 
-def _within(path: str, folder: str) -> bool:
+def within(path: str, folder: str) -> bool:
+    """``path`` is ``folder`` or beneath it (both absolute and normalized)."""
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
@@ -166,7 +167,7 @@ def _visible(plan: Plan, program: str) -> list[str]:
     out: list[str] = []
     for path in paths:
         for each in (os.path.abspath(path), _real(path)):
-            if each != "/" and os.path.exists(each) and not any(_within(each, s) for s in SYSTEM):
+            if each != "/" and os.path.exists(each) and not any(within(each, s) for s in SYSTEM):
                 out.append(each)
     return out
 
@@ -176,7 +177,7 @@ def _outermost(paths: Iterable[str]) -> list[str]:
     unique = sorted(set(paths), key=lambda p: (p.count("/"), p))
     kept: list[str] = []
     for path in unique:
-        if not any(_within(path, k) for k in kept):
+        if not any(within(path, k) for k in kept):
             kept.append(path)
     return kept
 
@@ -202,7 +203,7 @@ def arguments(bwrap: str, plan: Plan, *, disable_userns: bool = True, pipes: boo
     args += ["--size", size, "--tmpfs", INSIDE_TMP, "--size", size, "--tmpfs", "/dev/shm"]
     writable = [os.path.abspath(w) for w in plan.writable if os.path.isdir(w)]
     visible = _visible(plan, program)
-    for path in _outermost(p for p in visible if not any(_within(p, w) for w in writable)):
+    for path in _outermost(p for p in visible if not any(within(p, w) for w in writable)):
         args += ["--ro-bind", path, path]
     for path in _outermost(writable):
         args += ["--bind", path, path]
@@ -222,7 +223,7 @@ def _masks(plan: Plan, given: Sequence[str]) -> list[str]:
     secret += list(SYSTEM_SECRETS)
     out: list[str] = []
     for path in _outermost(p for p in secret if os.path.lexists(p)):
-        if not any(_within(path, g) for g in [*given, *SYSTEM]):
+        if not any(within(path, g) for g in [*given, *SYSTEM]):
             continue  # not mounted at all: nothing to hide
         if os.path.isdir(path) and not os.path.islink(path):
             out += ["--perms", "0555", "--tmpfs", path, "--remount-ro", path]
@@ -241,4 +242,4 @@ def environment(env: Mapping[str, str]) -> dict[str, str]:
 
 
 __all__ = ["ARENA_READABLE", "INSIDE_TMP", "SEAL_ENV", "Plan", "arguments", "environment", "find_bwrap", "probe",
-           "resolve_program", "switched_off"]
+           "resolve_program", "switched_off", "within"]

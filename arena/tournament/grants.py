@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import arena
 from arena.harness.resources import ResourceLimits
+from arena.harness.seal import within
 from arena.printable import printable
 from arena.tournament.buildspec import command_text
 
@@ -65,10 +66,6 @@ def protected_paths(output: str, secrets: Iterable[str]) -> tuple[Protected, ...
     return tuple(found)
 
 
-def _inside(path: str, folder: str) -> bool:
-    return os.path.commonpath([path, folder]) == folder
-
-
 def writable_refusal(folder: str, protected: Sequence[Protected]) -> str | None:
     """Why no bot may be granted writing beneath ``folder`` (absolute), or None. Links are
     followed, as the kernel follows them when the sandbox opens the folder."""
@@ -76,15 +73,15 @@ def writable_refusal(folder: str, protected: Sequence[Protected]) -> str | None:
         if path == "/":
             return f"expected {EXPECTED}, but / is the whole system"
         for tree in SYSTEM_TREES:
-            if _inside(path, tree) or _inside(path, os.path.realpath(tree)):
+            if within(path, tree) or within(path, os.path.realpath(tree)):
                 return f"expected {EXPECTED}, but {path} is a system folder"
         for guarded in protected:
             for where in dict.fromkeys((os.path.normpath(guarded.path), os.path.realpath(guarded.path))):
                 if where == path:
                     return f"expected {EXPECTED}, but {path} is {guarded.what}"
-                if _inside(where, path):
+                if within(where, path):
                     return f"expected {EXPECTED}, but {path} holds {guarded.what} ({where})"
-                if guarded.within and _inside(path, where):
+                if guarded.within and within(path, where):
                     return f"expected {EXPECTED}, but {path} is inside {guarded.what} ({where})"
         if path in SHARED_FOLDERS:
             return f"expected {EXPECTED}, but {path} is shared by every program (a folder made inside it is fine)"
@@ -117,7 +114,7 @@ def bot_grants(bot: BotConfig) -> list[str]:
         if folder is None:
             if leads_up(path):
                 grants.append(f"writes {printable(path)} of its checkout (outside its folder)")
-        elif not _inside(os.path.realpath(folder), os.path.realpath(bot.resolved_cwd)):
+        elif not within(os.path.realpath(folder), os.path.realpath(bot.resolved_cwd)):
             grants.append(f"writes {printable(folder)} (outside its folder)")
     if bot.build is not None:
         grants.append(f"build: {printable(command_text(bot.build.cmd))}")

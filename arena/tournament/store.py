@@ -98,6 +98,7 @@ def hidden_by_bot(config: TournamentConfig) -> dict[str, tuple[str, ...]]:
     """What each bot may not see: ``hidden_paths``, and the folders the other bots may write
     (where a bot could keep notes another one would read), but for those it may write too."""
     from arena.harness.resources import ResourceLimits
+    from arena.harness.seal import within
 
     common = hidden_paths(config)
     writable = {bot.name: ResourceLimits.from_dict(dict(bot.limits)).writable_folders(bot.resolved_cwd)
@@ -105,7 +106,7 @@ def hidden_by_bot(config: TournamentConfig) -> dict[str, tuple[str, ...]]:
     out: dict[str, tuple[str, ...]] = {}
     for name, own in writable.items():
         others = [folder for other, folders in writable.items() if other != name for folder in folders
-                  if not any(os.path.commonpath([folder, mine]) in (folder, mine) for mine in own)]
+                  if not any(within(folder, mine) or within(mine, folder) for mine in own)]
         out[name] = common + tuple(dict.fromkeys(others))
     return out
 
