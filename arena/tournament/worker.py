@@ -122,7 +122,8 @@ def seat_processes(job: Job, spec: MatchSpec, state: WorkerState) -> list[BotPro
     chosen: list[Kept] = []
     for name in spec.seats:
         kept = state.procs.setdefault(name, [])
-        fresh = next((k for k in kept if spec.seed not in k.deals and all(k is not c for c in chosen)), None)
+        # A process chosen for another seat of this match has been dealt the deal already.
+        fresh = next((k for k in kept if spec.seed not in k.deals), None)
         if fresh is None:
             if len(kept) >= KEEP_PER_SEAT * spec.seats.count(name):
                 old = next(k for k in kept if all(k is not c for c in chosen))
