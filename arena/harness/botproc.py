@@ -68,7 +68,9 @@ _EAGER_RETRY = 32
 _monotonic = time.monotonic
 _SHELL_CHARS = set("|&;<>()$`*?~\n")
 _LOGGED_BLANKS = 10  # blank lines written to the conversation log per reply, the rest counted
-_EXIT_NEWS_S = 0.25  # how long a bot's closed stdout waits for the news of its exit
+# How long a bot's closed stdout waits for the news of its exit (it comes at once, but a sealed
+# bot's news waits for bubblewrap's two processes to end too, on a machine that may be busy).
+_EXIT_NEWS_S = 1.0
 _STDERR_DRAIN_S = 0.2  # and then for the last of its stderr
 
 # Signals a bot may die of because of a limit, said in its failure.

@@ -433,14 +433,18 @@ def test_where_bubblewrap_cannot_make_namespaces_the_arena_runs_unsealed_and_say
     assert seal.probe(str(fake)) == (False, False, "bwrap: No permissions to create new namespace")
     monkeypatch.setattr(seal, "find_bwrap", lambda: str(fake))
     client = containment.LauncherClient()
+    # Unsealed, the probe's attacks on a process may land: it aims at a throwaway one.
+    target = subprocess.Popen(["sleep", "60"])
     try:
         assert not client.sealed
         assert client.unsealed_why == "bwrap: No permissions to create new namespace"
         # and bots still run, as before sealing
-        report = _probe(tmp_path, {"pids": [os.getpid()]}, launcher=client)
-        assert report["kill " + str(os.getpid())] in ("reached", "EPERM")  # unsealed: its pid is visible
+        report = _probe(tmp_path, {"pids": [target.pid]}, launcher=client)
+        assert report["kill " + str(target.pid)] in ("reached", "EPERM")  # unsealed: its pid is visible
     finally:
         client.close()
+        target.kill()
+        target.wait()
 
 
 @pytest.mark.slow
