@@ -19,7 +19,7 @@ from arena.rating.inputs import parse_results_csv as parse_results_csv
 from arena.rating.inputs import read_results
 from arena.rating.table import DEFAULT_PRIOR, BotRating, ConvergenceError, RatingError, RatingTable, fit_ratings
 from arena.rating.table import check_prior as ratings_prior
-from arena.render.standings import RATING_KEYS, ci95_cell, date_text, elo_cell, iso, place_keys, rating_rows
+from arena.render.standings import RATING_KEYS, ci95_cell, date_text, elo_cell, iso, note_lines, place_keys, rating_rows
 from arena.render.tables import TableFormat, render_json, render_table
 from arena.tournament.standings import plain_number
 
@@ -41,7 +41,7 @@ def format_ratings(table: RatingTable, fmt: TableFormat) -> str:
     headers, align, rows = rating_rows(table.ratings, several_groups=len(table.groups) > 1)
     text = render_table(headers, rows, fmt, colalign=align)
     if table.notes:
-        text += "\n\n" + "\n".join(f"Note: {printable(note)}" for note in table.notes)
+        text += "\n\n" + "\n".join(note_lines(table.notes, fmt))
     return text
 
 
@@ -213,11 +213,11 @@ def format_league(rated: Sequence[PoolRatings], league: League, fmt: TableFormat
         heads, align, table = rating_rows([r.rating for r in pr.rows], several_groups=len(pr.table.groups) > 1, extra=extra)
         section = _pool_heading(pr.pool, len(league.pools)) + "\n\n" + render_table(heads, table, fmt, colalign=align)
         if pr.notes:
-            section += "\n\n" + "\n".join(f"Note: {printable(note)}" for note in pr.notes)
+            section += "\n\n" + "\n".join(note_lines(pr.notes, fmt))
         section += "\n\nTournaments (date order):\n" + _tournament_table(league, pr.pool, fmt)
         out.append(section)
     if league.notes:
-        out.append("\n".join(f"Note: {printable(note)}" for note in league.notes))
+        out.append("\n".join(note_lines(league.notes, fmt)))
     return "\n\n".join(out)
 
 
@@ -302,7 +302,7 @@ def format_history(histories: Sequence[PoolHistory], league: League, fmt: TableF
         out.append(section)
     notes = [note for h in histories for note in h.pool.notes] + list(league.notes)
     if notes:
-        out.append("\n".join(f"Note: {printable(note)}" for note in notes))
+        out.append("\n".join(note_lines(notes, fmt)))
     return "\n\n".join(out)
 
 

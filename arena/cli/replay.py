@@ -11,7 +11,8 @@ import os
 import select
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -467,8 +468,6 @@ def report_cmd(
     page for every match beside it, in OUT_replays/. Exit code 1 if any record is refused.
     Several results folders (or a folder of them) get a league page instead: the rating list,
     the tournaments and the ratings over time (default: FOLDER/league.html)."""
-    from arena.render.report import TournamentReport
-
     if is_league(inputs):
         write_league_report(inputs, html, prior=prior, by_name=by_name, mix=mix)
         return
@@ -476,24 +475,86 @@ def report_cmd(
     prior = check_prior(prior)
     if not results.is_dir() or not _is_store(results):
         raise InputError(f"{results}: not a tournament results folder (no {_STORE_FILE}; run a tournament first)")
+    written = write_report(results, html, suits=suits, prior=prior,
+                           say=lambda line: typer.echo(printable(line), err=True))
+    for line in written.refusals:
+        typer.echo(printable(line), err=True)
+    typer.echo(f"wrote {written.page} and {written.pages} replay pages in {written.replays}")
+    if written.refusals:
+        typer.echo(f"{results}: {len(written.refusals)} of {written.matches} records refused", err=True)
+        raise typer.Exit(ExitCode.CHECK_FAILED)
+
+
+@dataclass(frozen=True)
+class WrittenReport:
+    page: Path
+    replays: Path
+    pages: int  # replay pages written
+    matches: int
+    refusals: tuple[str, ...]
+
+
+# Without a terminal, how often the report's progress is said while it writes.
+REPORT_PROGRESS_EVERY_S = 10.0
+
+
+def write_report(results: Path, html: Path | None = None, *, suits: SuitStyle = SuitStyle.SPANISH,
+                 prior: float | None = None, say: Callable[[str], None],
+                 skip_hint: str = "") -> WrittenReport:
+    """The report page of the results folder ``results`` (default: RESULTS/report.html) and a
+    verified replay page per match beside it; the one writer of ``arena report`` and the end
+    of ``arena run``. Long work says what it does: a line first (with ``skip_hint``, how to go
+    without it), then a bar on a terminal or a line every few seconds."""
+    from arena.render.report import TournamentReport
+    from arena.tournament.audit import scheduled_rows
+    from arena.tournament.store import ResultStore
+
     if html is None:
         make_folder(results)  # the default page goes in the results folder: not through a link to it
     out = html if html is not None else results / "report.html"
     replays_dir = out.parent / f"{out.stem}_replays"
     make_folder(replays_dir)  # a link planted as the replays folder is refused
+    with ResultStore.open_existing(str(results)) as store:
+        # A damaged store is its one error line, before any word of progress.
+        total = len(scheduled_rows(store))
+    say(f"report: writing {total} replay page{'s' if total != 1 else ''} and {out.name}{skip_hint}...")
     report = TournamentReport(results, replays_dir=replays_dir.name, suits=suits)
-    for file, page in report.replay_pages():
-        _write_text(replays_dir / file, page, folder_may_be_link=False)
-    _write_text(out, report.page(prior=prior))
-    refusals = report.refusals
-    matches = report.matches
-    for line in refusals:
-        typer.echo(printable(line), err=True)
-    typer.echo(f"wrote {out} and {len(matches) - len(refusals)} replay pages in {replays_dir}")
-    if refusals:
-        typer.echo(f"{results}: {len(refusals)} of {len(matches)} records refused", err=True)
-        raise typer.Exit(ExitCode.CHECK_FAILED)
+    with _page_progress(total, say) as advance:
+        for file, page in report.replay_pages():
+            _write_text(replays_dir / file, page, folder_may_be_link=False)
+            advance()
+        _write_text(out, report.page(prior=prior))
+    matches = len(report.matches)
+    return WrittenReport(out, replays_dir, matches - len(report.refusals), matches, tuple(report.refusals))
 
 
-__all__ = ["MAX_RECORD_BYTES", "replay_cmd", "verify_cmd", "report_cmd", "load_game", "iter_sources", "check_source",
+@contextmanager
+def _page_progress(total: int, say: Callable[[str], None]) -> Iterator[Callable[[], None]]:
+    """A transient bar on a terminal (stderr); elsewhere a line every REPORT_PROGRESS_EVERY_S."""
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    done = 0
+    if console.is_terminal and total:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        with Progress(TextColumn("report"), BarColumn(), MofNCompleteColumn(), TextColumn("eta"),
+                      TimeRemainingColumn(), console=console, transient=True) as bar:
+            task = bar.add_task("report", total=total)
+            yield lambda: bar.advance(task)
+        return
+    last = time.monotonic()
+
+    def advance() -> None:
+        nonlocal done, last
+        done += 1
+        if time.monotonic() - last >= REPORT_PROGRESS_EVERY_S and done < total:
+            last = time.monotonic()
+            say(f"report: {done}/{total} replay pages")
+
+    yield advance
+
+
+__all__ = ["MAX_RECORD_BYTES", "WrittenReport", "replay_cmd", "verify_cmd", "report_cmd", "write_report", "load_game",
+           "iter_sources", "check_source",
            "Source"]

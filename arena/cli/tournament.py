@@ -51,7 +51,6 @@ if TYPE_CHECKING:
 
 STANDINGS_FILES = ("plain", "csv", "json")
 _EXT = {"plain": "txt", "github": "md", "csv": "csv", "json": "json"}
-REPORT_FILE = "report.html"
 # Above this many matches the run writes no report page unless asked (--report): a replay
 # page per match takes long and makes a folder of that many files.
 REPORT_MAX_MATCHES = 5000
@@ -632,6 +631,7 @@ class _Live:
         self.rate = Throughput()
         self._shown: Counter[str] = Counter()  # failures printed per bot
         self._hinted: set[tuple[str, str]] = set()
+        self.standings: Standings | None = None  # the final table's, once the run has played
         if view.strategy.done:
             # One pass over what is stored, a few hundred rows at a time.
             for row in store.results():
@@ -684,14 +684,28 @@ class _Live:
                 decided = view.decided()
                 if news is not None:
                     self.out.say(news)
-                if status and (clock() - last_status >= STATUS_EVERY_S or view.is_last(done)):
+                if status and clock() - last_status >= STATUS_EVERY_S and not view.is_last(done):
                     last_status = clock()
                     self.out.say(view.status_line(self, done))
 
             with self.out.above(console if show else None):
                 played = runner.play(self.store, view.strategy, executor, on_completed=on_completed, ready_names=ready)
-            if status and view.total is None and played:
-                self.out.say(view.status_line(self, view.strategy.done + played))
+            # The last word on the leader is the final table's, refitted over every match, in
+            # every format (the live fit is redone only every few seconds, and by pairs).
+            self.standings = self.final_standings()
+            done = view.strategy.done + played
+            bar.update(task, completed=done, leader=self.leader.text())
+            if status and played:
+                self.out.say(view.status_line(self, done))
+
+    def final_standings(self) -> Standings:
+        from arena.render.standings import elo_cell
+        from arena.tournament.standings import standings_from_store
+
+        standings = standings_from_store(self.store)
+        top = standings.bots[0] if standings.leader is not None else None
+        self.leader.settle(None if top is None else top.name, "" if top is None else elo_cell(top.elo, top.status))
+        return standings
 
     def failures_text(self) -> str:
         failed = self.tally.failed_matches
@@ -729,39 +743,30 @@ class _Live:
 # --- the end of a run ---------------------------------------------------------------------------
 
 
-def write_tables(store: ResultStore) -> tuple[Standings, list[str]]:
-    """Write standings and crosstable files beside the results; returns the standings and the paths."""
+def write_tables(store: ResultStore, standings: Standings | None = None) -> tuple[Standings, list[str]]:
+    """Write standings and crosstable files beside the results (the ``standings`` of the store
+    when they are already derived); returns the standings and the paths."""
     from arena.render.standings import format_crosstable, format_standings
     from arena.tournament.standings import standings_from_store
 
-    standings = standings_from_store(store)
+    if standings is None:
+        standings = standings_from_store(store)
     paths = []
     for fmt in STANDINGS_FILES:
-        for what, render in (("standings", format_standings), ("crosstable", format_crosstable)):
+        # The text file holds every column (a file has no terminal's width to fit).
+        for what, text in (("standings", format_standings(standings, fmt, wide=True)),
+                           ("crosstable", format_crosstable(standings, fmt))):
             path = os.path.join(store.folder, f"{what}.{_EXT[fmt]}")
-            write_file(path, render(standings, fmt) + "\n")
+            write_file(path, text + "\n")
             paths.append(path)
     return standings, paths
-
-
-def write_report(folder: str) -> tuple[str, list[str]]:
-    """The report page ``arena report`` writes, into the results folder; (its path, refusals)."""
-    from arena.render.report import TournamentReport
-
-    page = os.path.join(folder, REPORT_FILE)
-    replays = os.path.join(folder, REPORT_FILE.removesuffix(".html") + "_replays")
-    report = TournamentReport(folder, replays_dir=os.path.basename(replays))
-    for name, html in report.replay_pages():
-        write_file(os.path.join(replays, name), html)
-    write_file(page, report.page())
-    return page, list(report.refusals)
 
 
 def _finish(store: ResultStore, config: TournamentConfig, live: _Live, out: _Human, *, strict: bool,
             report: bool | None) -> None:
     from arena.render.standings import format_crosstable, format_standings
 
-    standings, paths = write_tables(store)
+    standings, paths = write_tables(store, live.standings)
     out.table(format_standings(standings, "plain"))
     out.table("")
     out.table(format_crosstable(standings, "plain"))
@@ -769,16 +774,19 @@ def _finish(store: ResultStore, config: TournamentConfig, live: _Live, out: _Hum
     count = store.count()
     for line in _failure_summary(store, config, live.tally):
         out.say(line, always=True)
-    wrote = f"tables: {', '.join(os.path.basename(p) for p in paths)}"
+    kinds = ", ".join(sorted({os.path.splitext(p)[1] for p in paths}, key=[os.path.splitext(p)[1] for p in paths].index))
+    wrote = f"tables: standings and crosstable ({kinds})"
     if report is None:
         report = count <= REPORT_MAX_MATCHES
         if not report:
             wrote += f"; no report page for {count} matches (over {REPORT_MAX_MATCHES}; --report writes it)"
     if report:
-        page, refused = write_report(store.folder)
-        for line in refused:
+        from arena.cli.replay import write_report
+
+        written = write_report(Path(store.folder), say=out.say, skip_hint=" (--no-report skips it)")
+        for line in written.refusals:
             out.say(f"report: {line}", always=True)
-        wrote += f"; report: {_rel(page)}"
+        wrote += f"; report: {_rel(str(written.page))}"
     out.say(f"results: {_rel(config.output)} ({count} matches); {wrote}")
     if config.format is Format.SPRT:
         out.table("")
@@ -847,6 +855,8 @@ def table(
     ] = None,
     crosstable: Annotated[bool, typer.Option("--crosstable", hidden=True, help="The same as --what crosstable.")] = False,
     prior: PriorOption = None,
+    wide: Annotated[bool, typer.Option("--wide", help="Every column of the standings (forfeits, points for and "
+                                       "against, hands, failures by reason); the default fits 100 columns.")] = False,
 ) -> None:
     """Print the ranked standings and the crosstable of a tournament (derived from its results store).
     For a sequential test (arena sprt), its numbers and decision follow.
@@ -874,8 +884,10 @@ def table(
     for i, one in enumerate(shown):
         if i:
             typer.echo("")
-        render = format_standings if one is TableWhat.STANDINGS else format_crosstable
-        typer.echo(render(standings, fmt.value))
+        if one is TableWhat.STANDINGS:
+            typer.echo(format_standings(standings, fmt.value, wide=wide))
+        else:
+            typer.echo(format_crosstable(standings, fmt.value))
     if test:
         typer.echo("")
         for line in test:
@@ -886,4 +898,4 @@ def table(
             typer.echo(f"note: {printable(note)}", err=True)
 
 
-__all__ = ["FailureLimitError", "Progress", "run", "table", "validate", "write_file", "write_report", "write_tables"]
+__all__ = ["FailureLimitError", "Progress", "run", "table", "validate", "write_file", "write_tables"]

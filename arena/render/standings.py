@@ -7,7 +7,8 @@ Pure: returns strings, never prints.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import textwrap
+from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
@@ -83,52 +84,58 @@ def place_keys(width: int) -> list[str]:
 
 # --- text forms -----------------------------------------------------------------------
 
-STANDINGS_HEADERS = (
-    *RATING_HEADERS,
-    "w-d-l",
-    "forfeits",
-    "opp_forfeits",
-    "pts_for",
-    "pts_against",
-    "hands",
-    "pts/hand",
-    "escobas/hand",
-    "cpu/wall",
-    "failures",
+# Every column of the text standings: (header, whether the default table shows it, the cell).
+# The default fits 100 columns with bot names of a dozen characters; ``wide`` adds the rest
+# (CSV and JSON always hold every number).
+_COLUMNS: tuple[tuple[str, bool, Callable[[BotStanding], object]], ...] = (
+    ("rank", True, lambda s: s.rank),
+    ("bot", True, lambda s: s.name),
+    ("elo", True, lambda s: elo_cell(s.elo, s.status)),
+    ("ci95", True, lambda s: ci95_cell(s.ci95, s.status)),
+    ("los_next", True, lambda s: los_cell(s.los_next)),
+    ("matches", True, lambda s: s.matches),
+    ("w-d-l", True, lambda s: s.record),
+    ("forfeits", False, lambda s: s.forfeits),
+    ("opp_forfeits", False, lambda s: s.opponent_forfeits),
+    ("pts_for", False, lambda s: s.points_for),
+    ("pts_against", False, lambda s: s.points_against),
+    ("hands", False, lambda s: s.hands),
+    ("pts/hand", True, lambda s: _fmt(s.points_per_hand, "{:.2f}")),
+    ("escobas/hand", True, lambda s: _fmt(s.escobas_per_hand, "{:.3f}")),
+    ("cpu/wall", True, lambda s: _fmt(s.cpu_per_wall, "{:.2f}")),
+    ("failures", True, lambda s: ", ".join(f"{reason} {n}" for reason, n in s.failures) or "-"),
 )
+# The default table's shorter headers; its failures name the commonest reason only (the run's
+# failure summary, ``--wide`` and the report name them all).
+_SHORT = {"escobas/hand": "esc/hand"}
+
+STANDINGS_HEADERS = tuple(header for header, _, _ in _COLUMNS)
 
 
-def standings_headers(standings: Standings) -> tuple[str, ...]:
+def standings_headers(standings: Standings, *, wide: bool = True) -> tuple[str, ...]:
     """The standings table's headers: ``w-d-l`` becomes ``1st-2nd-3rd`` (the counts of each
-    finishing place) when matches have three or more sides."""
-    if standings.sides <= 2:
-        return STANDINGS_HEADERS
-    return tuple(places_header(standings.sides) if h == "w-d-l" else h for h in STANDINGS_HEADERS)
+    finishing place) when matches have three or more sides; without ``wide``, the default
+    table's columns."""
+    headers = []
+    for header, default, _ in _COLUMNS:
+        if not (wide or default):
+            continue
+        if header == "w-d-l" and standings.sides > 2:
+            # The default says "places": its cells are the counts of 1st, 2nd... in that order.
+            header = places_header(standings.sides) if wide else "places"
+        headers.append(header if wide else _SHORT.get(header, header))
+    return tuple(headers)
 
 
-def standings_rows(standings: Standings) -> list[list[Any]]:
+def standings_rows(standings: Standings, *, wide: bool = True) -> list[list[Any]]:
+    columns = [(header, cell) for header, default, cell in _COLUMNS if wide or default]
     rows = []
     for s in standings.bots:
-        rows.append(
-            [
-                s.rank,
-                s.name,
-                elo_cell(s.elo, s.status),
-                ci95_cell(s.ci95, s.status),
-                los_cell(s.los_next),
-                s.matches,
-                s.record,
-                s.forfeits,
-                s.opponent_forfeits,
-                s.points_for,
-                s.points_against,
-                s.hands,
-                _fmt(s.points_per_hand, "{:.2f}"),
-                _fmt(s.escobas_per_hand, "{:.3f}"),
-                _fmt(s.cpu_per_wall, "{:.2f}"),
-                ", ".join(f"{reason} {n}" for reason, n in s.failures) or "-",
-            ]
-        )
+        row = [cell(s) for _, cell in columns]
+        if not wide and len(s.failures) > 1:
+            reason, n = max(s.failures, key=lambda failure: failure[1])
+            row[-1] = f"{reason} {n} +{len(s.failures) - 1}"
+        rows.append(row)
     return rows
 
 
@@ -224,20 +231,21 @@ def standings_notes(standings: Standings) -> list[str]:
     return [*standings.notes, *(f"{s.name}: {s.note}" for s in standings.bots if s.note)]
 
 
-def format_standings(standings: Standings, fmt: str) -> str:
-    """The standings in ``fmt``: a text table with its notes (plain, github); CSV with one
-    header row and plain numbers (``standings_keys``); JSON, a list of objects (``to_dict``).
-    The notes are left out of CSV and JSON (``standings_notes`` gives them)."""
+def format_standings(standings: Standings, fmt: str, *, wide: bool = False) -> str:
+    """The standings in ``fmt``: a text table with its notes (plain, github), of the default
+    columns or, ``wide``, of every column; CSV with one header row and plain numbers
+    (``standings_keys``); JSON, a list of objects (``to_dict``). The notes are left out of CSV
+    and JSON (``standings_notes`` gives them)."""
     form = TableFormat(fmt)
     if form is TableFormat.JSON:
         return render_json([s.to_dict() for s in standings.bots])
     if form is TableFormat.CSV:
         keys = standings_keys(standings)
         return render_table(keys, [[_csv_record(s)[k] for k in keys] for s in standings.bots], form)
-    headers = list(standings_headers(standings))
+    headers = list(standings_headers(standings, wide=wide))
     # As ``arena rate`` shows the same columns: numbers right, names and texts left.
     align = ["left" if h in ("bot", "failures") else "right" for h in headers]
-    return _format_table(headers, standings_rows(standings), form, standings_notes(standings), align)
+    return _format_table(headers, standings_rows(standings, wide=wide), form, standings_notes(standings), align)
 
 
 def format_crosstable(standings: Standings, fmt: str) -> str:
@@ -258,8 +266,25 @@ def _format_table(
 ) -> str:
     text = render_table(headers, rows, fmt, colalign=align)
     if notes:
-        text += "\n\n" + "\n".join(f"Note: {printable(n)}" for n in notes)
+        text += "\n\n" + "\n".join(note_lines(notes, fmt))
     return text
+
+
+NOTE_WIDTH = 100
+
+
+def note_lines(notes: Sequence[str], fmt: TableFormat = TableFormat.PLAIN) -> list[str]:
+    """``Note: ...`` lines under a table; in plain text each note wrapped to ``NOTE_WIDTH``
+    columns, like the table above it (markdown reflows lines itself)."""
+    lines = []
+    for note in notes:
+        text = f"Note: {printable(note)}"
+        if fmt is TableFormat.PLAIN:
+            lines += textwrap.wrap(text, NOTE_WIDTH, subsequent_indent="  ", break_on_hyphens=False,
+                                   break_long_words=False)
+        else:
+            lines.append(text)
+    return lines
 
 
 def _fmt(value: float | None, pattern: str) -> str:

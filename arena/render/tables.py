@@ -17,6 +17,7 @@ import math
 from collections.abc import Mapping, Sequence
 from enum import Enum
 
+import tabulate as tabulate_module
 from tabulate import tabulate
 
 from arena.printable import printable
@@ -54,14 +55,22 @@ def render_table(
     if fmt is TableFormat.JSON:
         raise ValueError("render_table does not produce JSON; use render_json")
     tablefmt = "github" if fmt is TableFormat.GITHUB else "simple"
-    # Cells were formatted by the caller; stop tabulate re-parsing "+12" or "1e3" as numbers.
-    return tabulate(
-        cells,
-        headers=list(headers),
-        tablefmt=tablefmt,
-        disable_numparse=True,
-        colalign=tuple(colalign) if colalign is not None else None,
-    )
+    # tabulate widens every column by two spaces beyond its widest cell, on top of the two
+    # between columns: the plain tables keep only the latter, so that they fit 100 columns.
+    # (The setting is a module global of tabulate's, read once per call: set for this call.)
+    padding = tabulate_module.MIN_PADDING
+    tabulate_module.MIN_PADDING = 0 if fmt is TableFormat.PLAIN else padding
+    try:
+        # Cells were formatted by the caller; stop tabulate re-parsing "+12" or "1e3" as numbers.
+        return tabulate(
+            cells,
+            headers=list(headers),
+            tablefmt=tablefmt,
+            disable_numparse=True,
+            colalign=tuple(colalign) if colalign is not None else None,
+        )
+    finally:
+        tabulate_module.MIN_PADDING = padding
 
 
 def _shown(cell: object) -> object:

@@ -42,10 +42,13 @@ class LiveLeader:
         self._fitted_with = 0
         self._wait = interval
         self._text = "-"
+        self._settled: str | None = None
 
     def add(self, row: MatchRow) -> None:
         from arena.tournament.standings import pair_results
 
+        if self._settled is not None:
+            return
         for pair in pair_results(row, self._seating):
             self._results[tuple(pair.side_a), tuple(pair.side_b), float(pair.score_a)] += 1
         self._added += 1
@@ -56,8 +59,15 @@ class LiveLeader:
             for _ in range(count):
                 yield result
 
+    def settle(self, name: str | None, elo: str) -> None:
+        """The run is over: from now on the leader is the final table's (``name``, its ``elo``
+        cell), so the last status line can never contradict the table printed under it."""
+        self._settled = "-" if name is None else f"{name} ({elo})"
+
     def text(self) -> str:
         """``name (+123)``: the best-rated bot now; refits only when due."""
+        if self._settled is not None:
+            return self._settled
         now = self._clock()
         due = self._fitted_at is None or now - self._fitted_at >= self._wait
         if self._added and self._added != self._fitted_with and due:

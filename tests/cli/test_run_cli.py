@@ -174,6 +174,38 @@ def test_the_run_writes_the_report_page_and_says_where(tmp_path: Path):
     assert not (out / "report.html").exists() and "report:" not in skipped.stderr
 
 
+def test_writing_the_report_says_what_it_does_how_to_skip_it_and_how_far_it_is(tmp_path: Path,
+                                                                                monkeypatch: pytest.MonkeyPatch):
+    from typer.testing import CliRunner
+
+    from arena.cli import replay
+    from arena.cli.app import app
+
+    monkeypatch.setattr(replay, "REPORT_PROGRESS_EVERY_S", 0.0)  # every page says so
+    path = tournament(tmp_path, policy("greedy") + policy("first"), "matches_per_pairing: 4")
+    done = CliRunner().invoke(app, ["run", str(path), "--no-progress"])
+    assert done.exit_code == 0, done.output
+    lines = done.stderr.splitlines()
+    start = lines.index("report: writing 4 replay pages and report.html (--no-report skips it)...")
+    assert lines[start + 1:start + 4] == [f"report: {n}/4 replay pages" for n in (1, 2, 3)]
+    assert lines[start + 4].startswith("results: ")
+    again = CliRunner().invoke(app, ["report", str(tmp_path / "out")])
+    assert again.exit_code == 0 and "report: writing 4 replay pages and report.html..." in again.stderr
+
+
+@pytest.mark.parametrize("shape", ["alone", "three", "gauntlet"])
+def test_the_last_status_line_names_the_leader_of_the_final_table(tmp_path: Path, shape: str):
+    extra = {"alone": "matches_per_pairing: 4", "three": "players: 3\nmatches_per_pairing: 3",
+             "gauntlet": "format: gauntlet\nchallenger: first\nmatches_per_pairing: 4"}[shape]
+    path = tournament(tmp_path, policy("greedy") + policy("first") + policy("random"), extra)
+    done = arena("run", str(path), "--no-report")  # no terminal: the bar is status lines
+    assert done.returncode == 0, done.stderr
+    status = [line for line in done.stderr.splitlines() if ", leader: " in line]
+    rows = json.loads((tmp_path / "out" / "standings.json").read_text())
+    top = rows[0]
+    assert status and status[-1].split("leader: ")[1].startswith(f"{top['name']} ({top['elo']:+.0f}), "), status
+
+
 # --- builds before the first match ------------------------------------------------------------------
 
 

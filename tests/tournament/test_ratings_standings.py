@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
 from arena.core.rules import Seating
 from arena.rating.table import DEFAULT_PRIOR, MatchResult, Model, PairResult, Status, fit_ratings
-from arena.render.standings import STANDINGS_HEADERS, format_standings, standings_headers, standings_rows
+from arena.render.standings import (
+    STANDINGS_HEADERS,
+    format_standings,
+    places_header,
+    standings_headers,
+    standings_rows,
+)
 from arena.tournament.standings import compute_standings, match_places, match_result
 from arena.tournament.store import MatchRow
 
@@ -65,7 +72,7 @@ def test_four_player_standings_count_matches_and_places():
     data = json.loads(format_standings(standings, "json"))
     assert all("places" in row and "wins" not in row and "losses" not in row for row in data)
     assert data[0]["places"] == list(standings.bots[0].places)
-    text = format_standings(standings, "plain")
+    text = format_standings(standings, "plain", wide=True)
     assert "1st-2nd-3rd-4th" in text and "Note: model: Plackett-Luce" in text
 
 
@@ -112,3 +119,29 @@ def test_equal_ratings_are_ranked_by_points_difference_with_a_note():
     assert top[0].los_next == pytest.approx(0.5)
     assert standings.bots[1].los_next == pytest.approx(table.los("amy", "low"))
     assert "zed, amy have equal ratings: ranked by points difference per match, then name" in standings.notes
+
+
+@pytest.mark.parametrize("sides", [2, 3, 4])
+@pytest.mark.parametrize("names", [("escoba-go@2.0", "expert-v2", "java-greedy", "c-firstmove"),
+                                   ("go@2.0.1", "expert-v2", "java-greedy", "c-firstmove")])
+def test_the_default_standings_fit_100_columns_and_wide_has_every_column(sides: int, names: tuple[str, ...]):
+    fails = len(names[0]) <= 10  # names of up to 10 characters beside failures of two kinds; 13 without
+    rows = []
+    for k in range(8):
+        seats = (names[k % 4:] + names[:k % 4])[:sides]
+        scores = (21, 15, 9, 3)[:sides]
+        failures = (((0, "timeout"),) if k % 3 else ((0, "crash"),)) if fails else ()
+        rows.append(replace(_row(k, seats, scores, 0), failures=failures))
+    standings = compute_standings(rows, Seating.alone(sides), list(names))
+    text = format_standings(standings, "plain")
+    assert max(len(line) for line in text.splitlines()) <= 100, text
+    assert "forfeits" not in text and "pts_against" not in text
+    wide = format_standings(standings, "plain", wide=True)
+    assert all(header in wide for header in ("forfeits", "opp_forfeits", "pts_for", "pts_against", "hands"))
+    if sides > 2:
+        assert "places" in text and places_header(sides) in wide
+    if fails:  # the default names the commonest reason, --wide every one
+        failing = next(s for s in standings.bots if len(s.failures) > 1)
+        reason, n = max(failing.failures, key=lambda f: f[1])
+        assert f"{reason} {n} +1" in text
+        assert all(f"{reason} {n}" in wide for reason, n in failing.failures)
