@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+import arena.cli.console as console
 from arena.cli.edge import Interrupted
 from arena.cli.rate import ByNameOption, MixOption, PriorOption, check_prior, is_league, write_league_report
 from arena.errors import ArenaError, ExitCode, InputError
@@ -259,13 +260,13 @@ def replay_cmd(
 
         title = f"Escoba replay · {label}"
         _write_text(html, render_replay_html(rep, title=title, suits=suits))
-        typer.echo(f"wrote {html} ({len(rep.frames)} frames, {rep.moves} moves; verified)")
+        console.echo(f"wrote {html} ({len(rep.frames)} frames, {rep.moves} moves; verified)")
         return
     tty_out = sys.stdout.isatty()
     if not tty_out:
         from arena.render.text import render_transcript
 
-        typer.echo(render_transcript(rep, _text_style(suits, ascii_only, False), seat), nl=False)
+        console.echo(render_transcript(rep, _text_style(suits, ascii_only, False), seat), nl=False)
         return
     style = _text_style(suits, ascii_only, True)
     if sys.stdin.isatty():
@@ -275,7 +276,7 @@ def replay_cmd(
     else:
         from arena.render.text import render_transcript
 
-        typer.echo(render_transcript(rep, style, seat), nl=False)
+        console.styled(render_transcript(rep, style, seat))
 
 
 def _seconds(text: str) -> float | None:
@@ -297,10 +298,9 @@ _CLEAR = "\x1b[H\x1b[2J"
 def _run_unattended(rep: Any, style: Any, seat: int | None, delay: float) -> None:
     from arena.render.text import render_screen
 
-    out = sys.stdout
     for i in range(len(rep.frames)):
-        out.write(_CLEAR + render_screen(rep, i, style, seat) + "\n")
-        out.flush()
+        console.styled(_CLEAR + render_screen(rep, i, style, seat) + "\n")
+        console.flush()
         if i + 1 < len(rep.frames):
             time.sleep(delay)
 
@@ -315,17 +315,16 @@ def _interactive(rep: Any, style: Any, seat: int | None, auto: bool, delay: floa
     last = len(frames) - 1
     hand_starts = [i for i, f in enumerate(frames) if i == 0 or f.hand != frames[i - 1].hand]
     fd = sys.stdin.fileno()
-    out = sys.stdout
     saved = termios.tcgetattr(fd)
     pos = 0
     playing = auto
-    out.write("\x1b[?1049h\x1b[?25l")  # the alternate screen, cursor hidden
+    console.styled("\x1b[?1049h\x1b[?25l")  # the alternate screen, cursor hidden
     try:
         tty.setcbreak(fd)
         while True:
             mode = "  [auto: a to stop]" if playing else ""
-            out.write(_CLEAR + render_screen(rep, pos, style, seat, help_line=_KEYS_HELP + mode) + "\n")
-            out.flush()
+            console.styled(_CLEAR + render_screen(rep, pos, style, seat, help_line=_KEYS_HELP + mode) + "\n")
+            console.flush()
             key = _read_key(fd, delay if playing else None)
             if key is None:
                 if pos < last:
@@ -357,11 +356,11 @@ def _interactive(rep: Any, style: Any, seat: int | None, auto: bool, delay: floa
         pass  # Ctrl-C quits like q
     finally:
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)
-        out.write("\x1b[?25h\x1b[?1049l")
-        out.flush()
+        console.styled("\x1b[?25h\x1b[?1049l")
+        console.flush()
     # Leave the final position on the ordinary screen, so what was watched stays visible.
-    out.write(render_screen(rep, pos, style, seat) + "\n")
-    out.flush()
+    console.styled(render_screen(rep, pos, style, seat) + "\n")
+    console.flush()
 
 
 _SEQUENCES = {
@@ -427,21 +426,21 @@ def verify_cmd(
     for source in iter_sources(results, missing=True):
         if source.missing:
             absent += 1
-            typer.echo(printable(f"missing {source.label}: {source.error}"))
+            console.echo(printable(f"missing {source.label}: {source.error}"))
             continue
         rep, why = check_source(source)
         checked += 1
         if why is not None:
             refused += 1
-            typer.echo(printable(f"refused {source.label}: {why}"))
+            console.echo(printable(f"refused {source.label}: {why}"))
         elif verbose:
             r = rep.result
-            typer.echo(printable(f"ok {source.label}: {rep.moves} moves, {'-'.join(map(str, r.scores))} ({r.reason})"))
+            console.echo(printable(f"ok {source.label}: {rep.moves} moves, {'-'.join(map(str, r.scores))} ({r.reason})"))
     if refused or absent:
         gone = f"; {absent} scheduled match{'es' if absent != 1 else ''} missing" if absent else ""
-        typer.echo(printable(f"{results}: {refused} of {checked} records refused{gone}"), err=True)
+        console.echo(printable(f"{results}: {refused} of {checked} records refused{gone}"), err=True)
         raise typer.Exit(ExitCode.CHECK_FAILED)
-    typer.echo(printable(f"{results}: all {checked} records replay to their recorded results"))
+    console.echo(printable(f"{results}: all {checked} records replay to their recorded results"))
 
 
 # --- arena report ------------------------------------------------------------------------------
@@ -488,10 +487,10 @@ def report_cmd(
     refusals = report.refusals
     matches = report.matches
     for line in refusals:
-        typer.echo(printable(line), err=True)
-    typer.echo(f"wrote {out} and {len(matches) - len(refusals)} replay pages in {replays_dir}")
+        console.echo(printable(line), err=True)
+    console.echo(f"wrote {out} and {len(matches) - len(refusals)} replay pages in {replays_dir}")
     if refusals:
-        typer.echo(f"{results}: {len(refusals)} of {len(matches)} records refused", err=True)
+        console.echo(f"{results}: {len(refusals)} of {len(matches)} records refused", err=True)
         raise typer.Exit(ExitCode.CHECK_FAILED)
 
 
