@@ -26,7 +26,7 @@ from arena.match.record import RecordError
 from arena.printable import printable
 from arena.render.suits import SuitStyle
 from arena.safe_files import make_folder, write_text
-from arena.tournament.export import find_record, is_record_lines, iter_record_lines
+from arena.tournament.export import MAX_RECORD_BYTES, find_record, is_record_lines, iter_record_lines
 
 if TYPE_CHECKING:
     from arena.tournament.config import TournamentConfig
@@ -56,10 +56,6 @@ class Source:
     spec: MatchSpec | None = None
     missing: bool = False  # a match of the schedule that the store does not hold
 
-
-# A game record file larger than this is refused unread: a match to 21 points is about 100 KB,
-# one that reaches the largest hand limit a few MB.
-MAX_RECORD_BYTES = 64 * 1024 * 1024
 
 
 def _read_json(path: Path) -> Any:
