@@ -754,9 +754,10 @@ def _connect_raw(path: str, readonly: bool) -> sqlite3.Connection:
         conn = sqlite3.connect(path, timeout=30.0)
         conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=FULL")
-    setlimit = getattr(conn, "setlimit", None)  # Python 3.11 on; 3.10 reads without the cap
-    if setlimit is not None:
-        setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_ROW_BYTES)
+    # Python 3.11 on; 3.10 reads without the cap.
+    setlimit, length = getattr(conn, "setlimit", None), getattr(sqlite3, "SQLITE_LIMIT_LENGTH", None)
+    if setlimit is not None and length is not None:
+        setlimit(length, MAX_ROW_BYTES)
     return conn
 
 
