@@ -32,6 +32,7 @@ from typing import Any
 import typer
 from typer.core import TyperCommand, TyperGroup
 
+import arena.cli.console as console
 from arena.errors import ArenaError, ExitCode
 from arena.printable import printable, printable_lines
 
@@ -99,10 +100,7 @@ def one_line(text: str, limit: int = _MAX_LINE) -> str:
 
 def say(line: str) -> None:
     """A line on stderr; nothing if stderr is gone (the terminal closed: SIGHUP)."""
-    try:
-        typer.echo(line, err=True)
-    except (OSError, ValueError):
-        pass
+    console.say(line)
 
 
 def crash_folder() -> Path:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterable
 from enum import Enum
 from pathlib import Path
@@ -11,6 +10,7 @@ from typing import IO, Annotated
 
 import typer
 
+import arena.cli.console as console
 from arena.errors import InputError, WriteError
 
 
@@ -64,12 +64,11 @@ def export(
         else:
             lines = games_jsonl(Results.of(store))
         if output is None:
-            _write_lines(sys.stdout, lines)
-            sys.stdout.flush()
+            console.data(lines)
         else:
             _write_file(output, lines)
     if output is not None:
-        typer.echo(f"wrote {output}", err=True)
+        console.echo(f"wrote {output}", err=True)
 
 
 def _write_lines(out: IO[str], lines: Iterable[str]) -> None:

@@ -12,6 +12,7 @@ from typing import IO, Annotated, Any
 
 import typer
 
+import arena.cli.console as console
 from arena.core.cards import Card
 from arena.core.rules import Rules, Seating
 from arena.errors import ExitCode, InputError, WriteError
@@ -198,7 +199,7 @@ def play(
 
     def echo(text: str) -> None:
         if not as_json:  # --json: only the result object at the end
-            typer.echo(text)
+            console.echo(text)
 
     names = [s.name for s in specs]
     echo(f"seed {seed}; " + ", ".join(f"seat {i}: {n}" for i, n in enumerate(names)))
@@ -223,14 +224,14 @@ def play(
             raise WriteError(f"cannot write the record to {record}: {exc.strerror or exc}") from None
     summary = _summary(game, seating)
     if as_json:
-        typer.echo(json.dumps(summary))
+        console.echo(json.dumps(summary))
         return
     printer = _Printer(names, seating, echo)
     labels = [printer.side_name(side) for side in range(seating.sides)]
-    typer.echo(f"result: {match_end_text(game, seating, labels)}")
+    console.echo(f"result: {match_end_text(game, seating, labels)}")
     for outcome in game.outcomes:
         if outcome.termination is not Termination.OK or outcome.strikes:
-            typer.echo(
+            console.echo(
                 f"  seat {outcome.seat} {outcome.bot}: {outcome.termination.value} {outcome.detail} (strikes: {outcome.strikes})"
             )
 
@@ -277,29 +278,29 @@ def check_bot(
     spec = _spec_from_file(from_file, command) if from_file is not None else BotSpec.from_command(command, limits=limits)
     conv = _open_conversation(logs)
     bot = BotProcess(spec, stderr_dir=logs, log=ConversationLog(conv) if conv is not None else None)
-    typer.echo(f"check-bot: {command}")
+    console.echo(f"check-bot: {command}")
     try:
         # Ctrl-C, SIGTERM and SIGHUP stop the check through this finally (arena/cli/edge.py).
-        verdict = run_conformance(bot, lambda step: typer.echo(_step_line(step)))
+        verdict = run_conformance(bot, lambda step: console.echo(_step_line(step)))
     finally:
         bot.close()
         if conv is not None:
             conv.close()
     if verdict.passed:
         exited = "exits on goodbye" if bot.exited_on_goodbye else "did not exit on goodbye (killed; harmless)"
-        typer.echo(f"  [ ok ] {exited}")
-        typer.echo("result: PASS")
+        console.echo(f"  [ ok ] {exited}")
+        console.echo("result: PASS")
         return
     tail = bot.stderr_tail.strip().splitlines()[-5:]
     if tail:
-        typer.echo("  bot's last stderr lines:")
+        console.echo("  bot's last stderr lines:")
         for line in tail:
-            typer.echo(f"    {line}")
+            console.echo(f"    {line}")
         denied = ("Permission denied", "EACCES", "Read-only file system", "EROFS")
         if any(word in line for line in tail for word in denied):
-            typer.echo("  hint: a bot may change files only in $TMPDIR, /dev/shm and the folders its "
+            console.echo("  hint: a bot may change files only in $TMPDIR, /dev/shm and the folders its "
                        "`limits: {writable: [...]}` names (docs/PROTOCOL.md, \"Limits and containment\")")
-    typer.echo(f"result: FAIL ({verdict.problem})")
+    console.echo(f"result: FAIL ({verdict.problem})")
     raise typer.Exit(ExitCode.CHECK_FAILED)
 
 

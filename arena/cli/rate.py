@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 
+import arena.cli.console as console
 from arena.errors import InputError
 from arena.league.pools import League, LeagueRow, Pool, PoolHistory, PoolRatings
 from arena.printable import printable
@@ -341,7 +342,7 @@ def write_league_report(inputs: Sequence[Path], html: Path | None, *, prior: flo
     except RatingError as exc:
         raise InputError(str(exc)) from None
     write_text(out, page)
-    typer.echo(f"wrote {out}")
+    console.echo(f"wrote {out}")
 
 
 def _league_title(inputs: Sequence[Path]) -> str:
@@ -407,10 +408,10 @@ def rate(
         raise
     except RatingError as exc:
         raise InputError(str(exc)) from None
-    typer.echo(out)
+    console.echo(out)
     if fmt in (TableFormat.CSV, TableFormat.JSON):
         for note in notes:
-            typer.echo(f"note: {printable(note)}", err=True)
+            console.echo(f"note: {printable(note)}", err=True)
 
 
 def _rate_file(file: Path, fmt: TableFormat, anchor_name: str | None, anchor_elo: float, prior: float) -> None:
@@ -425,9 +426,9 @@ def _rate_file(file: Path, fmt: TableFormat, anchor_name: str | None, anchor_elo
         raise InputError(f"{source}: {exc}") from None
     out = format_ratings(table, fmt)
     if fmt in (TableFormat.CSV, TableFormat.JSON):
-        typer.echo(out)
+        console.echo(out)
         # Keep the machine-readable output clean; the caveats go to stderr.
         for note in table.notes:
-            typer.echo(f"note: {printable(note)}", err=True)
+            console.echo(f"note: {printable(note)}", err=True)
     else:
-        typer.echo(out)
+        console.echo(out)

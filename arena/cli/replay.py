@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+import arena.cli.console as console
 from arena.cli.edge import Interrupted
 from arena.cli.rate import ByNameOption, MixOption, PriorOption, check_prior, is_league, write_league_report
 from arena.errors import ArenaError, ExitCode, InputError
@@ -26,7 +27,7 @@ from arena.match.record import RecordError
 from arena.printable import printable
 from arena.render.suits import SuitStyle
 from arena.safe_files import make_folder, write_text
-from arena.tournament.export import find_record, is_record_lines, iter_record_lines
+from arena.tournament.export import MAX_RECORD_BYTES, find_record, is_record_lines, iter_record_lines
 
 if TYPE_CHECKING:
     from arena.tournament.config import TournamentConfig
@@ -56,10 +57,6 @@ class Source:
     spec: MatchSpec | None = None
     missing: bool = False  # a match of the schedule that the store does not hold
 
-
-# A game record file larger than this is refused unread: a match to 21 points is about 100 KB,
-# one that reaches the largest hand limit a few MB.
-MAX_RECORD_BYTES = 64 * 1024 * 1024
 
 
 def _read_json(path: Path) -> Any:
@@ -260,13 +257,13 @@ def replay_cmd(
 
         title = f"Escoba replay · {label}"
         _write_text(html, render_replay_html(rep, title=title, suits=suits))
-        typer.echo(f"wrote {html} ({len(rep.frames)} frames, {rep.moves} moves; verified)")
+        console.echo(f"wrote {html} ({len(rep.frames)} frames, {rep.moves} moves; verified)")
         return
     tty_out = sys.stdout.isatty()
     if not tty_out:
         from arena.render.text import render_transcript
 
-        typer.echo(render_transcript(rep, _text_style(suits, ascii_only, False), seat), nl=False)
+        console.echo(render_transcript(rep, _text_style(suits, ascii_only, False), seat), nl=False)
         return
     style = _text_style(suits, ascii_only, True)
     if sys.stdin.isatty():
@@ -276,7 +273,7 @@ def replay_cmd(
     else:
         from arena.render.text import render_transcript
 
-        typer.echo(render_transcript(rep, style, seat), nl=False)
+        console.styled(render_transcript(rep, style, seat))
 
 
 def _seconds(text: str) -> float | None:
@@ -298,10 +295,9 @@ _CLEAR = "\x1b[H\x1b[2J"
 def _run_unattended(rep: Any, style: Any, seat: int | None, delay: float) -> None:
     from arena.render.text import render_screen
 
-    out = sys.stdout
     for i in range(len(rep.frames)):
-        out.write(_CLEAR + render_screen(rep, i, style, seat) + "\n")
-        out.flush()
+        console.styled(_CLEAR + render_screen(rep, i, style, seat) + "\n")
+        console.flush()
         if i + 1 < len(rep.frames):
             time.sleep(delay)
 
@@ -316,17 +312,16 @@ def _interactive(rep: Any, style: Any, seat: int | None, auto: bool, delay: floa
     last = len(frames) - 1
     hand_starts = [i for i, f in enumerate(frames) if i == 0 or f.hand != frames[i - 1].hand]
     fd = sys.stdin.fileno()
-    out = sys.stdout
     saved = termios.tcgetattr(fd)
     pos = 0
     playing = auto
-    out.write("\x1b[?1049h\x1b[?25l")  # the alternate screen, cursor hidden
+    console.styled("\x1b[?1049h\x1b[?25l")  # the alternate screen, cursor hidden
     try:
         tty.setcbreak(fd)
         while True:
             mode = "  [auto: a to stop]" if playing else ""
-            out.write(_CLEAR + render_screen(rep, pos, style, seat, help_line=_KEYS_HELP + mode) + "\n")
-            out.flush()
+            console.styled(_CLEAR + render_screen(rep, pos, style, seat, help_line=_KEYS_HELP + mode) + "\n")
+            console.flush()
             key = _read_key(fd, delay if playing else None)
             if key is None:
                 if pos < last:
@@ -358,11 +353,11 @@ def _interactive(rep: Any, style: Any, seat: int | None, auto: bool, delay: floa
         pass  # Ctrl-C quits like q
     finally:
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)
-        out.write("\x1b[?25h\x1b[?1049l")
-        out.flush()
+        console.styled("\x1b[?25h\x1b[?1049l")
+        console.flush()
     # Leave the final position on the ordinary screen, so what was watched stays visible.
-    out.write(render_screen(rep, pos, style, seat) + "\n")
-    out.flush()
+    console.styled(render_screen(rep, pos, style, seat) + "\n")
+    console.flush()
 
 
 _SEQUENCES = {
@@ -428,21 +423,21 @@ def verify_cmd(
     for source in iter_sources(results, missing=True):
         if source.missing:
             absent += 1
-            typer.echo(printable(f"missing {source.label}: {source.error}"))
+            console.echo(printable(f"missing {source.label}: {source.error}"))
             continue
         rep, why = check_source(source)
         checked += 1
         if why is not None:
             refused += 1
-            typer.echo(printable(f"refused {source.label}: {why}"))
+            console.echo(printable(f"refused {source.label}: {why}"))
         elif verbose:
             r = rep.result
-            typer.echo(printable(f"ok {source.label}: {rep.moves} moves, {'-'.join(map(str, r.scores))} ({r.reason})"))
+            console.echo(printable(f"ok {source.label}: {rep.moves} moves, {'-'.join(map(str, r.scores))} ({r.reason})"))
     if refused or absent:
         gone = f"; {absent} scheduled match{'es' if absent != 1 else ''} missing" if absent else ""
-        typer.echo(printable(f"{results}: {refused} of {checked} records refused{gone}"), err=True)
+        console.echo(printable(f"{results}: {refused} of {checked} records refused{gone}"), err=True)
         raise typer.Exit(ExitCode.CHECK_FAILED)
-    typer.echo(printable(f"{results}: all {checked} records replay to their recorded results"))
+    console.echo(printable(f"{results}: all {checked} records replay to their recorded results"))
 
 
 # --- arena report ------------------------------------------------------------------------------
@@ -475,13 +470,12 @@ def report_cmd(
     prior = check_prior(prior)
     if not results.is_dir() or not _is_store(results):
         raise InputError(f"{results}: not a tournament results folder (no {_STORE_FILE}; run a tournament first)")
-    written = write_report(results, html, suits=suits, prior=prior,
-                           say=lambda line: typer.echo(printable(line), err=True))
+    written = write_report(results, html, suits=suits, prior=prior, say=console.err)
     for line in written.refusals:
-        typer.echo(printable(line), err=True)
-    typer.echo(f"wrote {written.page} and {written.pages} replay pages in {written.replays}")
+        console.err(line)
+    console.echo(f"wrote {written.page} and {written.pages} replay pages in {written.replays}")
     if written.refusals:
-        typer.echo(f"{results}: {len(written.refusals)} of {written.matches} records refused", err=True)
+        console.err(f"{results}: {len(written.refusals)} of {written.matches} records refused")
         raise typer.Exit(ExitCode.CHECK_FAILED)
 
 
@@ -533,13 +527,13 @@ def _page_progress(total: int, say: Callable[[str], None]) -> Iterator[Callable[
     """A transient bar on a terminal (stderr); elsewhere a line every REPORT_PROGRESS_EVERY_S."""
     from rich.console import Console
 
-    console = Console(stderr=True)
+    screen = Console(stderr=True)
     done = 0
-    if console.is_terminal and total:
+    if screen.is_terminal and total:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
         with Progress(TextColumn("report"), BarColumn(), MofNCompleteColumn(), TextColumn("eta"),
-                      TimeRemainingColumn(), console=console, transient=True) as bar:
+                      TimeRemainingColumn(), console=screen, transient=True) as bar:
             task = bar.add_task("report", total=total)
             yield lambda: bar.advance(task)
         return

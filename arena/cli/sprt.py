@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 
+import arena.cli.console as console
 from arena.cli.tournament import Progress
 from arena.errors import InputError
 from arena.tournament.schedule import Format, Mode, TeamMode
@@ -305,7 +306,7 @@ def _print_stats(params: SprtParams, counts: tuple[int, int, int, int, int]) -> 
     from arena.sprt import Pentanomial, summarize_counts
 
     for line in result_lines(summarize_counts(params, Pentanomial.from_counts(counts))):
-        typer.echo(line)
+        console.echo(line)
 
 
 def _resume_command(candidate: str | None, baseline: str | None, params: SprtParams, file: Path | None,

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+import arena.cli.console as console
 from arena.cli.edge import Interrupted, interrupt_exit_code, interrupt_name
 from arena.cli.rate import FormatOption, PriorOption, check_prior
 from arena.errors import ArenaError, ExitCode, InputError
@@ -165,16 +166,16 @@ def validate(
     config = _load(file)
     schedule, summary, caption = _file_schedule(config)
     planned = _planned_builds(config)
-    typer.echo(f"{file}: ok")
-    typer.echo(summary)
+    console.echo(f"{file}: ok")
+    console.echo(summary)
     for line in grant_lines(config):
-        typer.echo(line)
+        console.echo(line)
     if not quiet:
         for line in _build_lines(planned):
-            typer.echo(line)
+            console.echo(line)
         if caption:
-            typer.echo(caption)
-        typer.echo(_schedule_table(config, schedule, None))
+            console.echo(caption)
+        console.echo(_schedule_table(config, schedule, None))
 
 
 def _file_schedule(config: TournamentConfig) -> tuple[tuple[MatchSpec, ...], str, str]:
@@ -393,13 +394,13 @@ def _dry_run(config: TournamentConfig) -> None:
                 pass  # every stored row read as the run would, so a damaged one is refused here too
             stored, done = plan.is_stored, plan.done
             _check_identities_read_only(config, existing, planned)
-    typer.echo(_summary(config, len(schedule), len({s.deal for s in schedule})))
+    console.echo(_summary(config, len(schedule), len({s.deal for s in schedule})))
     for line in grant_lines(config):
-        typer.echo(line)
+        console.echo(line)
     for line in _build_lines(planned):
-        typer.echo(line)
-    typer.echo(f"{done} of {len(schedule)} matches already in {_rel(config.output)}" if done else "nothing played yet")
-    typer.echo(_schedule_table(config, schedule, stored if done else None))
+        console.echo(line)
+    console.echo(f"{done} of {len(schedule)} matches already in {_rel(config.output)}" if done else "nothing played yet")
+    console.echo(_schedule_table(config, schedule, stored if done else None))
 
 
 def _dry_run_sprt(config: TournamentConfig) -> None:
@@ -418,15 +419,15 @@ def _dry_run_sprt(config: TournamentConfig) -> None:
                 first = test.book.next_deal
                 if not test.has_work:
                     status += "; the test has decided: nothing to play"
-    typer.echo(_sprt_summary(config))
+    console.echo(_sprt_summary(config))
     for line in grant_lines(config):
-        typer.echo(line)
+        console.echo(line)
     for line in _build_lines(planned):
-        typer.echo(line)
-    typer.echo(status)
+        console.echo(line)
+    console.echo(status)
     schedule = [spec for spec in build_schedule(config, deals=first + SPRT_SHOWN_DEALS) if spec.deal >= first]
-    typer.echo(f"the next {SPRT_SHOWN_DEALS} deals of an open-ended schedule (the test decides how many):")
-    typer.echo(_schedule_table(config, tuple(schedule), None))
+    console.echo(f"the next {SPRT_SHOWN_DEALS} deals of an open-ended schedule (the test decides how many):")
+    console.echo(_schedule_table(config, tuple(schedule), None))
 
 
 def _check_identities_read_only(config: TournamentConfig, store: ResultStore, planned: list[PlannedBuild]) -> None:
@@ -457,7 +458,7 @@ def _say_interrupted(store: ResultStore, total: int | None, config: TournamentCo
     by = "" if not isinstance(stop, Interrupted) else f" by {interrupt_name(stop)}"
     then = "; the test resumes from them to the same decision" if config.format is Format.SPRT else ""
     try:
-        typer.echo(
+        console.echo(
             f"interrupted{by}: {stored} in {_rel(config.output)}{then}.\nresume with: {resume}",
             err=True,
         )
@@ -486,16 +487,16 @@ class _Human:
         if self.quiet and not always:
             return
         if self._console is not None:
-            self._console.print(line, markup=False, highlight=False, soft_wrap=True)
+            console.above_bar(self._console, line)
         else:
-            typer.echo(line, err=True)
+            console.echo(line, err=True)
 
     def table(self, text: str) -> None:
-        typer.echo(text, err=self.tables_to_stderr)
+        console.echo(text, err=self.tables_to_stderr)
 
     @contextmanager
-    def above(self, console: Any) -> Iterator[None]:
-        self._console = console
+    def above(self, screen: Any) -> Iterator[None]:
+        self._console = screen
         try:
             yield
         finally:
@@ -652,7 +653,7 @@ class _Live:
         from arena.tournament.progress import Throughput
 
         self.rate = Throughput()  # from the first match on, not from the builds
-        console = Console(stderr=True)
+        screen = Console(stderr=True)
         columns: tuple[ProgressColumn, ...] = (
             TextColumn("[bold]{task.description}"),
             BarColumn(),
@@ -666,19 +667,20 @@ class _Live:
             TextColumn("failures: {task.fields[failures]}"),
         )
         view = self.view
-        show = self.mode is Progress.BAR and console.is_terminal
+        show = self.mode is Progress.BAR and screen.is_terminal
         status = self.mode is Progress.BAR and not show
         clock = time.monotonic
         last_status = clock()
-        with Bar(*view.columns(columns), console=console, disable=not show, transient=False) as bar:
-            task = bar.add_task(self.config.name, total=view.total, completed=view.strategy.done, rate="-/min",
-                                leader=self.leader.text(), failures=self.failures_text(), sprt=view.state_text())
+        with Bar(*view.columns(columns), console=screen, disable=not show, transient=False) as bar:
+            task = bar.add_task(console.bar_field(self.config.name), total=view.total, completed=view.strategy.done,
+                                rate="-/min", leader=console.bar_field(self.leader.text()), failures=self.failures_text(),
+                                sprt=view.state_text())
             decided = view.decided()
 
             def on_completed(completed: Completed, done: int) -> None:
                 nonlocal last_status, decided
                 self.finished(completed, done)
-                bar.update(task, completed=done, rate=self.rate.text(), leader=self.leader.text(),
+                bar.update(task, completed=done, rate=self.rate.text(), leader=console.bar_field(self.leader.text()),
                            failures=self.failures_text(), sprt=view.state_text())
                 news = view.news(decided)
                 decided = view.decided()
@@ -688,13 +690,13 @@ class _Live:
                     last_status = clock()
                     self.out.say(view.status_line(self, done))
 
-            with self.out.above(console if show else None):
+            with self.out.above(screen if show else None):
                 played = runner.play(self.store, view.strategy, executor, on_completed=on_completed, ready_names=ready)
             # The last word on the leader is the final table's, refitted over every match, in
             # every format (the live fit is redone only every few seconds, and by pairs).
             self.standings = self.final_standings()
             done = view.strategy.done + played
-            bar.update(task, completed=done, leader=self.leader.text())
+            bar.update(task, completed=done, leader=console.bar_field(self.leader.text()))
             if status and played:
                 self.out.say(view.status_line(self, done))
 
@@ -720,7 +722,7 @@ class _Live:
         self.leader.add(row)
         self.rate.add()
         if self.mode is Progress.JSONL:
-            typer.echo(self.view.json_line(row, notes, done))
+            console.echo(self.view.json_line(row, notes, done))
         if self.verbose:
             self.out.say(match_line(row, notes))
         for note in notes:
@@ -883,19 +885,19 @@ def table(
         shown = [what]
     for i, one in enumerate(shown):
         if i:
-            typer.echo("")
+            console.echo("")
         if one is TableWhat.STANDINGS:
-            typer.echo(format_standings(standings, fmt.value, wide=wide))
+            console.echo(format_standings(standings, fmt.value, wide=wide))
         else:
-            typer.echo(format_crosstable(standings, fmt.value))
+            console.echo(format_crosstable(standings, fmt.value))
     if test:
-        typer.echo("")
+        console.echo("")
         for line in test:
-            typer.echo(printable(line))
+            console.echo(printable(line))
     if machine and TableWhat.STANDINGS in shown:
         # Keep the machine-readable output clean; the caveats go to stderr, as in arena rate.
         for note in standings_notes(standings):
-            typer.echo(f"note: {printable(note)}", err=True)
+            console.echo(f"note: {printable(note)}", err=True)
 
 
 __all__ = ["FailureLimitError", "Progress", "run", "table", "validate", "write_file", "write_tables"]

@@ -17,6 +17,12 @@ JSON lines (any number of sides; teams as lists of names)::
 
     {"sides": [["a"], ["b"], ["c"]], "scores": [21, 15, 9]}
     {"sides": [["a", "b"], ["c", "d"], ["e", "f"]], "places": [2, 1, 3]}
+
+A match holds what a game of Escoba can (``GAME_TABLES``): at most 4 sides, 3 bots a side and 6
+bots in all; a line is at most ``MAX_LINE_BYTES`` long (docs/RATINGS.md). Both caps bound
+the memory of a fit by the input's size: the fit keeps a constant amount per match (at most 6
+entrants, so at most 15 pairs), and a file of N bytes holds at most N / 20 matches, however
+its lines are built; without them one line of 600 sides is 180,000 pairs (3.4 GB).
 """
 
 from __future__ import annotations
@@ -29,13 +35,24 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from arena.core.rules import Seating
 from arena.errors import ArenaError
+from arena.lines import LineTooLongError, capped_lines, quote
 from arena.rating.table import MatchResult, PairResult, ResultInputError, check_result
 
 CSV_HEADER = ("side_a", "side_b", "score_a")
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 _SCORES = {"1": 1.0, "1.0": 1.0, "0.5": 0.5, ".5": 0.5, "0": 0.0, "0.0": 0.0}
 _EXPECTED_HEADER = ",".join(CSV_HEADER)
+# Every table the rules allow (arena.core.rules.Seating): what one match can hold.
+GAME_TABLES = (Seating.alone(2), Seating.alone(3), Seating.alone(4), Seating.pairs(4), Seating.pairs(6, 2),
+               Seating.pairs(6, 3))
+MAX_SIDES = max(len(table.teams) for table in GAME_TABLES)
+MAX_SIDE_BOTS = max(len(team) for table in GAME_TABLES for team in table.teams)
+MAX_MATCH_BOTS = max(table.players for table in GAME_TABLES)
+# A line of a results file: 6 names and their scores fit in far less, even with long names.
+MAX_LINE_BYTES = 64 * 1024
+_TABLES_TEXT = "2, 3 or 4 sides of one bot, 2 pairs, 3 pairs or 2 teams of 3"
 
 
 class ResultsFileError(ArenaError, ValueError):
@@ -81,7 +98,7 @@ class _CsvResults:
             if any(cell.strip() for cell in row):
                 got = tuple(cell.strip() for cell in row)
                 if got[:3] != CSV_HEADER or not all(got[3:]):
-                    message = f"expected the header '{_EXPECTED_HEADER}', got '{','.join(got)}'"
+                    message = f"expected the header '{_EXPECTED_HEADER}', got {quote(','.join(got))}"
                     raise ResultsFileError(source, self.line, message)
                 break
         else:
@@ -142,18 +159,21 @@ def iter_results_csv(lines: Iterable[str], source: str = "<csv>") -> Iterator[Pa
 def _csv_row(row: list[str], source: str, line: int, width: int = 3) -> PairResult:
     if len(row) != width:
         columns = _EXPECTED_HEADER if width == 3 else f"{_EXPECTED_HEADER} and {width - 3} more, as the header"
-        raise ResultsFileError(source, line, f"expected {width} columns ({columns}), got {len(row)}: '{','.join(row)}'")
+        raise ResultsFileError(source, line, f"expected {width} columns ({columns}), got {len(row)}: {quote(','.join(row))}")
     sides = []
     for label, cell in zip(CSV_HEADER[:2], row[:2], strict=False):
         members = tuple(part.strip() for part in cell.split("+"))
         if not any(members):
             raise ResultsFileError(source, line, f"{label} is empty; expected a bot name or names joined by '+'")
         if not all(members):
-            raise ResultsFileError(source, line, f"{label} '{cell.strip()}' has an empty name; expected names joined by '+'")
+            raise ResultsFileError(source, line, f"{label} {quote(cell.strip())} has an empty name; expected names joined by '+'")
+        if len(members) > MAX_SIDE_BOTS:
+            raise ResultsFileError(source, line, f"{label} has {len(members)} bots; a side of Escoba has at most "
+                                   f"{MAX_SIDE_BOTS} ({_TABLES_TEXT})")
         sides.append(members)
     score = _SCORES.get(row[2].strip())
     if score is None:
-        raise ResultsFileError(source, line, f"score_a must be 1, 0.5 or 0, got '{row[2].strip()}'")
+        raise ResultsFileError(source, line, f"score_a must be 1, 0.5 or 0, got {quote(row[2].strip())}")
     return PairResult(sides[0], sides[1], score)
 
 
@@ -201,13 +221,23 @@ def _jsonl_line(text: str, source: str, line: int) -> MatchResult:
     sides = obj.get("sides")
     if not isinstance(sides, list) or len(sides) < 2:
         raise ResultsFileError(source, line, '"sides" must be a list of at least two sides, e.g. [["a"], ["b"]]')
+    if len(sides) > MAX_SIDES:
+        raise ResultsFileError(source, line, f'{len(sides)} sides; a game of Escoba has 2 to {MAX_SIDES} ({_TABLES_TEXT})')
     norm: list[tuple[str, ...]] = []
     for k, side in enumerate(sides, start=1):
         if isinstance(side, str):
             side = [side]
         if not isinstance(side, list) or not side or not all(isinstance(name, str) for name in side):
-            raise ResultsFileError(source, line, f"side {k} must be a non-empty list of bot names, got {json.dumps(side)}")
+            raise ResultsFileError(source, line, f"side {k} must be a non-empty list of bot names, got "
+                                   f"{quote(json.dumps(side))}")
+        if len(side) > MAX_SIDE_BOTS:
+            raise ResultsFileError(source, line, f"side {k} has {len(side)} bots; a side of Escoba has at most "
+                                   f"{MAX_SIDE_BOTS} ({_TABLES_TEXT})")
         norm.append(tuple(name.strip() for name in side))
+    entrants = sum(map(len, norm))
+    if entrants > MAX_MATCH_BOTS:
+        raise ResultsFileError(source, line, f"{entrants} bots in one match; a game of Escoba has at most "
+                               f"{MAX_MATCH_BOTS} ({_TABLES_TEXT})")
     has_scores, has_places = "scores" in obj, "places" in obj
     if has_scores == has_places:
         raise ResultsFileError(source, line, 'expected exactly one of "scores" (higher is better) or "places" (1 is first)')
@@ -217,11 +247,11 @@ def _jsonl_line(text: str, source: str, line: int) -> MatchResult:
         raise ResultsFileError(source, line, f'"{key}" must be a list of {len(norm)} numbers, one per side')
     for value in values:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise ResultsFileError(source, line, f'"{key}" must hold numbers, got {json.dumps(value)}')
+            raise ResultsFileError(source, line, f'"{key}" must hold numbers, got {quote(json.dumps(value))}')
     if has_scores:
         return MatchResult.from_scores(norm, values)
     if not all(isinstance(v, int) and v >= 1 for v in values):
-        raise ResultsFileError(source, line, f'"places" must be whole numbers from 1 (first), got {json.dumps(values)}')
+        raise ResultsFileError(source, line, f'"places" must be whole numbers from 1 (first), got {quote(json.dumps(values))}')
     return MatchResult(tuple(norm), tuple(values))
 
 
@@ -246,11 +276,14 @@ def read_results(path: str | Path) -> Iterator[PairResult | MatchResult]:
     except OSError as exc:
         raise ResultsFileError(source, None, f"cannot read: {exc.strerror or exc}") from None
     with handle:
-        lines = _decoded(handle, source, kind)
+        lines = _decoded(capped_lines(handle, MAX_LINE_BYTES, source), source, kind)
         try:
             yield from iter_results_jsonl(lines, source) if jsonl else _CsvResults(lines, source)
         except OSError as exc:
             raise ResultsFileError(source, None, f"cannot read: {exc.strerror or exc}") from None
+        except LineTooLongError as exc:
+            raise ResultsFileError(source, exc.line, f"a line longer than {MAX_LINE_BYTES:,} bytes; expected {kind}, "
+                                   "a match a line") from None
 
 
 def _decoded(handle: Iterable[bytes], source: str, kind: str) -> Iterator[str]:

@@ -15,6 +15,7 @@ holding a row that is not in its schedule rather than count it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -176,10 +177,39 @@ def schedule_differences(row: MatchRow, spec: MatchSpec) -> list[str]:
 
 
 def record_differences(row: MatchRow, record: GameRecord) -> list[str]:
-    """How ``row``'s summary differs from what its record says (``derive_row_values``)."""
+    """How ``row``'s summary differs from what its record says (``derive_row_values``), and
+    where its duration cannot be (``duration_differences``)."""
     values = derive_row_values(record)
     return _differences(DERIVED_COLUMNS, [getattr(row, n) for n in DERIVED_COLUMNS],
-                        [getattr(values, n) for n in DERIVED_COLUMNS], "the record")
+                        [getattr(values, n) for n in DERIVED_COLUMNS], "the record") + duration_differences(row, record)
+
+
+# The worker's clock starts before the referee's and stops after it; both are rounded (the
+# record's to a microsecond): a millisecond covers the rounding.
+_CLOCK_SLACK_MS = 1.0
+
+
+def duration_differences(row: MatchRow, record: GameRecord) -> list[str]:
+    """Durations that no clock gives: a negative or infinite one, the row's shorter than the
+    referee's own (the row's is the worker's time around the match), a move longer than the
+    match. A duration of 0 is one not measured (a store from before it was)."""
+    out = []
+    if not math.isfinite(row.duration) or row.duration < 0:
+        out.append(f"duration {_shown(row.duration)} s in the store; a duration is a non-negative number of seconds")
+    if not math.isfinite(record.duration_ms) or record.duration_ms < 0:
+        out.append(f"duration_ms {_shown(record.duration_ms)} in the record; a duration is a non-negative number")
+    if out:
+        return out
+    if row.duration > 0 and record.duration_ms > row.duration * 1000 + _CLOCK_SLACK_MS:
+        out.append(f"duration {row.duration:.3f} s in the store, shorter than the record's {record.duration_ms:.3f} ms, "
+                   "which it contains")
+    for number, move in enumerate(record.moves, start=1):
+        ms = move.ms
+        if ms is not None and (not math.isfinite(ms) or ms < 0 or (record.duration_ms > 0
+                                                                    and ms > record.duration_ms + _CLOCK_SLACK_MS)):
+            out.append(f"move {number} took {_shown(ms)} ms in a match of {record.duration_ms:.3f} ms")
+            break
+    return out
 
 
 def game_differences(record: GameRecord, config: TournamentConfig) -> list[str]:
@@ -197,9 +227,33 @@ def game_differences(record: GameRecord, config: TournamentConfig) -> list[str]:
         seating = None
     if seating != config.seating:
         out.append("its record was played at another table than the tournament's")
+    out.extend(limits_differences(record, config))
     if record.policy is not None and record.policy != config.failures:
         out.append(f"its record's failure policy is {record.policy.policy} ({record.policy.strikes} strikes), "
                    f"the tournament's {config.failures.policy} ({config.failures.strikes} strikes)")
+    return out
+
+
+def limits_differences(record: GameRecord, config: TournamentConfig) -> list[str]:
+    """How the time limits in the record differ from those the tournament's file gives its bots
+    (a record written before limits were recorded holds none, and is not compared)."""
+    from arena.tournament.worker import bot_limits
+
+    if not record.limits:
+        return []
+    if len(record.limits) != len(record.seats):
+        return [f"its record holds {len(record.limits)} seats' limits for {len(record.seats)} seats"]
+    bots = {bot.name: bot for bot in config.bots}
+    out = []
+    for seat, (name, limits) in enumerate(zip(record.seats, record.limits, strict=True)):
+        bot = bots.get(name)
+        if bot is None:
+            continue  # a seat of another bot: the schedule check says so
+        expected = bot_limits(bot).to_dict()
+        if dict(limits) != expected:
+            changed = sorted(k for k in set(limits) | set(expected) if limits.get(k) != expected.get(k))
+            shown = ", ".join(f"{k} {_shown(limits.get(k))} (the file: {_shown(expected.get(k))})" for k in changed[:4])
+            out.append(f"its record's limits of seat {seat} ({name}) are not the tournament file's: {shown}")
     return out
 
 
@@ -250,7 +304,9 @@ __all__ = [
     "DERIVED_COLUMNS",
     "MAX_AUDITED_MATCHES",
     "config_from_game",
+    "duration_differences",
     "game_differences",
+    "limits_differences",
     "record_differences",
     "schedule_differences",
     "schedule_size",

@@ -23,8 +23,14 @@ from typing import Any
 from arena.core.outcome import EndReason
 from arena.core.rules import Seating
 from arena.errors import ArenaError, InputError
+from arena.lines import LineTooLongError, capped_lines_numbered
 from arena.tournament.standings import OK, hands_played, match_places, seating_of, side_members
-from arena.tournament.store import MatchRow, ResultStore, StoreError
+from arena.tournament.store import MAX_ROW_BYTES, MatchRow, ResultStore, StoreError
+
+# A game record, in a file of its own or a line of records.jsonl, is at most what the store
+# holds in a row (a match to 21 points is about 100 KB, one that reaches the largest hand limit
+# a few MB): a longer one is refused having read no more than this.
+MAX_RECORD_BYTES = MAX_ROW_BYTES
 
 GAMES_CSV_KEYS = (
     "side_a",
@@ -179,8 +185,11 @@ def iter_record_lines(path: Path) -> Iterator[RecordLine]:
         raise InputError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     with handle:
         try:
-            for number, raw in enumerate(handle, start=1):
-                if raw.strip():
+            for number, raw in capped_lines_numbered(handle, MAX_RECORD_BYTES, str(path)):
+                if isinstance(raw, LineTooLongError):
+                    yield RecordLine(f"line {number}", number, error=f"longer than {MAX_RECORD_BYTES // 2**20} MB, "
+                                     "the cap of a record")
+                elif raw.strip():
                     yield _record_line(raw, number)
         except OSError as exc:
             raise InputError(f"{path}: cannot read it ({exc.strerror or exc})") from None

@@ -56,6 +56,10 @@ _ROW_COLUMNS = (
 _ROW_COLUMNS_WITHOUT_USAGE = _ROW_COLUMNS + ", NULL"
 _ROW_COLUMNS += ", usage"
 _FETCH = 512  # rows read at a time while a sequence of rows is walked
+# The cap of a stored row (its record with the rest), and so of any value in it: SQLite refuses
+# to read a longer one before loading it (SQLITE_LIMIT_LENGTH), so a forged store cannot make a
+# read take its size in memory. The arena's own records are a few hundred KB at most.
+MAX_ROW_BYTES = 16 * 1024 * 1024
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -302,6 +306,11 @@ class ResultStore:
     def _reading(self) -> Iterator[None]:
         try:
             yield
+        except sqlite3.DataError as exc:
+            if "too big" not in str(exc):
+                raise _damaged(self.path, exc) from None
+            raise _damaged(self.path, f"a stored row longer than {MAX_ROW_BYTES // 2**20} MB, the cap of a row "
+                                      "(docs/TOURNAMENTS.md)") from None
         except sqlite3.DatabaseError as exc:
             raise _damaged(self.path, exc) from None
 
@@ -745,6 +754,10 @@ def _connect_raw(path: str, readonly: bool) -> sqlite3.Connection:
         conn = sqlite3.connect(path, timeout=30.0)
         conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=FULL")
+    # Python 3.11 on; 3.10 reads without the cap.
+    setlimit, length = getattr(conn, "setlimit", None), getattr(sqlite3, "SQLITE_LIMIT_LENGTH", None)
+    if setlimit is not None and length is not None:
+        setlimit(length, MAX_ROW_BYTES)
     return conn
 
 

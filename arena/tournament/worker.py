@@ -43,11 +43,14 @@ class Job:
 
 def bot_spec(bot: Any, python: str, hidden: tuple[str, ...] = ()) -> BotSpec:
     """The harness's BotSpec for a configured bot ($PYTHON expanded, cwd resolved)."""
-    limits = {
-        k: v for k, v in (("startup_ms", bot.startup_ms), ("move_ms", bot.move_ms), ("bank_ms", bot.bank_ms)) if v is not None
-    }
-    return BotSpec(name=bot.name, cmd=bot.resolved_cmd(python), cwd=bot.resolved_cwd, env=bot.env, limits=Limits(**limits),
+    return BotSpec(name=bot.name, cmd=bot.resolved_cmd(python), cwd=bot.resolved_cwd, env=bot.env, limits=bot_limits(bot),
                    resources=ResourceLimits.from_dict(dict(bot.limits)), hidden=hidden)
+
+
+def bot_limits(bot: Any) -> Limits:
+    """The time limits a configured bot plays under: what its records hold (``arena verify`` checks)."""
+    given = (("startup_ms", bot.startup_ms), ("move_ms", bot.move_ms), ("bank_ms", bot.bank_ms))
+    return Limits(**{k: v for k, v in given if v is not None})
 
 
 def make_job(config: TournamentConfig, *, python: str, logs_dir: str | None) -> Job:

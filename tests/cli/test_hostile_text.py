@@ -159,13 +159,14 @@ def test_table_and_verify_show_a_forged_stores_names_escaped(tmp_path: Path):
 # --- no traceback -----------------------------------------------------------------------------------
 
 
-def test_a_csv_field_over_the_csv_modules_limit_is_one_line_with_its_line(tmp_path: Path):
+def test_a_csv_line_over_the_line_cap_or_a_field_over_the_csv_modules_limit_is_one_line_with_its_line(
+        tmp_path: Path):
     path = tmp_path / "results.csv"
     path.write_text("side_a,side_b,score_a\na,b,1\n" + "x" * 200_000 + ",b,1\n")
     result = cli.invoke(app, ["rate", str(path)])
     assert result.exit_code == ExitCode.BAD_INPUT
-    assert result.stderr == (f"error: {path}:3: not a results row: a field longer than 131072 characters; "
-                             "expected a bot name\n")
+    assert result.stderr == (f"error: {path}:3: a line longer than 65,536 bytes; expected a CSV with header "
+                             "side_a,side_b,score_a, a match a line\n")
     quoted = tmp_path / "quoted.csv"  # a quoted field over many lines: the line it starts on
     quoted.write_text('side_a,side_b,score_a\na,b,1\n"' + "x\n" * 70_000 + '",b,1\n')
     result = cli.invoke(app, ["rate", str(quoted)])

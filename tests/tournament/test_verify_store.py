@@ -266,3 +266,41 @@ def test_the_schedule_rebuilt_from_a_stores_meta_is_the_runs(tmp_path: Path, ext
     schedule = build_schedule(config)
     assert build_schedule(again) == schedule
     assert schedule_size(again) == len(schedule)
+
+
+@pytest.mark.parametrize("duration", [-5.0, float("inf"), 0.000001])
+def test_a_duration_no_clock_gives_is_refused(finished: Path, tmp_path: Path, duration: float):
+    # -5 s, infinity, and 1 us: shorter than the referee's own time inside the row's match.
+    results = _copy(finished, tmp_path)
+    row = _row(results)
+    assert json.loads(row["record"])["duration_ms"] > 0.01
+    _sql(results, "UPDATE matches SET duration = ? WHERE idx = 0", (duration,))
+    refused = _refusals(_verify(results))
+    assert len(refused) == 1 and refused[0].startswith(f"refused {row['id']}: the store's summary row does not match"), \
+        refused
+    assert ("a duration is a non-negative number of seconds" if duration != 0.000001
+            else "which it contains") in refused[0]
+
+
+def test_a_move_longer_than_its_match_in_a_stored_record_is_refused(finished: Path, tmp_path: Path):
+    # (A negative time is refused by the record's own parsing: malformed.)
+    results = _copy(finished, tmp_path)
+    row = _row(results)
+    record = json.loads(row["record"])
+    record["moves"][0]["ms"] = record["duration_ms"] + 50
+    _set_record(results, row["id"], record)
+    refused = _refusals(_verify(results))
+    assert len(refused) == 1 and refused[0].startswith(f"refused {row['id']}: ") and "move 1 took " in refused[0], \
+        refused
+
+
+def test_a_record_with_edited_limits_is_refused(finished: Path, tmp_path: Path):
+    results = _copy(finished, tmp_path)
+    row = _row(results)
+    record = json.loads(row["record"])
+    record["limits"][1]["move_ms"] = record["limits"][1]["move_ms"] * 10  # more time than the file gave
+    _set_record(results, row["id"], record)
+    refused = _refusals(_verify(results))
+    seat_bot = record["seats"][1]
+    assert len(refused) == 1 and refused[0].startswith(
+        f"refused {row['id']}: its record's limits of seat 1 ({seat_bot}) are not the tournament file's: move_ms "), refused
