@@ -247,25 +247,36 @@ def _step_line(step: Step) -> str:
     return f"  [ ok ] {step.label} ({step.detail}; {step.ms:.0f} ms)"
 
 
-def _spec_from_file(path: Path, name: str) -> BotSpec:
-    """The spec a tournament of ``path`` gives its bot ``name`` (the worker's own)."""
+def _checked_spec(command: str, from_file: Path | None, startup_ms: int | None, move_ms: int | None) -> BotSpec:
+    """The spec a tournament gives the bot: the worker's own (arena.tournament.worker), for the
+    bot ``command`` names in the file ``from_file``, else for a bot that a tournament file
+    gives only its ``cmd`` (and the time limits of the options), in this folder."""
     import sys
 
-    from arena.tournament.config import load_config
-    from arena.tournament.store import hidden_from
-    from arena.tournament.worker import bot_spec
+    from arena.tournament.config import BotConfig, load_config
+    from arena.tournament.worker import bot_spec, make_job
 
-    config = load_config(path)
-    bot = next((b for b in config.bots if b.name == name), None)
-    if bot is None:
-        raise InputError(f"{path}: bots: no bot named {name!r} (the file has: {', '.join(b.name for b in config.bots)})")
-    return bot_spec(bot, sys.executable, hidden_from(config, name))
+    if from_file is None:
+        name = BotSpec.from_command(command).name
+        bot = BotConfig(name, command, ".", base_dir=os.getcwd(), startup_ms=startup_ms, move_ms=move_ms)
+        return bot_spec(bot, sys.executable)
+    if startup_ms is not None or move_ms is not None:
+        raise InputError("--from: the tournament file sets the bot's time limits; leave out --move-ms and --startup-ms")
+    config = load_config(from_file)
+    if all(b.name != command for b in config.bots):
+        raise InputError(f"{from_file}: bots: no bot named {command!r} "
+                         f"(the file has: {', '.join(b.name for b in config.bots)})")
+    return make_job(config, python=sys.executable, logs_dir=None).bot(command)
 
 
 def check_bot(
     command: Annotated[str, typer.Argument(help="The bot command to check (quote it).")],
-    move_ms: Annotated[int, typer.Option(help="Time per decision, ms.")] = Limits.move_ms,
-    startup_ms: Annotated[int, typer.Option(help="Time to answer the handshake, ms.")] = Limits.startup_ms,
+    move_ms: Annotated[
+        int | None, typer.Option(help=f"Time per decision, ms (default {Limits.move_ms}, as in a tournament).")
+    ] = None,
+    startup_ms: Annotated[
+        int | None, typer.Option(help=f"Time to answer the handshake, ms (default {Limits.startup_ms}).")
+    ] = None,
     logs: Annotated[Path | None, typer.Option(help="Folder for the bot's stderr log and the conversation log.")] = None,
     from_file: Annotated[
         Path | None,
@@ -274,8 +285,7 @@ def check_bot(
     ] = None,
 ) -> None:
     """Run a bot through a conformance script and report PASS/FAIL (exit 0 only on a pass)."""
-    limits = Limits(startup_ms=startup_ms, move_ms=move_ms)
-    spec = _spec_from_file(from_file, command) if from_file is not None else BotSpec.from_command(command, limits=limits)
+    spec = _checked_spec(command, from_file, startup_ms, move_ms)
     conv = _open_conversation(logs)
     bot = BotProcess(spec, stderr_dir=logs, log=ConversationLog(conv) if conv is not None else None)
     console.echo(f"check-bot: {command}")
@@ -300,6 +310,8 @@ def check_bot(
         if any(word in line for line in tail for word in denied):
             console.echo("  hint: a bot may change files only in $TMPDIR, /dev/shm and the folders its "
                        "`limits: {writable: [...]}` names (docs/PROTOCOL.md, \"Limits and containment\")")
+    if verdict.hint is not None:
+        console.echo(f"  hint: {verdict.hint}")
     console.echo(f"result: FAIL ({verdict.problem})")
     raise typer.Exit(ExitCode.CHECK_FAILED)
 

@@ -198,3 +198,13 @@ def test_the_conformance_check_is_a_library_call_that_prints_nothing(capsys):
         bad.close()
     assert not verdict.passed and verdict.problem.startswith("first problem: no_handshake")
     assert [step.passed for step in verdict.steps] == [False]
+
+
+def test_check_bot_names_the_fixed_buffer_of_a_bot_that_stops_at_a_long_request(tmp_path):
+    result = run("check-bot", f"{PY} {ZOO.parent / 'scanner_bot.py'}")
+    assert result.exit_code == 1
+    assert "[FAIL] long request: a table nobody clears, over 64 KB: crash" in result.stdout
+    assert "  hint: it stopped at its first request over 64 KB (98 KB)" in result.stdout
+    (tmp_path / "t.yaml").write_text(f"name: t\nseed: 1\nbots:\n  - {{name: a, cmd: {C}}}\n  - {{name: b, cmd: {C}}}\n")
+    refused = run("check-bot", "--from", str(tmp_path / "t.yaml"), "a", "--move-ms", "500")
+    assert refused.exit_code == 2 and "leave out --move-ms" in refused.output
