@@ -354,17 +354,29 @@ def _nice_step(raw: float) -> float:
     return 10 * mag
 
 
+def _header(text: str) -> str:
+    # A long header (escobas/hand, opp_forfeits) may break after its / or _ when the page is
+    # narrow, rather than widen its column of short numbers past the page.
+    return re.sub(r"([/_])", r"\1<wbr>", _e(text))
+
+
 def _table(headers: Sequence[str], rows: Iterable[Sequence[str]], left: Iterable[int] = (0,), cls: str = "data",
-           raw: bool = False) -> str:
-    """An HTML table; cells are escaped unless ``raw`` (then they are trusted HTML fragments)."""
+           raw: bool = False, wrap: Iterable[int] = ()) -> str:
+    """An HTML table; cells are escaped unless ``raw`` (then they are trusted HTML fragments);
+    the cells of the ``wrap`` columns may break into lines."""
     left = set(left)
+    wrapped = set(wrap)
+
+    def cls_of(i: int) -> str:
+        return " ".join(name for name, on in (("l", i in left), ("w", i in wrapped)) if on)
+
     out = [f'<table class="{cls}"><thead><tr>']
-    out += [f'<th class="{"l" if i in left else ""}">{_e(h)}</th>' for i, h in enumerate(headers)]
+    out += [f'<th class="{cls_of(i)}">{_header(h)}</th>' for i, h in enumerate(headers)]
     out.append("</tr></thead><tbody>")
     for row in rows:
         out.append("<tr>")
         for i, cell in enumerate(row):
-            out.append(f'<td class="{"l" if i in left else ""}">{cell if raw else _e(cell)}</td>')
+            out.append(f'<td class="{cls_of(i)}">{cell if raw else _e(cell)}</td>')
         out.append("</tr>")
     out.append("</tbody></table>")
     return "".join(out)
@@ -397,7 +409,8 @@ def render_report_html(
             parts.append(f'<div class="note">{_e(note)}</div>')
         parts.append("</section>")
     parts.append("<section><h2>Standings</h2>")
-    parts.append(_table(standings_headers, [[str(c) for c in r] for r in standings_rows], left=(1, len(standings_headers) - 1)))
+    last = len(standings_headers) - 1  # the failures by reason: the one column of text
+    parts.append(_table(standings_headers, [[str(c) for c in r] for r in standings_rows], left=(1, last), wrap=(last,)))
     for note in notes:
         parts.append(f'<div class="note">Note: {_e(note)}</div>')
     parts.append("</section>")

@@ -54,6 +54,13 @@ _MODES = {m.value: m for m in Mode}
 _FORMATS = {f.value: f for f in Format}
 
 
+def _limit(bot: Mapping[str, Any], key: str) -> int | None:
+    value = bot.get(key)
+    if value is None or (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
+        return value
+    raise _BadMeta(f"bots: {bot['name']!r} {key}: expected a number of milliseconds or null")
+
+
 def config_from_game(game: Mapping[str, Any]) -> TournamentConfig:
     """The tournament (as far as the schedule and the games go) described by a store's meta
     ``game`` object (``TournamentConfig.game_dict()``). Raises ``_BadMeta`` naming the key."""
@@ -82,7 +89,9 @@ def config_from_game(game: Mapping[str, Any]) -> TournamentConfig:
     listed = _get(game, "bots", list, "a list of bots")
     if not listed or not all(isinstance(b, Mapping) and isinstance(b.get("name"), str) for b in listed):
         raise _BadMeta("bots: expected a list of bots, each with a name")
-    bots = tuple(BotConfig(bot["name"], "-", ".") for bot in listed)
+    # The games' time limits go with the bots (records hold them; limits_differences compares).
+    bots = tuple(BotConfig(bot["name"], "-", ".", startup_ms=_limit(bot, "startup_ms"), move_ms=_limit(bot, "move_ms"),
+                           bank_ms=_limit(bot, "bank_ms")) for bot in listed)
     names = [b.name for b in bots]
     teams_value = game.get("teams")
     teams: tuple[TeamConfig, ...] = ()
