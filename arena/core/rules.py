@@ -77,7 +77,8 @@ class Rules:
             if name not in known:
                 raise OptionError(str(key), f"unknown rule option (allowed: {', '.join(sorted(known))})")
             if name in values:
-                raise OptionError(str(key), f"the old name of {name}: give only {name}")
+                old = next(o for o, n in OLD_NAMES.items() if n == name)
+                raise OptionError("rules", f"{old} is the old name of {name}: give only {name}")
             try:
                 values[name] = LastRoundEscoba.parse(value) if name == "last_round_escoba" else value
             except OptionError as exc:

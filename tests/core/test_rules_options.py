@@ -33,8 +33,9 @@ def test_the_old_name_last_play_escoba_is_read_as_last_round_escoba(text):
 
 
 def test_the_old_and_the_new_name_together_are_refused():
-    with pytest.raises(OptionError, match="last_play_escoba: the old name of last_round_escoba"):
-        Rules.from_dict({"last_round_escoba": True, "last_play_escoba": True})
+    for both in ({"last_round_escoba": True, "last_play_escoba": True}, {"last_play_escoba": False, "last_round_escoba": False}):
+        with pytest.raises(OptionError, match="last_play_escoba is the old name of last_round_escoba: give only"):
+            Rules.from_dict(both)
 
 
 @pytest.mark.parametrize("old", [True, False])
