@@ -112,10 +112,13 @@ RECORD_CASES: tuple[Case, ...] = (
     Case("options-forced-sum30", Seating.alone(3),
          {"forced_capture": True, "initial_table": "sum15_or_30", "target": 11}, seed=203),
     Case("options-primera-bonus", Seating.alone(2),
-         {"sevens": "primera", "all_sevens_bonus": True, "last_play_escoba": False, "target": 11}, seed=204),
+         {"sevens": "primera", "all_sevens_bonus": True, "last_round_escoba": False, "target": 11}, seed=204),
     Case("options-tiebreak-none", Seating.alone(4),
          {"sevens": "most_tiebreak", "initial_table": "none", "target": 11}, seed=205),
     Case("options-max-hands-draw", Seating.alone(2), {"target": 1000, "max_hands": 2}, seed=206),
+    # Seeds whose matches sweep in hands' last rounds, 2 and 3 times under the default.
+    Case("options-last-round-false", Seating.alone(2), {"last_round_escoba": False, "target": 11}, seed=217),
+    Case("options-last-round-last-card", Seating.alone(2), {"last_round_escoba": "last_card", "target": 11}, seed=230),
     # Bot failures, under both policies.
     Case("failure-forfeit-crash", Seating.pairs(4), {"target": 11}, seed=301, faults={1: {9: "crash"}}),
     Case("failure-forfeit-handshake", Seating.alone(3), {"target": 11}, seed=302, faults={2: {0: "no_handshake"}}),

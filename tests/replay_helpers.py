@@ -29,7 +29,8 @@ RULE_VARIANTS = {
     "renuncio+single": {"renuncio": True, "single_capture_priority": True, "target": 11},
     "en_mano+subset15": {"escoba_en_mano": True, "initial_table": "subset15", "target": 11},
     "forced+sum30": {"forced_capture": True, "initial_table": "sum15_or_30", "target": 11},
-    "primera+bonus": {"sevens": "primera", "all_sevens_bonus": True, "last_play_escoba": False, "target": 11},
+    "primera+bonus": {"sevens": "primera", "all_sevens_bonus": True, "last_round_escoba": False, "target": 11},
+    "last_card": {"last_round_escoba": "last_card", "target": 11},
     "tiebreak+none": {"sevens": "most_tiebreak", "initial_table": "none", "target": 11},
     "max_hands draw": {"target": 1000, "max_hands": 2},
 }

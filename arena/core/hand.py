@@ -26,7 +26,7 @@ from arena.core.cards import DECK, DECK_BITS, Card
 from arena.core.events import Cards, Claim, Deal, Escoba, EscobaEnMano, Event, InitialCapture, Play, Sweep
 from arena.core.moves import PASS, Move, MoveKind
 from arena.core.outcome import Phase
-from arena.core.rules import Rules, Seating
+from arena.core.rules import LastRoundEscoba, Rules, Seating
 from arena.core.scoring import score_hand
 from arena.core.seeding import Rng
 from arena.core.view import SeatView
@@ -38,6 +38,9 @@ PLAY: Final = Phase.PLAY
 CLAIM: Final = Phase.CLAIM
 TAKE: Final = Phase.TAKE
 OVER: Final = Phase.OVER
+# Option last_round_escoba's values, compared by identity for the same reason.
+_LATE_YES: Final = LastRoundEscoba.YES
+_LATE_LAST_CARD: Final = LastRoundEscoba.LAST_CARD
 
 T = TypeVar("T")
 
@@ -254,7 +257,7 @@ class HandState:
     __slots__ = ("rules", "seating", "dealer", "number", "deck", "stock_pos", "hands", "table",
                  "piles", "escobas", "last_capturer", "turn", "phase", "pending", "round",
                  "events", "breakdown", "_legal", "_options", "_trailer", "_side_of", "_deal_order", "_key", "is_over",
-                 "_next_seat", "_single", "_forced")
+                 "_next_seat", "_single", "_forced", "_late")
 
     rules: Rules
     seating: Seating
@@ -284,6 +287,7 @@ class HandState:
     _next_seat: tuple[int, ...]  # per seat, the next in play order
     _single: bool  # rules.single_capture_priority (a plain flag: a state holds no cache, so it copies and pickles small)
     _forced: bool  # rules.forced_capture
+    _late: LastRoundEscoba  # rules.last_round_escoba
 
     def _bind(self, rules: Rules, seating: Seating, dealer: int, number: int) -> None:
         """The hand's rules, seating, dealer and number, and what the hot paths read of them."""
@@ -292,6 +296,7 @@ class HandState:
         self._next_seat = seating._next_seat
         self._single = rules.single_capture_priority
         self._forced = rules.forced_capture
+        self._late = rules.last_round_escoba
 
     @classmethod
     def deal(cls, rules: Rules, seating: Seating, dealer: int, deck: Sequence[Card],
@@ -366,6 +371,7 @@ class HandState:
         other._trailer = self._trailer
         other._side_of, other._deal_order = self._side_of, self._deal_order
         other._next_seat, other._single, other._forced = self._next_seat, self._single, self._forced
+        other._late = self._late
         other.events = self.events[:]
         other.breakdown = self.breakdown
         other._legal = self._legal
@@ -502,11 +508,10 @@ class HandState:
             pile.append(card)
             pile.extend(take)
             self.last_capturer = side
-            if not table:
-                last = self.stock_pos == 40 and not any(hands)
-                if not last or self.rules.last_play_escoba:
-                    self.escobas[side] += 1
-                    events.append(_new(Escoba, (seat, side, "play")))
+            # The stock is empty only in the hand's last round (option last_round_escoba).
+            if not table and (self.stock_pos < 40 or self._late_escoba_counts(seat)):
+                self.escobas[side] += 1
+                events.append(_new(Escoba, (seat, side, "play")))
         else:
             index = card.index
             events.append(_TRAIL_PLAYS[seat][index])
@@ -519,6 +524,13 @@ class HandState:
             self.turn = nxt  # the common case, without the general search
         else:
             self._next_turn(seat)
+
+    def _late_escoba_counts(self, seat: int) -> bool:
+        """Whether a sweep made in the last round by ``seat``'s play scores an escoba. With
+        ``last_card`` it does unless the card played was the seat's final card of the hand (its
+        hand is empty now that the stock is spent)."""
+        late = self._late
+        return late is _LATE_YES or (late is _LATE_LAST_CARD and len(self.hands[seat]) > 0)
 
     def _why_illegal(self, move: Move) -> str:
         phase = self.phase
@@ -583,7 +595,9 @@ class HandState:
             self.piles[side].extend(take)
             self.last_capturer = side
             self.events.append(Claim(seat, card, take))  # type: ignore[arg-type]  # claims are only built from the pending card, never None
-            if not table:
+            # A claim is a capture, so in the last round it scores no escoba under
+            # last_round_escoba false; it plays no card of the claimer's, so last_card keeps it.
+            if not table and (self.stock_pos < 40 or self._late is not LastRoundEscoba.NO):
                 self.escobas[side] += 1
                 self.events.append(Escoba(seat, side, "renuncio"))
 

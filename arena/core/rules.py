@@ -4,12 +4,43 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
+from enum import Enum
 from typing import Any
 
 from arena.errors import OptionError, SeatingError
 
 INITIAL_TABLE_CHOICES = ("sum15", "sum15_or_30", "subset15", "none")
 SEVENS_CHOICES = ("most", "most_tiebreak", "primera")
+
+
+class LastRoundEscoba(Enum):
+    """Option last_round_escoba (RULES.md rule 5): which captures of the hand's last round (the
+    round dealt when the stock runs out) may score an escoba. The value is the option's text form
+    in a rules dict (JSON true, false or "last_card")."""
+
+    YES = True  # every one
+    NO = False  # none (seed 003)
+    LAST_CARD = "last_card"  # all but those made with their player's final card of the hand
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}.{self.name}"  # code that pastes back, as in a Rules repr
+
+    @classmethod
+    def parse(cls, value: Any) -> LastRoundEscoba:
+        """The option from its text form; only a bool or the text itself (the number 1 is not true)."""
+        if isinstance(value, cls):
+            return value
+        if isinstance(value, bool):
+            return cls.YES if value else cls.NO
+        if value == cls.LAST_CARD.value:
+            return cls.LAST_CARD
+        raise OptionError("last_round_escoba", f"expected {_ESCOBA_WORDS}, got {value!r}")
+
+
+_ESCOBA_WORDS = "true, false or last_card"
+
+# Old option names, each read as the option that replaced it, with its value (RULES.md).
+OLD_NAMES: dict[str, str] = {"last_play_escoba": "last_round_escoba"}
 
 
 @dataclass(frozen=True)
@@ -20,7 +51,7 @@ class Rules:
     forced_capture: bool = False
     single_capture_priority: bool = False
     renuncio: bool = False
-    last_play_escoba: bool = True
+    last_round_escoba: LastRoundEscoba = LastRoundEscoba.YES
     escoba_en_mano: bool = False
     sevens: str = "most"
     all_sevens_bonus: bool = False
@@ -33,18 +64,46 @@ class Rules:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None) -> Rules:
+        """Rules as a tournament file, a command line or a bot gives them: the options' text
+        forms, an old name read as its new one with the same value."""
         if data is None:
             return cls()
         if not isinstance(data, Mapping):
             raise OptionError("rules", "expected a mapping of option names to values")
         known = {f.name for f in fields(cls)}
-        for key in data:
-            if key not in known:
+        values: dict[str, Any] = {}
+        for key, value in data.items():
+            name = OLD_NAMES.get(key, key)
+            if name not in known:
                 raise OptionError(str(key), f"unknown rule option (allowed: {', '.join(sorted(known))})")
-        return cls(**dict(data))
+            if name in values:
+                old = next(o for o, n in OLD_NAMES.items() if n == name)
+                raise OptionError("rules", f"{old} is the old name of {name}: give only {name}")
+            try:
+                values[name] = LastRoundEscoba.parse(value) if name == "last_round_escoba" else value
+            except OptionError as exc:
+                raise OptionError(str(key), exc.expected) from None
+        return cls(**values)
+
+    @classmethod
+    def from_record(cls, data: Mapping[str, Any] | None) -> Rules:
+        """The rules a stored record (or a stored tournament) was refereed by. Unlike a file's
+        ``last_play_escoba``, a record's is not read as ``last_round_escoba`` of the same
+        value: it withheld the escoba only from the hand's very last card, which never clears
+        the table (the 40 cards add up to 220, every capture removes a multiple of 15), so
+        records of either value were refereed as ``last_round_escoba: true`` referees them."""
+        if isinstance(data, Mapping) and "last_play_escoba" in data:
+            value = data["last_play_escoba"]
+            if not isinstance(value, bool) or "last_round_escoba" in data:
+                raise OptionError("last_play_escoba", f"expected true or false alone in a record, got {value!r}")
+            data = {**{k: v for k, v in data.items() if k != "last_play_escoba"}, "last_round_escoba": True}
+        return cls.from_dict(data)
 
     def to_dict(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        """Every option by its text form, as records, the store and the bots' hello carry it."""
+        out: dict[str, Any] = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["last_round_escoba"] = self.last_round_escoba.value
+        return out
 
 
 @dataclass(frozen=True)
@@ -68,6 +127,15 @@ class _Choice:
 
 
 @dataclass(frozen=True)
+class _Member:
+    kind: type[Enum]
+    words: str
+
+    def accepts(self, value: Any) -> bool:
+        return isinstance(value, self.kind)
+
+
+@dataclass(frozen=True)
 class _Range:
     low: int
     high: int
@@ -81,12 +149,12 @@ class _Range:
 
 
 # What each option allows: ``_check`` asks it, and its words are the "expected ..." of the error.
-_ALLOWED: dict[str, _Flag | _Choice | _Range] = {
+_ALLOWED: dict[str, _Flag | _Choice | _Member | _Range] = {
     "initial_table": _Choice(INITIAL_TABLE_CHOICES),
     "forced_capture": _Flag(),
     "single_capture_priority": _Flag(),
     "renuncio": _Flag(),
-    "last_play_escoba": _Flag(),
+    "last_round_escoba": _Member(LastRoundEscoba, _ESCOBA_WORDS),
     "escoba_en_mano": _Flag(),
     "sevens": _Choice(SEVENS_CHOICES),
     "all_sevens_bonus": _Flag(),
@@ -94,8 +162,10 @@ _ALLOWED: dict[str, _Flag | _Choice | _Range] = {
     "max_hands": _Range(1, 10000),
 }
 
-# name -> its allowed values in words (what the YAML reader's messages quote).
+# name -> its allowed values in words (what the YAML reader's messages quote); an old name too,
+# with the words of the option it is read as.
 RULE_OPTIONS: dict[str, str] = {name: allowed.words for name, allowed in _ALLOWED.items()}
+RULE_OPTIONS.update({old: RULE_OPTIONS[new] for old, new in OLD_NAMES.items()})
 
 
 def _check(name: str, value: Any) -> None:

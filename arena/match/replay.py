@@ -187,7 +187,7 @@ def iter_frames(record: GameRecord | Mapping[str, Any]) -> Iterator[Frame]:
 
 def _setup(rec: GameRecord) -> tuple[Rules, Seating]:
     try:
-        rules = Rules.from_dict(rec.rules)
+        rules = Rules.from_record(rec.rules)  # an old name as it meant when the record was made
         seating = Seating.from_dict(rec.seating)
     except ValueError as exc:
         raise ReplayMismatch(f"its rules or seating are not valid: {exc}") from None

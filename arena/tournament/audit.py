@@ -82,7 +82,7 @@ def config_from_game(game: Mapping[str, Any]) -> TournamentConfig:
         raise _BadMeta("players, team_size or matches_per_pairing out of range")
     try:
         seating = Seating.alone(players) if mode is Mode.SINGLE else Seating.pairs(players=players, team_size=team_size)
-        rules = Rules.from_dict(_get(game, "rules", dict, "an object"))
+        rules = Rules.from_record(_get(game, "rules", dict, "an object"))
         failures = FailurePolicy.from_dict(_get(game, "failures", dict, "an object"))
     except (ArenaError, ValueError, TypeError) as exc:
         raise _BadMeta(str(exc)) from None
@@ -225,7 +225,7 @@ def game_differences(record: GameRecord, config: TournamentConfig) -> list[str]:
     """How the record's rules, seating and failure policy differ from the tournament's."""
     out = []
     try:
-        rules = Rules.from_dict(record.rules)
+        rules = Rules.from_record(record.rules)
     except (ArenaError, ValueError, TypeError):
         rules = None
     if rules != config.rules:

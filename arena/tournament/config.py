@@ -224,6 +224,20 @@ def fingerprint_of(game_dict: Mapping[str, Any]) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
+def stored_game_dict(stored: Mapping[str, Any]) -> dict[str, Any]:
+    """A stored tournament's game dict in this arena's form: its rules as a record's are read
+    (``Rules.from_record``), so that a folder begun before an option was renamed resumes when the
+    file asks for the same games."""
+    out = dict(stored)
+    rules = stored.get("rules")
+    if isinstance(rules, Mapping):
+        try:
+            out["rules"] = Rules.from_record(rules).to_dict()
+        except (OptionError, ValueError, TypeError):
+            pass  # not rules this arena reads: the fingerprints differ, and the refusal says where
+    return out
+
+
 def diff_game_dicts(old: Mapping[str, Any], new: Mapping[str, Any], prefix: str = "") -> list[str]:
     """The keys whose values differ, dotted, for a resume refusal that says what changed."""
     out: list[str] = []

@@ -391,9 +391,11 @@ class ResultStore:
             return self
         self._check_meta(meta)
         if meta.get("fingerprint") != fingerprint:
-            from arena.tournament.config import diff_game_dicts
+            from arena.tournament.config import diff_game_dicts, fingerprint_of, stored_game_dict
 
-            raise ResumeMismatchError(self.folder, diff_game_dicts(meta.get("game") or {}, game_dict))
+            stored = stored_game_dict(meta.get("game") or {})
+            if fingerprint_of(stored) != fingerprint:
+                raise ResumeMismatchError(self.folder, diff_game_dicts(stored, game_dict))
         return self
 
     @classmethod

@@ -469,12 +469,12 @@ public final class EscobaBot {
         seen.addAll(hand);
         seen.addAll(table);
         long stock = num(view.get("stock"), 0);
-        long cardsInHands = 0;
-        for (Object n : arr(view.get("hand_sizes"))) {
-            cardsInHands += num(n, 0);
-        }
-        boolean lastCardOfHand = stock == 0 && cardsInHands == 1;
-        boolean lastPlayEscoba = bool(rules.get("last_play_escoba"), true);
+        // Option last_round_escoba (RULES.md rule 5): true, false or "last_card". In the last
+        // round (no stock) false withholds every escoba, last_card that of one's final card.
+        Object late = rules.get("last_round_escoba");
+        boolean lastRound = stock == 0;
+        boolean claimSweepScores = !lastRound || !Boolean.FALSE.equals(late);
+        boolean playSweepScores = claimSweepScores && !(lastRound && "last_card".equals(late) && hand.size() == 1);
 
         String best = legal.get(0);
         double bestScore = Double.NEGATIVE_INFINITY;
@@ -496,10 +496,10 @@ public final class EscobaBot {
                     if (m.card != null) {
                         claimed.add(m.card);
                     }
-                    score = 1 + captureGain(claimed, leavesEmpty(table, claimed), true);
+                    score = 1 + captureGain(claimed, leavesEmpty(table, claimed), claimSweepScores);
                     break;
                 default:
-                    score = scorePlay(m, hand, table, view, lastCardOfHand, lastPlayEscoba);
+                    score = scorePlay(m, hand, table, view, playSweepScores);
             }
             if (score > bestScore) {
                 bestScore = score;
@@ -552,7 +552,7 @@ public final class EscobaBot {
     }
 
     double scorePlay(Move m, List<String> hand, List<String> table, Map<String, Object> view,
-                     boolean lastCardOfHand, boolean lastPlayEscoba) {
+                     boolean sweepScores) {
         if (m.card == null) {
             return -1e9;
         }
@@ -565,7 +565,7 @@ public final class EscobaBot {
         } else {
             List<String> pile = new ArrayList<>(m.take);
             pile.add(m.card);
-            s = captureGain(pile, after.isEmpty(), lastPlayEscoba || !lastCardOfHand);
+            s = captureGain(pile, after.isEmpty(), sweepScores);
         }
         return s - exposure(after, m.card, view);
     }

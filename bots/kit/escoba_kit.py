@@ -260,6 +260,20 @@ class Game:
     def next_seat(self, seat: int | None = None) -> int:
         return ((self.seat if seat is None else seat) + 1) % self.players
 
+    def sweep_scores(self, move: Move) -> bool:
+        """Whether ``move``, should it empty the table, scores an escoba: the rules' option
+        ``last_round_escoba`` withholds it in the hand's last round (no stock left), with
+        ``false`` from every capture, with ``"last_card"`` from a player's final card of the
+        hand. A ``last_play_escoba`` of an older arena never withheld one that could happen."""
+        if self.stock > 0:
+            return True
+        late = self.rules.get("last_round_escoba", True)
+        if late is True:
+            return True
+        if late == "last_card":
+            return move.kind == CLAIM or len(self.hand) > 1
+        return False
+
     def seen(self) -> set:
         """Every card you have seen this hand: your hand, the table and all captured cards."""
         seen = set(self.hand)

@@ -18,7 +18,7 @@ if str(ROOT) not in sys.path:  # the bots package lives at the repository root
     sys.path.insert(0, str(ROOT))
 
 from arena.core.game import HandState, hand_view  # noqa: E402
-from arena.core.rules import Rules, Seating  # noqa: E402
+from arena.core.rules import LastRoundEscoba, Rules, Seating  # noqa: E402
 from arena.core.seeding import Rng  # noqa: E402
 from bots import expert_bot, greedy_bot, local, random_bot  # noqa: E402
 from bots.kit import escoba_kit as kit  # noqa: E402
@@ -39,7 +39,7 @@ RULES = {
     "single_capture_priority": Rules(single_capture_priority=True),
     "renuncio": Rules(renuncio=True),
     "subset15": Rules(initial_table="subset15"),
-    "variants": Rules(escoba_en_mano=True, last_play_escoba=False, sevens="primera", all_sevens_bonus=True,
+    "variants": Rules(escoba_en_mano=True, last_round_escoba=LastRoundEscoba.NO, sevens="primera", all_sevens_bonus=True,
                       initial_table="sum15_or_30"),
 }
 POLICIES = {"random": random_bot.choose, "greedy": greedy_bot.choose, "expert": FAST_EXPERT}
@@ -133,7 +133,7 @@ def core_legal(table: str, hand: str, rules: Rules = Rules()) -> list[str]:
     rest = [c for c in DECK if c not in hand_cards and c not in table_cards]
     # Dealer 1 deals seat 0 first: seat 0's 3 cards, seat 1's 3 cards, then the 4 table cards.
     deck = hand_cards + rest[:3] + table_cards + rest[3:]
-    state = HandState.deal(Rules(**{**rules.to_dict(), "initial_table": "none"}), Seating.alone(2), 1, deck)
+    state = HandState.deal(Rules.from_dict({**rules.to_dict(), "initial_table": "none"}), Seating.alone(2), 1, deck)
     return [str(m) for m in state.legal_moves()]
 
 
@@ -431,3 +431,19 @@ def test_kit_rng_follows_the_seed_in_hello():
 
     assert moves(11) == moves(11)
     assert moves(11) != moves(12)
+
+
+@pytest.mark.parametrize("late, in_last_round", [
+    (True, (True, True, True)), (False, (False, False, False)), ("last_card", (True, False, True)),
+])
+def test_the_kit_says_whether_a_sweep_scores_under_last_round_escoba(late, in_last_round):
+    game = kit.Game()
+    game.start(local.hello(Seating.alone(2), Rules.from_dict({"last_round_escoba": late}), seat=0))
+    assert game.rules["last_round_escoba"] == late
+    sweep, claim = kit.parse_move("5o+2c+10e"), kit.parse_move("renuncio 5o+2c+10e")
+    game.hand, game.stock = kit.cards(["5o", "1c"]), 6
+    assert game.sweep_scores(sweep) and game.sweep_scores(claim)  # an earlier round: always
+    game.stock = 0
+    with_cards_left = game.sweep_scores(sweep)
+    game.hand = kit.cards(["5o"])
+    assert (with_cards_left, game.sweep_scores(sweep), game.sweep_scores(claim)) == in_last_round

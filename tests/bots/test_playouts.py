@@ -8,7 +8,7 @@ import pytest
 from arena.core.cards import DECK
 from arena.core.game import HandState, MatchState
 from arena.core.moves import MoveKind
-from arena.core.rules import Rules, Seating
+from arena.core.rules import LastRoundEscoba, Rules, Seating
 from arena.core.seeding import Rng, derive_seed
 
 pytestmark = pytest.mark.slow  # plays many hands through the expert search
@@ -28,7 +28,8 @@ RULE_SETS = [
     Rules(forced_capture=True),
     Rules(single_capture_priority=True),
     Rules(renuncio=True),
-    Rules(escoba_en_mano=True, last_play_escoba=False),
+    Rules(escoba_en_mano=True, last_round_escoba=LastRoundEscoba.NO),
+    Rules(renuncio=True, last_round_escoba=LastRoundEscoba.LAST_CARD),
     Rules(initial_table="subset15", sevens="primera", all_sevens_bonus=True),
     Rules(initial_table="sum15_or_30", sevens="most_tiebreak"),
     Rules(initial_table="none", renuncio=True, single_capture_priority=True),

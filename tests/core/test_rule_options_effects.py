@@ -6,7 +6,7 @@ from core_helpers import hand_from
 from arena.core.cards import parse_cards
 from arena.core.game import MatchState
 from arena.core.moves import MoveKind
-from arena.core.rules import Rules, Seating
+from arena.core.rules import LastRoundEscoba, Rules, Seating
 from arena.core.scoring import score_hand
 from arena.errors import IllegalMoveError
 
@@ -117,25 +117,56 @@ def test_renuncio_is_not_offered_for_a_trail_that_could_not_capture():
     assert hand.phase == "play"
 
 
-# --- last_play_escoba ----------------------------------------------------------------------
+# --- last_round_escoba ---------------------------------------------------------------------
+# Positions of a 1v1 hand where seat 0 sweeps the table (2c 10e) with 5o: 5 + 2 + 8 = 15.
 
-def _last_play_hand(rules):
-    """The last card of the hand (5o) takes the whole table (2c 10e): 5 + 2 + 8 = 15."""
+YES, NO, LAST_CARD = LastRoundEscoba.YES, LastRoundEscoba.NO, LastRoundEscoba.LAST_CARD
+
+
+def _sweep(late, *, hand0, stock=(), renuncio=False):
+    """Seat 0 sweeps with 5o (or, under renuncio, trails it and seat 1 claims the sweep)."""
     from arena.core.game import HandState
-    hand = HandState.position(rules, Seating.alone(2), hands=[parse_cards("5o"), ()],
-                              table=parse_cards("2c 10e"), dealer=1, last_capturer=1)
-    hand.apply("5o+2c+10e")
-    assert hand.is_over
-    return hand
+    rules = Rules(last_round_escoba=late, renuncio=renuncio)
+    hand = HandState.position(rules, Seating.alone(2), hands=[parse_cards(hand0), parse_cards("1e")],
+                              table=parse_cards("2c 10e"), stock=parse_cards(" ".join(stock)), dealer=1)
+    if renuncio:
+        hand.apply("5o")
+        hand.apply("renuncio 5o+2c+10e")
+    else:
+        hand.apply("5o+2c+10e")
+    assert hand.table == []  # the sweep took place: only the escoba is in question
+    return [e.to_dict() for e in hand.events if e.kind == "escoba"]
 
 
-def test_last_play_escoba_default_counts_and_option_does_not():
-    counted = _last_play_hand(Rules())
-    last_play = max(i for i, e in enumerate(counted.events) if e.kind == "play")
-    assert [e.kind for e in counted.events[last_play:last_play + 3]] == ["play", "escoba", "sweep"]
-    not_counted = _last_play_hand(Rules(last_play_escoba=False))
-    last_play = max(i for i, e in enumerate(not_counted.events) if e.kind == "play")
-    assert all(e.kind != "escoba" for e in not_counted.events[last_play:])
+def _escoba(seat):
+    return [{"type": "escoba", "seat": seat, "side": seat, "source": "renuncio" if seat else "play"}]
+
+
+@pytest.mark.parametrize("late, counted", [(YES, True), (NO, False), (LAST_CARD, True)])
+def test_last_round_escoba_on_a_sweep_in_the_last_round_with_cards_left_in_hand(late, counted):
+    # The stock is spent: this is the hand's last round, and seat 0 keeps 1c for later.
+    assert _sweep(late, hand0="5o 1c") == (_escoba(0) if counted else [])
+
+
+@pytest.mark.parametrize("late, counted", [(YES, True), (NO, False), (LAST_CARD, False)])
+def test_last_round_escoba_on_a_sweep_with_the_players_final_card_of_the_hand(late, counted):
+    assert _sweep(late, hand0="5o") == (_escoba(0) if counted else [])
+
+
+@pytest.mark.parametrize("late", [YES, NO, LAST_CARD])
+def test_last_round_escoba_leaves_every_earlier_round_alone(late):
+    # Six cards still in the stock: another round follows, so 5o is only seat 0's last card of
+    # this round, and every setting counts the escoba.
+    assert _sweep(late, hand0="5o", stock=["3o", "3c", "3e", "3b", "4o", "4c"]) == _escoba(0)
+    assert _sweep(late, hand0="5o 1c", stock=["3o", "3c", "3e", "3b", "4o", "4c"]) == _escoba(0)
+
+
+@pytest.mark.parametrize("late, counted", [(YES, True), (NO, False), (LAST_CARD, True)])
+def test_last_round_escoba_on_a_renuncio_claim_in_the_last_round(late, counted):
+    # A claim is a capture of the last round (false withholds it), but not made with a card of
+    # the claimer's hand (last_card keeps it), even when the trailed card was seat 0's final one.
+    assert _sweep(late, hand0="5o", renuncio=True) == (_escoba(1) if counted else [])
+    assert _sweep(late, hand0="5o", stock=["3o", "3c", "3e", "3b", "4o", "4c"], renuncio=True) == _escoba(1)
 
 
 # --- escoba_en_mano ------------------------------------------------------------------------

@@ -1,16 +1,55 @@
 import pytest
 
-from arena.core.rules import RULE_OPTIONS, Rules, Seating
+from arena.core.rules import OLD_NAMES, RULE_OPTIONS, LastRoundEscoba, Rules, Seating
 from arena.errors import OptionError, SeatingError
 
 
 def test_defaults_match_rules_md():
     assert Rules().to_dict() == {
         "initial_table": "sum15", "forced_capture": False, "single_capture_priority": False,
-        "renuncio": False, "last_play_escoba": True, "escoba_en_mano": False, "sevens": "most",
+        "renuncio": False, "last_round_escoba": True, "escoba_en_mano": False, "sevens": "most",
         "all_sevens_bonus": False, "target": 21, "max_hands": 100,
     }
-    assert set(RULE_OPTIONS) == set(Rules().to_dict())
+    assert set(RULE_OPTIONS) == set(Rules().to_dict()) | set(OLD_NAMES)
+
+
+@pytest.mark.parametrize("text, value", [(True, LastRoundEscoba.YES), (False, LastRoundEscoba.NO),
+                                         ("last_card", LastRoundEscoba.LAST_CARD)])
+def test_last_round_escoba_is_typed_and_keeps_its_text_form(text, value):
+    rules = Rules.from_dict({"last_round_escoba": text})
+    assert rules.last_round_escoba is value
+    assert rules.to_dict()["last_round_escoba"] == text and type(rules.to_dict()["last_round_escoba"]) is type(text)
+    assert Rules.from_dict(rules.to_dict()) == rules
+    assert eval(repr(rules), {"Rules": Rules, "LastRoundEscoba": LastRoundEscoba}) == rules
+    with pytest.raises(OptionError, match="expected true, false or last_card"):
+        Rules(last_round_escoba=text)  # type: ignore[arg-type]  # the typed value, not its text
+
+
+@pytest.mark.parametrize("text", [True, False, "last_card"])
+def test_the_old_name_last_play_escoba_is_read_as_last_round_escoba(text):
+    rules = Rules.from_dict({"last_play_escoba": text, "target": 11})
+    assert rules == Rules.from_dict({"last_round_escoba": text, "target": 11})
+    assert "last_play_escoba" not in rules.to_dict()
+
+
+def test_the_old_and_the_new_name_together_are_refused():
+    for both in ({"last_round_escoba": True, "last_play_escoba": True}, {"last_play_escoba": False, "last_round_escoba": False}):
+        with pytest.raises(OptionError, match="last_play_escoba is the old name of last_round_escoba: give only"):
+            Rules.from_dict(both)
+
+
+@pytest.mark.parametrize("old", [True, False])
+def test_a_records_last_play_escoba_is_read_as_it_was_refereed(old):
+    # It withheld the escoba from the hand's very last card, which never sweeps: the games are
+    # those of last_round_escoba true, whichever value the record carries.
+    recorded = {k: v for k, v in Rules(target=11).to_dict().items() if k != "last_round_escoba"}
+    recorded["last_play_escoba"] = old
+    assert Rules.from_record(recorded) == Rules(target=11)
+    assert Rules.from_record(Rules(last_round_escoba=LastRoundEscoba.NO).to_dict()).last_round_escoba is LastRoundEscoba.NO
+    with pytest.raises(OptionError):
+        Rules.from_record({**recorded, "last_round_escoba": True})
+    with pytest.raises(OptionError):
+        Rules.from_record({**recorded, "last_play_escoba": "last_card"})
 
 
 def test_from_dict_round_trip_and_none():
@@ -29,6 +68,10 @@ def test_from_dict_round_trip_and_none():
     ({"initial_table": "sum30"}, "initial_table", "sum15, sum15_or_30, subset15, none"),
     ({"forced_capture": "yes"}, "forced_capture", "true or false"),
     ({"renuncio": 1}, "renuncio", "true or false"),
+    ({"last_round_escoba": 1}, "last_round_escoba", "expected true, false or last_card, got 1"),
+    ({"last_round_escoba": "true"}, "last_round_escoba", "expected true, false or last_card, got 'true'"),
+    ({"last_round_escoba": "last_round"}, "last_round_escoba", "true, false or last_card"),
+    ({"last_play_escoba": "no"}, "last_play_escoba", "expected true, false or last_card, got 'no'"),
 ])
 def test_bad_options_name_the_key_and_what_is_allowed(data, key, hint):
     with pytest.raises(OptionError) as info:
