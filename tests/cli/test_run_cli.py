@@ -399,7 +399,7 @@ def test_the_local_executor_takes_specs_only_as_workers_free_up(tmp_path: Path):
 
 
 def test_the_example_tournaments_run_from_a_fresh_clone_with_the_readme_commands(tmp_path: Path):
-    from test_build import tracked_copy
+    from tests.tournament.test_build import tracked_copy
 
     clone = tracked_copy(tmp_path / "clone")
     assert not list(clone.glob("bots/**/*.bin"))
