@@ -393,10 +393,13 @@ def render_report_html(
     matches: Sequence[Mapping[str, Any]],
     notes: Sequence[str] = (),
     sprt: Mapping[str, Any] | None = None,
+    model: str = "Bradley-Terry",
+    crosstable_note: str = "a cell is the row's score against the column (a win 1, a draw 1/2), as points/games",
 ) -> str:
     """The tournament report: standings, crosstable, ratings plot, and every match with a link
     to its replay page. ``matches`` items: id, seats, sides, score, winner, reason, hands,
-    failures, href (or None) and refused (the verification error, or None). ``sprt``: a
+    failures, href (or None) and refused (the verification error, or None). ``model``: the
+    rating model's name; ``crosstable_note``: what a cell is. ``sprt``: a
     sequential test's section, first: ``decision`` (a headline), ``lines`` (its numbers as
     text), ``trace``, ``lower``, ``upper``, ``decided_at`` and ``label`` (the decision
     at that pair) for the plot, and ``notes``."""
@@ -416,11 +419,11 @@ def render_report_html(
     parts.append("</section>")
     parts.append("<section><h2>Ratings</h2>")
     parts.append(ratings_plot_svg(ratings))
-    parts.append('<div class="note">Bradley-Terry fit on the Elo scale over every match; the bar is the 95% interval.</div>')
+    parts.append(f'<div class="note">{_e(model)} fit on the Elo scale over every match; the bar is the 95% interval.</div>')
     parts.append("</section>")
     parts.append("<section><h2>Crosstable</h2>")
     parts.append(_crosstable(crosstable_headers, crosstable_rows))
-    parts.append('<div class="note">Score of the row against the column: wins count 1, draws 1/2, out of the games played.</div>')
+    parts.append(f'<div class="note">{_e(crosstable_note[:1].upper() + crosstable_note[1:])}.</div>')
     parts.append("</section>")
     parts.append(f"<section><h2>Matches ({len(matches)})</h2>")
     rows = []

@@ -98,8 +98,9 @@ class TournamentReport:
     def page(self, *, prior: float | None = None) -> str:
         """The report page (walks ``replay_pages()`` first if that was not done). ``prior``:
         the rating prior, as ``standings_from_store`` takes it."""
+        from arena.rating.table import Model
         from arena.render.html import render_report_html
-        from arena.render.standings import crosstable_rows, standings_headers, standings_rows
+        from arena.render.standings import crosstable_note, crosstable_rows, standings_headers, standings_rows
         from arena.tournament.standings import standings_from_store
         from arena.tournament.store import ResultStore
 
@@ -130,6 +131,8 @@ class TournamentReport:
             self.matches,
             notes,
             sprt,
+            model="Plackett-Luce" if standings.model is Model.PLACKETT_LUCE else "Bradley-Terry",
+            crosstable_note=crosstable_note(standings),
         )
 
 

@@ -134,3 +134,21 @@ def test_the_page_data_brings_the_labels_the_script_writes():
     assert data["total_labels"] == {"hand": "Hand total", "match": "Match score"}
     for label in ("Most cards", "Hand total", "Match score", "caballo", "ESCOBA", "Spanish suits", '"A"'):
         assert label not in script and label not in asset("replay.html"), label
+
+
+@pytest.mark.parametrize("players,model", [(2, "Bradley-Terry"), (3, "Plackett-Luce")])
+def test_the_report_names_the_rating_model_and_what_a_crosstable_cell_is(tmp_path: Path, players: int, model: str):
+    from replay_helpers import make_store
+
+    from arena.render.report import TournamentReport
+
+    results = make_store(tmp_path / "t", bots=("ana", "luis", "marta"), extra=f"players: {players}\n",
+                         matches=players)
+    page = TournamentReport(results, replays_dir="r").page()
+    assert f"{model} fit on the Elo scale" in page
+    other = {"Bradley-Terry", "Plackett-Luce"} - {model}
+    assert not any(f"{name} fit" in page for name in other)
+    if players > 2:
+        assert "A cell counts each match once for every two sides in it" in page
+    else:
+        assert "A cell is the row&#x27;s score against the column" in page
