@@ -176,7 +176,9 @@ def match_end_text(record: GameRecord, seating: Seating, labels: Sequence[str] |
     ``labels`` name the sides (default: their bots, ``side_names``)."""
     r = record.result
     names = tuple(labels) if labels is not None else tuple(printable(name) for name in side_names(record, seating))
-    score = "-".join(map(str, r.scores))
+    # The winner's score first (``greedy wins 22-15``), the others in side order after it.
+    order = [r.winner, *(i for i in range(len(r.scores)) if i != r.winner)] if r.winner is not None else range(len(r.scores))
+    score = "-".join(str(r.scores[i]) for i in order)
     head = "no winner"
     if r.winner is not None:
         head = f"{names[r.winner]} {'win' if len(seating.seats_of(r.winner)) > 1 else 'wins'}"

@@ -83,7 +83,9 @@ def test_replay_from_a_results_folder_and_id_prints_plain_text(tournament: Path)
     out = result.stdout
     assert "\x1b" not in out  # not a terminal: no colour codes
     assert out.startswith("Escoba replay | seed")
-    assert "Result: " in out and "-".join(map(str, row.scores)) in out
+    assert row.winner is not None
+    won = [row.scores[row.winner], *(s for i, s in enumerate(row.scores) if i != row.winner)]
+    assert f"Result: {row.sides[row.winner]} wins {'-'.join(map(str, won))}" in out  # the winner's score first
     assert "== Hand 1" in out and "Hand 1 scored" in out and "most cards" in out
     missing = cli.invoke(app, ["replay", str(tournament), "nope"])
     assert missing.exit_code == 2 and "no match 'nope'" in missing.stderr and row.id in missing.stderr

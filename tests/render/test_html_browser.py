@@ -135,6 +135,37 @@ def test_replay_page_works_offline_and_ends_on_the_recorded_score(browser, tmp_p
         tab.close()
 
 
+@pytest.mark.parametrize("shape", ["1v1", "4 in pairs", "6 in pairs", "6 in threes"])
+def test_seats_go_around_the_table_and_partners_sit_opposite(browser, tmp_path: Path, shape: str):
+    """Seat 0 at the bottom, the others in play order around the table (counterclockwise, so
+    the next to play is on the right); a seat and the one half the table away face each
+    other across its middle, as partners do at a real table."""
+    from replay_helpers import SEATINGS
+
+    seating = SEATINGS[shape]
+    path = tmp_path / "replay.html"
+    path.write_text(render_replay_html(replay(play(seating, seed=3))), encoding="utf-8")
+    tab = Offline(browser)
+    try:
+        tab.page.goto(path.as_uri())
+        tab.page.wait_for_selector(".seat")
+        boxes = tab.page.evaluate("""Array.from(document.querySelectorAll('.seat')).map(e => {
+            const r = e.getBoundingClientRect(); return [Number(e.dataset.seat), r.x + r.width / 2, r.y + r.height / 2]; })""")
+        middle = tab.page.evaluate("""(() => { const r = document.querySelector('.center').getBoundingClientRect();
+            return [r.x + r.width / 2, r.y + r.height / 2]; })()""")
+    finally:
+        tab.close()
+    at = {seat: (x - middle[0], y - middle[1]) for seat, x, y in boxes}  # y grows downwards
+    n = seating.players
+    assert sorted(at) == list(range(n))
+    assert at[0][1] > 0 and abs(at[0][0]) < 40  # seat 0 at the bottom, in the middle
+    for seat in range(n // 2):
+        (x, y), (ox, oy) = at[seat], at[seat + n // 2]
+        assert abs(x + ox) < 60 and abs(y + oy) < 60, (seat, at)  # facing each other through the middle
+    if n > 2:
+        assert at[1][0] > 0  # the next to play sits on the right
+
+
 def test_a_forfeit_page_ends_on_the_forfeit(browser, tmp_path: Path):
     record = play(Seating.pairs(4), {}, 9, failing_seat=3, fail_on=20)
     assert record.result.reason == "forfeit"
@@ -178,6 +209,27 @@ def test_report_page_and_its_replays_work_offline(browser, tmp_path: Path):
         assert tab.blocked == []
     finally:
         tab.close()
+
+
+def test_the_report_fits_1280_px_with_no_scrollbar(browser, tmp_path: Path):
+    from replay_helpers import make_store
+
+    results = make_store(tmp_path / "t", bots=("escoba-go-2.0", "expert-v2.1", "java-greedy", "c-firstmove"), matches=2)
+    out = tmp_path / "report.html"
+    assert CliRunner().invoke(app, ["report", results, "--html", str(out)]).exit_code == 0
+    tab = Offline(browser)
+    try:
+        tab.page.goto(out.as_uri())
+        page_width = tab.page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        overflowing = tab.page.evaluate("""Array.from(document.querySelectorAll('section'))
+            .filter(s => s.scrollWidth > s.clientWidth).map(s => s.querySelector('h2').innerText)""")
+        headers = tab.page.evaluate(
+            "Array.from(document.querySelectorAll('table.data')[0].querySelectorAll('th')).map(t => t.innerText)")
+    finally:
+        tab.close()
+    assert page_width[0] <= page_width[1] == 1280
+    assert overflowing == []
+    assert {"cpu/wall", "failures", "pts_against"} <= {h.replace("\n", "") for h in headers}  # every column is there
 
 
 def test_the_offline_harness_catches_a_page_that_reaches_out(browser, tmp_path: Path):

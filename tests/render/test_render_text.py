@@ -50,7 +50,9 @@ def test_plain_transcript_is_ascii_with_no_escape_codes(rep):
         assert text.isascii()
     text = render_transcript(rep)
     result = rep.result
-    assert f"Result: {rep.side_names()[result.winner]} wins {'-'.join(map(str, result.scores))}" in text
+    others = [score for side, score in enumerate(result.scores) if side != result.winner]
+    # The winner's score first.
+    assert f"Result: {rep.side_names()[result.winner]} wins {'-'.join(map(str, [result.scores[result.winner], *others]))}" in text
     assert text.count("scored:") == result.hands
     # Every move is listed, numbered.
     assert len(re.findall(r"^\s+\d+\. ", text, re.M)) == rep.moves

@@ -131,14 +131,24 @@
     return null;
   }
 
+  // Seats in play order around the table, seat 0 at the bottom, so that partners sit
+  // opposite each other as at a real table (4 players: 0 bottom, 1 right, 2 top, 3 left).
+  function aroundTheTable(n) {
+    if (n === 4) return {bottom: [0], right: [1], top: [2], left: [3]};
+    if (n === 6) return {bottom: [0], right: [2, 1], top: [3], left: [4, 5]};
+    const half = Math.ceil(n / 2), top = [];
+    for (let s = n - 1; s >= half; s--) top.push(s);
+    return {bottom: [...Array(half).keys()], top: top};
+  }
+
   function render() {
     const f = F[pos];
     const n = D.players;
-    const top = $("seats-top"), bottom = $("seats-bottom");
-    top.textContent = ""; bottom.textContent = "";
-    const half = Math.ceil(n / 2);
-    for (let s = n - 1; s >= half; s--) top.appendChild(seatPanel(f, s));
-    for (let s = 0; s < half; s++) bottom.appendChild(seatPanel(f, s));
+    const places = {top: $("seats-top"), bottom: $("seats-bottom"), left: $("seats-left"), right: $("seats-right")};
+    for (const box of Object.values(places)) box.textContent = "";
+    for (const [where, seats] of Object.entries(aroundTheTable(n))) {
+      for (const s of seats) places[where].appendChild(seatPanel(f, s));
+    }
     const tc = $("table-cards"); tc.textContent = "";
     const hl = new Set(f.highlight);
     if (!f.table.length) tc.appendChild(el("span", "nocards", "the table is empty"));
