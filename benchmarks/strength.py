@@ -4,6 +4,7 @@
     python benchmarks/strength.py greedy random --deals 2000 --seed 7
     python benchmarks/strength.py expert:ms=30 greedy --deals 200 --seating pairs --rule forced_capture=true
     python benchmarks/strength.py "cmd:node bots/js/bot.js" "cmd:python3 bots/greedy_bot.py" --deals 100
+    python benchmarks/strength.py "cmd:./bots/c/greedy.bin" greedy --deals 100
 
 Each deal (a shuffled deck and a dealer, both from the seed) is played twice as a single
 hand, the second time with the bots in each other's seats, so the luck of the cards cancels.
@@ -13,8 +14,9 @@ and each bot's mean and worst time per move.
 
 Bots: ``random``, ``greedy``, ``expert`` (its settings as ``expert:ms=90,playouts=1000,horizon=0,infer=1``),
 each played in-process through the same kit code (bots/kit/escoba_kit.py) a real bot process
-runs: fast enough for thousands of deals. Or ``cmd:COMMAND`` for both: real bot processes
-through the referee (each deal is then a match of exactly one hand), for bots in any language.
+runs: fast enough for thousands of deals. Or ``cmd:COMMAND``: a real bot process through the
+referee (each deal is then a match of exactly one hand), for bots in any language; against
+it, a bot of the first kind plays through the same referee, fed the same lines in-process.
 Times are measured in-process, on the wall clock and as CPU time: on a busy machine the wall
 clock also counts the time the process waited for a core, the CPU time does not.
 """
@@ -155,15 +157,22 @@ def _command(spec: str) -> str | None:
 
 
 def _open_bots(job: tuple[Any, ...], seating: Seating) -> dict[int, list[Any]]:
-    """Per bot (0 = A, 1 = B), one process for each seat its side holds."""
+    """Per bot (0 = A, 1 = B), a player for each seat its side holds: a process for a
+    ``cmd:`` bot, else its kit policy in this process, fed the same lines (``local.KitPlayer``),
+    so that a bot process can be measured against an in-process one."""
     from arena.harness.botproc import BotProcess, BotSpec, Limits
 
     spec_a, spec_b, move_ms = job[0], job[1], job[6]
     per_side = seating.players // 2
     limits = Limits(move_ms=move_ms)
-    return {o: [BotProcess(BotSpec.from_command(_command(spec) or "", name=f"{'AB'[o]}{k}", limits=limits))
-                for k in range(per_side)]
-            for o, spec in enumerate((spec_a, spec_b))}
+
+    def player(spec: str, name: str) -> Any:
+        command = _command(spec)
+        if command is None:
+            return local.KitPlayer(make_policy(spec), name, limits)
+        return BotProcess(BotSpec.from_command(command, name=name, limits=limits))
+
+    return {o: [player(spec, f"{'AB'[o]}{k}") for k in range(per_side)] for o, spec in enumerate((spec_a, spec_b))}
 
 
 def _referee_match(bots: dict[int, list[Any]], owner: list[int], rules: Rules, seating: Seating, seed: int,
@@ -307,8 +316,6 @@ def main(argv: list[str] | None = None) -> int:
     procs = [_command(spec) is not None for spec in (args.bot_a, args.bot_b)]
     try:
         rules = Rules.from_dict(dict(parse_rule(r) for r in args.rule))
-        if procs[0] != procs[1]:
-            raise ValueError("give both bots as cmd:COMMAND (processes through the referee) or neither")
         for spec, is_proc in zip((args.bot_a, args.bot_b), procs, strict=False):
             if is_proc and not (_command(spec) or "").strip():
                 raise ValueError(f"{spec!r}: the command is empty")
@@ -324,8 +331,8 @@ def main(argv: list[str] | None = None) -> int:
     matches = args.matches if args.matches is not None else max(10, args.deals // 10)
     jobs = max(1, args.jobs)
     base = (args.bot_a, args.bot_b, rules.to_dict(), seating.to_dict(), args.seed)
-    if procs[0]:
-        # One chunk per job: each chunk starts its own bot processes.
+    if any(procs):
+        # Through the referee (an in-process side too); one chunk per job: each starts its own processes.
         deal_worker, match_worker, parts = play_deals_procs, play_matches_procs, jobs
         extra: tuple[Any, ...] = (args.move_ms,)
     else:
@@ -360,12 +367,12 @@ def main(argv: list[str] | None = None) -> int:
               f"({wins} won, {draws} drawn, {losses} lost; target {rules.target})   ({t2 - t1:.0f} s)")
     for name, (count, total, worst, cpu_total, cpu_worst) in zip((a, b), times, strict=False):
         if count:
-            cpu = ("as the referee measured it, with the pipe round trip" if procs[0] else
+            cpu = ("as the referee measured it, with the pipe round trip" if any(procs) else
                    f"CPU: mean {1000 * cpu_total / count:.2f} ms, worst {1000 * cpu_worst:.2f} ms")
             print(f"time per move, {name}: mean {1000 * total / count:.2f} ms, worst {1000 * worst:.2f} ms "
                   f"({cpu}) over {int(count)} moves")
     failures = [f for part in deal_parts + match_parts for f in part.get("failures", ())]
-    if procs[0]:
+    if any(procs):
         print(f"bot failures: {len(failures)}" + "".join(f"\n  {f}" for f in failures[:10]))
     return 1 if failures else 0
 

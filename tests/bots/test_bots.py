@@ -420,6 +420,23 @@ def test_strength_script_reports_points_win_rate_and_times(capsys, benchmark_scr
     assert mean == 2.5 and low < 2.5 < high and abs((high - low) / 2 - 1.96 * (5 / 3 / 4) ** 0.5) < 1e-9
 
 
+def test_strength_compares_a_bot_process_with_an_in_process_bot(capsys, benchmark_script):
+    """The same policy as a process and in-process plays the same moves: every duplicate deal
+    is a tie; against random it is ahead, and the process is named in the failures line."""
+    import sys
+    from pathlib import Path
+
+    strength = benchmark_script("strength")
+    greedy = f"cmd:{sys.executable} {Path(__file__).resolve().parents[2] / 'bots' / 'greedy_bot.py'}"
+    assert strength.main([greedy, "greedy", "--deals", "8", "--matches", "0", "--seed", "4"]) == 0
+    out = capsys.readouterr().out
+    assert f"points per hand ({greedy} minus greedy) over 8 duplicate deals (16 hands): +0.000" in out
+    assert "bot failures: 0" in out
+    assert strength.main(["random", greedy, "--deals", "8", "--matches", "0", "--seed", "4"]) == 0
+    mean = float(capsys.readouterr().out.split(" minus ")[1].split(": ")[1].split()[0])
+    assert mean < 0  # random is behind greedy
+
+
 def test_kit_rng_follows_the_seed_in_hello():
     def draw(game, request, rng):
         return request.legal[rng.randrange(len(request.legal))]
