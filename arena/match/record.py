@@ -352,10 +352,10 @@ class RowValues:
     winner: int | None
     scores: tuple[int, ...]
     reason: EndReason
-    terminations: tuple[str, ...]  # per seat: "ok" or the termination that lost the match
+    terminations: tuple[Termination, ...]  # per seat: OK or the termination that lost the match
     escobas: tuple[int, ...]  # per side
     hands: int
-    failures: tuple[tuple[int, str], ...]  # (seat, termination) of every failure, substituted ones too
+    failures: tuple[tuple[int, Termination], ...]  # (seat, termination) of every failure, substituted ones too
 
 
 def derive_row_values(record: GameRecord) -> RowValues:
@@ -370,9 +370,9 @@ def derive_row_values(record: GameRecord) -> RowValues:
                 raise RecordError(f"malformed game record: events[{i}]: an escoba for side {_show(side)} "
                                   f"in a match of {sides} sides")
             escobas[side] += 1
-    terminations = [Termination.OK.value] * len(record.seats)
+    terminations = [Termination.OK] * len(record.seats)
     for outcome in record.outcomes:
-        terminations[outcome.seat] = outcome.termination.value
+        terminations[outcome.seat] = outcome.termination
     return RowValues(
         seed=record.seed,
         seats=record.seats,
@@ -382,7 +382,7 @@ def derive_row_values(record: GameRecord) -> RowValues:
         terminations=tuple(terminations),
         escobas=tuple(escobas),
         hands=result.hands,
-        failures=tuple((f.seat, f.termination.value) for f in record.failures),
+        failures=tuple((f.seat, f.termination) for f in record.failures),
     )
 
 

@@ -168,7 +168,7 @@ def _match_entry(row: Any, href: str | None, why: str | None) -> dict[str, Any]:
         "score": "-".join(map(str, row.scores)),
         "reason": row.reason.value,
         "hands": row.hands,
-        "failures": ", ".join(f"seat {s} {reason}" for s, reason in row.failures),
+        "failures": ", ".join(f"seat {s} {reason.value}" for s, reason in row.failures),
         "href": href,
         "refused": why,
     }

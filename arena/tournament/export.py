@@ -24,7 +24,7 @@ from arena.core.outcome import EndReason
 from arena.core.rules import Seating
 from arena.errors import ArenaError, InputError
 from arena.lines import LineTooLongError, capped_lines_numbered
-from arena.tournament.standings import OK, hands_played, match_places, seating_of, side_members
+from arena.tournament.standings import hands_played, match_places, seating_of, side_members
 from arena.tournament.store import MAX_ROW_BYTES, MatchRow, ResultStore, StoreError
 
 # A game record, in a file of its own or a line of records.jsonl, is at most what the store
@@ -84,7 +84,7 @@ def _score_a(places: Sequence[int]) -> str:
 def _forfeited_by(row: MatchRow) -> list[str]:
     if row.reason is not EndReason.FORFEIT:
         return []
-    return list(dict.fromkeys(row.seats[seat] for seat, term in enumerate(row.terminations) if term != OK))
+    return list(dict.fromkeys(row.seats[seat] for seat, term in enumerate(row.terminations) if term.is_failure))
 
 
 def _csv_line(cells: Sequence[object]) -> str:
@@ -119,7 +119,7 @@ def games_csv(results: Results, source: str = "the results") -> Iterator[str]:
                 row.reason.value,
                 hands_played(row),
                 " ".join(_forfeited_by(row)),
-                " ".join(f"{row.seats[seat]}:{reason}" for seat, reason in row.failures),
+                " ".join(f"{row.seats[seat]}:{reason.value}" for seat, reason in row.failures),
             ]
         )
 
@@ -141,7 +141,7 @@ def games_jsonl(results: Results) -> Iterator[str]:
             "reason": row.reason.value,
             "hands": hands_played(row),
             "forfeited_by": _forfeited_by(row),
-            "failures": [{"seat": seat, "bot": row.seats[seat], "reason": reason} for seat, reason in row.failures],
+            "failures": [{"seat": seat, "bot": row.seats[seat], "reason": reason.value} for seat, reason in row.failures],
         }
         yield json.dumps(data, separators=(",", ":"))
 

@@ -142,7 +142,7 @@ class FailureTally:
         for seat, reason in row.failures:
             name = row.seats[seat]
             stats = self.bots.setdefault(name, BotFailures())
-            stats.reasons[reason] += 1
+            stats.reasons[reason.value] += 1
             failed_bots.add(name)
             if stats.first_match is None:
                 stats.first_match = row.id

@@ -35,7 +35,6 @@ from arena.harness.protocol import Termination
 from arena.rating.table import DEFAULT_PRIOR, BotRating, MatchResult, Model, PairResult, RatingTable, fit_ratings
 from arena.tournament.store import UNSEALED_KEY, MatchRow, ResultStore, StoreError
 
-OK = Termination.OK.value  # a MatchRow holds the enums' text
 FAILURE_REASONS = tuple(t.value for t in Termination if t.is_failure)
 
 
@@ -189,12 +188,12 @@ def _failed_bots(row: MatchRow) -> set[str]:
     """The bots whose failure lost the match (a forfeit), by name."""
     if row.reason != EndReason.FORFEIT:
         return set()
-    return {row.seats[seat] for seat, termination in enumerate(row.terminations) if termination != OK}
+    return {row.seats[seat] for seat, termination in enumerate(row.terminations) if termination.is_failure}
 
 
 def _forfeited(row: MatchRow, seating: Seating) -> list[bool]:
     return [
-        row.reason == EndReason.FORFEIT and any(row.terminations[s] != OK for s in seating.seats_of(side))
+        row.reason == EndReason.FORFEIT and any(row.terminations[s].is_failure for s in seating.seats_of(side))
         for side in range(seating.sides)
     ]
 
@@ -305,7 +304,7 @@ def _tally_match(tallies: dict[str, _Tally], row: MatchRow, seating: Seating, cu
             t.hands += played
             t.escobas += row.escobas[side] - (cut_short[side] if side < len(cut_short) else 0)
     for seat, reason in row.failures:
-        tallies[row.seats[seat]].failures[reason] += 1
+        tallies[row.seats[seat]].failures[reason.value] += 1
     for seat, cpu_ms, wall_ms in row.usage:
         t = tallies[row.seats[seat]]
         t.cpu_ms += cpu_ms

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from arena.core.outcome import EndReason
 from arena.errors import ArenaError, ExitCode, WriteError
+from arena.harness.protocol import Termination
 from arena.safe_files import make_folder, open_lock_file, refuse_links
 from arena.tournament.identity import BotIdentity
 from arena.tournament.schedule import plain_fields
@@ -196,10 +197,10 @@ class MatchRow:
     winner: int | None  # side index, None for a draw
     scores: tuple[int, ...]  # points per side
     reason: EndReason  # how the match ended
-    terminations: tuple[str, ...]  # per seat: "ok" or the bot's failure reason
+    terminations: tuple[Termination, ...]  # per seat: OK or the bot's failure
     escobas: tuple[int, ...]  # per side
     hands: int
-    failures: tuple[tuple[int, str], ...] = ()  # (seat, reason) for every bot failure, substituted or not
+    failures: tuple[tuple[int, Termination], ...] = ()  # (seat, failure) for every bot failure, substituted or not
     duration: float = 0.0  # seconds; informative only, never compared
     # (seat, cpu_ms, wall_ms) for each seat whose bot's usage the record holds (its ``usage``):
     # a measurement like the duration, informative only, never compared nor verified.
@@ -628,10 +629,10 @@ class ResultStore:
                         row.winner,
                         json.dumps(list(row.scores)),
                         row.reason.value,
-                        json.dumps(list(row.terminations)),
+                        json.dumps([t.value for t in row.terminations]),
                         json.dumps(list(row.escobas)),
                         row.hands,
-                        json.dumps([list(f) for f in row.failures]),
+                        json.dumps([[seat, t.value] for seat, t in row.failures]),
                         row.duration,
                         record if isinstance(record, str) else json.dumps(record, separators=(",", ":")),
                         json.dumps([list(u) for u in row.usage]) if row.usage else None,
@@ -813,15 +814,25 @@ def _reason(value: object) -> EndReason:
     return member
 
 
+_TERMINATIONS = {m.value: m for m in Termination}
+
+
+def _termination(column: str, value: str) -> Termination:
+    member = _TERMINATIONS.get(value)
+    if member is None:
+        raise _BadColumn(f"column {column}: expected one of {', '.join(_TERMINATIONS)}, got {_short(value)}")
+    return member
+
+
 def _parse_row(r: tuple[Any, ...]) -> MatchRow:
     integer = "an integer"
     sides = _list_of("sides", r[6], str, "strings")
     seats = _list_of("seats", r[7], str, "strings")
     winner = r[8] if r[8] is None else _check("winner", r[8], int, "an integer or null")
     scores = _list_of("scores", r[9], int, "integers")
-    terminations = _list_of("terminations", r[11], str, "strings")
+    terminations = tuple(_termination("terminations", t) for t in _list_of("terminations", r[11], str, "strings"))
     escobas = _list_of("escobas", r[12], int, "integers")
-    failures: list[tuple[int, str]] = []
+    failures: list[tuple[int, Termination]] = []
     for item in _check("failures", _col_json("failures", r[14]), list, "a JSON list of [seat, reason] pairs"):
         pair = _check("failures", item, list, "a list of [seat, reason] pairs")
         if len(pair) != 2:
@@ -829,7 +840,7 @@ def _parse_row(r: tuple[Any, ...]) -> MatchRow:
         seat = _check("failures", pair[0], int, "a seat number")
         if not 0 <= seat < len(seats):
             raise _BadColumn(f"column failures: seat {seat} is not one of the {len(seats)} seats")
-        failures.append((seat, _check("failures", pair[1], str, "a reason")))
+        failures.append((seat, _termination("failures", _check("failures", pair[1], str, "a reason"))))
     if not (len(scores) == len(escobas) == len(sides)):
         raise _BadColumn(f"{len(sides)} sides but {len(scores)} scores and {len(escobas)} escoba counts")
     if len(terminations) != len(seats):

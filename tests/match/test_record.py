@@ -100,8 +100,8 @@ def test_the_store_row_values_derive_from_the_record():
     # Counted here from the JSON, independently of the record's types.
     escobas = [sum(1 for e in data["events"] if e["type"] == "escoba" and e["side"] == side) for side in (0, 1)]
     assert values.escobas == tuple(escobas)
-    assert values.terminations == ("ok", "ok", "crash", "ok")
-    assert values.failures == ((2, "crash"),) * 3
+    assert values.terminations == (Termination.OK, Termination.OK, Termination.CRASH, Termination.OK)
+    assert values.failures == ((2, Termination.CRASH),) * 3
     assert (values.winner, values.reason, values.hands) == (1, "forfeit", data["result"]["hands"])
     assert values.scores == tuple(data["result"]["scores"]) and values.seed == 4 and values.seats == record.seats
 
@@ -117,7 +117,8 @@ def test_the_worker_row_is_the_derived_values_in_the_spec_place():
     values = derive_row_values(record)
     assert (row.winner, row.scores, row.reason, row.terminations, row.escobas, row.hands, row.failures) == (
         values.winner, values.scores, values.reason, values.terminations, values.escobas, values.hands, values.failures)
-    assert row.reason is EndReason.FORFEIT and row.terminations[1] == "crash" and row_from_record(spec, record, 1.5) == row
+    assert row.reason is EndReason.FORFEIT and row.terminations[1] is Termination.CRASH
+    assert row_from_record(spec, record, 1.5) == row
 
 
 # --- reading untrusted records -------------------------------------------------------------------

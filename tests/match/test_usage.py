@@ -19,6 +19,7 @@ from arena.cli import app
 from arena.core.rules import Rules, Seating
 from arena.harness.botproc import BotProcess, BotSpec, Limits
 from arena.harness.local_bot import LocalBot
+from arena.harness.protocol import Termination
 from arena.harness.resources import MIB, ResourceLimits, Usage
 from arena.match.record import GameRecord, RecordError, SeatUsage
 from arena.match.referee import play_match
@@ -192,7 +193,8 @@ GOLDEN_STORE = Path(__file__).parents[1] / "golden" / "store"
 
 def _row(k: int, seats: tuple[str, str], usage: tuple[tuple[int, float, float], ...]) -> MatchRow:
     return MatchRow(id=f"{k}.0", index=k, pairing=k, deal=0, rotation=0, seed=k, sides=seats, seats=seats, winner=0,
-                    scores=(7, 3), reason="target", terminations=("ok", "ok"), escobas=(0, 0), hands=2, usage=usage)
+                    scores=(7, 3), reason="target", terminations=(Termination.OK, Termination.OK), escobas=(0, 0), hands=2,
+                    usage=usage)
 
 
 def test_the_table_gives_each_bot_its_cpu_time_over_the_wall_time_of_its_measured_matches():

@@ -28,6 +28,7 @@ from process_helpers import as_from_a_terminal
 from typer.testing import CliRunner
 
 from arena.cli import app
+from arena.harness.protocol import Termination
 from arena.sprt import Decision, EloModel, Pentanomial, SprtParams, llr
 from arena.tournament import runner as tr
 from arena.tournament.config import ConfigError, load_config, parse_config
@@ -170,7 +171,7 @@ def _row(deal: int, rotation: int, winner_is_a: bool, margin: int = 5, hands: in
     scores[1 - winner] = 5
     return MatchRow(id=f"{deal:05d}.{rotation}", index=2 * deal + rotation, pairing=0, deal=deal, rotation=rotation,
                     seed=deal, sides=sides, seats=sides, winner=winner, scores=tuple(scores), reason="target",
-                    terminations=("ok", "ok"), escobas=(0, 0), hands=hands)
+                    terminations=(Termination.OK, Termination.OK), escobas=(0, 0), hands=hands)
 
 
 def test_a_match_from_the_candidates_side():

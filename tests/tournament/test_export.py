@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from arena.cli import app
 from arena.core.rules import Seating
 from arena.errors import ExitCode
+from arena.harness.protocol import Termination
 from arena.match.record import derive_row_values
 from arena.render.standings import format_crosstable, format_standings
 from arena.tournament import runner as tr
@@ -279,7 +280,8 @@ def test_a_forfeits_unfinished_hand_and_its_escobas_are_left_out():
 def test_a_partners_failure_is_not_the_bots_own_forfeit():
     row = MatchRow(id="0", index=0, pairing=0, deal=0, rotation=0, seed=1, sides=("s0", "s1"),
                    seats=("a", "c", "b", "d"), winner=1, scores=(3, 5), reason="forfeit",
-                   terminations=("ok", "ok", "timeout", "ok"), escobas=(0, 0), hands=3, failures=((2, "timeout"),))
+                   terminations=(Termination.OK, Termination.OK, Termination.TIMEOUT, Termination.OK), escobas=(0, 0),
+                   hands=3, failures=((2, Termination.TIMEOUT),))
     standings = {s.name: s for s in compute_standings([row], Seating.pairs(4), "abcd").bots}
     assert (standings["b"].forfeits, standings["a"].forfeits) == (1, 0)  # a's partner b failed
     assert standings["a"].losses == standings["b"].losses == 1

@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 
 from arena.core.rules import Seating
+from arena.harness.protocol import Termination
 from arena.rating.table import DEFAULT_PRIOR, MatchResult, Model, PairResult, Status, fit_ratings
 from arena.render.standings import (
     STANDINGS_HEADERS,
@@ -44,7 +45,8 @@ def test_places_from_a_row():
     seating = Seating.alone(4)
     assert match_places(_row(0, ("a", "b", "c", "d"), (21, 15, 15, 3), 0), seating) == (1, 2, 2, 4)
     # A side that forfeited finishes behind the others whatever its points.
-    forfeit = _row(1, ("a", "b", "c"), (30, 10, 21), 2, reason="forfeit", terminations=("timeout", "ok", "ok"))
+    forfeit = _row(1, ("a", "b", "c"), (30, 10, 21), 2, reason="forfeit",
+                   terminations=(Termination.TIMEOUT, Termination.OK, Termination.OK))
     assert match_places(forfeit, Seating.alone(3)) == (3, 2, 1)
     assert match_result(forfeit, Seating.alone(3)) == MatchResult((("a",), ("b",), ("c",)), (3, 2, 1))
     two = _row(2, ("a", "b"), (9, 21), 1)
@@ -130,7 +132,7 @@ def test_the_default_standings_fit_100_columns_and_wide_has_every_column(sides: 
     for k in range(8):
         seats = (names[k % 4:] + names[:k % 4])[:sides]
         scores = (21, 15, 9, 3)[:sides]
-        failures = (((0, "timeout"),) if k % 3 else ((0, "crash"),)) if fails else ()
+        failures = (((0, Termination.TIMEOUT),) if k % 3 else ((0, Termination.CRASH),)) if fails else ()
         rows.append(replace(_row(k, seats, scores, 0), failures=failures))
     standings = compute_standings(rows, Seating.alone(sides), list(names))
     text = format_standings(standings, "plain")

@@ -44,7 +44,7 @@ def test_the_hints_name_the_setting_to_change():
 
 
 def _row(match_id: str, seats: tuple[str, ...], failures=(), winner=0, scores=(5, 2)) -> MatchRow:
-    terminations = tuple("ok" for _ in seats)
+    terminations = tuple(Termination.OK for _ in seats)
     return MatchRow(id=match_id, index=int(match_id[:5]), pairing=0, deal=0, rotation=0, seed=1, sides=seats,
                     seats=seats, winner=winner, scores=scores, reason=EndReason.FORFEIT if failures else EndReason.TARGET,
                     terminations=terminations, escobas=(0, 0), hands=1, failures=tuple(failures))
@@ -66,8 +66,8 @@ def test_failure_notes_come_from_the_records_failures():
 def test_the_tally_counts_per_bot_and_calls_out_a_bot_that_failed_every_match():
     tally = FailureTally(["good", "bad", "flaky"])
     note = FailureNote(1, "bad", "no_handshake", "not JSON (x): 'DEBUG got hello'", FailureAction.FORFEIT)
-    tally.add(_row("00000.0", ("good", "bad"), [(1, "no_handshake")]), [note])
-    tally.add(_row("00001.0", ("bad", "flaky"), [(0, "no_handshake"), (1, "timeout")]))
+    tally.add(_row("00000.0", ("good", "bad"), [(1, Termination.NO_HANDSHAKE)]), [note])
+    tally.add(_row("00001.0", ("bad", "flaky"), [(0, Termination.NO_HANDSHAKE), (1, Termination.TIMEOUT)]))
     tally.add(_row("00002.0", ("good", "flaky")))
     assert tally.matches == 3 and tally.failed_matches == 2
     bad, flaky, good = tally.bots["bad"], tally.bots["flaky"], tally.bots["good"]
@@ -139,7 +139,7 @@ def test_throughput_and_the_lines_for_each_finished_match():
     rate.add()
     clock.now += 30
     assert rate.text() == "4.0/min"
-    row = _row("00003.1", ("greedy", "newbie"), [(1, "no_handshake")], winner=0, scores=(0, 0))
+    row = _row("00003.1", ("greedy", "newbie"), [(1, Termination.NO_HANDSHAKE)], winner=0, scores=(0, 0))
     note = FailureNote(1, "newbie", "no_handshake", "not JSON", FailureAction.FORFEIT)
     assert match_line(row, [note]) == "00003.1  greedy vs newbie  0-0  greedy wins (forfeit); newbie no_handshake"
     data = json.loads(match_json(row, [note], 7, 12))

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from arena.core.outcome import EndReason
+from arena.harness.protocol import Termination
 from arena.render.standings import format_crosstable, format_standings
 from arena.tournament.config import parse_config
 from arena.tournament.schedule import build_schedule
@@ -30,7 +31,7 @@ def row_for(spec, winner, failures=()):
     return MatchRow(
         id=spec.id, index=spec.index, pairing=spec.pairing, deal=spec.deal, rotation=spec.rotation,
         seed=spec.seed, sides=spec.sides, seats=spec.seats, winner=winner, scores=scores,
-        reason=EndReason.TARGET if winner is not None else EndReason.MAX_HANDS, terminations=("ok", "ok"),
+        reason=EndReason.TARGET if winner is not None else EndReason.MAX_HANDS, terminations=(Termination.OK, Termination.OK),
         escobas=(2, 1), hands=4, failures=failures, duration=0.25,
     )
 
@@ -43,7 +44,7 @@ def open_store(folder: Path, text: str = TEXT) -> ResultStore:
 def test_rows_round_trip_and_are_written_once(tmp_path: Path):
     c = parse_config(TEXT)
     spec = build_schedule(c)[0]
-    row = row_for(spec, 0, failures=((1, "timeout"),))
+    row = row_for(spec, 0, failures=((1, Termination.TIMEOUT),))
     with open_store(tmp_path) as store:
         assert store.completed_ids() == set()
         store.add(row, {"moves": ["7o"], "seed": spec.seed})
@@ -135,7 +136,7 @@ def test_standings_are_derived_from_the_rows(tmp_path: Path):
             winner = spec.seats.index("a") if spec.rotation == 0 else None
         else:
             winner = spec.seats.index("b")
-        rows.append(row_for(spec, winner, failures=((0, "timeout"),) if spec.seats[0] == "c" else ()))
+        rows.append(row_for(spec, winner, failures=((0, Termination.TIMEOUT),) if spec.seats[0] == "c" else ()))
     standings = compute_standings(rows, c.seating, ["a", "b", "c"])
     names = [s.name for s in standings.bots]
     assert names == ["a", "b", "c"]
@@ -162,7 +163,7 @@ def test_multi_side_matches_become_pairwise_results():
 
     row = MatchRow(id="0.0", index=0, pairing=0, deal=0, rotation=0, seed=1, sides=("a", "b", "c"),
                    seats=("a", "b", "c"), winner=2, scores=(30, 10, 21), reason=EndReason.FORFEIT,
-                   terminations=("timeout", "ok", "ok"), escobas=(0, 0, 0), hands=3)
+                   terminations=(Termination.TIMEOUT, Termination.OK, Termination.OK), escobas=(0, 0, 0), hands=3)
     pairs = pair_results(row, Seating.alone(3))
     # c won; a forfeited, so it loses to b despite its points.
     assert [(p.side_a, p.side_b, p.score_a) for p in pairs] == [

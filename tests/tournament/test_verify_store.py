@@ -231,7 +231,8 @@ def test_a_record_played_under_other_rules_is_refused(finished: Path, tmp_path: 
     _sql(results, "UPDATE matches SET record = ?, winner = ?, scores = ?, reason = ?, hands = ?, escobas = ?,"
                   " terminations = ?, failures = ? WHERE id = ?",
          (json.dumps(record.to_dict()), derived.winner, json.dumps(derived.scores), derived.reason, derived.hands,
-          json.dumps(derived.escobas), json.dumps(derived.terminations), json.dumps(derived.failures), row["id"]))
+          json.dumps(derived.escobas), json.dumps([t.value for t in derived.terminations]),
+          json.dumps([[seat, t.value] for seat, t in derived.failures]), row["id"]))
     refused = _refusals(_verify(results))
     # (Its in-process players had the default time limits too, not the file's: said after.)
     assert len(refused) == 1
@@ -308,3 +309,16 @@ def test_a_record_with_edited_limits_is_refused(finished: Path, tmp_path: Path):
     seat_bot = record["seats"][1]
     assert len(refused) == 1 and refused[0].startswith(
         f"refused {row['id']}: its record's limits of seat 1 ({seat_bot}) are not the tournament file's: move_ms "), refused
+
+
+@pytest.mark.parametrize("column,value", [("terminations", '["ok", "sulking"]'), ("failures", '[[0, "sulking"]]')])
+def test_a_failure_reason_the_arena_has_not_is_a_damaged_store(finished: Path, tmp_path: Path, column: str, value: str):
+    """The store's rows parse to the arena's own failure reasons (``Termination``): another
+    word is a damaged row, one line naming the column and what it may hold."""
+    results = _copy(finished, tmp_path)
+    _sql(results, f"UPDATE matches SET {column} = ? WHERE idx = 0", (value,))
+    result = cli.invoke(app, ["table", str(results)])
+    assert result.exit_code == ExitCode.BAD_INPUT, result.output
+    line = result.stderr.strip()
+    assert "\n" not in line and f"column {column}: expected one of ok, no_handshake, timeout" in line, line
+    assert "'sulking'" in line
