@@ -13,6 +13,7 @@ from typing import IO, Annotated, Any
 import typer
 
 import arena.cli.console as console
+from arena.cli.seeds import ShowSeedOption, seed_text
 from arena.core.cards import Card
 from arena.core.rules import Rules, Seating
 from arena.errors import ExitCode, InputError, WriteError
@@ -142,9 +143,9 @@ class _Printer:
             self.echo(f"hand {item['hand'] + 1} points: {points}; match {totals}")
 
 
-def _summary(record: GameRecord, seating: Seating) -> dict[str, Any]:
+def _summary(record: GameRecord, seating: Seating, show_seed: bool) -> dict[str, Any]:
     result = record.result
-    return {
+    summary: dict[str, Any] = {
         "winner": result.winner,
         "winner_seats": list(seating.seats_of(result.winner)) if result.winner is not None else [],
         "scores": list(result.scores),
@@ -153,15 +154,20 @@ def _summary(record: GameRecord, seating: Seating) -> dict[str, Any]:
         "seed": record.seed,
         "seats": [o.to_dict() for o in record.outcomes],
     }
+    if not show_seed:
+        del summary["seed"]  # hidden: the key is left out (arena/cli/seeds.py)
+    return summary
 
 
 def play(
     commands: Annotated[list[str], typer.Argument(help="Bot commands, one per seat in play order (quote each).")],
     pairs: Annotated[bool, typer.Option("--pairs", help="Play in teams: seats 0+2 vs 1+3 (or 3 teams of 2 with 6).")] = False,
-    seed: Annotated[int | None, typer.Option(help="Match seed (default: random, printed).")] = None,
+    seed: Annotated[int | None, typer.Option(
+        help="Match seed (default: random; printed with --show-seed, stored with --record).")] = None,
     target: Annotated[int | None, typer.Option(help="Points to win (rule option target, default 21).")] = None,
     rule: Annotated[list[str] | None, typer.Option(help="A rule option KEY=VALUE, e.g. renuncio=true; repeatable.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print only one JSON object with the result at the end.")] = False,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Print only one JSON object with the result at the end (its seed with --show-seed).")] = False,
     move_ms: Annotated[int, typer.Option(help="Time per decision, ms.")] = Limits.move_ms,
     bank_ms: Annotated[int, typer.Option(help="Extra time bank per bot per match, ms.")] = Limits.bank_ms,
     startup_ms: Annotated[int, typer.Option(help="Time to answer the handshake, ms.")] = Limits.startup_ms,
@@ -175,6 +181,7 @@ def play(
     cpu: Annotated[
         int | None, typer.Option(help="Pin the arena and every bot to this CPU (faster hand-overs; bots share it).")
     ] = None,
+    show_seed: ShowSeedOption = False,
 ) -> None:
     """Play one match between bot commands and show it as it goes."""
     seating = _seating(len(commands), pairs)
@@ -202,7 +209,7 @@ def play(
             console.echo(text)
 
     names = [s.name for s in specs]
-    echo(f"seed {seed}; " + ", ".join(f"seat {i}: {n}" for i, n in enumerate(names)))
+    echo(f"{seed_text(seed, show_seed)}; " + ", ".join(f"seat {i}: {n}" for i, n in enumerate(names)))
     conv = _open_conversation(logs)
     log = ConversationLog(conv) if conv is not None else None
     bots = [BotProcess(spec, stderr_dir=logs, log=log, cpus=None if cpu is None else [cpu]) for spec in specs]
@@ -222,7 +229,7 @@ def play(
             record.write_text(json.dumps(game.to_dict(), indent=1) + "\n", encoding="utf-8")
         except OSError as exc:
             raise WriteError(f"cannot write the record to {record}: {exc.strerror or exc}") from None
-    summary = _summary(game, seating)
+    summary = _summary(game, seating, show_seed)
     if as_json:
         console.echo(json.dumps(summary))
         return

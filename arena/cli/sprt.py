@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Annotated, TypeVar
 import typer
 
 import arena.cli.console as console
+from arena.cli.seeds import PLACEHOLDER, ShowSeedOption, seed_argument
 from arena.cli.tournament import Progress
 from arena.errors import InputError
 from arena.tournament.schedule import Format, Mode, TeamMode
@@ -216,6 +217,7 @@ def sprt(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only errors and the final results.")] = False,
     report: Annotated[bool | None, typer.Option(
         "--report/--no-report", help="Write the report page into the results folder (default: as arena run).")] = None,
+    show_seed: ShowSeedOption = False,
 ) -> None:
     """Test whether A is stronger than B with the fewest games: deals in pairs (both seats), until
     the log-likelihood ratio reaches a bound (H0 or H1 accepted) or --max-pairs.
@@ -252,10 +254,10 @@ def sprt(
             bots = _command_bots(candidate, baseline, check)
             base_config = None
     config = _config(bots, params, base_config, seed, concurrency, output, cluster)
-    resume = _resume_command(candidate, baseline, params, file, repo, base, dev, build, cmd, cwd, seed, concurrency,
-                             output, cluster)
+    resume = _resume_command(candidate, baseline, params, file, repo, base, dev, build, cmd, cwd,
+                             None if seed is None else seed_argument(seed, show_seed), concurrency, output, cluster)
     play_config(config, resume=resume, cluster=cluster, progress=progress, no_progress=no_progress,
-                verbose=verbose, quiet=quiet, strict=False, report=report)
+                verbose=verbose, quiet=quiet, strict=False, report=report, show_seed=show_seed)
 
 
 def _config(bots: tuple[BotConfig, BotConfig], params: SprtParams, base: TournamentConfig | None, seed: int | None,
@@ -311,8 +313,9 @@ def _print_stats(params: SprtParams, counts: tuple[int, int, int, int, int]) -> 
 
 def _resume_command(candidate: str | None, baseline: str | None, params: SprtParams, file: Path | None,
                     repo: Path | None, base: str | None, dev: str | None, build: str | None, cmd: str | None, cwd: str,
-                    seed: int | None, concurrency: int | None, output: Path | None, cluster: str | None) -> str:
-    """The command that resumes this test: the same bots, test and folder."""
+                    seed: str | None, concurrency: int | None, output: Path | None, cluster: str | None) -> str:
+    """The command that resumes this test: the same bots, test and folder; ``seed`` is the
+    ``--seed`` given, as it may be shown (arena/cli/seeds.py)."""
     parts = ["arena", "sprt"]
     if repo is not None:
         parts += ["--repo", str(repo), "--base", str(base), "--dev", str(dev), "--cmd", str(cmd)]
@@ -336,7 +339,10 @@ def _resume_command(candidate: str | None, baseline: str | None, params: SprtPar
                           ("--output", output), ("--cluster", cluster)):
         if given is not None:
             parts += [option, str(given)]
-    return " ".join(shlex.quote(p) for p in parts)
+    command = " ".join(shlex.quote(p) for p in parts)
+    if seed == PLACEHOLDER:
+        command += f" ({PLACEHOLDER}: the --seed you gave)"
+    return command
 
 
 __all__ = ["command_name", "sprt", "sprt_stats"]

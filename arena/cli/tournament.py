@@ -29,6 +29,7 @@ import typer
 import arena.cli.console as console
 from arena.cli.edge import Interrupted, interrupt_exit_code, interrupt_name
 from arena.cli.rate import FormatOption, PriorOption, check_prior
+from arena.cli.seeds import ShowSeedOption, seed_text
 from arena.errors import ArenaError, ExitCode, InputError
 from arena.harness.containment import containment_line, sealing_line, unsealed_why
 from arena.harness.containment import require_sealed as require_sealed_bots
@@ -91,7 +92,7 @@ def _load(file: Path, *, concurrency: int | None = None, output: Path | None = N
     return config
 
 
-def _summary(config: TournamentConfig, matches: int, deals: int) -> str:
+def _summary(config: TournamentConfig, matches: int, deals: int, show_seed: bool) -> str:
     shape = f"{config.players} players alone" if config.mode is Mode.SINGLE else (
         f"pairs: {config.players} players in teams of {config.team_size} ({config.team_mode})"
     )
@@ -102,7 +103,7 @@ def _summary(config: TournamentConfig, matches: int, deals: int) -> str:
     return (
         f"{config.name}: {len(config.bots)} bots, {shape}, {fmt}, "
         f"{config.matches_per_pairing} matches per pairing{' (duplicate deals)' if config.duplicate else ''}; "
-        f"{matches} matches on {deals} deals; seed {config.seed}; "
+        f"{matches} matches on {deals} deals; {seed_text(config.seed, show_seed)}; "
         f"failures: {config.failures.policy}"
         + (f" ({config.failures.strikes} strikes)" if config.failures.substitutes else "")
         + limit
@@ -127,15 +128,17 @@ def _rel(path: str) -> str:
     return rel if not rel.startswith("..") else path
 
 
-def _schedule_table(config: TournamentConfig, schedule: tuple[MatchSpec, ...], done: Callable[[MatchSpec], bool] | None) -> str:
-    headers = ["match", "deal seed", *(f"seat {i}" for i in range(config.players))]
+def _schedule_table(config: TournamentConfig, schedule: tuple[MatchSpec, ...], done: Callable[[MatchSpec], bool] | None,
+                    show_seed: bool) -> str:
+    # A deal's seed gives its every hand: a column only when asked for (arena/cli/seeds.py).
+    headers = ["match", *(["deal seed"] if show_seed else []), *(f"seat {i}" for i in range(config.players))]
     if config.mode is Mode.PAIRS:
         headers.append("sides")
     if done is not None:
         headers.append("status")
     rows = []
     for spec in schedule:
-        row: list[object] = [spec.id, spec.seed, *spec.seats]
+        row: list[object] = [spec.id, *([spec.seed] if show_seed else []), *spec.seats]
         if config.mode is Mode.PAIRS:
             row.append(" vs ".join(spec.sides))
         if done is not None:
@@ -161,10 +164,11 @@ def _build_lines(planned: list[PlannedBuild]) -> list[str]:
 def validate(
     file: Annotated[Path, typer.Argument(help="Tournament YAML file (see docs/TOURNAMENTS.md).")],
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the summary line, not the schedule.")] = False,
+    show_seed: ShowSeedOption = False,
 ) -> None:
     """Check a tournament file and print its schedule and what would be built. Exit code 2 if the file is invalid."""
     config = _load(file)
-    schedule, summary, caption = _file_schedule(config)
+    schedule, summary, caption = _file_schedule(config, show_seed)
     planned = _planned_builds(config)
     console.echo(f"{file}: ok")
     console.echo(summary)
@@ -175,18 +179,18 @@ def validate(
             console.echo(line)
         if caption:
             console.echo(caption)
-        console.echo(_schedule_table(config, schedule, None))
+        console.echo(_schedule_table(config, schedule, None, show_seed))
 
 
-def _file_schedule(config: TournamentConfig) -> tuple[tuple[MatchSpec, ...], str, str]:
+def _file_schedule(config: TournamentConfig, show_seed: bool) -> tuple[tuple[MatchSpec, ...], str, str]:
     """What a file's schedule is before anything is played: its matches, the summary line and
     a caption. A sequential test's schedule is open-ended (the test decides how many deals): its
     first deals stand for it."""
     if config.format is Format.SPRT:
         caption = f"the first {SPRT_SHOWN_DEALS} deals of an open-ended schedule (the test decides how many):"
-        return build_schedule(config, deals=SPRT_SHOWN_DEALS), _sprt_summary(config), caption
+        return build_schedule(config, deals=SPRT_SHOWN_DEALS), _sprt_summary(config, show_seed), caption
     schedule = build_schedule(config)
-    return schedule, _summary(config, len(schedule), len({s.deal for s in schedule})), ""
+    return schedule, _summary(config, len(schedule), len({s.deal for s in schedule}), show_seed), ""
 
 
 def _resume_command(file: Path, concurrency: int | None, output: Path | None) -> str:
@@ -246,6 +250,7 @@ def run(
         typer.Option("--require-sealed", help="Exit with code 2, playing nothing, unless every bot runs sealed "
                      "(its own namespaces through bubblewrap; docs/PROTOCOL.md, \"Limits and containment\")."),
     ] = False,
+    show_seed: ShowSeedOption = False,
 ) -> None:
     """Build the bots, then play a tournament, or resume it: matches already in the results folder are not played again.
 
@@ -253,17 +258,17 @@ def run(
     # With --cluster the bots run on the workers: their programs need not exist here.
     config = _load(file, concurrency=concurrency, output=output, check_commands=not cluster)
     if dry_run:
-        _dry_run(config)
+        _dry_run(config, show_seed)
         return
     if require_sealed and not cluster:
         require_sealed_bots()
     resume = _resume_command(file, concurrency, output) + (f" --cluster {shlex.quote(cluster)}" if cluster else "")
     play_config(config, resume=resume, cluster=cluster, progress=progress, no_progress=no_progress, verbose=verbose,
-                quiet=quiet, strict=strict, report=report)
+                quiet=quiet, strict=strict, report=report, show_seed=show_seed)
 
 
 def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, progress: Progress, no_progress: bool,
-                verbose: bool, quiet: bool, strict: bool, report: bool | None) -> None:
+                verbose: bool, quiet: bool, strict: bool, report: bool | None, show_seed: bool) -> None:
     """``arena run``'s whole run of a tournament (``arena sprt`` makes one and plays it here):
     builds, identity checks, the live progress and failure lines, Ctrl-C with the ``resume``
     command, the tables and the report page. A sequential test (format sprt) plays until it
@@ -289,7 +294,7 @@ def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, p
             # damaged store is one line, and nothing is written to it.
             view = _view_of(config, runner.plan_strategy(config, store))
             live = _Live(config, store, view, out, mode=mode, verbose=verbose)
-            out.say(view.summary())
+            out.say(view.summary(show_seed))
             out.say("containment: " + (containment_line() if not address else "on the cluster's workers, each as a local run"))
             why = None if address else unsealed_why()
             if why is not None:
@@ -347,7 +352,7 @@ def _sprt_status(test: SprtRun) -> str:
     return status_text(test.summary())
 
 
-def _sprt_summary(config: TournamentConfig) -> str:
+def _sprt_summary(config: TournamentConfig, show_seed: bool) -> str:
     from arena.sprt import Metric
     from arena.tournament.schedule import sprt_pair_limit
     from arena.tournament.sprt_run import sides_of
@@ -361,7 +366,7 @@ def _sprt_summary(config: TournamentConfig) -> str:
         + (f" {params.model.value}" if params.metric is Metric.ELO else " per hand")
         + f", alpha {params.alpha:g}, beta {params.beta:g}, at most {sprt_pair_limit(config)} pairs")
     return (f"{config.name}: sprt, {candidate} (A) against {baseline} (B), {shape}; {test}; every deal played from "
-            f"both seats, until the test decides; seed {config.seed}; failures: {config.failures.policy}; "
+            f"both seats, until the test decides; {seed_text(config.seed, show_seed)}; failures: {config.failures.policy}; "
             f"concurrency {config.concurrency}; output {_rel(config.output)}")
 
 
@@ -376,11 +381,11 @@ def _existing_store(config: TournamentConfig) -> ResultStore:
     return existing
 
 
-def _dry_run(config: TournamentConfig) -> None:
+def _dry_run(config: TournamentConfig, show_seed: bool) -> None:
     """What ``arena run`` would do: the summary, the builds (none run), the schedule and what is
     already stored; refused as the run would be for a changed file or a changed bot."""
     if config.format is Format.SPRT:
-        _dry_run_sprt(config)
+        _dry_run_sprt(config, show_seed)
         return
     schedule = build_schedule(config)
     planned = _planned_builds(config)
@@ -394,16 +399,16 @@ def _dry_run(config: TournamentConfig) -> None:
                 pass  # every stored row read as the run would, so a damaged one is refused here too
             stored, done = plan.is_stored, plan.done
             _check_identities_read_only(config, existing, planned)
-    console.echo(_summary(config, len(schedule), len({s.deal for s in schedule})))
+    console.echo(_summary(config, len(schedule), len({s.deal for s in schedule}), show_seed))
     for line in grant_lines(config):
         console.echo(line)
     for line in _build_lines(planned):
         console.echo(line)
     console.echo(f"{done} of {len(schedule)} matches already in {_rel(config.output)}" if done else "nothing played yet")
-    console.echo(_schedule_table(config, schedule, stored if done else None))
+    console.echo(_schedule_table(config, schedule, stored if done else None, show_seed))
 
 
-def _dry_run_sprt(config: TournamentConfig) -> None:
+def _dry_run_sprt(config: TournamentConfig, show_seed: bool) -> None:
     """``_dry_run`` of a sequential test: what is stored, the test as it stands, the deals next."""
     from arena.tournament.sprt_run import SprtRun
 
@@ -419,7 +424,7 @@ def _dry_run_sprt(config: TournamentConfig) -> None:
                 first = test.book.next_deal
                 if not test.has_work:
                     status += "; the test has decided: nothing to play"
-    console.echo(_sprt_summary(config))
+    console.echo(_sprt_summary(config, show_seed))
     for line in grant_lines(config):
         console.echo(line)
     for line in _build_lines(planned):
@@ -427,7 +432,7 @@ def _dry_run_sprt(config: TournamentConfig) -> None:
     console.echo(status)
     schedule = [spec for spec in build_schedule(config, deals=first + SPRT_SHOWN_DEALS) if spec.deal >= first]
     console.echo(f"the next {SPRT_SHOWN_DEALS} deals of an open-ended schedule (the test decides how many):")
-    console.echo(_schedule_table(config, tuple(schedule), None))
+    console.echo(_schedule_table(config, tuple(schedule), None, show_seed))
 
 
 def _check_identities_read_only(config: TournamentConfig, store: ResultStore, planned: list[PlannedBuild]) -> None:
@@ -515,8 +520,8 @@ class _ScheduleView:
         self.total: int | None = plan.total
         self._matches, self._deals = _size(config)
 
-    def summary(self) -> str:
-        return _summary(self.config, self._matches, self._deals)
+    def summary(self, show_seed: bool) -> str:
+        return _summary(self.config, self._matches, self._deals, show_seed)
 
     def resuming(self) -> str:
         return f"resuming: {self.strategy.done} of {self.strategy.total} matches already played"
@@ -558,8 +563,8 @@ class _SprtView:
         self.config = config
         self.strategy = test
 
-    def summary(self) -> str:
-        return _sprt_summary(self.config)
+    def summary(self, show_seed: bool) -> str:
+        return _sprt_summary(self.config, show_seed)
 
     def resuming(self) -> str:
         return f"resuming: {self.strategy.done} matches stored; {self.state_text()}"

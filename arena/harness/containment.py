@@ -31,6 +31,7 @@ from arena.harness import cgroups, sandbox, seal
 from arena.harness import launcher as launcher_program
 from arena.harness.resources import ResourceLimits, Usage
 from arena.harness.sandbox import LANDLOCK_ENV
+from arena.harness.scratch import sweep_once
 
 # Set to "off" to run bots without cgroups (what a machine without them gets): for tests
 # and for comparing the two.
@@ -362,6 +363,9 @@ class LauncherClient:
         """Start a bot with ``fds`` as its stdin, stdout and stderr; where Landlock is in force
         it cannot read the ``hidden`` paths (``arena.harness.sandbox``)."""
         env = dict(env)
+        # Sealed or not, this process's first bot clears what dead arenas left in its
+        # temporary folder (arena.harness.scratch).
+        sweep_once(env.get("TMPDIR"))
         # A sealed bot has a private /tmp of its own; an unsealed one gets a fresh folder.
         scratch = None if self.sealed else sandbox.private_temporary(env)
         if scratch is not None:

@@ -40,6 +40,7 @@ import tempfile
 from collections.abc import Iterable
 from typing import Any
 
+from arena.harness.scratch import make_folder
 from arena.harness.seal import within
 
 # Linux system call numbers of Landlock: the same on every architecture (the unified table).
@@ -177,10 +178,10 @@ def private_temporary(env: dict[str, str]) -> str | None:
     there (a bot killed mid-write, one that never cleans up) is removed with it, and with
     Landlock it can make files there even when its temporary folder holds a hidden path, such
     as a results folder in ``/tmp`` (``_around``). None if no folder can be made (the bot
-    keeps the ``TMPDIR`` it had). The caller removes it."""
-    base = env.get("TMPDIR") or tempfile.gettempdir()
+    keeps the ``TMPDIR`` it had). The caller removes it; should nobody (the arena and the
+    launcher killed together), the next arena does (``arena.harness.scratch``)."""
     try:
-        return tempfile.mkdtemp(prefix="escoba-arena-", dir=base)
+        return make_folder(env.get("TMPDIR") or tempfile.gettempdir())
     except OSError:
         return None
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 from typing import IO, Any
 
 from arena.errors import ArenaError
+from arena.harness.scratch import make_folder, sweep_once
 
 # A git command that reads a local repository takes well under a second; the limit is only
 # there so that a wedged git (a lock held by a crashed process, a slow network filesystem)
@@ -189,6 +190,8 @@ def checkout(bot: str, source: SourceSpec, cache_dir: str) -> Checkout:
     """Extract the revision into the cache, once: later calls, from this arena or another
     running at the same time, reuse the same complete copy."""
     place = locate(bot, source, cache_dir)
+    # An extraction that a kill -9 cut short left its folder: the next arena here removes it.
+    sweep_once(os.path.dirname(place.root))
     if not os.path.isdir(place.root):
         _extract(bot, source.resolved_repo, place.commit, place.root)
     return place
@@ -201,7 +204,7 @@ def is_checked_out(cache_dir: str, commit: str) -> bool:
 def _extract(bot: str, repo: str, commit: str, root: str) -> None:
     parent = os.path.dirname(root)
     os.makedirs(parent, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=f".{commit[:12]}-", dir=parent)
+    tmp = make_folder(parent, label=f"{commit[:12]}-")
     try:
         try:
             _write_tree(bot, repo, commit, tmp)

@@ -28,7 +28,7 @@ def test_play_json_prints_one_object_with_winner_score_and_terminations():
     result = run("play", C, C, "--seed", "3", "--target", "5", "--json")
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
-    assert summary["reason"] == "target" and summary["seed"] == 3
+    assert summary["reason"] == "target" and "seed" not in summary  # hidden: arena/cli/seeds.py
     assert summary["scores"][summary["winner"]] == max(summary["scores"]) >= 5
     assert [s["termination"] for s in summary["seats"]] == ["ok", "ok"]
     assert [s["bot"] for s in summary["seats"]] == ["firstmove.bin#1", "firstmove.bin#2"]
@@ -40,7 +40,7 @@ def test_play_shows_the_match_as_it_goes():
     result = run("play", C, zoo("good"), C, "--seed", "8", "--target", "3")
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("seed 8; seat 0: firstmove.bin#1, seat 1: zoobot.py, seat 2: firstmove.bin#2")
+    assert lines[0].startswith("seed hidden (--show-seed); seat 0: firstmove.bin#1, seat 1: zoobot.py, seat 2: firstmove.bin#2")
     # Hands are numbered from 1, as arena replay numbers them.
     assert any(x.startswith("hand 1: dealer seat") for x in lines) and not any(x.startswith("hand 0") for x in lines)
     assert any("table:" in x for x in lines) and any(x.startswith("hand 1 points:") for x in lines)
