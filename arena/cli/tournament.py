@@ -97,13 +97,16 @@ def _summary(config: TournamentConfig, matches: int, deals: int, show_seed: bool
         f"pairs: {config.players} players in teams of {config.team_size} ({config.team_mode})"
     )
     fmt = config.format + (f" (challenger {config.challenger})" if config.challenger else "")
+    from arena.render.text import counted
+
     limit = ""
     if config.max_failed_matches is not None:
-        limit = f", at most {config.max_failed_matches} matches with a failure"
+        limit = f", at most {counted(config.max_failed_matches, 'match', 'matches')} with a failure"
     return (
-        f"{config.name}: {len(config.bots)} bots, {shape}, {fmt}, "
-        f"{config.matches_per_pairing} matches per pairing{' (duplicate deals)' if config.duplicate else ''}; "
-        f"{matches} matches on {deals} deals; {seed_text(config.seed, show_seed)}; "
+        f"{config.name}: {counted(len(config.bots), 'bot')}, {shape}, {fmt}, "
+        f"{counted(config.matches_per_pairing, 'match', 'matches')} per pairing"
+        f"{' (duplicate deals)' if config.duplicate else ''}; "
+        f"{counted(matches, 'match', 'matches')} on {counted(deals, 'deal')}; {seed_text(config.seed, show_seed)}; "
         f"failures: {config.failures.policy}"
         + (f" ({config.failures.strikes} strikes)" if config.failures.substitutes else "")
         + limit

@@ -189,8 +189,8 @@ def match_end_text(record: GameRecord, seating: Seating, labels: Sequence[str] |
         when = f"in hand {r.hands}" if record.moves else "before any move"
         return f"{head} {score} by forfeit {when} ({why})"
     if r.winner is None:
-        return f"draw {score} after {_n(r.hands, 'hand')} ({r.reason})"
-    return f"{head} {score} after {_n(r.hands, 'hand')}"
+        return f"draw {score} after {counted(r.hands, 'hand')} ({r.reason})"
+    return f"{head} {score} after {counted(r.hands, 'hand')}"
 
 
 def result_text(replay: Replay) -> str:
@@ -246,15 +246,16 @@ def _pile_summary(pile: Sequence[Card], escobas: int) -> str:
     """``21 cards, 5 oros, 2 sevens (with the velo), 1 escoba``: what a side's pile holds for
     the count (an oro is a card of oros; the velo is the siete de oros)."""
     oros = sum(c.oro for c in pile)
-    sevens = _n(sum(c.seven for c in pile), "seven")
+    sevens = counted(sum(c.seven for c in pile), "seven")
     if any(c.is_velo for c in pile):
         sevens = "1 seven (the velo)" if sevens == "1 seven" else f"{sevens} (with the velo)"
-    esc = f", {_n(escobas, 'escoba')}" if escobas else ""
-    return f"{_n(len(pile), 'card')}, {_n(oros, 'oro')}, {sevens}{esc}"
+    esc = f", {counted(escobas, 'escoba')}" if escobas else ""
+    return f"{counted(len(pile), 'card')}, {counted(oros, 'oro')}, {sevens}{esc}"
 
 
-def _n(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
+def counted(count: int, word: str, plural: str | None = None) -> str:
+    """``1 deal``, ``2 deals`` (``plural`` for a word that does not take an s: ``matches``)."""
+    return f"{count} {word if count == 1 else plural or word + 's'}"
 
 
 # --- a screen -----------------------------------------------------------------------------------
@@ -325,7 +326,7 @@ def render_transcript(replay: Replay, style: TextStyle = PLAIN, seat: int | None
         "Seats: " + ", ".join(f"{s} {printable(rec.seats[s])}" for s in range(seating.players))
         + ("" if not seating.is_teams else " | sides: " + " vs ".join(names)),
         f"Result: {result_text(replay)}",
-        f"Verified: {_n(replay.moves, 'recorded move')} replayed through the rules core to this result.",
+        f"Verified: {counted(replay.moves, 'recorded move')} replayed through the rules core to this result.",
     ]
     if seat is not None:
         out.append(f"Seen by {seat_name(replay, seat)}: the other hands are hidden.")
@@ -363,6 +364,6 @@ def render_transcript(replay: Replay, style: TextStyle = PLAIN, seat: int | None
     return "\n".join(out) + "\n"
 
 
-__all__ = ["CATEGORY_LABELS", "COUNT_KEYS", "TOTAL_LABELS", "TextStyle", "PLAIN", "card_label", "draw_card",
+__all__ = ["CATEGORY_LABELS", "COUNT_KEYS", "counted", "TOTAL_LABELS", "TextStyle", "PLAIN", "card_label", "draw_card",
            "draw_back", "draw_cards", "cards_text", "describe", "escoba_text", "match_end_text", "result_text",
            "rules_text", "breakdown_lines", "render_screen", "render_transcript"]

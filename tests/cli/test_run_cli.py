@@ -441,3 +441,11 @@ def test_a_long_tournament_gets_no_report_page_unless_asked(tmp_path: Path, monk
     assert not (tmp_path / "out" / "report.html").exists()
     asked = CliRunner().invoke(app, ["run", str(path), "--no-progress", "--report"])
     assert asked.exit_code == 0 and (tmp_path / "out" / "report.html").is_file()
+
+
+def test_the_run_header_counts_in_words_that_agree_with_their_numbers(tmp_path: Path):
+    path = tournament(tmp_path, policy("greedy") + policy("first"), "matches_per_pairing: 2")
+    done = arena("validate", str(path))
+    assert done.returncode == 0, done.stderr
+    header = next(line for line in done.stdout.splitlines() if line.startswith("t: "))
+    assert "t: 2 bots, " in header and "2 matches per pairing (duplicate deals); 2 matches on 1 deal; " in header
