@@ -122,10 +122,12 @@ def test_a_300_mb_line_of_records_jsonl_is_one_refused_line_among_the_others_in_
     assert lines[0].startswith("ok 1: ") and lines[2].startswith("ok 3: "), lines
     assert lines[1] == f"refused line 2: longer than {MAX_RECORD_BYTES // 2**20} MB, the cap of a record"
     assert all(len(line) < SHORT for line in done.stdout.splitlines() + done.stderr.splitlines())
-    assert peak < MAX_RECORD_BYTES / 2**20 * 8 + 150, peak
+    # The line is never held whole: the process stays far from the 300 MB line (1.9 GB before).
+    assert peak < 400, peak
     replayed, peak = _peak_mb("replay", str(path), "00001.0")
     assert replayed.returncode != 0 and len(replayed.stderr) < SHORT, replayed.stderr
-    assert peak < MAX_RECORD_BYTES / 2**20 * 8 + 150, peak
+    # The line is never held whole: the process stays far from the 300 MB line (1.9 GB before).
+    assert peak < 400, peak
 
 
 def test_a_stored_row_over_the_cap_is_one_short_error(tmp_path: Path):
