@@ -8,6 +8,7 @@ moves), so a policy plays here as it would through ``arena play``, only faster. 
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.game import HandState, MatchState, hand_view
+from arena.harness.local_bot import LocalBot
 from arena.rules import Rules, Seating
 
 from .kit import escoba_kit as kit
@@ -160,49 +162,26 @@ def play_match(policies: Sequence[Policy], rules: Rules, seating: Seating, seed:
     return Outcome(state, _drive(state, policies, rngs, seating, rules, move_ms, check, phases), phases)
 
 
-class KitPlayer:
+class KitPlayer(LocalBot):
     """A kit policy as a seat of the arena's referee (``arena.match.referee.Player``): it is fed
     the very lines a bot process would read (hello, events, requests, match_over), parsed by
     the kit as ``escoba_kit.run`` parses them, so that one side of a match can be a real bot
-    process and the other a policy in this process (``benchmarks/strength.py``)."""
+    process and the other a policy in this process (``benchmarks/strength.py``). The rest of
+    a seat (its name, limits, no process, no usage) is the arena's in-process player's."""
 
     def __init__(self, policy: Policy, name: str, limits: Any = None, seed: int = 0) -> None:
-        from arena.harness.botproc import Limits
-
-        self.seat: int | None = None
+        super().__init__(name, limits=limits)
         self._policy = policy
-        self._name = name
-        self._limits = limits if limits is not None else Limits()
         self._seed = seed
         self._game = kit.Game()
-        self._rng = kit.match_rng(seed, self._game)
-        self.last_request_id = 0
-
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def limits(self) -> Any:
-        return self._limits
-
-    @property
-    def process(self) -> None:
-        return None  # no process to start or measure
+        self._kit_rng = kit.match_rng(seed, self._game)
 
     def send_hello(self, hello: dict[str, Any], *, reset: bool = True) -> None:
         self._game = kit.Game()
         self._game.start(hello)
-        self._rng = kit.match_rng(self._seed, self._game)
-
-    def await_ready(self) -> Any:
-        from arena.harness.protocol import Ready
-
-        return Ready(self._name, 1)
+        self._kit_rng = kit.match_rng(self._seed, self._game)
 
     def queue(self, line: bytes) -> None:
-        import json
-
         msg = json.loads(line)
         if msg.get("type") == "event":
             self._game.on_event(msg["event"])
@@ -211,8 +190,6 @@ class KitPlayer:
 
     def decide(self, view: Any, legal: Sequence[str], move_ms: int, bank_ms: int,
                idle: Callable[[], None] | None = None) -> tuple[int, str, float]:
-        import json
-
         if idle is not None:
             idle()
         self.last_request_id += 1
@@ -220,19 +197,8 @@ class KitPlayer:
                                          "view": json.loads(view) if isinstance(view, str) else view,
                                          "legal": list(legal)})
         started = time.perf_counter()
-        move = kit.decide(self._policy, self._game, request, self._rng)
+        move = kit.decide(self._policy, self._game, request, self._kit_rng)
         return self.last_request_id, move.text, time.perf_counter() - started
-
-    def flush(self) -> None:
-        pass
-
-    def kill(self) -> None:
-        pass
 
     def close(self) -> None:
         pass  # as a bot process closes: nothing to stop
-
-    def usage(self) -> Any:
-        from arena.harness.resources import Usage
-
-        return Usage()
