@@ -21,14 +21,15 @@ bots:
 def test_defaults_are_on_and_documented_values():
     limits = ResourceLimits()
     assert limits.to_dict() == {"memory_mb": 1024, "processes": 512, "open_files": 1024, "file_size_mb": 1024,
-                                "network": None, "writable": []}
+                                "cpus": 1, "network": None, "writable": []}
     assert limits.memory_bytes == 1 << 30
 
 
 def test_values_are_checked():
     assert ResourceLimits.from_dict({"memory_mb": 0}).memory_mb == 0  # 0: no limit
     for bad in ({"memory_mb": 8}, {"memory_mb": -1}, {"processes": "many"}, {"open_files": True},
-                {"network": "off"}, {"cpus": 2}):
+                {"network": "off"}, {"cpus": 2000}, {"cpus": 1.5},
+                {"cpu": 2}):
         with pytest.raises(ResourceLimitError):
             ResourceLimits.from_dict(bad)
 
