@@ -14,6 +14,7 @@ from typing import Any
 
 from arena.core.rules import Rules, Seating
 from arena.harness.botproc import BotProcess, BotSpec, Limits
+from arena.harness.containment import default_clock
 from arena.harness.resources import ResourceLimits
 from arena.match.record import FailurePolicy, GameRecord, derive_row_values
 from arena.match.referee import play_match
@@ -46,7 +47,9 @@ def bot_spec(bot: Any, python: str, hidden: tuple[str, ...] = ()) -> BotSpec:
     limits = {
         k: v for k, v in (("startup_ms", bot.startup_ms), ("move_ms", bot.move_ms), ("bank_ms", bot.bank_ms)) if v is not None
     }
-    return BotSpec(name=bot.name, cmd=bot.resolved_cmd(python), cwd=bot.resolved_cwd, env=bot.env, limits=Limits(**limits),
+    clock = bot.clock if bot.clock is not None else default_clock()
+    return BotSpec(name=bot.name, cmd=bot.resolved_cmd(python), cwd=bot.resolved_cwd, env=bot.env,
+                   limits=Limits(**limits, clock=clock),
                    resources=ResourceLimits.from_dict(dict(bot.limits)), hidden=hidden)
 
 
