@@ -30,6 +30,7 @@ import typer
 
 from arena.cli.tournament import Progress
 from arena.errors import InputError
+from arena.harness.protocol import Clock
 from arena.tournament.schedule import Format, Mode, TeamMode
 
 if TYPE_CHECKING:
@@ -215,6 +216,9 @@ def sprt(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only errors and the final results.")] = False,
     report: Annotated[bool | None, typer.Option(
         "--report/--no-report", help="Write the report page into the results folder (default: as arena run).")] = None,
+    clock: Annotated[Clock | None, typer.Option(
+        "--clock", help="What move_ms measures: cpu (each bot's CPU time) or wall (default: the file's, else cpu "
+                        "where this machine counts it per bot).", show_default=False)] = None,
 ) -> None:
     """Test whether A is stronger than B with the fewest games: deals in pairs (both seats), until
     the log-likelihood ratio reaches a bound (H0 or H1 accepted) or --max-pairs.
@@ -250,9 +254,11 @@ def sprt(
         else:
             bots = _command_bots(candidate, baseline, check)
             base_config = None
+    if clock is not None:
+        bots = (replace(bots[0], clock=clock), replace(bots[1], clock=clock))
     config = _config(bots, params, base_config, seed, concurrency, output, cluster)
     resume = _resume_command(candidate, baseline, params, file, repo, base, dev, build, cmd, cwd, seed, concurrency,
-                             output, cluster)
+                             output, cluster, clock)
     play_config(config, resume=resume, cluster=cluster, progress=progress, no_progress=no_progress,
                 verbose=verbose, quiet=quiet, strict=False, report=report)
 
@@ -310,7 +316,8 @@ def _print_stats(params: SprtParams, counts: tuple[int, int, int, int, int]) -> 
 
 def _resume_command(candidate: str | None, baseline: str | None, params: SprtParams, file: Path | None,
                     repo: Path | None, base: str | None, dev: str | None, build: str | None, cmd: str | None, cwd: str,
-                    seed: int | None, concurrency: int | None, output: Path | None, cluster: str | None) -> str:
+                    seed: int | None, concurrency: int | None, output: Path | None, cluster: str | None,
+                    clock: Clock | None = None) -> str:
     """The command that resumes this test: the same bots, test and folder."""
     parts = ["arena", "sprt"]
     if repo is not None:
@@ -332,7 +339,8 @@ def _resume_command(candidate: str | None, baseline: str | None, params: SprtPar
         if not math.isclose(value, default):
             parts += [option, f"{value:g}"]
     for option, given in (("--max-pairs", params.max_pairs), ("--seed", seed), ("--concurrency", concurrency),
-                          ("--output", output), ("--cluster", cluster)):
+                          ("--output", output), ("--cluster", cluster),
+                          ("--clock", clock.value if clock is not None else None)):
         if given is not None:
             parts += [option, str(given)]
     return " ".join(shlex.quote(p) for p in parts)
