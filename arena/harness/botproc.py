@@ -955,7 +955,8 @@ class BotProcess:
         self._next_id += 1
         self.last_request_id = request_id
         self._abandoned.add(request_id)
-        data = b"".join(self._pending) + request_line(request_id, 0, 0, view, legal) + timeout_line(request_id, move)
+        data = (b"".join(self._pending) + request_line(request_id, 0, 0, view, legal, self.limits.clock)
+                + timeout_line(request_id, move))
         self._pending.clear()
         self._write(data, time.monotonic() + (self.limits.move_ms + self.limits.grace_ms) / 1000)
         return request_id

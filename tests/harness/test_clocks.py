@@ -146,3 +146,26 @@ def test_a_bot_spinning_four_threads_gets_one_cpus_worth():
     # more than one CPU unheld depends on how busy the machine is: benchmarks/clocks.py.)
     assert quotas == ["100000", "300000", "-1"] or quotas == ["100000", "300000", "max"], quotas
     assert ratios[0] <= 1.15, ratios
+
+
+@pytest.fixture
+def proc_launcher():
+    """A launcher without cgroups: what a machine without them (or user nobody) gets."""
+    launcher = containment.LauncherClient(cgroups=False, sealed=False)
+    yield launcher
+    launcher.close()
+
+
+def test_without_cgroups_the_cpu_clock_reads_the_tree_in_proc(proc_launcher):
+    assert "CPU time per move by /proc" in proc_launcher.containment
+    for ms, loses in ((30, False), (400, True)):
+        with BotProcess(clock_spec("cpu", ms), launcher=proc_launcher) as bot:
+            bot.begin_match(hello(limits=ON_CPU))
+            assert not bot._child.cpu_by_cgroup
+            if loses:
+                with pytest.raises(BotFailure) as info:
+                    decide(bot)
+                assert info.value.termination is Termination.TIMEOUT and info.value.detail.startswith("cpu ")
+            else:
+                # Clock ticks: 10 ms each, so its 30 ms read as 20 to 50.
+                assert 0.02 <= decide(bot)[2] <= 0.09
