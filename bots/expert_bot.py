@@ -21,8 +21,9 @@ Needs the ``arena`` package (the rules core) for the simulation:
     pip install -e .          (from the repository root), then
     python3 bots/expert_bot.py [--playouts N] [--ms CPU_MS] [--timed]
 
-On the arena's cpu clock (``clock: cpu``) it budgets by CPU time instead (``Expert``): the
-arena then counts only what it spent, so a loaded machine takes nothing from it.
+On the arena's cpu clock (``clock: cpu``) and without ``--playouts`` it budgets by CPU time
+instead (``Expert``): the arena then counts only what it spent, so a loaded machine takes
+nothing from it. ``--playouts N`` keeps it on playouts, and deterministic, on either clock.
 """
 
 from __future__ import annotations
@@ -402,13 +403,15 @@ class Expert:
     """The expert policy with its settings: ``Expert(playouts=1000, ms=90)(game, request, rng)``:
     ``playouts`` is the budget, ``ms`` a cap on the CPU time of one search (see the module doc).
 
-    On the arena's cpu clock (``request.clock``) the budget is CPU time instead: ``ms``, at
-    most half the request's ``time_ms``, on its own CPU clock (``time.process_time``, which the
-    arena's count of its CPU time matches), however many playouts that makes. ``timed=True``
-    budgets so on the wall clock too, by wall time: what a bot that thinks "until its time is
-    up" does, and what a loaded machine then takes from it (benchmarks/clocks.py)."""
+    Without ``playouts`` (None), on the arena's cpu clock (``request.clock``) the budget is CPU
+    time instead: ``ms``, at most half the request's ``time_ms``, on its own CPU clock
+    (``time.process_time``, which the arena's count of its CPU time matches), however many
+    playouts that makes; on the wall clock it is DEFAULT_PLAYOUTS. Given ``playouts``, it is
+    them on either clock (deterministic). ``timed=True`` budgets by time on the wall clock
+    too, by wall time: what a bot that thinks "until its time is up" does, and what a loaded
+    machine then takes from it (benchmarks/clocks.py)."""
 
-    def __init__(self, ms: float = DEFAULT_MS, playouts: int = DEFAULT_PLAYOUTS, infer: bool = True,
+    def __init__(self, ms: float = DEFAULT_MS, playouts: int | None = None, infer: bool = True,
                  horizon: int = 0, timed: bool = False) -> None:
         self.ms = ms
         self.playouts = playouts
@@ -438,15 +441,16 @@ class Expert:
         voids = inferred_voids(game) if self.infer else None
         seed = Rng(rng.getrandbits(63))
         on_cpu = request.clock == "cpu"
-        if on_cpu or self.timed:
+        if self.timed or (on_cpu and self.playouts is None):
             budget = kit.Budget(request, 0.5) if request.time_ms else None
             seconds = min(self.ms / 1000, budget.seconds) if budget is not None else self.ms / 1000
-            best, _, _ = search(view, candidates, seed, seconds, self.playouts, voids, self.horizon, None,
-                                by_time=True, clock=time.process_time if on_cpu else time.perf_counter)
+            best, _, _ = search(view, candidates, seed, seconds, 0, voids, self.horizon, None, by_time=True,
+                                clock=time.process_time if on_cpu else time.perf_counter)
             return distinct[best]
         # Against the arena's deadline only: half its time is far more than the search needs.
         wall_s = request.time_ms * 0.5 / 1000 if request.time_ms else None
-        best, _, _ = search(view, candidates, seed, self.ms / 1000, self.playouts, voids, self.horizon, wall_s)
+        playouts = DEFAULT_PLAYOUTS if self.playouts is None else self.playouts
+        best, _, _ = search(view, candidates, seed, self.ms / 1000, playouts, voids, self.horizon, wall_s)
         return distinct[best]
 
 
@@ -454,7 +458,8 @@ choose = Expert()
 
 
 def main(argv: Sequence[str]) -> None:
-    ms, playouts, timed = DEFAULT_MS, DEFAULT_PLAYOUTS, False
+    ms, timed = DEFAULT_MS, False
+    playouts: int | None = None
     args = list(argv)
     while args:
         flag = args.pop(0)

@@ -92,12 +92,14 @@ def test_the_expert_budgets_by_cpu_time_only_on_the_cpu_clock(monkeypatch):
                 "time": {}, "seed": 1})
     view, legal = _position()
     moves = [kit.parse_move(str(m)) for m in legal]
-    expert = expert_bot.Expert(ms=90)
     monkeypatch.setattr(expert_bot, "seat_view", lambda *a: view)
-    for clock, time_ms in (("wall", 100), ("cpu", 100), ("cpu", 2000)):
+    for expert, clock, time_ms in ((expert_bot.Expert(ms=90), "wall", 100), (expert_bot.Expert(ms=90), "cpu", 100),
+                                   (expert_bot.Expert(ms=90), "cpu", 2000),
+                                   (expert_bot.Expert(ms=90, playouts=200), "cpu", 2000)):
         request = kit.Request(1, time_ms, 0, moves, kit.PLAY, {}, clock)
         expert(game, request, __import__("random").Random(1))
-    (wall_s, wall_playouts, wall_kw), (cpu_s, _, cpu_kw), (long_s, _, _) = calls
+    (wall_s, wall_playouts, wall_kw), (cpu_s, _, cpu_kw), (long_s, _, _), (_, fixed, fixed_kw) = calls
     assert wall_playouts == expert_bot.DEFAULT_PLAYOUTS and not wall_kw.get("by_time")  # playouts, as before
     assert cpu_kw["by_time"] and cpu_kw["clock"] is expert_bot.time.process_time
     assert cpu_s == 0.05 and long_s == 0.09  # half its time, at most its ms
+    assert fixed == 200 and not fixed_kw.get("by_time")  # playouts it was given: on either clock
