@@ -35,8 +35,11 @@ def by_cgroup() -> bool:
 
 @pytest.fixture
 def burners():
-    """Six processes that burn CPU for the test's length: a loaded machine."""
-    procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(6)]
+    """Six processes that burn CPU for the test's length, on every CPU of the machine (not only
+    those this test process may be pinned to): a loaded machine."""
+    every = set(range(os.cpu_count() or 1))
+    procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"],
+                              preexec_fn=lambda: os.sched_setaffinity(0, every)) for _ in range(6)]
     yield procs
     for proc in procs:
         proc.kill()
