@@ -1,6 +1,6 @@
 """The referee's pinned cost per decision of two versions, compared in one session.
 
-Usage: python benchmarks/harness_ab.py OLD_TREE [NEW_TREE] [--rounds N] [--matches N]
+Usage: python benchmarks/harness_ab.py OLD_TREE [NEW_TREE] [--rounds N] [--matches N] [--new-clock cpu]
 
 OLD_TREE and NEW_TREE are checkouts of the project (NEW_TREE defaults to this one), e.g. a
 ``git worktree add /tmp/old 657bb52``. A checkout runs as Python; the compiled build a user
@@ -17,7 +17,8 @@ within minutes, which a comparison of separate runs cannot tell from a change of
 Printed per version: wall time per decision, raw round trip, and their difference (the
 arena's own cost per decision; medians of the rounds, with quartiles). The last line is
 ``new - old: D us per decision (median of the rounds' paired differences; quartiles; new lower
-in K of N rounds)``.
+in K of N rounds)``. ``--new-clock cpu`` puts the new version's bots on the cpu clock (their
+CPU time read at each request and reply): its cost against the old version's wall clock.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from pathlib import Path
 from two_trees import TreeWorker, tree_arguments
 
 
-def worker(binary: str) -> None:
+def worker(binary: str, clock: str | None = None) -> None:
     """Read lines ``MATCHES SEED``: play MATCHES matches from seed SEED, time 2,000 raw round
     trips, and answer ``WALL_PER_DECISION RAW_PER_TRIP DECISIONS`` (seconds). Only the API every
     version has is used: BotProcess, BotSpec, Limits, play_match, Rules, Seating."""
@@ -42,7 +43,8 @@ def worker(binary: str) -> None:
     from arena.match.referee import play_match
     from arena.rules import Rules, Seating
 
-    spec = BotSpec(name="firstmove", cmd=(binary,), limits=Limits())
+    limits = Limits() if clock is None else Limits(clock=clock)  # type: ignore[call-arg]  # not in older versions
+    spec = BotSpec(name="firstmove", cmd=(binary,), limits=limits)
     bots = [BotProcess(spec), BotProcess(spec)]  # their launcher starts on this (pinned) CPU
     rules, seating = Rules(), Seating.alone(2)
     raw = subprocess.Popen([binary], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
@@ -93,12 +95,13 @@ def _median_q(values: list[float]) -> str:
 
 def main() -> None:
     if sys.argv[1:2] == ["--worker"]:
-        worker(sys.argv[2])
+        worker(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None)
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     tree_arguments(parser)
     parser.add_argument("--rounds", type=int, default=100, help="timed batches of each version (default 100)")
     parser.add_argument("--matches", type=int, default=5, help="matches per batch (default 5)")
+    parser.add_argument("--new-clock", choices=("cpu", "wall"), help="the new version's bots on this clock")
     args = parser.parse_args()
     from harness import build_bot  # this script's directory is on the path
 
@@ -106,7 +109,8 @@ def main() -> None:
     cpu = min(os.sched_getaffinity(0))
     print(f"load average at the start: {Path('/proc/loadavg').read_text().strip()}"
           if Path("/proc/loadavg").exists() else "load average: unknown")
-    workers = {name: TreeWorker(__file__, tree.resolve(), [str(binary)], preexec_fn=_pin(cpu))
+    extra = {"old": [], "new": [args.new_clock] if args.new_clock else []}
+    workers = {name: TreeWorker(__file__, tree.resolve(), [str(binary), *extra[name]], preexec_fn=_pin(cpu))
                for name, tree in (("old", args.old), ("new", args.new))}
     walls: dict[str, list[float]] = {"old": [], "new": []}
     own: dict[str, list[float]] = {"old": [], "new": []}

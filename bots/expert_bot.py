@@ -19,7 +19,11 @@ playouts, not the caps, end ordinary searches (see docs/BOTS.md for the CPU time
 
 Needs the ``arena`` package (the rules core) for the simulation:
     pip install -e .          (from the repository root), then
-    python3 bots/expert_bot.py [--playouts N] [--ms CPU_MS]
+    python3 bots/expert_bot.py [--playouts N] [--ms CPU_MS] [--timed]
+
+On the arena's cpu clock (``clock: cpu``) and without ``--playouts`` it budgets by CPU time
+instead (``Expert``): the arena then counts only what it spent, so a loaded machine takes
+nothing from it. ``--playouts N`` keeps it on playouts, and deterministic, on either clock.
 """
 
 from __future__ import annotations
@@ -297,20 +301,23 @@ def constrain(world: HandState, voids: dict[int, set[int]], rng: Rng) -> None:
 
 def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_playouts: int,
            voids: dict[int, set[int]] | None = None, horizon: int = 0,
-           wall_s: float | None = None) -> tuple[int, list[float], list[int]]:
+           wall_s: float | None = None, by_time: bool = False,
+           clock: Any = None) -> tuple[int, list[float], list[int]]:
     """(index of the best candidate, total margin per candidate, deals per candidate).
 
     Sequential halving: the budget of ``max_playouts`` is split over rounds; in each round
     every surviving candidate plays out the same fresh deals (so they are compared on equal
     luck), then the worse half is dropped. The caps are checked after every playout: ``cpu_s``
-    seconds of this thread's CPU time and, if given, ``wall_s`` seconds of the wall clock. A
-    deal cut short by a cap is not counted, and the best survivor by its mean so far is chosen."""
+    seconds on ``clock`` (this thread's CPU time) and, if given, ``wall_s`` seconds of the wall
+    clock. A deal cut short by a cap is not counted, and the best survivor by its mean so far
+    is chosen. ``by_time``: the budget is the ``cpu_s`` alone, split evenly over the rounds
+    (a round ends with the first whole deal past its share), and playouts do not count."""
     n = len(candidates)
     totals = [0.0] * n
     deals = [0] * n
     if n == 1:
         return 0, totals, deals
-    cpu = time.thread_time
+    cpu = clock or time.thread_time
     wall = time.perf_counter
     start = wall()
     cpu_start = cpu()
@@ -327,8 +334,13 @@ def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_p
     out_of_time = False
     # Playouts stop ``horizon`` rounds after this one and estimate the rest (2 sides only).
     last_round = view.round + horizon if view.seating.sides == 2 else 99
+    round_end = math.inf  # by_time: the CPU time (since the start) at which this round ends
     for r in range(rounds):
-        per_round = max(1, (max_playouts // rounds) // len(alive))
+        per_round = 1 << 40 if by_time else max(1, (max_playouts // rounds) // len(alive))
+        if by_time:
+            round_end = cpu_s * (r + 1) / rounds
+            cpu_check = min(cpu_check, wall() + round_end - (cpu() - cpu_start))
+        round_over = False
         for _ in range(per_round):
             world = HandState.determinize(view, rng)
             if voids:
@@ -341,9 +353,11 @@ def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_p
                 now = wall()
                 over = now > wall_deadline
                 if now >= cpu_check:
-                    left = cpu_s - (cpu() - cpu_start)
+                    used = cpu() - cpu_start
+                    left = cpu_s - used
                     over = over or left < 0
-                    cpu_check = now + left
+                    round_over = used >= round_end
+                    cpu_check = now + min(left, round_end - used)
                 if over and deals[alive[0]]:
                     out_of_time = True
                     break
@@ -351,6 +365,8 @@ def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_p
                 for i in alive:
                     totals[i] += scratch[i]
                     deals[i] += 1
+                if round_over:
+                    break
                 continue
             break
         if out_of_time or len(alive) <= 2 and r == rounds - 1:
@@ -385,12 +401,21 @@ def distinct_moves(legal: list[kit.Move], rules: Rules) -> list[kit.Move]:
 
 class Expert:
     """The expert policy with its settings: ``Expert(playouts=1000, ms=90)(game, request, rng)``:
-    ``playouts`` is the budget, ``ms`` a cap on the CPU time of one search (see the module doc)."""
+    ``playouts`` is the budget, ``ms`` a cap on the CPU time of one search (see the module doc).
 
-    def __init__(self, ms: float = DEFAULT_MS, playouts: int = DEFAULT_PLAYOUTS, infer: bool = True,
-                 horizon: int = 0) -> None:
+    Without ``playouts`` (None), on the arena's cpu clock (``request.clock``) the budget is CPU
+    time instead: ``ms``, at most half the request's ``time_ms``, on its own CPU clock
+    (``time.process_time``, which the arena's count of its CPU time matches), however many
+    playouts that makes; on the wall clock it is DEFAULT_PLAYOUTS. Given ``playouts``, it is
+    them on either clock (deterministic). ``timed=True`` budgets by time on the wall clock
+    too, by wall time: what a bot that thinks "until its time is up" does, and what a loaded
+    machine then takes from it (benchmarks/clocks.py)."""
+
+    def __init__(self, ms: float = DEFAULT_MS, playouts: int | None = None, infer: bool = True,
+                 horizon: int = 0, timed: bool = False) -> None:
         self.ms = ms
         self.playouts = playouts
+        self.timed = timed
         self.infer = infer
         self.horizon = horizon
         self._cache: dict[Any, tuple[Rules, Seating]] = {}
@@ -413,11 +438,19 @@ class Expert:
         if len(distinct) == 1:
             return distinct[0]
         candidates = [Move.parse(m.text) for m in distinct]
+        voids = inferred_voids(game) if self.infer else None
+        seed = Rng(rng.getrandbits(63))
+        on_cpu = request.clock == "cpu"
+        if self.timed or (on_cpu and self.playouts is None):
+            budget = kit.Budget(request, 0.5) if request.time_ms else None
+            seconds = min(self.ms / 1000, budget.seconds) if budget is not None else self.ms / 1000
+            best, _, _ = search(view, candidates, seed, seconds, 0, voids, self.horizon, None, by_time=True,
+                                clock=time.process_time if on_cpu else time.perf_counter)
+            return distinct[best]
         # Against the arena's deadline only: half its time is far more than the search needs.
         wall_s = request.time_ms * 0.5 / 1000 if request.time_ms else None
-        voids = inferred_voids(game) if self.infer else None
-        best, _, _ = search(view, candidates, Rng(rng.getrandbits(63)), self.ms / 1000, self.playouts, voids,
-                            self.horizon, wall_s)
+        playouts = DEFAULT_PLAYOUTS if self.playouts is None else self.playouts
+        best, _, _ = search(view, candidates, seed, self.ms / 1000, playouts, voids, self.horizon, wall_s)
         return distinct[best]
 
 
@@ -425,7 +458,8 @@ choose = Expert()
 
 
 def main(argv: Sequence[str]) -> None:
-    ms, playouts = DEFAULT_MS, DEFAULT_PLAYOUTS
+    ms, timed = DEFAULT_MS, False
+    playouts: int | None = None
     args = list(argv)
     while args:
         flag = args.pop(0)
@@ -433,9 +467,11 @@ def main(argv: Sequence[str]) -> None:
             ms = float(args.pop(0))
         elif flag == "--playouts" and args:
             playouts = int(args.pop(0))
+        elif flag == "--timed":
+            timed = True
         else:
-            sys.exit(f"usage: expert_bot.py [--playouts N] [--ms CPU_MS] (unknown argument {flag!r})")
-    kit.run(Expert(ms, playouts), name="expert")
+            sys.exit(f"usage: expert_bot.py [--playouts N] [--ms CPU_MS] [--timed] (unknown argument {flag!r})")
+    kit.run(Expert(ms, playouts, timed=timed), name="expert")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ import json
 import os
 import secrets
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, Annotated, Any
 
@@ -18,7 +19,8 @@ from arena.core.cards import Card
 from arena.core.rules import Rules, Seating
 from arena.errors import ExitCode, InputError, WriteError
 from arena.harness.botproc import BotProcess, BotSpec, ConversationLog, Limits, missing_program
-from arena.harness.protocol import Termination
+from arena.harness.containment import clock_note, default_clock
+from arena.harness.protocol import Clock, Termination
 from arena.match.conformance import Step
 from arena.match.conformance import check_bot as run_conformance
 from arena.match.record import GameRecord, Policy
@@ -159,6 +161,11 @@ def _summary(record: GameRecord, seating: Seating, show_seed: bool) -> dict[str,
     return summary
 
 
+ClockOption = Annotated[Clock | None, typer.Option(
+    "--clock", help="What move_ms measures: cpu (the bot's CPU time, with a wall-clock backstop) or wall "
+                    "(default: cpu where this machine counts each bot's CPU time, else wall).", show_default=False)]
+
+
 def play(
     commands: Annotated[list[str], typer.Argument(help="Bot commands, one per seat in play order (quote each).")],
     pairs: Annotated[bool, typer.Option("--pairs", help="Play in teams: seats 0+2 vs 1+3 (or 3 teams of 2 with 6).")] = False,
@@ -182,6 +189,7 @@ def play(
         int | None, typer.Option(help="Pin the arena and every bot to this CPU (faster hand-overs; bots share it).")
     ] = None,
     show_seed: ShowSeedOption = False,
+    clock: ClockOption = None,
 ) -> None:
     """Play one match between bot commands and show it as it goes."""
     seating = _seating(len(commands), pairs)
@@ -189,7 +197,8 @@ def play(
     if target is not None:
         options["target"] = target
     rules = Rules.from_dict(options)
-    limits = Limits(startup_ms=startup_ms, move_ms=move_ms, bank_ms=bank_ms, grace_ms=grace_ms)
+    limits = Limits(startup_ms=startup_ms, move_ms=move_ms, bank_ms=bank_ms, grace_ms=grace_ms,
+                    clock=clock or default_clock())
     fail_policy = FailurePolicy(policy, strikes)
     specs = _unique_names([BotSpec.from_command(c, limits=limits) for c in commands])
     for spec in specs:
@@ -210,6 +219,9 @@ def play(
 
     names = [s.name for s in specs]
     echo(f"{seed_text(seed, show_seed)}; " + ", ".join(f"seat {i}: {n}" for i, n in enumerate(names)))
+    note = clock_note() if clock is None else None
+    if note is not None:
+        echo(note)
     conv = _open_conversation(logs)
     log = ConversationLog(conv) if conv is not None else None
     bots = [BotProcess(spec, stderr_dir=logs, log=log, cpus=None if cpu is None else [cpu]) for spec in specs]
@@ -290,9 +302,12 @@ def check_bot(
         typer.Option("--from", help="A tournament file: COMMAND is then the name of one of its bots, checked with "
                      "exactly what a tournament gives it (its cmd, cwd, env, limits and sandbox)."),
     ] = None,
+    clock: ClockOption = None,
 ) -> None:
     """Run a bot through a conformance script and report PASS/FAIL (exit 0 only on a pass)."""
     spec = _checked_spec(command, from_file, startup_ms, move_ms)
+    if clock is not None and spec.limits.clock is not clock:  # the option wins over the file's clock
+        spec = replace(spec, limits=replace(spec.limits, clock=clock))
     conv = _open_conversation(logs)
     bot = BotProcess(spec, stderr_dir=logs, log=ConversationLog(conv) if conv is not None else None)
     console.echo(f"check-bot: {command}")

@@ -32,6 +32,7 @@ import arena.cli.console as console
 from arena.cli.seeds import PLACEHOLDER, ShowSeedOption, seed_argument
 from arena.cli.tournament import Progress
 from arena.errors import InputError
+from arena.harness.protocol import Clock
 from arena.tournament.schedule import Format, Mode, TeamMode
 
 if TYPE_CHECKING:
@@ -218,6 +219,9 @@ def sprt(
     report: Annotated[bool | None, typer.Option(
         "--report/--no-report", help="Write the report page into the results folder (default: as arena run).")] = None,
     show_seed: ShowSeedOption = False,
+    clock: Annotated[Clock | None, typer.Option(
+        "--clock", help="What move_ms measures: cpu (each bot's CPU time) or wall (default: the file's, else cpu "
+                        "where this machine counts it per bot).", show_default=False)] = None,
 ) -> None:
     """Test whether A is stronger than B with the fewest games: deals in pairs (both seats), until
     the log-likelihood ratio reaches a bound (H0 or H1 accepted) or --max-pairs.
@@ -253,9 +257,12 @@ def sprt(
         else:
             bots = _command_bots(candidate, baseline, check)
             base_config = None
+    if clock is not None:
+        bots = (replace(bots[0], clock=clock), replace(bots[1], clock=clock))
     config = _config(bots, params, base_config, seed, concurrency, output, cluster)
     resume = _resume_command(candidate, baseline, params, file, repo, base, dev, build, cmd, cwd,
-                             None if seed is None else seed_argument(seed, show_seed), concurrency, output, cluster)
+                             None if seed is None else seed_argument(seed, show_seed), concurrency, output, cluster,
+                             clock)
     play_config(config, resume=resume, cluster=cluster, progress=progress, no_progress=no_progress,
                 verbose=verbose, quiet=quiet, strict=False, report=report, show_seed=show_seed)
 
@@ -313,9 +320,10 @@ def _print_stats(params: SprtParams, counts: tuple[int, int, int, int, int]) -> 
 
 def _resume_command(candidate: str | None, baseline: str | None, params: SprtParams, file: Path | None,
                     repo: Path | None, base: str | None, dev: str | None, build: str | None, cmd: str | None, cwd: str,
-                    seed: str | None, concurrency: int | None, output: Path | None, cluster: str | None) -> str:
-    """The command that resumes this test: the same bots, test and folder; ``seed`` is the
-    ``--seed`` given, as it may be shown (arena/cli/seeds.py)."""
+                    seed: str | None, concurrency: int | None, output: Path | None, cluster: str | None,
+                    clock: Clock | None = None) -> str:
+    """The command that resumes this test: the same bots, test, clock and folder; ``seed`` is
+    the ``--seed`` given, as it may be shown (arena/cli/seeds.py)."""
     parts = ["arena", "sprt"]
     if repo is not None:
         parts += ["--repo", str(repo), "--base", str(base), "--dev", str(dev), "--cmd", str(cmd)]
@@ -336,7 +344,8 @@ def _resume_command(candidate: str | None, baseline: str | None, params: SprtPar
         if not math.isclose(value, default):
             parts += [option, f"{value:g}"]
     for option, given in (("--max-pairs", params.max_pairs), ("--seed", seed), ("--concurrency", concurrency),
-                          ("--output", output), ("--cluster", cluster)):
+                          ("--output", output), ("--cluster", cluster),
+                          ("--clock", clock.value if clock is not None else None)):
         if given is not None:
             parts += [option, str(given)]
     command = " ".join(shlex.quote(p) for p in parts)

@@ -31,7 +31,7 @@ from arena.cli.edge import Interrupted, interrupt_exit_code, interrupt_name
 from arena.cli.rate import FormatOption, PriorOption, check_prior
 from arena.cli.seeds import ShowSeedOption, seed_text
 from arena.errors import ArenaError, ExitCode, InputError
-from arena.harness.containment import containment_line, sealing_line, unsealed_why
+from arena.harness.containment import clock_note, containment_line, sealing_line, unsealed_why
 from arena.harness.containment import require_sealed as require_sealed_bots
 from arena.printable import printable
 from arena.render.tables import TableFormat, render_table
@@ -299,6 +299,9 @@ def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, p
             live = _Live(config, store, view, out, mode=mode, verbose=verbose)
             out.say(view.summary(show_seed))
             out.say("containment: " + (containment_line() if not address else "on the cluster's workers, each as a local run"))
+            clock_why = None if address or all(bot.clock is not None for bot in config.bots) else clock_note()
+            if clock_why is not None:
+                out.say(clock_why)
             why = None if address else unsealed_why()
             if why is not None:
                 out.say(sealing_line(why))

@@ -44,6 +44,7 @@ from arena.harness.protocol import (
     DEFAULT_MAX_LINE_BYTES,
     GOODBYE_LINE,
     BotFailure,
+    Clock,
     MoveReply,
     Ready,
     Termination,
@@ -54,6 +55,7 @@ from arena.harness.protocol import (
     quick_reply,
     request_line,
     timeout_line,
+    wall_backstop_ms,
 )
 from arena.harness.resources import ResourceLimits, Usage
 from arena.safe_files import open_log
@@ -88,9 +90,15 @@ class BotSpecError(ArenaError, ValueError):
     """A bot's configuration is invalid (empty command, negative limit, unknown key...)."""
 
 
+class _ClockOut(BotFailure):
+    """A timeout on the cpu clock, its detail final: the CPU the move took, or the wall-clock
+    backstop (``decide`` words the wall clock's own)."""
+
+
 @dataclass(frozen=True)
 class Limits:
-    """Time and size limits for one bot. Times in milliseconds."""
+    """Time and size limits for one bot. Times in milliseconds; ``move_ms`` and ``bank_ms``
+    on ``clock`` (``protocol.Clock``: the bot's CPU time, or the wall clock)."""
 
     startup_ms: int = 10000
     move_ms: int = 2000
@@ -99,21 +107,33 @@ class Limits:
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
     stderr_bytes: int = 1_000_000
     kill_grace_ms: int = 200
+    clock: Clock = Clock.WALL
 
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            if f.name == "clock":
+                if not isinstance(value, Clock):
+                    try:
+                        object.__setattr__(self, "clock", Clock(value))
+                    except ValueError:
+                        raise BotSpecError(f"clock: expected cpu or wall, got {value!r}") from None
+            elif not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise BotSpecError(f"{f.name}: expected an integer >= 0, got {value!r}")
         if self.max_line_bytes < 256:
             raise BotSpecError(f"max_line_bytes: expected at least 256, got {self.max_line_bytes}")
 
     @property
     def time(self) -> TimeLimits:
-        return TimeLimits(self.startup_ms, self.move_ms, self.bank_ms, self.grace_ms)
+        return TimeLimits(self.startup_ms, self.move_ms, self.bank_ms, self.grace_ms, self.clock)
 
-    def to_dict(self) -> dict[str, int]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+    def to_dict(self) -> dict[str, Any]:
+        """For a record: the wall clock is left out, as records made before the cpu clock
+        were all on it (and read back so)."""
+        out: dict[str, Any] = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "clock"}
+        if self.clock is not Clock.WALL:
+            out["clock"] = self.clock.value
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None) -> Limits:
@@ -392,6 +412,11 @@ class BotProcess:
         self._eager_in = 0
         self._eager_gap = 1
         self._hello_deadline = 0.0
+        # On the cpu clock: its tree's CPU seconds now (``Child.cpu_seconds``), read at each
+        # request and reply; None on the wall clock.
+        self._cpu_clock: Callable[[], float | None] | None = None
+        # How many CPUs it may use at once: the wall time in which it can spend its CPU budget.
+        self._cpu_width = max(1, min(spec.resources.cpus or os.cpu_count() or 1, len(self.cpus or ()) or 1 << 20))
         self._dead_reason: str | None = None
         self._killed = False
         self.exited_on_goodbye = False
@@ -456,6 +481,7 @@ class BotProcess:
             for fd in theirs:
                 os.close(fd)
         self._child = child
+        self._cpu_clock = child.cpu_seconds if self.limits.clock is Clock.CPU else None
         self._killed = False
         self.starts += 1
         self.matches = 0
@@ -765,21 +791,31 @@ class BotProcess:
         or its JSON text. ``idle`` is called once the request is written, before waiting: the
         caller's bookkeeping then overlaps the bot's thinking.
 
-        Returns (request id, move text, elapsed seconds). Only the reply's shape and id are
+        Returns (request id, move text, elapsed seconds: on the cpu clock, the CPU seconds its
+        tree spent from the request to the reply). Only the reply's shape and id are
         checked here. A late reply to an abandoned (timed-out) request is skipped; any other
         id is ``wrong_id``. On timeout the request is abandoned.
         """
         request_id = self.last_request_id = self._next_id
         self._next_id = request_id + 1
         time_ms = move_ms + bank_ms
-        data = request_line(request_id, time_ms, bank_ms, view, legal)
+        clock = self._cpu_clock
+        data = request_line(request_id, time_ms, bank_ms, view, legal, self.limits.clock)
         pending = self._pending
         if pending:
             pending.append(data)
             data = b"".join(pending)
             pending.clear()
+        read = clock() if clock is not None else None
+        cpu0 = read or 0.0
         start = _monotonic()
-        deadline = start + (time_ms + self.limits.grace_ms) / 1000
+        if read is None:
+            clock = None  # the wall clock (or a tree already gone: the read below says how)
+            deadline = start + (time_ms + self.limits.grace_ms) / 1000
+        else:
+            # The first look at its CPU time: when it could have spent all of it, at the
+            # fastest. A reply before then costs one read more, and nothing else.
+            deadline = start + (time_ms + self.limits.grace_ms) / 1000 / self._cpu_width
         try:
             poll = self._poll
             child = self._child
@@ -830,12 +866,16 @@ class BotProcess:
                 if chunk:
                     move = quick_reply(chunk, request_id, legal)
                     if move is not None:
-                        return request_id, move, _monotonic() - start
+                        if clock is None:
+                            return request_id, move, _monotonic() - start
+                        return request_id, move, self._cpu_charge(clock, cpu0, request_id, time_ms)
                     self._take_chunk(chunk, deadline)
             while True:
                 reply: MoveReply = parse_move(self._next_reply(deadline))
                 if reply.id == request_id:
-                    return request_id, reply.move, _monotonic() - start
+                    if clock is None:
+                        return request_id, reply.move, _monotonic() - start
+                    return request_id, reply.move, self._cpu_charge(clock, cpu0, request_id, time_ms)
                 if reply.id in self._abandoned:
                     # The late answer to a request that timed out: harmless, unless the bot
                     # streams them to hold the arena past the deadline.
@@ -843,13 +883,67 @@ class BotProcess:
                         raise BotFailure(Termination.TIMEOUT, "late replies until the deadline")
                     continue
                 raise BotFailure(Termination.WRONG_ID, f"reply id {reply.id}, expected {request_id} (move {reply.move!r})")
+        except _ClockOut:
+            raise
         except BotFailure as exc:
             if exc.termination is Termination.TIMEOUT:
+                if clock is not None:
+                    return self._overtime(clock, cpu0, request_id, time_ms, start)
                 self._abandoned.add(request_id)
                 raise BotFailure(
                     Termination.TIMEOUT, f"request {request_id}: no reply within {time_ms} ms (+{self.limits.grace_ms} ms grace)"
                 ) from None
             if exc.termination.kills_bot:
+                self.kill()
+            raise
+
+    def _cpu_charge(self, clock: Callable[[], float | None], cpu0: float, request_id: int, time_ms: int) -> float:
+        """The CPU seconds a reply on the cpu clock cost; over its time (and grace), a timeout
+        that says how much."""
+        now = clock()
+        used = 0.0 if now is None else max(0.0, now - cpu0)
+        if used * 1000 > time_ms + self.limits.grace_ms:
+            raise _ClockOut(Termination.TIMEOUT, f"cpu {used * 1000:.0f} ms > {time_ms} ms (request {request_id})")
+        return used
+
+    def _overtime(self, clock: Callable[[], float | None], cpu0: float, request_id: int, time_ms: int,
+                  start: float) -> tuple[int, str, float]:
+        """The rest of a request on the cpu clock once the wall clock has passed the first look
+        (``decide``): its CPU time is read each time it could have spent what it has left,
+        until it replies, goes over, or reaches the wall-clock backstop (a bot that sleeps or
+        blocks spends no CPU)."""
+        grace = self.limits.grace_ms
+        budget = (time_ms + grace) / 1000
+        backstop_ms = wall_backstop_ms(time_ms) + grace
+        backstop = start + backstop_ms / 1000
+        try:
+            while True:
+                now_cpu = clock()
+                used = 0.0 if now_cpu is None else max(0.0, now_cpu - cpu0)
+                if used > budget:
+                    raise _ClockOut(Termination.TIMEOUT, f"cpu {used * 1000:.0f} ms > {time_ms} ms (request {request_id})")
+                now = _monotonic()
+                if now >= backstop:
+                    raise _ClockOut(Termination.TIMEOUT, f"wall backstop {backstop_ms / 1000:.1f} s (request {request_id}: "
+                                                         f"cpu {used * 1000:.0f} ms of {time_ms} ms)")
+                look = min(backstop, now + max((budget - used) / self._cpu_width, 0.002))
+                try:
+                    while _monotonic() <= look:
+                        reply = parse_move(self._next_reply(look))
+                        if reply.id == request_id:
+                            return request_id, reply.move, self._cpu_charge(clock, cpu0, request_id, time_ms)
+                        if reply.id not in self._abandoned:
+                            raise BotFailure(Termination.WRONG_ID,
+                                             f"reply id {reply.id}, expected {request_id} (move {reply.move!r})")
+                except _ClockOut:
+                    raise
+                except BotFailure as exc:
+                    if exc.termination is not Termination.TIMEOUT:
+                        raise
+        except BotFailure as exc:
+            if exc.termination is Termination.TIMEOUT:
+                self._abandoned.add(request_id)
+            elif exc.termination.kills_bot:
                 self.kill()
             raise
 
@@ -861,7 +955,8 @@ class BotProcess:
         self._next_id += 1
         self.last_request_id = request_id
         self._abandoned.add(request_id)
-        data = b"".join(self._pending) + request_line(request_id, 0, 0, view, legal) + timeout_line(request_id, move)
+        data = (b"".join(self._pending) + request_line(request_id, 0, 0, view, legal, self.limits.clock)
+                + timeout_line(request_id, move))
         self._pending.clear()
         self._write(data, time.monotonic() + (self.limits.move_ms + self.limits.grace_ms) / 1000)
         return request_id

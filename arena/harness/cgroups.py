@@ -28,6 +28,11 @@ HARD_KILL_S = 5.0  # how long a kill keeps signalling a tree that will not go (a
 KILL_POLL_S = 0.01
 
 _CPU_FILES = {2: ("cpu.stat",), 1: ("cpuacct.stat", "cpuacct.usage")}
+# The one file of a group that says its CPU time as one number, read at every request and
+# reply of a bot on the cpu clock: cgroup v2's cpu.stat starts with usage_usec; v1's
+# cpuacct.usage is nanoseconds.
+_CLOCK_FILES = {2: "cpu.stat", 1: "cpuacct.usage"}
+QUOTA_PERIOD_US = 100_000  # cpu.max's period: a tenth of a second, the kernel's default
 
 
 def cpu_seconds(version: int, texts: Sequence[str | None]) -> tuple[float, float] | None:
@@ -112,10 +117,44 @@ class CounterFiles:
 
 
 
+class CpuClock:
+    """A bot's CPU time (user + system of its whole group, seconds) read from one counter file
+    kept open: what the cpu clock charges a move (``containment.Child.cpu_seconds``). A read
+    is one ``pread``; None once the group is gone or the file cannot be read."""
+
+    __slots__ = ("_fd", "_version")
+
+    def __init__(self, version: int, path: str) -> None:
+        self._version = version
+        self._fd = os.open(path, os.O_RDONLY)
+
+    def __call__(self) -> float | None:
+        if self._fd < 0:
+            return None
+        try:
+            data = os.pread(self._fd, 64, 0)
+            if self._version == 2:  # b"usage_usec 1234\n..."
+                return int(data[11:data.index(b"\n")]) / 1e6
+            return int(data) / 1e9
+        except (OSError, ValueError):
+            return None
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    def __del__(self) -> None:  # unreachable: nobody else holds its descriptor
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - at interpreter exit the os module may be half gone
+            pass
+
+
 # --- cgroups ---------------------------------------------------------------------------------
 
-# The v1 controllers used, and what for.
-_V1_ROLES = {"memory": "memory", "pids": "pids", "freezer": "kill", "cpuacct": "cpu"}
+# The v1 controllers used, and what for ("cpus": the cpu controller's quota, ``cpus:``).
+_V1_ROLES = {"memory": "memory", "pids": "pids", "freezer": "kill", "cpuacct": "cpu", "cpu": "cpus"}
 
 
 @dataclass(frozen=True)
@@ -255,10 +294,12 @@ class Cgroups:
                     continue
                 if os.path.exists(os.path.join(root, "cgroup.kill")):
                     roles.append("kill")
-                for controller in ("memory", "pids"):
+                for controller in ("memory", "pids", "cpu"):
                     write_text(os.path.join(root, "cgroup.subtree_control"), f"+{controller}")
                 enabled = (read_text(os.path.join(root, "cgroup.subtree_control")) or "").split()
                 roles += [c for c in ("memory", "pids") if c in enabled]
+                if "cpu" in enabled:
+                    roles.append("cpus")
                 if not os.path.exists(os.path.join(root, "cpu.stat")):
                     roles.remove("cpu")
             else:
@@ -283,7 +324,7 @@ class Cgroups:
 
     def describe(self) -> str:
         by_version: dict[int, list[str]] = {}
-        for role in ("kill", "cpu", "memory", "pids"):
+        for role in ("kill", "cpu", "memory", "pids", "cpus"):
             if role in self.roots:
                 by_version.setdefault(self.versions[role], []).append(role)
         if not by_version:
@@ -324,6 +365,7 @@ class BotGroup:
         self.versions = dict(cgroups.versions)
         self.unique = sorted(set(self.dirs.values()))
         self.memory_limited = False  # the kernel enforces the memory limit
+        self.cpus_limited = False  # the kernel holds the group to its CPUs' worth (``cpus``)
         self._fds: dict[str, int] = {}
 
     def _fd(self, path: str, flags: int) -> int:
@@ -361,7 +403,7 @@ class BotGroup:
         BotGroup.kept -= len(self._fds)
         self._fds.clear()
 
-    def create(self, memory: int, tasks: int) -> None:
+    def create(self, memory: int, tasks: int, cpus: int = 0) -> None:
         made: list[str] = []
         try:
             for d in self.unique:
@@ -385,6 +427,15 @@ class BotGroup:
                 write_text(os.path.join(d, "memory.memsw.limit_in_bytes"), str(memory))
         if tasks and "pids" in self.dirs:
             write_text(os.path.join(self.dirs["pids"], "pids.max"), str(tasks))
+        if cpus and "cpus" in self.dirs:
+            # A quota of CPU time per period over all the group's threads: N CPUs' worth,
+            # however many threads it spins.
+            d, quota = self.dirs["cpus"], cpus * QUOTA_PERIOD_US
+            if self.versions["cpus"] == 2:
+                self.cpus_limited = write_text(os.path.join(d, "cpu.max"), f"{quota} {QUOTA_PERIOD_US}")
+            else:
+                self.cpus_limited = (write_text(os.path.join(d, "cpu.cfs_period_us"), str(QUOTA_PERIOD_US))
+                                     and write_text(os.path.join(d, "cpu.cfs_quota_us"), str(quota)))
 
     @property
     def procs_files(self) -> list[str]:
@@ -437,6 +488,13 @@ class BotGroup:
         if "cpu" not in self.dirs:
             return None
         return cpu_seconds(self.versions["cpu"], [self.read(path) for path in self._cpu_files()])
+
+    def clock_file(self) -> dict[str, Any] | None:
+        """Where the arena reads this group's CPU time per move (``CpuClock``), or None."""
+        if "cpu" not in self.dirs:
+            return None
+        version = self.versions["cpu"]
+        return {"version": version, "path": os.path.join(self.dirs["cpu"], _CLOCK_FILES[version])}
 
     def counters(self) -> dict[str, Any] | None:
         """Where the arena may read this group's CPU time and peak memory itself

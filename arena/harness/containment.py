@@ -22,13 +22,15 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from arena.errors import ArenaError, ExitCode
 from arena.harness import cgroups, sandbox, seal
 from arena.harness import launcher as launcher_program
+from arena.harness.proctree import TreeClock
+from arena.harness.protocol import Clock
 from arena.harness.resources import ResourceLimits, Usage
 from arena.harness.sandbox import LANDLOCK_ENV
 from arena.harness.scratch import sweep_once
@@ -75,7 +77,7 @@ class Child:
     ended its report is counted from the arena's starting point (``ChildExit.totals``)."""
 
     def __init__(self, launcher: LauncherClient, child_id: int, pid: int, scratch: str | None = None,
-                 counters: Mapping[str, Any] | None = None) -> None:
+                 counters: Mapping[str, Any] | None = None, clock: Mapping[str, Any] | None = None) -> None:
         self.launcher = launcher
         self.id = child_id
         self.pid = pid
@@ -84,6 +86,29 @@ class Child:
         self.counters = counters
         self._files: cgroups.CounterFiles | None = None  # opened at the first count
         self._base: tuple[float, float, float] | None = None  # user, system, monotonic at the reset
+        self._clock_file = clock  # where its cgroup counts its CPU time, for the cpu clock
+        self._clock: cgroups.CpuClock | TreeClock | None = None
+
+    @property
+    def cpu_seconds(self) -> Callable[[], float | None]:
+        """Its tree's CPU time in seconds now, by a call that costs one read where a cgroup
+        counts it (else a walk of its tree in /proc); None once it is gone. What the cpu
+        clock reads at each request and reply."""
+        clock = self._clock
+        if clock is None:
+            where = self._clock_file
+            if where is not None:
+                try:
+                    clock = cgroups.CpuClock(int(where["version"]), str(where["path"]))
+                except (KeyError, TypeError, ValueError, OSError):
+                    clock = None
+            self._clock = clock = clock or TreeClock(self.pid)
+        return clock
+
+    @property
+    def cpu_by_cgroup(self) -> bool:
+        """Its CPU time per move is read from its cgroup (``cpu_seconds``)."""
+        return self._clock_file is not None
 
     def restart_count(self) -> bool:
         """Count from now on, from its counters: its starting point kept here, its peak reset.
@@ -106,6 +131,8 @@ class Child:
         """Close its counter files (it has ended, or is being replaced): reads then say None."""
         if self._files is not None:
             self._files.close()
+        if self._clock is not None:
+            self._clock.close()
 
     @property
     def counting(self) -> bool:
@@ -381,9 +408,9 @@ class LauncherClient:
         if reply.get("op") != "spawned":
             _remove(scratch)
             raise SpawnError(str(reply.get("error", "unknown error")))
-        counters = reply.get("counters")
+        counters, clock = reply.get("counters"), reply.get("clock")
         child = Child(self, int(reply["id"]), int(reply["pid"]), scratch,
-                      counters if isinstance(counters, dict) else None)
+                      counters if isinstance(counters, dict) else None, clock if isinstance(clock, dict) else None)
         with self._cond:
             self._children[child.id] = child
         return child
@@ -531,6 +558,26 @@ class UnsealedError(ArenaError):
     """``--require-sealed`` on a machine that cannot seal its bots (``arena.harness.seal``)."""
 
     exit_code = ExitCode.BAD_INPUT
+
+
+def default_clock() -> Clock:
+    """The clock bots are on unless a file or option says otherwise: ``cpu`` where this
+    machine counts each bot's CPU time in a cgroup (read at each request and reply), else
+    ``wall`` (``clock_note`` says why)."""
+    return Clock.WALL if clock_note() else Clock.CPU
+
+
+def clock_note() -> str | None:
+    """None where bots are on the cpu clock by default; else the run header's line on why
+    they are on the wall clock."""
+    try:
+        shared = launcher()
+    except LauncherError as exc:
+        return f"clock: wall by default (no launcher: {exc})"
+    if "cpu" in shared.info.get("cgroup_roles", ()):
+        return None
+    return ("clock: wall by default: this machine gives the arena no cgroup to count each bot's CPU time per move "
+            "(clock: cpu would read it from /proc, in clock ticks)")
 
 
 def unsealed_why() -> str | None:

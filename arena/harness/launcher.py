@@ -169,6 +169,8 @@ class Launcher:
         else:
             parts.append(f"memory limit by /proc every {int(SAMPLE_S * 1000)} ms")
         parts.append("task limit by cgroup" if "pids" in groups.roots else "no task limit (needs the pids cgroup)")
+        parts.append("CPU time per move by cgroup" if "cpu" in groups.roots else "CPU time per move by /proc")
+        parts.append("cpus limit by cgroup" if "cpus" in groups.roots else "no cpus limit (needs the cpu controller)")
         if self.sealed:
             parts.append("sealed: each bot in its own user, PID, IPC, UTS, network and mount namespaces (bubblewrap)")
         else:
@@ -303,7 +305,7 @@ class Launcher:
         if self.cgroups:
             group = BotGroup(self.cgroups, f"bot-{bot_id}")
             try:
-                group.create(memory, int(limits.get("processes", 0)))
+                group.create(memory, int(limits.get("processes", 0)), int(limits.get("cpus", 0)))
             except OSError as exc:
                 return {"op": "spawn_failed", "error": f"cannot create its cgroup: {exc}"}
         sealed: list[str] | None = None
@@ -339,7 +341,8 @@ class Launcher:
         bot.oom_base = group.oom_kills() if group else 0
         self.bots[bot_id] = bot
         self.roots[pid] = bot
-        return {"op": "spawned", "id": bot_id, "pid": pid, "counters": group.counters() if group else None}
+        return {"op": "spawned", "id": bot_id, "pid": pid, "counters": group.counters() if group else None,
+                "clock": group.clock_file() if group else None}
 
     def _seal(self, msg: dict[str, Any], limits: dict[str, Any]) -> list[str]:
         """The bubblewrap command line of a bot (arena.harness.seal); OSError when its program

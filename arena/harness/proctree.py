@@ -193,7 +193,26 @@ def process_cpu(pid: int) -> tuple[float, float]:
     return (utime + cutime) / CLK_TCK, (stime + cstime) / CLK_TCK
 
 
-# The files a group's CPU time is read from, by cgroup version.
+class TreeClock:
+    """A bot's CPU time where it has no cgroup to count it: user + system seconds of the
+    processes of its tree now (threads included, and the children they waited for), in
+    clock ticks. A process that left the tree takes its time with it, so a move's charge is
+    never below zero but may miss an orphan's share."""
+
+    __slots__ = ("pid",)
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+
+    def __call__(self) -> float | None:
+        pids = tree([self.pid])
+        if not pids:
+            return None
+        return sum(sum(process_cpu(pid)) for pid in pids)
+
+    def close(self) -> None:
+        """Nothing to close: for the same shape as ``cgroups.CpuClock``."""
+
 
 
 def signal_all(pids: Iterable[int], sig: int) -> None:

@@ -70,16 +70,45 @@ class BotFailure(ArenaError):
         self.detail = detail
 
 
+class Clock(Enum):
+    """What a bot's ``move_ms`` and ``bank_ms`` measure (docs/PROTOCOL.md, "Time").
+
+    ``cpu``: the CPU time of the bot's whole process tree from the request to the reply, so
+    that a loaded machine or a busy neighbour takes nothing from it; a wall-clock backstop
+    (``wall_backstop_ms``) still ends a bot that sleeps or blocks. ``wall``: time on the
+    arena's clock from the request to the reply."""
+
+    CPU = "cpu"
+    WALL = "wall"
+
+
+# The wall-clock backstop of the cpu clock: a bot that waits (sleeps, blocks on a lock) uses no
+# CPU, so without it one could hold a match for ever. Ten times the budget leaves a bot that
+# shares a busy machine ample room; two seconds more keeps a short budget from ending a bot
+# that is only descheduled.
+BACKSTOP_FACTOR = 10
+BACKSTOP_EXTRA_MS = 2000
+
+
+def wall_backstop_ms(time_ms: int) -> int:
+    """How long a request on the cpu clock may take on the wall clock, grace not included:
+    the larger of ten times its ``time_ms`` and ``time_ms`` + 2 s."""
+    return max(BACKSTOP_FACTOR * time_ms, time_ms + BACKSTOP_EXTRA_MS)
+
+
 class TimeLimits(NamedTuple):
-    """Time limits in milliseconds, as the handshake announces them."""
+    """Time limits in milliseconds, as the handshake announces them, and the clock that
+    measures them."""
 
     startup_ms: int = 10000
     move_ms: int = 2000
     bank_ms: int = 0
     grace_ms: int = 200
+    clock: Clock = Clock.WALL
 
-    def to_dict(self) -> dict[str, int]:
-        return self._asdict()
+    def to_dict(self) -> dict[str, Any]:
+        return {"startup_ms": self.startup_ms, "move_ms": self.move_ms, "bank_ms": self.bank_ms,
+                "grace_ms": self.grace_ms, "clock": self.clock.value}
 
 
 class Ready(NamedTuple):
@@ -245,21 +274,22 @@ def core_event_line(event: Any) -> bytes:
 
 
 def request_line(request_id: int, time_ms: int, bank_ms: int, view: Mapping[str, Any] | str,
-                 legal: Sequence[str]) -> bytes:
+                 legal: Sequence[str], clock: Clock = Clock.WALL) -> bytes:
     """A request; ``view`` is a mapping, or its JSON text already built by the caller."""
     if not isinstance(view, str):
         view = _dumps(view)
-    times = _TIMES.get((time_ms, bank_ms))
+    times = _TIMES.get((time_ms, bank_ms, clock))
     if times is None:  # a bot's times change only when it spends its bank
         if len(_TIMES) > 10_000:
             _TIMES.clear()
-        times = _TIMES[time_ms, bank_ms] = f'"time_ms":{time_ms:d},"bank_ms":{bank_ms:d}'
+        times = _TIMES[time_ms, bank_ms, clock] = (f'"time_ms":{time_ms:d},"bank_ms":{bank_ms:d},'
+                                                   f'"clock":"{clock.value}"')
     if not legal:
         return f'{{"type":"request","id":{request_id},{times},"view":{view},"legal":[]}}\n'.encode()
     return f'{{"type":"request","id":{request_id},{times},"view":{view},"legal":["{_SEP.join(legal)}"]}}\n'.encode()
 
 
-_TIMES: dict[tuple[int, int], str] = {}
+_TIMES: dict[tuple[int, int, Clock], str] = {}
 
 
 def timeout_line(request_id: int, move: str) -> bytes:

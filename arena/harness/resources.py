@@ -26,6 +26,7 @@ _BOUNDS: dict[str, tuple[int, int]] = {
     "processes": (1, 1 << 20),
     "open_files": (16, 1 << 20),
     "file_size_mb": (1, 1 << 30),
+    "cpus": (1, 1024),
 }
 MAX_WRITABLE = 64  # folders in ``writable``
 
@@ -51,6 +52,11 @@ class ResourceLimits:
       of the user, and nothing for root).
     - ``open_files``: ``RLIMIT_NOFILE`` of each process.
     - ``file_size_mb``: ``RLIMIT_FSIZE``: the largest file a process may write.
+    - ``cpus``: how many CPUs' worth of time the whole tree may use at once, however many
+      threads or processes it runs (the cgroup's CPU quota, ``cpu.max``; where the machine
+      has no cpu controller it is not enforced, and the cpu clock still charges every
+      thread's time to the move). 1 by default, so that a bot spinning threads cannot take
+      the CPU its opponent is timed on.
     - ``network``: True lets the bot use the network. By default (None) it has none, not even
       the machine's loopback: it runs in a network namespace of its own (its own loopback only),
       where the machine allows one
@@ -65,6 +71,7 @@ class ResourceLimits:
     processes: int = 512
     open_files: int = 1024
     file_size_mb: int = 1024
+    cpus: int = 1
     network: bool | None = None
     writable: tuple[str, ...] = ()
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena.core.rules import Rules, Seating
 from arena.errors import ArenaError
+from arena.harness.protocol import Clock
 from arena.match.record import FailurePolicy, GameRecord, derive_row_values
 from arena.tournament.config import BotConfig, TeamConfig, TournamentConfig
 from arena.tournament.schedule import MAX_MATCHES, Format, MatchSpec, Mode, TeamMode, build_schedule, iter_schedule, schedule_size
@@ -61,6 +62,14 @@ def _limit(bot: Mapping[str, Any], key: str) -> int | None:
     raise _BadMeta(f"bots: {bot['name']!r} {key}: expected a number of milliseconds or null")
 
 
+def _clock(bot: Mapping[str, Any]) -> Clock | None:
+    value = bot.get("clock")
+    try:
+        return None if value is None else Clock(value)
+    except ValueError:
+        raise _BadMeta(f"bots: {bot['name']!r} clock: expected cpu, wall or null") from None
+
+
 def config_from_game(game: Mapping[str, Any]) -> TournamentConfig:
     """The tournament (as far as the schedule and the games go) described by a store's meta
     ``game`` object (``TournamentConfig.game_dict()``). Raises ``_BadMeta`` naming the key."""
@@ -91,7 +100,7 @@ def config_from_game(game: Mapping[str, Any]) -> TournamentConfig:
         raise _BadMeta("bots: expected a list of bots, each with a name")
     # The games' time limits go with the bots (records hold them; limits_differences compares).
     bots = tuple(BotConfig(bot["name"], "-", ".", startup_ms=_limit(bot, "startup_ms"), move_ms=_limit(bot, "move_ms"),
-                           bank_ms=_limit(bot, "bank_ms")) for bot in listed)
+                           bank_ms=_limit(bot, "bank_ms"), clock=_clock(bot)) for bot in listed)
     names = [b.name for b in bots]
     teams_value = game.get("teams")
     teams: tuple[TeamConfig, ...] = ()
@@ -259,7 +268,10 @@ def limits_differences(record: GameRecord, config: TournamentConfig) -> list[str
         if bot is None:
             continue  # a seat of another bot: the schedule check says so
         expected = bot_limits(bot).to_dict()
-        if dict(limits) != expected:
+        limits = dict(limits)
+        if bot.clock is None:  # the file left the clock to the machine that played: any is its
+            limits.pop("clock", None)
+        if limits != expected:
             changed = sorted(k for k in set(limits) | set(expected) if limits.get(k) != expected.get(k))
             shown = ", ".join(f"{k} {_shown(limits.get(k))} (the file: {_shown(expected.get(k))})" for k in changed[:4])
             out.append(f"its record's limits of seat {seat} ({name}) are not the tournament file's: {shown}")

@@ -22,6 +22,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from arena.core.rules import RULE_OPTIONS, Rules, Seating
 from arena.errors import OptionError, SeatingError
 from arena.harness.botproc import BotSpecError, missing_program, split_command
+from arena.harness.protocol import Clock
 from arena.harness.resources import ResourceLimits
 from arena.match.record import DEFAULT_STRIKES, FailurePolicy, Policy
 from arena.tournament.buildspec import BuildSpec, bot_keys_dict, parse_build_keys
@@ -76,9 +77,11 @@ TOP_KEYS = (
     "output",
     "cluster",
     "limits",
+    "clock",
     "sprt",
 )
-BOT_KEYS = ("name", "cmd", "cwd", "env", "startup_ms", "move_ms", "bank_ms", "limits", "build", "inputs", "source")
+BOT_KEYS = ("name", "cmd", "cwd", "env", "startup_ms", "move_ms", "bank_ms", "clock", "limits", "build", "inputs",
+            "source")
 TEAM_KEYS = ("name", "members")
 FAILURE_KEYS = ("policy", "strikes", "max_failed_matches")
 
@@ -95,6 +98,9 @@ class BotConfig:
     startup_ms: int | None = None
     move_ms: int | None = None
     bank_ms: int | None = None
+    # What move_ms and bank_ms measure (its own ``clock:``, else the file's); None: the
+    # machine's default (``arena.harness.containment.default_clock``).
+    clock: Clock | None = None
     base_dir: str = "."  # absolute folder of the tournament file; a checkout's, once a source bot is checked out
     build: BuildSpec | None = None  # build.py runs it
     source: SourceSpec | None = None  # sources.py checks it out; cwd is then relative to the repository
@@ -118,6 +124,8 @@ class BotConfig:
             "startup_ms": self.startup_ms,
             "move_ms": self.move_ms,
             "bank_ms": self.bank_ms,
+            # Only when set, as limits: files without it keep their fingerprint.
+            **({"clock": self.clock.value} if self.clock is not None else {}),
             **bot_keys_dict(self.build, self.source),
             # Only when set: files without limits keep the fingerprint they had before the key.
             **({"limits": dict(self.limits)} if self.limits else {}),
@@ -312,7 +320,8 @@ def parse_config(
     bots_node = required("bots")
     if isinstance(bots_node, SequenceNode) and len(bots_node.value) > MAX_BOTS:
         raise doc.error(bots_node, "bots", f"at most {MAX_BOTS:,} bots, got {len(bots_node.value):,}")
-    bots = _parse_bots(doc, bots_node, base_dir, top_limits, writable_nodes)
+    top_clock = doc.member(top["clock"][1], "clock", Clock) if "clock" in top else None
+    bots = _parse_bots(doc, bots_node, base_dir, top_limits, writable_nodes, top_clock)
     bot_names = [b.name for b in bots]
 
     team_mode, teams = _parse_teams(doc, top, mode, bot_names, team_size)
@@ -539,7 +548,7 @@ def _parse_table(doc: Doc, top: dict[str, tuple[Node, Node]], mode: Mode) -> tup
 
 
 def _parse_bots(doc: Doc, node: Node, base_dir: str, top_limits: dict[str, Any],
-                writable_nodes: dict[str, tuple[str, list[Node]]]) -> tuple[BotConfig, ...]:
+                writable_nodes: dict[str, tuple[str, list[Node]]], top_clock: Clock | None) -> tuple[BotConfig, ...]:
     items = doc.sequence(node, "bots", "bots (each a mapping with name and cmd)")
     if not items:
         raise doc.error(node, "bots", "expected a non-empty list of bots")
@@ -597,8 +606,10 @@ def _parse_bots(doc: Doc, node: Node, base_dir: str, top_limits: dict[str, Any],
         if "writable" in top_limits and "writable" not in own:
             writable_nodes[f"{key}.limits"] = writable_nodes["limits"]
         resources = tuple(sorted({**top_limits, **own}.items()))
+        clock = doc.member(fields["clock"][1], f"{key}.clock", Clock) if "clock" in fields else top_clock
         bots.append(
-            BotConfig(name, cmd, cwd, env, base_dir=base_dir, build=build, source=source, limits=resources, **limits)
+            BotConfig(name, cmd, cwd, env, clock=clock, base_dir=base_dir, build=build, source=source, limits=resources,
+                      **limits)
         )
     return tuple(bots)
 

@@ -9,11 +9,13 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from arena.core.rules import Rules, Seating
 from arena.harness.botproc import BotProcess, BotSpec, Limits
+from arena.harness.containment import default_clock
+from arena.harness.protocol import Clock
 from arena.harness.resources import ResourceLimits
 from arena.match.record import FailurePolicy, GameRecord, derive_row_values
 from arena.match.referee import play_match
@@ -43,14 +45,19 @@ class Job:
 
 def bot_spec(bot: Any, python: str, hidden: tuple[str, ...] = ()) -> BotSpec:
     """The harness's BotSpec for a configured bot ($PYTHON expanded, cwd resolved)."""
-    return BotSpec(name=bot.name, cmd=bot.resolved_cmd(python), cwd=bot.resolved_cwd, env=bot.env, limits=bot_limits(bot),
+    return BotSpec(name=bot.name, cmd=bot.resolved_cmd(python), cwd=bot.resolved_cwd, env=bot.env,
+                   limits=bot_limits(bot, default_clock()),
                    resources=ResourceLimits.from_dict(dict(bot.limits)), hidden=hidden)
 
 
-def bot_limits(bot: Any) -> Limits:
-    """The time limits a configured bot plays under: what its records hold (``arena verify`` checks)."""
+def bot_limits(bot: Any, machine_clock: Clock | None = None) -> Limits:
+    """The time limits a configured bot plays under: what its records hold (``arena verify``
+    checks). Its clock is the file's, else ``machine_clock`` (the machine's default, which
+    a file that names no clock leaves to the machine), else the wall clock."""
     given = (("startup_ms", bot.startup_ms), ("move_ms", bot.move_ms), ("bank_ms", bot.bank_ms))
-    return Limits(**{k: v for k, v in given if v is not None})
+    clock = bot.clock if bot.clock is not None else machine_clock
+    limits = Limits(**{k: v for k, v in given if v is not None})
+    return limits if clock is None else replace(limits, clock=clock)
 
 
 def make_job(config: TournamentConfig, *, python: str, logs_dir: str | None) -> Job:

@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 import random
 import sys
+import time
 import traceback
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
@@ -201,7 +202,8 @@ class Played(NamedTuple):
 class Request(NamedTuple):
     """One decision. ``legal`` is never empty; ``phase`` is ``play``, ``claim`` (answer a
     renuncio chance: the legal moves are claims and ``pass``) or ``take`` (the dealer's
-    initial-table choice). ``view`` is the raw view the arena sent."""
+    initial-table choice). ``view`` is the raw view the arena sent. ``time_ms`` is on
+    ``clock``: ``cpu`` (this bot's CPU time, all its threads and processes) or ``wall``."""
 
     id: int
     time_ms: int
@@ -209,6 +211,31 @@ class Request(NamedTuple):
     legal: list[Move]
     phase: str
     view: dict[str, Any]
+    clock: str = "wall"
+
+
+class Budget:
+    """A share of a request's time, on the clock the arena times it by::
+
+        budget = kit.Budget(request, share=0.5)
+        while not budget.over():
+            ...think...
+
+    On the ``cpu`` clock it reads ``time.process_time`` (this process's CPU time, every
+    thread's; a child process's time counts for the arena but not here), so that waiting for
+    a core on a busy machine costs nothing; on the ``wall`` clock, ``time.monotonic``. The
+    share leaves room for reading the request and writing the reply."""
+
+    def __init__(self, request: Request, share: float = 0.5) -> None:
+        self.now: Callable[[], float] = time.process_time if request.clock == "cpu" else time.monotonic
+        self.seconds = request.time_ms * share / 1000
+        self.start = self.now()
+
+    def used(self) -> float:
+        return self.now() - self.start
+
+    def over(self) -> bool:
+        return self.now() - self.start >= self.seconds
 
 
 class Game:
@@ -418,7 +445,7 @@ class Game:
         first = legal[0].kind
         phase = CLAIM if first in (CLAIM, PASS) else TAKE if first == TAKE else PLAY
         return Request(int(msg["id"]), int(msg.get("time_ms", 0)), int(msg.get("bank_ms", 0)),
-                       legal, phase, view)
+                       legal, phase, view, "cpu" if msg.get("clock") == "cpu" else "wall")
 
     def _check(self, view: dict[str, Any]) -> None:
         for key, attr, convert in (("hand", "hand", lambda v: sorted(cards(v))),

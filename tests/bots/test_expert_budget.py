@@ -59,3 +59,47 @@ def test_a_search_within_its_playouts_never_reads_the_cpu_clock_after_the_start(
     _, _, deals = expert_bot.search(view, legal, Rng(3), 10.0, 60)
     assert 0 < sum(deals) <= 60
     assert clocks.cpu_reads == 1
+
+
+def test_by_time_the_budget_is_the_cpu_time_split_over_rounds_and_playouts_do_not_end_it(monkeypatch):
+    clocks = _Clocks(0.5)
+    monkeypatch.setattr(expert_bot.time, "perf_counter", clocks.wall)
+    view, legal = _position()
+    _, _, deals = expert_bot.search(view, legal, Rng(3), 0.030, 4, by_time=True, clock=clocks.cpu)
+    # 30 ms of CPU at half a core is 60 ms of wall time, a playout each: far more than 4 playouts.
+    playouts = round(clocks.now / 0.001) - 1
+    assert abs(playouts - 60) <= 4 and sum(deals) > 4
+    # Halving happened: the candidates kept longest had the most deals.
+    assert len(set(deals)) > 1
+
+
+class _Request:
+    def __init__(self, clock: str, time_ms: int) -> None:
+        self.clock, self.time_ms = clock, time_ms
+
+
+def test_the_expert_budgets_by_cpu_time_only_on_the_cpu_clock(monkeypatch):
+    calls = []
+
+    def fake_search(*args, **kwargs):
+        calls.append((args[3], args[4], kwargs))
+        return 0, [], []
+
+    monkeypatch.setattr(expert_bot, "search", fake_search)
+    from bots.kit import escoba_kit as kit
+    game = kit.Game()
+    game.start({"type": "hello", "seat": 0, "side": 0, "players": 2, "teams": [[0], [1]], "rules": {},
+                "time": {}, "seed": 1})
+    view, legal = _position()
+    moves = [kit.parse_move(str(m)) for m in legal]
+    monkeypatch.setattr(expert_bot, "seat_view", lambda *a: view)
+    for expert, clock, time_ms in ((expert_bot.Expert(ms=90), "wall", 100), (expert_bot.Expert(ms=90), "cpu", 100),
+                                   (expert_bot.Expert(ms=90), "cpu", 2000),
+                                   (expert_bot.Expert(ms=90, playouts=200), "cpu", 2000)):
+        request = kit.Request(1, time_ms, 0, moves, kit.PLAY, {}, clock)
+        expert(game, request, __import__("random").Random(1))
+    (wall_s, wall_playouts, wall_kw), (cpu_s, _, cpu_kw), (long_s, _, _), (_, fixed, fixed_kw) = calls
+    assert wall_playouts == expert_bot.DEFAULT_PLAYOUTS and not wall_kw.get("by_time")  # playouts, as before
+    assert cpu_kw["by_time"] and cpu_kw["clock"] is expert_bot.time.process_time
+    assert cpu_s == 0.05 and long_s == 0.09  # half its time, at most its ms
+    assert fixed == 200 and not fixed_kw.get("by_time")  # playouts it was given: on either clock

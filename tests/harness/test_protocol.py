@@ -8,6 +8,7 @@ from arena.harness.protocol import (
     GOODBYE_LINE,
     PROTOCOL_VERSION,
     BotFailure,
+    Clock,
     Termination,
     TimeLimits,
     encode,
@@ -25,7 +26,7 @@ def test_lines_are_compact_json_objects_ending_in_newline():
     line = request_line(7, 2000, 0, {"hand": ["7o"]}, ["7o", "7o+3b+5c"])
     assert line.endswith(b"\n") and line.count(b"\n") == 1
     msg = json.loads(line)
-    assert msg == {"type": "request", "id": 7, "time_ms": 2000, "bank_ms": 0,
+    assert msg == {"type": "request", "id": 7, "time_ms": 2000, "bank_ms": 0, "clock": "wall",
                    "view": {"hand": ["7o"]}, "legal": ["7o", "7o+3b+5c"]}
     assert b" " not in line
     assert json.loads(GOODBYE_LINE) == {"type": "goodbye"}
@@ -44,7 +45,10 @@ def test_match_start_carries_everything_the_bot_needs():
                       rules={"target": 21}, time=TimeLimits(1000, 500, 0, 50))
     assert msg["type"] == "hello" and msg["protocol"] == PROTOCOL_VERSION
     assert msg["teams"] == [[0, 2], [1, 3]] and msg["seat"] == 2 and msg["side"] == 0
-    assert msg["time"] == {"startup_ms": 1000, "move_ms": 500, "bank_ms": 0, "grace_ms": 50}
+    assert msg["time"] == {"startup_ms": 1000, "move_ms": 500, "bank_ms": 0, "grace_ms": 50, "clock": "wall"}
+    on_cpu = match_start(first=True, match=1, seat=0, side=0, players=2, teams=((0,), (1,)), rules={},
+                         time=TimeLimits(1000, 500, 0, 50, Clock.CPU))
+    assert on_cpu["time"]["clock"] == "cpu"
     again = match_start(first=False, match=2, seat=1, side=1, players=2, teams=((0,), (1,)),
                         rules={}, time=TimeLimits())
     assert again["type"] == "new_match" and again["match"] == 2

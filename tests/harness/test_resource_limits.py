@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from arena.harness.containment import default_clock
+from arena.harness.protocol import Clock
 from arena.harness.resources import ResourceLimitError, ResourceLimits, Usage
 from arena.tournament.config import ConfigError, parse_config
 from arena.tournament.worker import bot_spec
@@ -21,14 +23,15 @@ bots:
 def test_defaults_are_on_and_documented_values():
     limits = ResourceLimits()
     assert limits.to_dict() == {"memory_mb": 1024, "processes": 512, "open_files": 1024, "file_size_mb": 1024,
-                                "network": None, "writable": []}
+                                "cpus": 1, "network": None, "writable": []}
     assert limits.memory_bytes == 1 << 30
 
 
 def test_values_are_checked():
     assert ResourceLimits.from_dict({"memory_mb": 0}).memory_mb == 0  # 0: no limit
     for bad in ({"memory_mb": 8}, {"memory_mb": -1}, {"processes": "many"}, {"open_files": True},
-                {"network": "off"}, {"cpus": 2}):
+                {"network": "off"}, {"cpus": 2000}, {"cpus": 1.5},
+                {"cpu": 2}):
         with pytest.raises(ResourceLimitError):
             ResourceLimits.from_dict(bad)
 
@@ -82,3 +85,22 @@ def test_bad_bot_limits_name_the_bot():
     with pytest.raises(ConfigError) as info:
         parse_config(text, file="t.yaml")
     assert "key 'bots[1].limits.file_size_mb'" in str(info.value)
+
+
+def test_a_files_clock_and_cpus_reach_the_harness_and_a_bots_own_win():
+    text = BASE.replace("bots:\n", "clock: wall\nlimits: {cpus: 2}\nbots:\n").replace(
+        '{name: b, cmd: "python3 b.py"}', '{name: b, cmd: "python3 b.py", clock: cpu, limits: {cpus: 1}}')
+    config = parse_config(text)
+    spec_a, spec_b = (bot_spec(bot, "python3") for bot in config.bots)
+    assert (spec_a.limits.clock, spec_a.resources.cpus) == (Clock.WALL, 2)
+    assert (spec_b.limits.clock, spec_b.resources.cpus) == (Clock.CPU, 1)
+    assert config.game_dict()["bots"][0]["clock"] == "wall"
+
+
+def test_without_a_clock_the_machine_chooses_and_the_fingerprint_is_unchanged():
+    config = parse_config(BASE)
+    assert all("clock" not in b for b in config.game_dict()["bots"])
+    assert bot_spec(config.bots[0], "python3").limits.clock is default_clock()
+    assert parse_config(BASE.replace("bots:\n", "clock: cpu\nbots:\n")).fingerprint != config.fingerprint
+    with pytest.raises(ConfigError, match="key 'clock': expected one of cpu, wall"):
+        parse_config(BASE.replace("bots:\n", "clock: sundial\nbots:\n"))
