@@ -1,8 +1,10 @@
-"""Self-contained HTML pages: a match replay, and a tournament report.
+"""Self-contained HTML pages: a match replay, a tournament report, and the report's one
+replay page with its matches' data files.
 
 Pure: values in, one HTML string out. Every page carries its own CSS, JavaScript and SVG
-(the suit pictures are inline symbols) and the replay's frames as embedded JSON, so it opens
-from a file with the network off: nothing is fetched, no font, script or image.
+(the suit pictures are inline symbols); a replay page also carries its verified match as
+embedded JSON, or (the report's) loads it from a data file beside it. So a page opens from a
+file with the network off: nothing is fetched from anywhere else, no font, script or image.
 
 The CSS, JavaScript, SVG and the replay page's body are files of this package
 (``arena/render/web/``). What the script needs (the replay's data, and options such as the suit
