@@ -100,14 +100,17 @@ def store_checker(results: str | Path) -> Iterator[Checker]:
         yield check
 
 
-# A worker process's checker (``init_worker``): one store, opened once per process.
+# A worker process's checker (``init_worker``): one store, opened once per process, and what
+# keeps it open (dropped, the stack would close the store under the checker).
 _worker: list[Checker] = []
+_worker_stack: list[ExitStack] = []
 
 
 def init_worker(results: str) -> None:
     """Start a report worker process: open the store of ``results`` for ``worker_check``."""
     stack = ExitStack()  # left open for the process's life: the pool ends it
     _worker[:] = [stack.enter_context(store_checker(results))]
+    _worker_stack[:] = [stack]
 
 
 def worker_check(match_id: str) -> tuple[str | None, str | None]:

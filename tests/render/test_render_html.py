@@ -149,3 +149,20 @@ def test_the_report_names_the_rating_model_and_what_a_crosstable_cell_is(tmp_pat
         assert "A cell counts each match once for every two sides in it" in page
     else:
         assert "A cell is the row&#x27;s score against the column" in page
+
+
+def test_the_report_written_by_worker_processes_is_the_one_written_in_process(tmp_path: Path, monkeypatch):
+    from replay_helpers import make_store
+
+    import arena.cli.replay as cli_replay
+
+    results = Path(make_store(tmp_path / "t", bots=("ana", "luis", "marta"), matches=2))
+    alone = cli_replay.write_report(results, tmp_path / "a" / "report.html", say=lambda line: None)
+    monkeypatch.setattr(cli_replay, "REPORT_POOL_FROM", 1)
+    pooled = cli_replay.write_report(results, tmp_path / "b" / "report.html", say=lambda line: None)
+    assert alone.refusals == pooled.refusals == () and alone.pages == pooled.pages == 6
+    files = sorted(p.name for p in (tmp_path / "a" / "report_replays" / "data").iterdir())
+    assert files == sorted(p.name for p in (tmp_path / "b" / "report_replays" / "data").iterdir())
+    for name in files:
+        assert (tmp_path / "a" / "report_replays" / "data" / name).read_text() == \
+            (tmp_path / "b" / "report_replays" / "data" / name).read_text()
