@@ -253,10 +253,12 @@ def replay_cmd(
     if seat is not None and not 0 <= seat < rep.seating.players:
         raise InputError(f"--seat {seat}: this match has seats 0 to {rep.seating.players - 1}")
     if html is not None:
+        from arena.match.replay import verify_steps
         from arena.render.html import render_replay_html
 
         title = f"Escoba replay · {label}"
-        _write_text(html, render_replay_html(rep, title=title, suits=suits))
+        _, steps = verify_steps(rep.record)
+        _write_text(html, render_replay_html(rep.record, steps, title=title, suits=suits))
         console.echo(f"wrote {html} ({len(rep.frames)} frames, {rep.moves} moves; verified)")
         return
     tty_out = sys.stdout.isatty()
@@ -496,10 +498,11 @@ def write_report(results: Path, html: Path | None = None, *, suits: SuitStyle = 
                  prior: float | None = None, say: Callable[[str], None],
                  skip_hint: str = "") -> WrittenReport:
     """The report page of the results folder ``results`` (default: RESULTS/report.html) and a
-    verified replay page per match beside it; the one writer of ``arena report`` and the end
-    of ``arena run``. Long work says what it does: a line first (with ``skip_hint``, how to go
-    without it), then a bar on a terminal or a line every few seconds."""
-    from arena.render.report import TournamentReport
+    verified replay per match beside it (one replay page, and a data file per match); the one
+    writer of ``arena report`` and the end of ``arena run``. Long work says what it does: a line
+    first (with ``skip_hint``, how to go without it), then a bar on a terminal or a line every
+    few seconds."""
+    from arena.render.report import DATA_DIR, VIEWER, TournamentReport
     from arena.tournament.audit import scheduled_rows
     from arena.tournament.store import ResultStore
 
@@ -508,18 +511,52 @@ def write_report(results: Path, html: Path | None = None, *, suits: SuitStyle = 
     out = html if html is not None else results / "report.html"
     replays_dir = out.parent / f"{out.stem}_replays"
     make_folder(replays_dir)  # a link planted as the replays folder is refused
+    data_dir = replays_dir / DATA_DIR
+    make_folder(data_dir)
     with ResultStore.open_existing(str(results)) as store:
         # A damaged store is its one error line, before any word of progress.
         total = len(scheduled_rows(store))
     say(f"report: writing {total} replay page{'s' if total != 1 else ''} and {out.name}{skip_hint}...")
-    report = TournamentReport(results, replays_dir=replays_dir.name, suits=suits)
-    with _page_progress(total, say) as advance:
-        for file, page in report.replay_pages():
-            _write_text(replays_dir / file, page, folder_may_be_link=False)
-            advance()
-        _write_text(out, report.page(prior=prior))
+    with _checking_pool(results, total) as check:
+        report = TournamentReport(results, replays_dir=replays_dir.name, suits=suits, check=check)
+        with _page_progress(total, say) as advance:
+            for file, script in report.replay_files():
+                _write_text(data_dir / file, script, folder_may_be_link=False)
+                advance()
+    _write_text(replays_dir / VIEWER, report.viewer(), folder_may_be_link=False)
+    _write_text(out, report.page(prior=prior))
     matches = len(report.matches)
     return WrittenReport(out, replays_dir, matches - len(report.refusals), matches, tuple(report.refusals))
+
+
+REPORT_BATCH = 8  # matches given to a worker at a time
+# Below this many matches the report checks its records in this process: starting workers
+# would cost more than it saves.
+REPORT_POOL_FROM = 64
+
+
+@contextmanager
+def _checking_pool(results: Path, total: int) -> Iterator[Any]:
+    """How the report checks its records: worker processes, one per core (at most 4), that
+    each open the store and replay their share of the matches, answering in order; or None
+    (in this process) for a short tournament or a single core."""
+    from arena.render.report import init_worker, worker_check
+
+    workers = min(len(os.sched_getaffinity(0)), 4)
+    if total < REPORT_POOL_FROM or workers < 2:
+        yield None
+        return
+    import multiprocess
+
+    # fork: a worker starts with the arena already imported (spawn would import it again);
+    # nothing is open yet, and a worker only reads its own connection to the store.
+    pool = multiprocess.get_context("fork").Pool(workers, initializer=init_worker, initargs=(str(results),))
+    try:
+        yield lambda ids: pool.imap(worker_check, ids, chunksize=REPORT_BATCH)
+        pool.close()
+    finally:
+        pool.terminate()
+        pool.join()
 
 
 @contextmanager

@@ -174,6 +174,17 @@ def verify(record: GameRecord | Mapping[str, Any]) -> Result:
     return rec.result
 
 
+def verify_steps(record: GameRecord | Mapping[str, Any]) -> tuple[GameRecord, tuple[tuple[int, int | None], ...]]:
+    """``verify``, and where the record's events split into steps: after the first deal and
+    after each move, how many of its events had happened and whose turn it was then (None once
+    the match is over). What a page needs to draw the match from the verified events alone."""
+    rec = coerce_record(record)
+    steps: list[tuple[int, int | None]] = []
+    for _ in _walk(rec, None, steps):
+        pass
+    return rec, tuple(steps)
+
+
 def iter_frames(record: GameRecord | Mapping[str, Any]) -> Iterator[Frame]:
     """The frames of the match, each yielded once the events behind it are verified."""
     rec = coerce_record(record)
@@ -196,7 +207,7 @@ def _setup(rec: GameRecord) -> tuple[Rules, Seating]:
     return rules, seating
 
 
-def _walk(rec: GameRecord, board: _Board | None) -> Iterator[Frame]:
+def _walk(rec: GameRecord, board: _Board | None, steps: list[tuple[int, int | None]] | None = None) -> Iterator[Frame]:
     rules, seating = _setup(rec)
     try:
         state = MatchState(rules, seating, rec.seed)
@@ -223,6 +234,8 @@ def _walk(rec: GameRecord, board: _Board | None) -> Iterator[Frame]:
         return new
 
     new = check_events(None, None, None)
+    if steps is not None:
+        steps.append((produced_count, state.current_seat))
     if board is not None:
         yield from board.step(new, None, None, None, state)
     for index, entry in enumerate(rec.moves):
@@ -238,6 +251,8 @@ def _walk(rec: GameRecord, board: _Board | None) -> Iterator[Frame]:
         except ValueError as exc:
             raise ReplayMismatch(str(exc), move_index=index, seat=seat, move=text, moves=total) from None
         new = check_events(index, seat, text)
+        if steps is not None:
+            steps.append((produced_count, state.current_seat))
         if board is not None:
             yield from board.step(new, index, seat, text, state)
     if produced_count < len(recorded):
@@ -496,4 +511,4 @@ class _Board:
             self.breakdown = event.breakdown
 
 
-__all__ = ["Frame", "Replay", "ReplayMismatch", "replay", "verify", "iter_frames", "coerce_record", "side_names"]
+__all__ = ["Frame", "Replay", "ReplayMismatch", "replay", "verify", "verify_steps", "iter_frames", "coerce_record", "side_names"]

@@ -1,8 +1,10 @@
-"""Self-contained HTML pages: a match replay, and a tournament report.
+"""Self-contained HTML pages: a match replay, a tournament report, and the report's one
+replay page with its matches' data files.
 
 Pure: values in, one HTML string out. Every page carries its own CSS, JavaScript and SVG
-(the suit pictures are inline symbols) and the replay's frames as embedded JSON, so it opens
-from a file with the network off: nothing is fetched, no font, script or image.
+(the suit pictures are inline symbols); a replay page also carries its verified match as
+embedded JSON, or (the report's) loads it from a data file beside it. So a page opens from a
+file with the network off: nothing is fetched from anywhere else, no font, script or image.
 
 The CSS, JavaScript, SVG and the replay page's body are files of this package
 (``arena/render/web/``). What the script needs (the replay's data, and options such as the suit
@@ -21,27 +23,28 @@ from functools import cache
 from importlib.resources import files
 from typing import Any
 
-from arena.core.cards import Card
-from arena.core.events import Claim, EscobaEnMano, InitialCapture, Play, Sweep
+from arena.core.cards import DECK
+from arena.core.rules import Rules, Seating
 from arena.core.scoring import CATEGORIES
-from arena.match.replay import Frame, Replay
+from arena.match.record import TIME_KEYS, GameRecord
+from arena.match.replay import side_names
+from arena.printable import printable
 from arena.render.suits import SuitStyle, page_suits
 from arena.render.text import (
+    CAPTIONS,
     CATEGORY_LABELS,
     COUNT_KEYS,
-    PLAIN,
     TOTAL_LABELS,
-    TextStyle,
-    describe,
     escoba_text,
-    result_text,
+    match_end_text,
     rules_text,
+    seat_name,
 )
 
 # The version of the replay page's data (docs/REPLAY.md, "The replay page's data"): raised when
 # a key changes meaning or goes, so that a reader written for another version refuses the data
 # instead of drawing a wrong game.
-REPLAY_SCHEMA_VERSION = 1
+REPLAY_SCHEMA_VERSION = 2
 
 
 @cache
@@ -77,92 +80,52 @@ def _e(text: object) -> str:
 # --- replay data ---------------------------------------------------------------------------------
 
 
-def _cards(cards: Iterable[Card]) -> list[str]:
-    return [str(c) for c in cards]
-
-
-def _pile_counts(pile: Sequence[Card]) -> dict[str, Any]:
-    return {"cards": len(pile), "oros": sum(c.oro for c in pile), "sevens": sum(c.seven for c in pile),
-            "velo": any(c.is_velo for c in pile)}
-
-
-def _highlight(frame: Frame) -> list[str]:
-    out: list[str] = []
-    for e in frame.events:
-        if isinstance(e, (Play, Claim)):
-            out.append(str(e.card))
-            out.extend(map(str, e.take))
-        elif isinstance(e, (InitialCapture, EscobaEnMano, Sweep)):
-            out.extend(map(str, e.cards))
-    return out
-
-
-def _caption(frame: Frame, replay: Replay) -> list[str | list[str]]:
-    """What happened in a frame, as parts the page draws: text, or a list of cards.
-
-    The cards are first written as tokens built on a character the plain line does not
-    contain, so no bot name or detail (which may hold any character) can pass for a token."""
-    plain = describe(frame, replay, PLAIN, escoba_word=False)
-    mark = next(chr(c) for c in range(0xE000, 0xF900) if chr(c) not in plain)
-    groups: list[list[str]] = []
-
-    def token(cards: Iterable[Card], style: TextStyle) -> str:
-        groups.append([str(c) for c in cards])
-        return f"{mark}{len(groups) - 1}{mark}" if groups[-1] else ""
-
-    text = describe(frame, replay, PLAIN, token, escoba_word=False)
-    parts: list[str | list[str]] = []
-    for i, piece in enumerate(text.split(mark)):
-        if i % 2:
-            parts.append(groups[int(piece)])
-        elif piece:
-            parts.append(piece)
-    return parts
-
-
-def replay_data(replay: Replay, title: str = "") -> dict[str, Any]:
+def replay_data(record: GameRecord, steps: Sequence[tuple[int, int | None]], title: str = "") -> dict[str, Any]:
     """Everything the replay page shows, as plain JSON-able values: the data format of version
-    ``REPLAY_SCHEMA_VERSION`` that docs/REPLAY.md documents key by key. The labels the page
-    writes (score categories and totals, suit styles, figures, the escoba cry) come with it, from the
-    tables that own them."""
-    rec = replay.record
-    seating = replay.seating
-    frames = []
-    for f in replay.frames:
-        frames.append({
-            "kind": f.kind, "move_index": f.move_index, "move": f.move, "seat": f.seat, "hand": f.hand,
-            "round": f.round, "dealer": f.dealer, "turn": f.turn, "stock": f.stock,
-            "hands": [_cards(h) for h in f.hands], "table": _cards(f.table),
-            "piles": [_pile_counts(p) for p in f.piles], "escobas": list(f.escobas), "scores": list(f.scores),
-            "caption": _caption(f, replay), "escoba": f.escoba, "escoba_text": escoba_text(f.escoba) if f.escoba else None,
-            "breakdown": [dict(b) for b in f.breakdown] if f.breakdown is not None else None,
-            "highlight": _highlight(f),
-        })
-    hands = [{"hand": e.hand, "breakdown": [dict(b) for b in e.breakdown], "points": list(e.points),
-              "totals": list(e.totals)} for e in replay.hand_scores()]
+    ``REPLAY_SCHEMA_VERSION`` that docs/REPLAY.md documents key by key. ``record`` must be
+    verified, and ``steps`` is how its events split into steps (both from
+    ``arena.match.replay.verify_steps``): the page draws the table from these verified events.
+    The labels and sentences it writes (score categories and totals, suit styles, figures, the
+    escoba cry, the captions) come with it, from the tables that own them."""
+    rules = Rules.from_record(record.rules)
+    seating = Seating.from_dict(record.seating)
+    moves = record.moves
+    plays: list[list[int | str | None]] = [[end, turn, None, None] for end, turn in steps[:1]]
+    plays += [[end, turn, m.seat, m.move] for (end, turn), m in zip(steps[1:], moves, strict=True)]
     categories = [{"key": c, "label": _capitalized(CATEGORY_LABELS[c]), "count": COUNT_KEYS.get(c)}
-                  for c in CATEGORIES if c != "all_sevens" or replay.rules.all_sevens_bonus]
+                  for c in CATEGORIES if c != "all_sevens" or rules.all_sevens_bonus]
     return {
         "schema_version": REPLAY_SCHEMA_VERSION,
-        "title": title or f"Escoba replay · seed {rec.seed}",
-        "seed": rec.seed,
+        "title": title or f"Escoba replay · seed {record.seed}",
+        "seed": record.seed,
         "players": seating.players,
-        "seats": list(rec.seats),
-        "sides": list(replay.side_names()),
+        "seats": list(record.seats),
+        "sides": list(side_names(record, seating)),
         "side_of": [seating.side_of(s) for s in range(seating.players)],
-        "rules": replay.rules.to_dict(),
-        "rules_text": rules_text(replay),
-        "target": replay.rules.target,
-        "result": rec.result.to_dict(),
-        "result_text": result_text(replay),
-        "moves": replay.moves,
+        "rules": rules.to_dict(),
+        "rules_text": rules_text(rules),
+        "target": rules.target,
+        "result": record.result.to_dict(),
+        "result_text": match_end_text(record, seating),
+        "moves": len(moves),
         "categories": categories,
         "total_labels": {key: _capitalized(label) for key, label in TOTAL_LABELS.items()},
         "suits": page_suits(),
-        "frames": frames,
-        "hands": hands,
-        "outcomes": [o.to_dict() for o in rec.outcomes],
+        "captions": {"texts": dict(CAPTIONS), "seats": [seat_name(record, s) for s in range(seating.players)],
+                     "sides": [printable(name) for name in side_names(record, seating)],
+                     "escobas": [escoba_text(n) for n in range(1, _MOST_ESCOBAS + 1)]},
+        "card_order": _CARD_ORDER,
+        # The record's own events, times left out: verified equal to what the rules core made.
+        "events": [{k: v for k, v in e.items() if k not in TIME_KEYS} for e in record.events],
+        "steps": plays,
+        "outcomes": [o.to_dict() for o in record.outcomes],
     }
+
+
+# The most escobas one step can make (a play and its sweep of the table): the page's cries.
+_MOST_ESCOBAS = 4
+# Where each card goes among the table's cards: the rules core's own order (``Card.order``).
+_CARD_ORDER = {str(c): c.order for c in DECK}
 
 
 def _capitalized(text: str) -> str:
@@ -171,31 +134,57 @@ def _capitalized(text: str) -> str:
 
 # --- pages ---------------------------------------------------------------------------------------
 
+# Nothing may be fetched from the network: the policy makes a mistake here fail loudly instead of
+# leaking. The report's replay viewer (``scripts``) also loads its match's data file, beside it.
+_POLICY = ("default-src 'none'; style-src 'unsafe-inline'; script-src {scripts}'unsafe-inline'; img-src data:")
 
-def _page(title: str, css: str, body: str, script: str = "", islands: Mapping[str, Any] | None = None) -> str:
-    """A whole page; ``islands``: element id -> data, each written as a JSON island."""
+
+def _page(title: str, css: str, body: str, script: str = "", islands: Mapping[str, Any] | None = None,
+          *, scripts: str = "") -> str:
+    """A whole page; ``islands``: element id -> data, each written as a JSON island;
+    ``scripts``: the script sources the page may load besides its own inline ones."""
     data_block = "".join(
         f'<script type="application/json" id="{_e(key)}">{json_island(value)}</script>\n'
         for key, value in (islands or {}).items()
     )
     js = f"<script>{script}</script>\n" if script else ""
+    policy = _POLICY.format(scripts=scripts)
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-        # Nothing may be fetched: the policy makes a mistake here fail loudly instead of leaking.
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
-        "script-src 'unsafe-inline'; img-src data:\">\n"
+        f"<meta http-equiv=\"Content-Security-Policy\" content=\"{policy}\">\n"
         f"<title>{_e(title)}</title>\n<style>{asset('page.css')}{css}</style>\n</head>\n<body>\n"
         f"{asset('suits.svg')}{body}\n{data_block}{js}</body>\n</html>\n"
     )
 
 
-def render_replay_html(replay: Replay, title: str = "", suits: SuitStyle | str = SuitStyle.SPANISH) -> str:
-    """The replay page of one verified match; ``suits``: the card faces it opens with."""
+def render_replay_html(record: GameRecord, steps: Sequence[tuple[int, int | None]], title: str = "",
+                       suits: SuitStyle | str = SuitStyle.SPANISH) -> str:
+    """The replay page of one verified match (``record`` and ``steps`` as ``replay_data`` takes
+    them), its data inside; ``suits``: the card faces it opens with."""
     style = SuitStyle.parse(suits)
-    data = replay_data(replay, title)
+    data = replay_data(record, steps, title)
     islands = {"replay-data": data, "replay-config": {"suits": style.value}}
     return _page(data["title"], asset("replay.css"), asset("replay.html"), asset("replay.js"), islands)
+
+
+# The function a replay data file calls with its match (docs/REPLAY.md, "The report's files").
+DATA_CALLBACK = "escobaReplayData"
+
+
+def replay_data_script(record: GameRecord, steps: Sequence[tuple[int, int | None]], title: str = "") -> str:
+    """A replay's data as a script file for the report's viewer: ``escobaReplayData({...});``.
+    A script, not a JSON file, since a page opened from file:// may load scripts beside it but
+    not fetch files; the JSON is written as in an island, so no string can end the call."""
+    return f"{DATA_CALLBACK}({json_island(replay_data(record, steps, title))});\n"
+
+
+def render_replay_viewer(title: str, suits: SuitStyle | str = SuitStyle.SPANISH) -> str:
+    """The report's one replay page: it shows the match its address names after ``#`` (a data
+    file's name, without ``.js``), loading ``data/NAME.js`` beside it."""
+    style = SuitStyle.parse(suits)
+    islands = {"replay-config": {"suits": style.value, "data": "data/"}}
+    return _page(title, asset("replay.css"), asset("replay.html"), asset("replay.js"), islands, scripts="'self' ")
 
 
 # --- the tournament report -------------------------------------------------------------------------
@@ -476,4 +465,5 @@ def _crosstable(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "".join(out)
 
 
-__all__ = ["REPLAY_SCHEMA_VERSION", "llr_plot_svg", "replay_data", "render_replay_html", "render_report_html", "ratings_plot_svg"]
+__all__ = ["DATA_CALLBACK", "REPLAY_SCHEMA_VERSION", "llr_plot_svg", "replay_data", "replay_data_script", "render_replay_html",
+           "render_replay_viewer", "render_report_html", "ratings_plot_svg"]

@@ -1,15 +1,20 @@
 """A tournament's report page: standings, ratings, crosstable and every match, each with a
-replay page, every record verified through the rules core first.
+replay, every record verified through the rules core first.
 
-``arena report`` and the end of ``arena run`` both make it here; they write what this
-returns with their own file writer (this module writes nothing). The replay pages come one
-at a time, so a long tournament's pages are never all in memory.
+The replays are one page (``VIEWER``) and a small data file per match, which that page loads
+by the name its address gives: the page's CSS, script and card pictures are written once, and
+a match's data is its verified events, which the page draws (docs/REPLAY.md). ``arena report``
+and the end of ``arena run`` both make it here; they write what this returns with their own
+file writer (this module writes nothing). The data files come one at a time, so a long
+tournament's replays are never all in memory.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import ExitStack, contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -23,80 +28,167 @@ def check_record(record: Any, row: Any = None, config: Any = None, spec: Any = N
     the schedule's match of its id (``spec``), and with the tournament's rules, table and
     failure policy (``config``)."""
     from arena.match.replay import replay
-    from arena.tournament.audit import game_differences, record_differences, schedule_differences
 
     try:
         rep = replay(record)
     except RecordError as exc:
         return None, str(exc)
-    if row is not None:
-        diff = record_differences(row, rep.record)
-        if diff:
-            return None, "the store's summary row does not match its record: " + "; ".join(diff)
-        diff = schedule_differences(row, spec) if spec is not None else []
-        if diff:
-            return None, "the store's row is not the schedule's match of its id: " + "; ".join(diff)
-        diff = game_differences(rep.record, config) if config is not None else []
-        if diff:
-            return None, "; ".join(diff)
-    return rep, None
+    why = store_differences(rep.record, row, config, spec)
+    return (None, why) if why is not None else (rep, None)
+
+
+def store_differences(record: Any, row: Any = None, config: Any = None, spec: Any = None) -> str | None:
+    """Why a verified ``GameRecord`` from a results store is refused (``check_record``), or None."""
+    from arena.tournament.audit import game_differences, record_differences, schedule_differences
+
+    if row is None:
+        return None
+    diff = record_differences(row, record)
+    if diff:
+        return "the store's summary row does not match its record: " + "; ".join(diff)
+    diff = schedule_differences(row, spec) if spec is not None else []
+    if diff:
+        return "the store's row is not the schedule's match of its id: " + "; ".join(diff)
+    diff = game_differences(record, config) if config is not None else []
+    if diff:
+        return "; ".join(diff)
+    return None
+
+
+def replay_script(record: Any, row: Any, config: Any, spec: Any, title: str) -> tuple[str | None, str | None]:
+    """(the replay's data file, or None; why the record was refused, or None) for a record
+    (JSON) of a results store, with its row, the tournament's config and its schedule's match."""
+    from arena.match.replay import verify_steps
+    from arena.render.html import replay_data_script
+
+    try:
+        rec, steps = verify_steps(record)
+    except RecordError as exc:
+        return None, str(exc)
+    why = store_differences(rec, row, config, spec)
+    if why is not None:
+        return None, why
+    return replay_data_script(rec, steps, title), None
+
+
+Checker = Callable[[str], tuple[str | None, str | None]]
+
+
+@contextmanager
+def store_checker(results: str | Path) -> Iterator[Checker]:
+    """``replay_script`` by match id for the results folder ``results``, its store open (read
+    only) while this lasts: what the report's workers each hold."""
+    from arena.tournament.audit import store_schedule
+    from arena.tournament.store import ResultStore, StoreError
+
+    with ResultStore.open_existing(str(results)) as store:
+        name = _tournament_name(store, results)
+        config, schedule = store_schedule(store)
+        by_id = {spec.id: spec for spec in schedule}
+        rows = {row.id: row for row in store.results()}
+
+        def check(match_id: str) -> tuple[str | None, str | None]:
+            row, spec = rows[match_id], by_id.get(match_id)
+            if spec is None:  # not the tournament's: refused unread, however well it replays
+                return None, "not in the tournament's schedule, yet stored as one of its matches"
+            try:
+                record = store.record(match_id)
+            except (StoreError, ValueError) as exc:
+                return None, f"unreadable record: {exc}"
+            return replay_script(record, row, config, spec, f"{name} · match {match_id}")
+
+        yield check
+
+
+# A worker process's checker (``init_worker``): one store, opened once per process, and what
+# keeps it open (dropped, the stack would close the store under the checker).
+_worker: list[Checker] = []
+_worker_stack: list[ExitStack] = []
+
+
+def init_worker(results: str) -> None:
+    """Start a report worker process: open the store of ``results`` for ``worker_check``."""
+    stack = ExitStack()  # left open for the process's life: the pool ends it
+    _worker[:] = [stack.enter_context(store_checker(results))]
+    _worker_stack[:] = [stack]
+
+
+def worker_check(match_id: str) -> tuple[str | None, str | None]:
+    """``store_checker``'s answer in a worker process started by ``init_worker``."""
+    return _worker[0](match_id)
+
+
+def _tournament_name(store: Any, results: str | Path) -> str:
+    return str((store.meta().get("config") or {}).get("name") or Path(results).name)
 
 
 def replay_file_name(match_id: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]", "_", match_id) + ".html"
+    """The name of a match's data file in the report's ``data/`` folder (``NAME.js``; the
+    viewer's address names it as ``replay.html#NAME``)."""
+    return re.sub(r"[^A-Za-z0-9._-]", "_", match_id) + ".js"
+
+
+VIEWER = "replay.html"  # the report's one replay page, in its replays folder
+DATA_DIR = "data"  # the replays' data files, beside it
+
+
+# How the report checks its records: match ids in, ``Checker`` answers out, in order.
+Mapper = Callable[[Iterable[str]], Iterable[tuple[str | None, str | None]]]
 
 
 class TournamentReport:
-    """The report of the results folder ``results``: walk ``replay_pages()`` (writing each
-    page into the folder named ``replays_dir``, beside the report page), then ``page()``.
+    """The report of the results folder ``results``: walk ``replay_files()`` (writing each into
+    the ``DATA_DIR`` folder of the folder named ``replays_dir``, beside the report page), write
+    ``viewer()`` there as ``VIEWER``, then ``page()``. ``check``: how the records are checked
+    and their data made (default: here, one after the other; ``arena.cli`` passes a pool of
+    workers started with ``init_worker``, mapping ``worker_check``).
 
-    ``refusals`` lists the records that did not verify (they get no replay page)."""
+    ``refusals`` lists the records that did not verify (they get no replay)."""
 
-    def __init__(self, results: str | Path, *, replays_dir: str, suits: SuitStyle | str = SuitStyle.SPANISH) -> None:
+    def __init__(self, results: str | Path, *, replays_dir: str, suits: SuitStyle | str = SuitStyle.SPANISH,
+                 check: Mapper | None = None) -> None:
         self.suits = SuitStyle.parse(suits)
         self.results = Path(results)
         self.replays_dir = replays_dir
         self.refusals: list[str] = []
         self.matches: list[dict[str, Any]] = []
+        self._check = check
         self._walked = False
+        self._name = self.results.name
 
-    def replay_pages(self) -> Iterator[tuple[str, str]]:
-        """(file name, HTML page) for every match whose record verifies, in schedule order."""
-        from arena.render.html import render_replay_html
-        from arena.tournament.audit import store_schedule
-        from arena.tournament.store import ResultStore, StoreError
+    def viewer(self) -> str:
+        """The one replay page every match's link opens (``VIEWER#NAME``)."""
+        from arena.render.html import render_replay_viewer
+
+        return render_replay_viewer(f"{self._name}: replay", suits=self.suits)
+
+    def replay_files(self) -> Iterator[tuple[str, str]]:
+        """(file name, data file) for every match whose record verifies, in schedule order."""
+        from arena.tournament.store import ResultStore
 
         self.refusals.clear()
         self.matches.clear()
         with ResultStore.open_existing(str(self.results)) as store:
-            meta = store.meta()
-            self._name = str((meta.get("config") or {}).get("name") or self.results.name)
-            config, schedule = store_schedule(store)
-            by_id = {spec.id: spec for spec in schedule}
-            for row in store.results():
-                why: str | None
-                spec = by_id.get(row.id)
-                if spec is None:  # not the tournament's: refused unread, however well it replays
-                    rep, why = None, "not in the tournament's schedule, yet stored as one of its matches"
-                else:
-                    try:
-                        record = store.record(row.id)
-                    except (StoreError, ValueError) as exc:
-                        rep, why = None, f"unreadable record: {exc}"
-                    else:
-                        rep, why = check_record(record, row, config, spec)
+            self._name = _tournament_name(store, self.results)
+            rows = store.results()
+        with ExitStack() as stack:
+            check = self._check
+            if check is None:
+                one = stack.enter_context(store_checker(self.results))
+                check = partial(map, one)
+            for row, (script, why) in zip(rows, check(row.id for row in rows), strict=True):
                 href = None
-                if rep is not None:
+                if script is not None:
                     file = replay_file_name(row.id)
-                    yield file, render_replay_html(rep, title=f"{self._name} · match {row.id}", suits=self.suits)
-                    href = f"{self.replays_dir}/{file}"
+                    yield file, script
+                    href = f"{self.replays_dir}/{VIEWER}#{file.removesuffix('.js')}"
                 else:
                     self.refusals.append(f"refused {row.id}: {why}")
                 self.matches.append(_match_entry(row, href, why))
         self._walked = True
 
     def page(self, *, prior: float | None = None) -> str:
-        """The report page (walks ``replay_pages()`` first if that was not done). ``prior``:
+        """The report page (walks ``replay_files()`` first if that was not done). ``prior``:
         the rating prior, as ``standings_from_store`` takes it."""
         from arena.rating.table import Model
         from arena.render.html import render_report_html
@@ -105,7 +197,7 @@ class TournamentReport:
         from arena.tournament.store import ResultStore
 
         if not self._walked:
-            for _ in self.replay_pages():
+            for _ in self.replay_files():
                 pass
         with ResultStore.open_existing(str(self.results)) as store:
             config: Mapping[str, Any] = store.meta().get("config") or {}
@@ -174,4 +266,5 @@ def _match_entry(row: Any, href: str | None, why: str | None) -> dict[str, Any]:
     }
 
 
-__all__ = ["TournamentReport", "check_record", "replay_file_name", "sprt_section"]
+__all__ = ["DATA_DIR", "VIEWER", "TournamentReport", "check_record", "init_worker", "replay_file_name", "replay_script",
+           "sprt_section", "store_checker", "store_differences", "worker_check"]

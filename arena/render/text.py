@@ -10,6 +10,7 @@ Names and failure details come from the record, untrusted: they are escaped
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -17,7 +18,7 @@ from types import MappingProxyType
 from arena.core.cards import Card
 from arena.core.events import Cards, Claim, Deal, EscobaEnMano, HandScore, InitialCapture, Play, Sweep
 from arena.core.outcome import EndReason
-from arena.core.rules import Seating
+from arena.core.rules import Rules, Seating
 from arena.core.scoring import CATEGORIES
 from arena.match.record import GameRecord
 from arena.match.replay import Frame, Replay, side_names
@@ -102,8 +103,9 @@ def cards_text(cards: Iterable[Card], style: TextStyle = PLAIN) -> str:
 # --- naming -----------------------------------------------------------------------------------
 
 
-def seat_name(replay: Replay, seat: int) -> str:
-    return f"seat {seat} ({printable(replay.record.seats[seat])})"
+def seat_name(replay: Replay | GameRecord, seat: int) -> str:
+    record = replay.record if isinstance(replay, Replay) else replay
+    return f"seat {seat} ({printable(record.seats[seat])})"
 
 
 def _side_labels(replay: Replay) -> tuple[str, ...]:
@@ -112,55 +114,96 @@ def _side_labels(replay: Replay) -> tuple[str, ...]:
 
 CardsFormatter = Callable[[Iterable[Card], TextStyle], str]
 
+# What each step says, with its fields in braces: ``{seat}`` a seat's name, ``{side}`` a side's,
+# ``{card}``/``{cards}``/``{take}``/``{table}`` groups of cards, the rest numbers or text. The
+# terminal fills them here (``describe``); the HTML page gets the same table in its data and
+# fills it in its script, so every sentence has this one home.
+CAPTIONS: Mapping[str, str] = MappingProxyType({
+    "deal": "Hand {hand}: {dealer} deals; table {table}",
+    "round": "Round {round} of hand {hand}: 3 more cards each ({stock} left in the stock)",
+    "initial_capture": "{seat}, the dealer, takes {cards} from the table",
+    "escoba_en_mano": "{seat} shows {cards} (15 in hand) and sits out the round",
+    "capture": "{seat} plays {card} and takes {take}",
+    "trail": "{seat} plays {card} onto the table",
+    "renuncio": "{seat} claims the renuncio: takes {card} with {take}",
+    "renuncio_alone": "{seat} claims the renuncio: takes {card} with nothing else",
+    "pass": "{seat} lets the renuncio go",
+    "pass_nobody": "pass",
+    "sweep_empty": "The hand is over; the table is empty",
+    "sweep_nobody": "The hand is over; nobody captured, so {cards} go to nobody",
+    "sweep": "The hand is over; {cards} go to {side}, who captured last",
+    "hand_score": "Hand {hand} scored: {points}",
+    "hand_score_side": "{side} {points}",  # one side's part of {points}, joined by ", "
+    "match_end": "Match over: {result}",
+})
+_FIELD_RE = re.compile(r"\{(\w+)\}")
 
-def describe(frame: Frame, replay: Replay, style: TextStyle = PLAIN, show: CardsFormatter | None = None,
-             *, escoba_word: bool = True) -> str:
-    """One line saying what happened in this frame. ``show`` formats each group of
-    cards named in it (the HTML page marks them up to draw them as cards). Without
-    ``escoba_word`` the line does not end in "ESCOBA!" (the HTML page draws its own badge)."""
-    if show is None:
-        show = cards_text
-    names = _side_labels(replay)
+
+def caption_parts(frame: Frame, replay: Replay) -> tuple[str, dict[str, object]]:
+    """The ``CAPTIONS`` key of a frame and its fields: numbers, seat or side numbers, lists of
+    cards, and ``points`` (per side) or ``result`` (the match's end) as values."""
     ev = frame.events
-    kind = frame.kind
-    escoba = frame.escoba
-    tail = ""
-    if escoba and escoba_word:
-        tail = "  " + style.bold(escoba_text(escoba))
     first = ev[0] if ev else None
     if isinstance(first, Deal):
         if first.round == 0:
-            return f"Hand {frame.hand + 1}: {seat_name(replay, frame.dealer)} deals; table {show(first.table, style)}"
-        return f"Round {first.round + 1} of hand {frame.hand + 1}: 3 more cards each ({frame.stock} left in the stock)"
-    if isinstance(first, InitialCapture):
-        return f"{seat_name(replay, first.seat)}, the dealer, takes {show(first.cards, style)} from the table{tail}"
-    if isinstance(first, EscobaEnMano):
-        return f"{seat_name(replay, first.seat)} shows {show(first.cards, style)} (15 in hand) and sits out the round{tail}"
+            return "deal", {"hand": frame.hand + 1, "dealer": frame.dealer, "table": first.table}
+        return "round", {"round": first.round + 1, "hand": frame.hand + 1, "stock": frame.stock}
+    if isinstance(first, (InitialCapture, EscobaEnMano)):
+        return first.kind, {"seat": first.seat, "cards": first.cards}
     if isinstance(first, Play):
-        who = seat_name(replay, first.seat)
-        card = show([first.card], style)
         if first.take:
-            return f"{who} plays {card} and takes {show(first.take, style)}{tail}"
-        return f"{who} plays {card} onto the table"
+            return "capture", {"seat": first.seat, "card": [first.card], "take": first.take}
+        return "trail", {"seat": first.seat, "card": [first.card]}
     if isinstance(first, Claim):
-        return (f"{seat_name(replay, first.seat)} claims the renuncio: takes {show([first.card], style)} "
-                f"with {show(first.take, style) or 'nothing else'}{tail}")
-    if kind == "pass":
-        return f"{seat_name(replay, frame.seat)} lets the renuncio go" if frame.seat is not None else "pass"
+        key = "renuncio" if first.take else "renuncio_alone"
+        return key, {"seat": first.seat, "card": [first.card], "take": first.take}
+    if frame.kind == "pass":
+        return ("pass", {"seat": frame.seat}) if frame.seat is not None else ("pass_nobody", {})
     if isinstance(first, Sweep):
         if not first.cards:
-            return "The hand is over; the table is empty"
+            return "sweep_empty", {}
         if first.side is None:
-            return f"The hand is over; nobody captured, so {show(first.cards, style)} go to nobody"
-        return f"The hand is over; {show(first.cards, style)} go to {names[first.side]}, who captured last"
+            return "sweep_nobody", {"cards": first.cards}
+        return "sweep", {"cards": first.cards, "side": first.side}
     if isinstance(first, HandScore):
-        pts = ", ".join(f"{names[s]} {p}" for s, p in enumerate(first.points))
-        return f"Hand {frame.hand + 1} scored: {pts}"
-    if kind == "match_end":
-        return "Match over: " + result_text(replay)
-    if kind == "forfeit":
-        return "Match over: " + result_text(replay)
-    return kind
+        return "hand_score", {"hand": frame.hand + 1, "points": first.points}
+    if frame.kind in ("match_end", "forfeit"):
+        return "match_end", {"result": result_text(replay)}
+    return "", {"kind": frame.kind}
+
+
+def _fill(template: str, texts: Mapping[str, str]) -> str:
+    return _FIELD_RE.sub(lambda m: texts[m.group(1)], template)
+
+
+def describe(frame: Frame, replay: Replay, style: TextStyle = PLAIN, show: CardsFormatter | None = None,
+             *, escoba_word: bool = True) -> str:
+    """One line saying what happened in this frame (``CAPTIONS``). ``show`` formats each group
+    of cards named in it. Without ``escoba_word`` the line does not end in "ESCOBA!"."""
+    shown = cards_text if show is None else show
+    names = _side_labels(replay)
+    key, fields = caption_parts(frame, replay)
+    if not key:
+        return str(fields["kind"])
+
+    texts: dict[str, str] = {}
+    for name, field in fields.items():
+        if name in ("seat", "dealer"):
+            texts[name] = seat_name(replay, int(str(field)))
+        elif name == "side":
+            texts[name] = names[int(str(field))]
+        elif name == "points" and isinstance(field, tuple):
+            texts[name] = ", ".join(_fill(CAPTIONS["hand_score_side"], {"side": names[s], "points": str(p)})
+                                    for s, p in enumerate(field))
+        elif name in ("card", "cards", "take", "table") and isinstance(field, (list, tuple)):
+            texts[name] = shown(field, style)
+        else:
+            texts[name] = str(field)
+    line = _fill(CAPTIONS[key], texts)
+    escoba = frame.escoba
+    if escoba and escoba_word and key in ("initial_capture", "escoba_en_mano", "capture", "renuncio", "renuncio_alone"):
+        line += "  " + style.bold(escoba_text(escoba))
+    return line
 
 
 def escoba_text(escobas: int) -> str:
@@ -198,15 +241,14 @@ def result_text(replay: Replay) -> str:
     return match_end_text(replay.record, replay.seating)
 
 
-def rules_text(replay: Replay) -> str:
+def rules_text(replay: Replay | Rules) -> str:
     """The rule options that differ from the defaults, or 'default rules'."""
-    from arena.core.rules import Rules
-
+    rules = replay.rules if isinstance(replay, Replay) else replay
     base = Rules().to_dict()
-    mine = replay.rules.to_dict()
+    mine = rules.to_dict()
     diff = [f"{k}={_value(v)}" for k, v in mine.items() if base[k] != v]
     # The target is always worth seeing; it is already listed when it is not the default.
-    target = "" if mine["target"] != base["target"] else f" (target {replay.rules.target})"
+    target = "" if mine["target"] != base["target"] else f" (target {rules.target})"
     return "rules: " + (", ".join(diff) if diff else "defaults") + target
 
 
@@ -364,6 +406,7 @@ def render_transcript(replay: Replay, style: TextStyle = PLAIN, seat: int | None
     return "\n".join(out) + "\n"
 
 
-__all__ = ["CATEGORY_LABELS", "COUNT_KEYS", "counted", "TOTAL_LABELS", "TextStyle", "PLAIN", "card_label", "draw_card",
+__all__ = ["CAPTIONS", "CATEGORY_LABELS", "COUNT_KEYS", "TOTAL_LABELS", "counted", "caption_parts", "seat_name",
+           "TextStyle", "PLAIN", "card_label", "draw_card",
            "draw_back", "draw_cards", "cards_text", "describe", "escoba_text", "match_end_text", "result_text",
            "rules_text", "breakdown_lines", "render_screen", "render_transcript"]

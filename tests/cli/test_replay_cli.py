@@ -98,10 +98,10 @@ def test_report_writes_a_page_and_a_replay_for_every_match(tournament: Path, tmp
     result = cli.invoke(app, ["report", str(tournament), "--html", str(out)])
     assert result.exit_code == 0, result.output
     page = out.read_text()
-    replays = sorted((tmp_path / "site" / "tiny_replays").glob("*.html"))
-    assert len(replays) == 6
+    replays = sorted((tmp_path / "site" / "tiny_replays" / "data").glob("*.js"))
+    assert len(replays) == 6 and (tmp_path / "site" / "tiny_replays" / "replay.html").is_file()
     for file in replays:
-        assert f'href="tiny_replays/{file.name}"' in page
+        assert f'href="tiny_replays/replay.html#{file.stem}"' in page
     for word in ("Standings", "Crosstable", "Ratings", "greedy", "<svg class=\"plot\""):
         assert word in page
 
@@ -112,7 +112,7 @@ def test_report_marks_a_refused_record_and_fails(tournament: Path, tmp_path: Pat
     assert result.exit_code == 1
     page = (tmp_path / "bad" / "report.html").read_text()
     assert f"move {index + 1} of" in page and "refused" in page
-    assert len(list((tmp_path / "bad" / "report_replays").glob("*.html"))) == 5
+    assert len(list((tmp_path / "bad" / "report_replays" / "data").glob("*.js"))) == 5
     assert f"refused {match_id}" in result.stderr
 
 

@@ -163,8 +163,8 @@ def test_the_run_writes_the_report_page_and_says_where(tmp_path: Path):
     assert f"report: {page}" in done.stderr
     html = page.read_text()
     assert "t: tournament report" in html and "Standings" in html
-    replays = sorted(p.name for p in (out / "report_replays").iterdir())
-    assert len(replays) == 2 and all(f'href="report_replays/{name}"' in html for name in replays)
+    replays = sorted(p.stem for p in (out / "report_replays" / "data").iterdir())
+    assert len(replays) == 2 and all(f'href="report_replays/replay.html#{name}"' in html for name in replays)
     # The same page arena report writes.
     again = arena("report", str(out), "--html", str(tmp_path / "other.html"))
     assert again.returncode == 0

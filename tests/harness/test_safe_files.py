@@ -306,14 +306,14 @@ def test_report_replaces_links_planted_as_its_pages(finished, tmp_path: Path):
     _, results = _copy(finished, tmp_path)
     victims = [_outside(tmp_path, "report.html"), _outside(tmp_path, "page.html"), _outside(tmp_path, "tmp.html")]
     _plant(results / "report.html", victims[0])
-    (results / "report_replays").mkdir()
-    _plant(results / "report_replays" / "00000.0.html", victims[1])
+    (results / "report_replays" / "data").mkdir(parents=True)
+    _plant(results / "report_replays" / "data" / "00000.0.js", victims[1])
     (results / "report.html.tmp").symlink_to(victims[2])
     result = cli.invoke(app, ["report", str(results)])
     assert result.exit_code == 0, result.output
     assert _untouched(*victims)
     assert "<html" in (results / "report.html").read_text()
-    assert "<html" in (results / "report_replays" / "00000.0.html").read_text()
+    assert "escobaReplayData(" in (results / "report_replays" / "data" / "00000.0.js").read_text()
 
 
 def test_report_refuses_a_replays_folder_that_is_a_link(finished, tmp_path: Path):
@@ -332,7 +332,7 @@ def test_report_refuses_a_results_folder_that_is_a_link_unless_the_page_goes_els
     assert not (results / "report.html").exists()
     page = tmp_path / "site" / "page.html"
     assert cli.invoke(app, ["report", str(linked), "--html", str(page)]).exit_code == 0  # reading through it is fine
-    assert page.is_file() and len(list((tmp_path / "site" / "page_replays").glob("*.html"))) == 2
+    assert page.is_file() and len(list((tmp_path / "site" / "page_replays" / "data").glob("*.js"))) == 2
 
 
 def test_replay_html_replaces_a_link_planted_as_its_page(finished, tmp_path: Path):

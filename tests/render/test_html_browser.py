@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.core.rules import Seating
-from arena.match.replay import replay
-from arena.render.html import render_replay_html
+from arena.match.replay import replay, verify_steps
+from arena.render.html import render_replay_html as _render
 from arena.tournament.store import ResultStore
 
 pytestmark = pytest.mark.slow  # drives a browser
@@ -67,6 +67,12 @@ class Offline:
 
     def close(self) -> None:
         self.context.close()
+
+
+def render_replay_html(rep, title: str = "", suits: str = "spanish") -> str:  # noqa: ANN001
+    """The page ``arena replay --html`` writes for a replayed match."""
+    record, steps = verify_steps(rep.record)
+    return _render(record, steps, title=title, suits=suits)
 
 
 def _scores(page, sides: int) -> list[int]:  # noqa: ANN001
@@ -440,7 +446,7 @@ def test_an_escoba_is_announced_once(browser, tmp_path: Path):
         tab.close()
 
 
-@pytest.mark.parametrize("version", [2, None])
+@pytest.mark.parametrize("version", [1, 3, None])
 def test_a_page_whose_data_is_of_another_version_is_refused_as_documented(browser, tmp_path: Path, version):
     # docs/REPLAY.md, "The replay page's data": on a version it was not written for, the page
     # draws nothing, says which version it found and which it reads, and marks the body.
@@ -472,5 +478,118 @@ def test_a_page_whose_data_is_of_another_version_is_refused_as_documented(browse
         tab.page.wait_for_selector(".card")
         assert tab.page.get_attribute("body", "data-refused") is None
         assert tab.errors == []
+    finally:
+        tab.close()
+
+
+# --- the page draws what the terminal replay draws ----------------------------------------------
+
+FRAME_KEYS = ("kind", "move_index", "move", "seat", "hand", "round", "dealer", "turn", "stock", "escobas", "scores")
+
+
+def _python_frames(rep) -> list[dict]:  # noqa: ANN001
+    from arena.render.text import PLAIN, describe
+
+    def piles(f):  # noqa: ANN001, ANN202
+        return [{"cards": len(p), "oros": sum(c.oro for c in p), "sevens": sum(c.seven for c in p),
+                 "velo": any(c.is_velo for c in p)} for p in f.piles]
+
+    return [{**{k: (list(getattr(f, k)) if isinstance(getattr(f, k), tuple) else getattr(f, k)) for k in FRAME_KEYS},
+             "hands": [[str(c) for c in h] for h in f.hands], "table": [str(c) for c in f.table], "piles": piles(f),
+             "escoba": f.escoba, "breakdown": [dict(b) for b in f.breakdown] if f.breakdown is not None else None,
+             "caption": describe(f, rep, PLAIN, escoba_word=False)} for f in rep.frames]
+
+
+def _page_frames(page) -> list[dict]:  # noqa: ANN001
+    return page.evaluate("""(keys) => window.escobaReplay.frames.map(f => {
+        const out = {};
+        for (const k of keys) out[k] = f[k];
+        out.hands = f.hands; out.table = f.table; out.piles = f.piles; out.escoba = f.escoba; out.breakdown = f.breakdown;
+        out.caption = f.caption.map(p => Array.isArray(p) ? p.join(" ") : p).join("");
+        return out; })""", list(FRAME_KEYS))
+
+
+def _cases():
+    from replay_helpers import SEATINGS
+
+    trick = "\ue000 0 \ue000{seat}\u27e67o\u27e7"  # looks like card markup and like a caption's field
+    yield "renuncio", play(SEATINGS["1v1"], {"target": 11, "renuncio": True}, 41), None
+    yield "en_mano", play(SEATINGS["4 in pairs"], {"target": 15, "escoba_en_mano": True}, 3), None
+    yield "initial_table", play(SEATINGS["6 in threes"], {"target": 11, "initial_table": "subset15"}, 5), None
+    yield "forfeit", play(Seating.pairs(4), {}, 9, failing_seat=3, fail_on=20), None
+    yield "3 alone", play(SEATINGS["3 alone"], {"target": 11}, 7), trick
+
+
+def test_the_page_folds_the_events_into_the_frames_the_terminal_replay_shows(browser, tmp_path: Path):
+    """Frame by frame, the page's table, piles, scores and captions are the Python replay's."""
+    tab = Offline(browser)
+    try:
+        for name, record, trick in _cases():
+            if trick is not None:
+                data = record.to_dict()
+                data["seats"][0] = trick
+                for outcome in data["outcomes"]:
+                    if outcome["seat"] == 0:
+                        outcome["bot"] = trick
+                rep = replay(data)
+            else:
+                rep = replay(record)
+            path = tmp_path / f"{name}.html"
+            path.write_text(render_replay_html(rep), encoding="utf-8")
+            tab.page.goto(path.as_uri())
+            tab.page.wait_for_selector(".card")
+            assert _page_frames(tab.page) == _python_frames(rep), name
+            if trick is not None:
+                tab.page.fill("#slider", str(next(f.step for f in rep.frames if f.kind == "play" and f.seat == 0)))
+                assert trick in tab.page.text_content("#caption")
+        assert tab.errors == [] and tab.blocked == []
+    finally:
+        tab.close()
+
+
+def test_a_moved_report_works_from_file_and_a_refused_record_has_no_replay(browser, tmp_path: Path):
+    import shutil
+    import sqlite3
+
+    from replay_helpers import make_store
+
+    results = Path(make_store(tmp_path / "t", bots=("ana", "luis", "marta"), matches=2))
+    conn = sqlite3.connect(results / "results.sqlite")
+    with conn:
+        match_id, text = conn.execute("SELECT id, record FROM matches ORDER BY id LIMIT 1").fetchone()
+        record = json.loads(text)
+        record["moves"][1]["move"], record["moves"][2]["move"] = record["moves"][2]["move"], record["moves"][1]["move"]
+        conn.execute("UPDATE matches SET record = ? WHERE id = ?", (json.dumps(record), match_id))
+    conn.close()
+    out = tmp_path / "site" / "report.html"
+    run = CliRunner().invoke(app, ["report", str(results), "--html", str(out)])
+    assert run.exit_code == 1 and f"refused {match_id}" in run.output
+    moved = tmp_path / "elsewhere"
+    shutil.copytree(out.parent, moved)
+    shutil.rmtree(out.parent)
+    tab = Offline(browser)
+    page = tab.page
+    try:
+        page.goto((moved / "report.html").as_uri())
+        rows = page.locator("#matches tbody tr")
+        assert rows.count() == 6
+        refused = rows.first
+        assert refused.locator("a").count() == 0
+        assert refused.locator("td.refused").inner_text().startswith("refused: record does not replay: move 2")
+        score = rows.last.locator("td").nth(2).inner_text()
+        rows.last.locator("a").click()
+        page.wait_for_selector(".card")
+        assert page.url.startswith((moved / "report_replays" / "replay.html").as_uri() + "#")
+        page.click("#last")
+        assert "-".join(map(str, _scores(page, 2))) == score
+        # Another match's address in the same page; then one with no data file, and a name that is no file's.
+        for bad, mark in (("nosuch", "No replay nosuch"), ("..%2Fx", "No replay named")):
+            page.goto("about:blank")
+            page.goto((moved / "report_replays" / "replay.html").as_uri() + "#" + bad)
+            assert page.get_attribute("body", "data-refused") == "no_data"
+            assert page.inner_text("#title") == mark
+        assert not (moved / "report_replays" / "data" / (match_id + ".js")).exists()
+        assert tab.blocked == []
+        assert all("nosuch.js" in e or "ERR_FILE_NOT_FOUND" in e for e in tab.errors), tab.errors
     finally:
         tab.close()

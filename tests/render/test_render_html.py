@@ -11,10 +11,22 @@ import pytest
 from replay_helpers import play
 
 from arena.core.rules import Seating
-from arena.match.replay import replay
-from arena.render.html import REPLAY_SCHEMA_VERSION, _caption, asset, json_island, render_replay_html, replay_data
+from arena.match.replay import replay, verify_steps
+from arena.render.html import REPLAY_SCHEMA_VERSION, asset, json_island
+from arena.render.html import render_replay_html as _render
+from arena.render.html import replay_data as _data
 from arena.render.suits import SuitStyle
-from arena.render.text import escoba_text
+from arena.render.text import CAPTIONS, escoba_text
+
+
+def render_replay_html(rep, title: str = "", suits: str = "spanish") -> str:  # noqa: ANN001
+    record, steps = verify_steps(rep.record)
+    return _render(record, steps, title=title, suits=suits)
+
+
+def replay_data(rep):  # noqa: ANN001, ANN201
+    record, steps = verify_steps(rep.record)
+    return _data(record, steps)
 
 NASTY = [
     "<!--",
@@ -61,27 +73,14 @@ def test_a_lone_surrogate_in_a_name_still_makes_a_page():
     page.encode("utf-8")  # a page that cannot be written would fail here
 
 
-def test_a_caption_keeps_names_that_look_like_card_markup_as_text():
-    record = play(Seating.alone(2), {"target": 5}, 3)
-    data = record.to_dict()
-    trick = "\ue000 0 \ue000\u27e67o\u27e7"
-    data["seats"] = [trick, data["seats"][1]]
-    for outcome in data["outcomes"]:
-        if outcome["seat"] == 0:
-            outcome["bot"] = trick
-    rep = replay(data)
-    frame = next(f for f in rep.frames if f.kind == "play" and f.seat == 0)
-    parts = _caption(frame, rep)
-    texts = "".join(p for p in parts if isinstance(p, str))
-    assert trick in texts
-    assert [p for p in parts if isinstance(p, list)] == [[str(frame.events[0].card)], *(
-        [[str(c) for c in frame.events[0].take]] if frame.events[0].take else [])]
-
-
-def test_the_caption_of_an_escoba_does_not_say_it_twice():
+def test_the_captions_are_data_and_leave_the_escoba_to_the_badge():
+    # The page fills these templates (tests/render/test_html_browser.py checks it says what the
+    # terminal says, frame by frame, and keeps names that look like markup as text).
     rep = replay(play(Seating.alone(2), {"target": 21}, 41))
-    frame = next(f for f in rep.frames if f.escoba)
-    assert "ESCOBA" not in "".join(p for p in _caption(frame, rep) if isinstance(p, str))
+    data = replay_data(rep)
+    assert data["captions"]["texts"] == dict(CAPTIONS)
+    assert not any("ESCOBA" in text for text in CAPTIONS.values())
+    assert data["captions"]["escobas"][0] == escoba_text(1)
 
 
 # --- the replay page's data: versioned, and documented key by key ---------------------------------
@@ -102,18 +101,17 @@ def _documented_keys() -> dict[str, set[str]]:
 def test_the_page_data_carries_its_version_and_every_key_is_documented():
     rep = replay(play(Seating.pairs(4), {"target": 11, "sevens": "primera"}, 3))
     data = replay_data(rep)
-    assert data["schema_version"] == REPLAY_SCHEMA_VERSION == 1
+    assert data["schema_version"] == REPLAY_SCHEMA_VERSION == 2
     page = render_replay_html(rep)
     island = page.split('<script type="application/json" id="replay-data">', 1)[1].split("</script>", 1)[0]
     assert json.loads(island)["schema_version"] == REPLAY_SCHEMA_VERSION
     docs = _documented_keys()
-    frames = data["frames"]
     assert set(data) == docs["Top level"]
-    assert set().union(*frames) == docs["A frame"] and all(set(f) == docs["A frame"] for f in frames)
-    assert {key for f in frames for pile in f["piles"] for key in pile} == docs["A pile"]
+    assert set(data["captions"]) == docs["The captions"]
+    assert all(len(step) == 4 for step in data["steps"]) and len(data["steps"]) == data["moves"] + 1
     assert {key for c in data["categories"] for key in c} == docs["A category"]
     assert {key for s in data["suits"]["styles"] for key in s} == docs["The suits"]
-    assert "is version **1**" in DOCS.read_text(encoding="utf-8")  # the documented version is the written one
+    assert "is version **2**" in DOCS.read_text(encoding="utf-8")  # the documented version is the written one
 
 
 def test_the_page_data_brings_the_labels_the_script_writes():
@@ -126,9 +124,7 @@ def test_the_page_data_brings_the_labels_the_script_writes():
     assert set(styles) == {style.value for style in SuitStyle}
     assert styles["french"]["ranks"] == {"1": "A", "10": "J", "11": "Q", "12": "K"} and not styles["french"]["figures"]
     assert styles["spanish"]["ranks"] == {} and data["suits"]["figures"]["11"] == "caballo"
-    swept = [f for f in data["frames"] if f["escoba"]]
-    assert swept and all(f["escoba_text"] == escoba_text(f["escoba"]) for f in swept)
-    assert all(f["escoba_text"] is None for f in data["frames"] if not f["escoba"])
+    assert data["captions"]["escobas"] == [escoba_text(n) for n in range(1, len(data["captions"]["escobas"]) + 1)]
     # Nothing the page writes is spelled out again in its script: the tables above are its only source.
     script = asset("replay.js")
     assert data["total_labels"] == {"hand": "Hand total", "match": "Match score"}
@@ -145,6 +141,7 @@ def test_the_report_names_the_rating_model_and_what_a_crosstable_cell_is(tmp_pat
     results = make_store(tmp_path / "t", bots=("ana", "luis", "marta"), extra=f"players: {players}\n",
                          matches=players)
     page = TournamentReport(results, replays_dir="r").page()
+    assert 'href="r/replay.html#' in page
     assert f"{model} fit on the Elo scale" in page
     other = {"Bradley-Terry", "Plackett-Luce"} - {model}
     assert not any(f"{name} fit" in page for name in other)
@@ -152,3 +149,20 @@ def test_the_report_names_the_rating_model_and_what_a_crosstable_cell_is(tmp_pat
         assert "A cell counts each match once for every two sides in it" in page
     else:
         assert "A cell is the row&#x27;s score against the column" in page
+
+
+def test_the_report_written_by_worker_processes_is_the_one_written_in_process(tmp_path: Path, monkeypatch):
+    from replay_helpers import make_store
+
+    import arena.cli.replay as cli_replay
+
+    results = Path(make_store(tmp_path / "t", bots=("ana", "luis", "marta"), matches=2))
+    alone = cli_replay.write_report(results, tmp_path / "a" / "report.html", say=lambda line: None)
+    monkeypatch.setattr(cli_replay, "REPORT_POOL_FROM", 1)
+    pooled = cli_replay.write_report(results, tmp_path / "b" / "report.html", say=lambda line: None)
+    assert alone.refusals == pooled.refusals == () and alone.pages == pooled.pages == 6
+    files = sorted(p.name for p in (tmp_path / "a" / "report_replays" / "data").iterdir())
+    assert files == sorted(p.name for p in (tmp_path / "b" / "report_replays" / "data").iterdir())
+    for name in files:
+        assert (tmp_path / "a" / "report_replays" / "data" / name).read_text() == \
+            (tmp_path / "b" / "report_replays" / "data" / name).read_text()

@@ -1,31 +1,186 @@
-// The replay page's script. Its data and options come from two JSON islands in the page
-// (<script type="application/json">), read with JSON.parse; every string from a record is
-// put on the page with textContent, never as HTML. The data's keys, and the labels it brings
-// (so that none is written here a second time), are documented in docs/REPLAY.md.
+// The replay page's script. Its options come from a JSON island in the page
+// (<script type="application/json" id="replay-config">), and its match either from a second
+// island ("replay-data", a page of its own) or, in a report's one replay page, from the data
+// file its address names (replay.html#NAME loads data/NAME.js, which calls escobaReplayData).
+// Every string from a record is put on the page with textContent, never as HTML. The data's
+// keys, and the labels and sentences it brings (so that none is written here a second time),
+// are documented in docs/REPLAY.md.
 (function () {
   "use strict";
   // The one version of the data this script reads: any other may mean something else by the
   // same keys, so it is refused rather than drawn.
-  const SCHEMA_VERSION = 1;
-  const island = (id) => JSON.parse(document.getElementById(id).textContent);
-  const D = island("replay-data");
-  const CONFIG = island("replay-config");
+  const SCHEMA_VERSION = 2;
   const $ = (id) => document.getElementById(id);
-  if (D === null || typeof D !== "object" || D.schema_version !== SCHEMA_VERSION) {
-    const found = D !== null && typeof D === "object" && "schema_version" in D ? "version " + JSON.stringify(D.schema_version) : "no version";
-    document.body.dataset.refused = "schema_version";
-    document.title = "Escoba replay: unreadable data";
-    $("title").textContent = "This replay cannot be shown";
-    $("subtitle").textContent = "Its data has " + found + "; this page reads version " + SCHEMA_VERSION + " (docs/REPLAY.md).";
+  const CONFIG = JSON.parse($("replay-config").textContent);
+
+  function refuse(title, why, mark) {
+    document.body.dataset.refused = mark;
+    document.title = "Escoba replay: " + mark.replace("_", " ");
+    $("title").textContent = title;
+    $("subtitle").textContent = why;
     for (const part of document.querySelectorAll(".controls, .wrap")) part.style.display = "none";
-    return;
   }
-  const F = D.frames;
+
+  function start(D) {
+    if (D === null || typeof D !== "object" || D.schema_version !== SCHEMA_VERSION) {
+      const found = D !== null && typeof D === "object" && "schema_version" in D ? "version " + JSON.stringify(D.schema_version) : "no version";
+      refuse("This replay cannot be shown", "Its data has " + found + "; this page reads version " + SCHEMA_VERSION + " (docs/REPLAY.md).",
+        "schema_version");
+      return;
+    }
+    show(D);
+  }
+
+  // --- the frames, folded from the verified events as arena/match/replay.py's board does ------
+
+  // Events that start a new frame; the others (a seat's dealt cards, an escoba) belong to the
+  // frame of the event they follow.
+  const PRIMARY = new Set(["deal", "initial_capture", "escoba_en_mano", "play", "renuncio", "sweep", "hand_score", "match_end"]);
+
+  function frames(D) {
+    const n = D.players, sides = D.sides.length, order = D.card_order;
+    const board = {hands: [], table: [], piles: [], escobas: [], scores: [], hand: 0, round: 0, dealer: 0, stock: 0, breakdown: null};
+    for (let s = 0; s < n; s++) board.hands.push([]);
+    for (let s = 0; s < sides; s++) { board.piles.push([]); board.escobas.push(0); board.scores.push(0); }
+    const out = [];
+    const drop = (list, card) => { const i = list.indexOf(card); if (i >= 0) list.splice(i, 1); };
+    function apply(e) {
+      const t = e.type;
+      if (t === "deal") {
+        board.round = e.round; board.dealer = e.dealer; board.stock = e.stock;
+        if (e.round === 0) {
+          board.hand = e.hand; board.table = e.table.slice();
+          board.piles = board.piles.map(() => []); board.escobas = board.escobas.map(() => 0);
+        }
+      } else if (t === "cards") {
+        board.hands[e.seat] = e.cards.slice();
+      } else if (t === "initial_capture") {
+        for (const c of e.cards) drop(board.table, c);
+        board.piles[D.side_of[e.seat]].push(...e.cards);
+      } else if (t === "escoba_en_mano") {
+        board.hands[e.seat] = [];
+        board.piles[D.side_of[e.seat]].push(...e.cards);
+      } else if (t === "play" || t === "renuncio") {
+        if (t === "play") drop(board.hands[e.seat], e.card);
+        if (t === "renuncio" || e.take.length) {
+          for (const c of (t === "renuncio" ? [e.card, ...e.take] : e.take)) drop(board.table, c);
+          board.piles[D.side_of[e.seat]].push(e.card, ...e.take);
+        } else {
+          let i = 0;
+          while (i < board.table.length && order[board.table[i]] <= order[e.card]) i++;
+          board.table.splice(i, 0, e.card);
+        }
+      } else if (t === "escoba") {
+        board.escobas[e.side] += 1;
+      } else if (t === "sweep") {
+        if (e.side !== null) { board.piles[e.side].push(...e.cards); board.table = []; }
+      } else if (t === "hand_score") {
+        board.scores = e.totals.slice(); board.breakdown = e.breakdown;
+      }
+    }
+    function pile(cards) {
+      let oros = 0, sevens = 0, velo = false;
+      for (const c of cards) {
+        const suit = c.charAt(c.length - 1), rank = parseInt(c, 10);
+        if (suit === "o") oros++;
+        if (rank === 7) { sevens++; if (suit === "o") velo = true; }
+      }
+      return {cards: cards.length, oros: oros, sevens: sevens, velo: velo};
+    }
+    function highlight(group) {
+      const cards = [];
+      for (const e of group) {
+        if (e.type === "play" || e.type === "renuncio") cards.push(e.card, ...e.take);
+        else if (e.type === "initial_capture" || e.type === "escoba_en_mano" || e.type === "sweep") cards.push(...e.cards);
+      }
+      return cards;
+    }
+    function frame(kind, group, index, move, seat, turn) {
+      const escoba = group.filter((e) => e.type === "escoba").length;
+      const f = {kind: kind, move_index: index, move: move, seat: seat, hand: board.hand, round: board.round,
+        dealer: board.dealer, turn: turn, stock: board.stock, hands: board.hands.map((h) => h.slice()),
+        table: board.table.slice(), piles: board.piles.map(pile), escobas: board.escobas.slice(),
+        scores: board.scores.slice(), escoba: escoba, escoba_text: escoba ? D.captions.escobas[Math.min(escoba, D.captions.escobas.length) - 1] : null,
+        breakdown: board.breakdown, highlight: highlight(group), events: group};
+      f.caption = caption(D, f);
+      out.push(f);
+    }
+    let from = 0;
+    D.steps.forEach((step, i) => {
+      const [end, turn, seat, move] = step;
+      const index = i === 0 ? null : i - 1;
+      const groups = [];
+      for (const e of D.events.slice(from, end)) {
+        if (PRIMARY.has(e.type) || !groups.length) groups.push([e]);
+        else groups[groups.length - 1].push(e);
+      }
+      from = end;
+      if (!groups.length) groups.push([]);  // a move with no visible effect: a declined renuncio
+      groups.forEach((group, g) => {
+        board.breakdown = null;
+        for (const e of group) apply(e);
+        const first = g === 0 && move !== null;
+        frame(group.length ? group[0].type : "pass", group, index, first ? move : null, first ? seat : null,
+          g === groups.length - 1 ? turn : null);
+      });
+    });
+    if (!D.events.some((e) => e.type === "match_end")) {
+      frame("forfeit", [], D.moves ? D.moves - 1 : null, null, null, null);
+    }
+    return out;
+  }
+
+  // What happened in a frame, as parts: text, or a list of cards drawn as small cards. The
+  // sentence is the one the terminal replay says (arena/render/text.py, CAPTIONS), filled here.
+  function caption(D, f) {
+    const C = D.captions, e = f.events[0];
+    let key = "", fields = {};
+    if (e && e.type === "deal") {
+      if (e.round === 0) { key = "deal"; fields = {hand: f.hand + 1, dealer: C.seats[f.dealer], table: e.table}; }
+      else { key = "round"; fields = {round: e.round + 1, hand: f.hand + 1, stock: f.stock}; }
+    } else if (e && (e.type === "initial_capture" || e.type === "escoba_en_mano")) {
+      key = e.type; fields = {seat: C.seats[e.seat], cards: e.cards};
+    } else if (e && e.type === "play") {
+      key = e.take.length ? "capture" : "trail"; fields = {seat: C.seats[e.seat], card: [e.card], take: e.take};
+    } else if (e && e.type === "renuncio") {
+      key = e.take.length ? "renuncio" : "renuncio_alone"; fields = {seat: C.seats[e.seat], card: [e.card], take: e.take};
+    } else if (f.kind === "pass") {
+      key = f.seat !== null ? "pass" : "pass_nobody"; fields = {seat: f.seat !== null ? C.seats[f.seat] : ""};
+    } else if (e && e.type === "sweep") {
+      key = !e.cards.length ? "sweep_empty" : e.side === null ? "sweep_nobody" : "sweep";
+      fields = {cards: e.cards, side: e.side === null ? "" : C.sides[e.side]};
+    } else if (e && e.type === "hand_score") {
+      key = "hand_score";
+      fields = {hand: f.hand + 1, points: e.points.map((p, s) => C.texts.hand_score_side.replace(/\{(\w+)\}/g,
+        (m, name) => name === "side" ? C.sides[s] : String(p))).join(", ")};
+    } else if (f.kind === "match_end" || f.kind === "forfeit") {
+      key = "match_end"; fields = {result: D.result_text};
+    }
+    if (!key) return [f.kind];
+    const parts = [];
+    let text = "";
+    for (const piece of C.texts[key].split(/(\{\w+\})/)) {
+      const name = /^\{(\w+)\}$/.test(piece) ? piece.slice(1, -1) : null;
+      const value = name === null ? piece : fields[name];
+      if (Array.isArray(value)) {
+        if (text) parts.push(text);
+        text = "";
+        if (value.length) parts.push(value);
+      } else {
+        text += String(value);
+      }
+    }
+    if (text) parts.push(text);
+    return parts;
+  }
+
+  function show(D) {
+  const F = frames(D);
+  window.escobaReplay = {frames: F};  // for the tests, which compare the frames with the terminal's
   const SIDE_COLORS = ["var(--side0)", "var(--side1)", "var(--side2)"];
   const STYLES = {};
   for (const style of D.suits.styles) STYLES[style.key] = style;
   let pos = 0, timer = null, view = "all", suits = CONFIG.suits;
-
   function el(tag, cls, text) {
     const e = document.createElement(tag);
     if (cls) e.className = cls;
@@ -231,7 +386,7 @@
     const hh = $("hands-head");
     hh.appendChild(el("th", "l", "Hand"));
     D.sides.forEach((n) => hh.appendChild(el("th", null, n)));
-    for (const h of D.hands) {
+    for (const h of D.events.filter((e) => e.type === "hand_score")) {
       const tr = el("tr"); tr.dataset.hand = h.hand;
       tr.appendChild(el("td", "l", String(h.hand + 1)));
       h.points.forEach((p, i) => tr.appendChild(el("td", null, "+" + p + " → " + h.totals[i])));
@@ -254,4 +409,22 @@
     render();
   }
   build();
+  }
+
+  if ($("replay-data")) {
+    start(JSON.parse($("replay-data").textContent));
+  } else {
+    // A name the report wrote (letters, digits, . _ -); anything else names no data file.
+    const name = decodeURIComponent(location.hash.slice(1));
+    window.addEventListener("hashchange", () => location.reload());
+    if (!/^[A-Za-z0-9._-]+$/.test(name) || name.startsWith(".")) {
+      refuse("No replay named", "This page shows a match named after # in its address (replay.html#MATCH).", "no_data");
+    } else {
+      window.escobaReplayData = (D) => { window.escobaReplayData = null; start(D); };
+      const s = document.createElement("script");
+      s.src = CONFIG.data + name + ".js";
+      s.onerror = () => refuse("No replay " + name, "Its data file " + CONFIG.data + name + ".js is missing beside this page.", "no_data");
+      document.body.appendChild(s);
+    }
+  }
 })();
