@@ -302,7 +302,7 @@ def constrain(world: HandState, voids: dict[int, set[int]], rng: Rng) -> None:
 def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_playouts: int,
            voids: dict[int, set[int]] | None = None, horizon: int = 0,
            wall_s: float | None = None, by_time: bool = False,
-           clock: Any = None) -> tuple[int, list[float], list[int]]:
+           clock: Any = None, ranked: bool = False) -> tuple[int, list[float], list[int]]:
     """(index of the best candidate, total margin per candidate, deals per candidate).
 
     Sequential halving: the budget of ``max_playouts`` is split over rounds; in each round
@@ -311,7 +311,9 @@ def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_p
     seconds on ``clock`` (this thread's CPU time) and, if given, ``wall_s`` seconds of the wall
     clock. A deal cut short by a cap is not counted, and the best survivor by its mean so far
     is chosen. ``by_time``: the budget is the ``cpu_s`` alone, split evenly over the rounds
-    (a round ends with the first whole deal past its share), and playouts do not count."""
+    (a round ends with the first whole deal past its share), and playouts do not count.
+    ``ranked``: the candidates come best first (``shortlist``), so a cap may stop the search
+    even before its first whole deal (else it plays that deal out whatever the cap)."""
     n = len(candidates)
     totals = [0.0] * n
     deals = [0] * n
@@ -345,6 +347,7 @@ def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_p
             world = HandState.determinize(view, rng)
             if voids:
                 constrain(world, voids, rng)
+            world.legal_moves()  # once a deal: every candidate's copy keeps them for its apply
             for i in alive:
                 state = world.copy()
                 state.apply(candidates[i])
@@ -358,7 +361,7 @@ def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_p
                     over = over or left < 0
                     round_over = used >= round_end
                     cpu_check = now + min(left, round_end - used)
-                if over and deals[alive[0]]:
+                if over and (deals[alive[0]] or ranked):
                     out_of_time = True
                     break
             else:
@@ -375,6 +378,29 @@ def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_p
         alive = alive[:max(1, (len(alive) + 1) // 2)]
     best = max(alive, key=lambda i: totals[i] / max(1, deals[i]))
     return best, totals, deals
+
+
+# Above this many distinct moves (a table nobody has cleared for long: thousands of captures),
+# only the best by one look ahead are searched: a whole deal of playouts for each would take
+# seconds, past any move time.
+MAX_CANDIDATES = 48
+
+
+def shortlist(view: SeatView, candidates: list[Move], rng: Rng, keep: int = MAX_CANDIDATES) -> list[int]:
+    """The indexes of the ``keep`` best candidates, best first, each judged by the position
+    it leaves in one deal of the hidden cards (no playout)."""
+    world = HandState.determinize(fast_view(view), rng)
+    world.legal_moves()  # once: each copy below keeps them, so applying a candidate does not redo them
+    side = view.side
+    two = view.seating.sides == 2
+    score = []
+    for i, move in enumerate(candidates):
+        state = world.copy()
+        state.apply(move)
+        # Two sides: the margin estimate; more: what the move takes (cards, an escoba weighs most).
+        value = estimate(state, side) if two else len(state.piles[side]) + 5 * state.escobas[side]
+        score.append((-value, i))
+    return [i for _, i in sorted(score)[:keep]]
 
 
 def _kind(c: kit.Card) -> tuple[int, int, int]:
@@ -440,17 +466,22 @@ class Expert:
         candidates = [Move.parse(m.text) for m in distinct]
         voids = inferred_voids(game) if self.infer else None
         seed = Rng(rng.getrandbits(63))
+        ranked = len(candidates) > MAX_CANDIDATES
+        if ranked:
+            keep = shortlist(view, candidates, seed)
+            distinct, candidates = [distinct[i] for i in keep], [candidates[i] for i in keep]
         on_cpu = request.clock == "cpu"
         if self.timed or (on_cpu and self.playouts is None):
             budget = kit.Budget(request, 0.5) if request.time_ms else None
             seconds = min(self.ms / 1000, budget.seconds) if budget is not None else self.ms / 1000
             best, _, _ = search(view, candidates, seed, seconds, 0, voids, self.horizon, None, by_time=True,
-                                clock=time.process_time if on_cpu else time.perf_counter)
+                                clock=time.process_time if on_cpu else time.perf_counter, ranked=ranked)
             return distinct[best]
         # Against the arena's deadline only: half its time is far more than the search needs.
         wall_s = request.time_ms * 0.5 / 1000 if request.time_ms else None
         playouts = DEFAULT_PLAYOUTS if self.playouts is None else self.playouts
-        best, _, _ = search(view, candidates, seed, self.ms / 1000, playouts, voids, self.horizon, wall_s)
+        best, _, _ = search(view, candidates, seed, self.ms / 1000, playouts, voids, self.horizon, wall_s,
+                            ranked=ranked)
         return distinct[best]
 
 

@@ -49,12 +49,7 @@ def commands(tmp_path_factory) -> dict[str, str]:
     }
 
 
-# The expert's search plays every candidate in each round before it looks at its CPU cap: on a
-# table nobody cleared (5,000 legal moves) it takes seconds and times out, as it would in a match.
-_SLOW_ON_LONG_TABLES = pytest.mark.xfail(strict=True, reason="expert_bot times out on check-bot's long requests")
-
-
-@pytest.mark.parametrize("name", ["random.py", "greedy.py", pytest.param("expert.py", marks=_SLOW_ON_LONG_TABLES),
+@pytest.mark.parametrize("name", ["random.py", "greedy.py", "expert.py",
                                   "greedy.js", "greedy.c"])
 def test_check_bot_passes(commands, name):
     result = runner.invoke(app, ["check-bot", commands[name], "--move-ms", "1000"])
