@@ -339,7 +339,13 @@ def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, p
             # Ctrl-C, SIGTERM or SIGHUP (arena/cli/edge.py): every stored match is durable.
             _say_interrupted(store, view.total if view is not None else None, config, resume, stop)
             raise typer.Exit(interrupt_exit_code(stop)) from None
-        _finish(store, config, live, out, strict=strict, report=report)
+        try:
+            _finish(store, config, live, out, strict=strict, report=report)
+        except KeyboardInterrupt as stop:
+            # Stopped while writing the tables or the report: the matches are all stored, and
+            # running it again writes them (a file being written is renamed into place whole).
+            _say_interrupted(store, view.total, config, resume, stop)
+            raise typer.Exit(interrupt_exit_code(stop)) from None
 
 
 # --- a sequential test (format sprt) -------------------------------------------------------------

@@ -131,8 +131,7 @@ def test_jsonl_progress_is_one_object_per_match_on_stdout_and_everything_else_on
         row = rows[o["id"]]
         assert (tuple(o["seats"]), tuple(o["sides"]), tuple(o["scores"]), o["winner"], o["reason"]) == (
             row.seats, row.sides, row.scores, row.winner, row.reason)
-        assert [(f["seat"], f["reason"]) for f in o["failures"]] == [list(f) for f in row.failures] or \
-            [(f["seat"], f["reason"]) for f in o["failures"]] == list(row.failures)
+        assert [(f["seat"], f["reason"]) for f in o["failures"]] == [(seat, t.value) for seat, t in row.failures]
         assert all(f["bot"] == "debugbot" and "DEBUG got hello" in f["detail"] for f in o["failures"])
     assert "rank" in done.stderr and "failure: debugbot" in done.stderr and "bot failures:" in done.stderr
     # --quiet silences the person's lines, not the script's.
@@ -449,3 +448,21 @@ def test_the_run_header_counts_in_words_that_agree_with_their_numbers(tmp_path: 
     assert done.returncode == 0, done.stderr
     header = next(line for line in done.stdout.splitlines() if line.startswith("t: "))
     assert "t: 2 bots, " in header and "2 matches per pairing (duplicate deals); 2 matches on 1 deal; " in header
+
+
+def test_a_ctrl_c_while_the_report_is_written_stops_cleanly_with_every_match_stored(tmp_path: Path,
+                                                                                     monkeypatch: pytest.MonkeyPatch):
+    from typer.testing import CliRunner
+
+    from arena.cli import replay
+    from arena.cli.app import app
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(replay, "write_report", interrupted)
+    path = tournament(tmp_path, policy("greedy") + policy("first"))
+    done = CliRunner().invoke(app, ["run", str(path), "--no-progress"])
+    assert done.exit_code == 130, done.output
+    assert "interrupted: 2 of 2 matches are safely stored" in done.stderr and f"resume with: arena run {path}" in done.stderr
+    assert stored(tmp_path / "out") == 2 and (tmp_path / "out" / "standings.json").is_file()

@@ -298,7 +298,8 @@ def test_a_worker_killed_mid_run_is_replaced_and_nothing_is_lost(tmp_path: Path)
 
 
 def test_ctrl_c_stops_cleanly_and_prints_the_resume_command(tmp_path: Path):
-    path = write_tournament(tmp_path, extra="concurrency: 2\nmatches_per_pairing: 4", env=", env: {POLICYBOT_SLEEP_MS: 1}")
+    # Slow enough moves that the run is still playing when the Ctrl-C lands, even on a busy machine.
+    path = write_tournament(tmp_path, extra="concurrency: 2\nmatches_per_pairing: 4", env=", env: {POLICYBOT_SLEEP_MS: 20}")
     config = load_config(path)
     proc = subprocess.Popen(
         [sys.executable, "-m", "arena.cli", "run", str(path), "--no-progress"],
