@@ -132,9 +132,12 @@ def within(path: str, folder: str) -> bool:
 
 
 def _prefix(program: str) -> str:
-    """The installation a program belongs to: ``/opt/x`` for ``/opt/x/bin/tool``, else its folder."""
+    """The installation a program belongs to: ``/opt/x`` for ``/opt/x/bin/tool``, else its
+    folder. A version manager's shim (``~/.pyenv/shims/python3``, asdf's and rbenv's too)
+    belongs to the manager's whole folder: the shim runs the manager, which runs the version
+    it chose from there."""
     folder = os.path.dirname(program)
-    return os.path.dirname(folder) if os.path.basename(folder) == "bin" else folder
+    return os.path.dirname(folder) if os.path.basename(folder) in ("bin", "shims") else folder
 
 
 def resolve_program(argv0: str, cwd: str, env: Mapping[str, str]) -> str:

@@ -489,3 +489,22 @@ def test_colluders_at_one_table_cannot_reach_each_other(tmp_path):
     assert [n for n in sealed_notes if n.startswith("contact")] == []
     unsealed_notes = run("unsealed", {seal.SEAL_ENV: "off"})
     assert any(n.startswith("contact") for n in unsealed_notes)
+
+
+def test_a_bot_run_through_a_version_managers_shim_plays_sealed(tmp_path):
+    """``python3`` of pyenv (asdf, rbenv) is a shim in ``MANAGER/shims`` that runs the manager
+    from ``MANAGER/libexec``, which runs the version it chose: the seal gives a shim's program
+    the manager's whole folder, as it gives ``/opt/x/bin/tool`` all of ``/opt/x``."""
+    manager = tmp_path / ".manager"
+    (manager / "shims").mkdir(parents=True)
+    (manager / "libexec").mkdir()
+    shim = manager / "shims" / "python3"
+    shim.write_text(f'#!/bin/sh\nexec "{manager}/libexec/manager" exec python3 "$@"\n')
+    real = manager / "libexec" / "manager"
+    real.write_text(f'#!/bin/sh\nshift 2\nexec "{sys.executable}" "$@"\n')
+    for script in (shim, real):
+        script.chmod(0o755)
+    spec = BotSpec(name="shimmed", cmd=(str(shim), "greedy_bot.py"), cwd=str(ROOT / "bots"), limits=FAST)
+    with BotProcess(spec) as bot:
+        ready = bot.begin_match(hello())
+    assert ready.name == "greedy"
