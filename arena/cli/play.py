@@ -9,7 +9,7 @@ import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import IO, Annotated, Any
+from typing import IO, TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -18,14 +18,14 @@ from arena.cli.seeds import ShowSeedOption, seed_text
 from arena.core.cards import Card
 from arena.core.rules import Rules, Seating
 from arena.errors import ExitCode, InputError, WriteError
-from arena.harness.botproc import BotProcess, BotSpec, ConversationLog, Limits, missing_program
-from arena.harness.containment import clock_note, default_clock
-from arena.harness.protocol import Clock, Termination
-from arena.match.conformance import Step
-from arena.match.conformance import check_bot as run_conformance
+from arena.harness.protocol import Clock, Termination, TimeLimits
 from arena.match.record import GameRecord, Policy
-from arena.match.referee import FailurePolicy, play_match
-from arena.render.text import match_end_text
+
+if TYPE_CHECKING:  # the referee and the script are loaded by the command that runs them, not by --help
+    from arena.harness.botproc import BotSpec
+    from arena.match.conformance import Step
+
+_TIME = TimeLimits()  # the options' defaults, as a tournament's
 
 
 def _open_conversation(logs: Path | None) -> IO[str] | None:
@@ -70,6 +70,8 @@ def _seating(count: int, pairs: bool) -> Seating:
 
 
 def _unique_names(specs: list[BotSpec]) -> list[BotSpec]:
+    from arena.harness.botproc import BotSpec
+
     seen: dict[str, int] = {}
     out = []
     for spec in specs:
@@ -175,10 +177,10 @@ def play(
     rule: Annotated[list[str] | None, typer.Option(help="A rule option KEY=VALUE, e.g. renuncio=true; repeatable.")] = None,
     as_json: Annotated[bool, typer.Option(
         "--json", help="Print only one JSON object with the result at the end (its seed with --show-seed).")] = False,
-    move_ms: Annotated[int, typer.Option(help="Time per decision, ms.")] = Limits.move_ms,
-    bank_ms: Annotated[int, typer.Option(help="Extra time bank per bot per match, ms.")] = Limits.bank_ms,
-    startup_ms: Annotated[int, typer.Option(help="Time to answer the handshake, ms.")] = Limits.startup_ms,
-    grace_ms: Annotated[int, typer.Option(help="Tolerance added to every deadline, ms.")] = Limits.grace_ms,
+    move_ms: Annotated[int, typer.Option(help="Time per decision, ms.")] = _TIME.move_ms,
+    bank_ms: Annotated[int, typer.Option(help="Extra time bank per bot per match, ms.")] = _TIME.bank_ms,
+    startup_ms: Annotated[int, typer.Option(help="Time to answer the handshake, ms.")] = _TIME.startup_ms,
+    grace_ms: Annotated[int, typer.Option(help="Tolerance added to every deadline, ms.")] = _TIME.grace_ms,
     policy: Annotated[
         Policy, typer.Option(help="On a bot failure: loss (its side loses) or substitute (a random move).")
     ] = Policy.LOSS,
@@ -192,6 +194,11 @@ def play(
     clock: ClockOption = None,
 ) -> None:
     """Play one match between bot commands and show it as it goes."""
+    from arena.harness.botproc import BotProcess, BotSpec, ConversationLog, Limits, missing_program
+    from arena.harness.containment import clock_note, default_clock
+    from arena.match.referee import FailurePolicy, play_match
+    from arena.render.text import match_end_text
+
     seating = _seating(len(commands), pairs)
     options = dict(_parse_rule(r) for r in rule or [])
     if target is not None:
@@ -272,6 +279,7 @@ def _checked_spec(command: str, from_file: Path | None, startup_ms: int | None, 
     gives only its ``cmd`` (and the time limits of the options), in this folder."""
     import sys
 
+    from arena.harness.botproc import BotSpec
     from arena.tournament.config import BotConfig, load_config
     from arena.tournament.worker import bot_spec, make_job
 
@@ -291,10 +299,10 @@ def _checked_spec(command: str, from_file: Path | None, startup_ms: int | None, 
 def check_bot(
     command: Annotated[str, typer.Argument(help="The bot command to check (quote it).")],
     move_ms: Annotated[
-        int | None, typer.Option(help=f"Time per decision, ms (default {Limits.move_ms}, as in a tournament).")
+        int | None, typer.Option(help=f"Time per decision, ms (default {_TIME.move_ms}, as in a tournament).")
     ] = None,
     startup_ms: Annotated[
-        int | None, typer.Option(help=f"Time to answer the handshake, ms (default {Limits.startup_ms}).")
+        int | None, typer.Option(help=f"Time to answer the handshake, ms (default {_TIME.startup_ms}).")
     ] = None,
     logs: Annotated[Path | None, typer.Option(help="Folder for the bot's stderr log and the conversation log.")] = None,
     from_file: Annotated[
@@ -305,6 +313,8 @@ def check_bot(
     clock: ClockOption = None,
 ) -> None:
     """Run a bot through a conformance script and report PASS/FAIL (exit 0 only on a pass)."""
+    from arena.harness.botproc import BotProcess, ConversationLog
+
     spec = _checked_spec(command, from_file, startup_ms, move_ms)
     if clock is not None and spec.limits.clock is not clock:  # the option wins over the file's clock
         spec = replace(spec, limits=replace(spec.limits, clock=clock))
@@ -313,6 +323,8 @@ def check_bot(
     console.echo(f"check-bot: {command}")
     try:
         # Ctrl-C, SIGTERM and SIGHUP stop the check through this finally (arena/cli/edge.py).
+        from arena.match.conformance import check_bot as run_conformance
+
         verdict = run_conformance(bot, lambda step: console.echo(_step_line(step)))
     finally:
         bot.close()

@@ -6,13 +6,12 @@ import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 import arena.cli.console as console
 from arena.errors import InputError
-from arena.league.pools import League, LeagueRow, Pool, PoolHistory, PoolRatings
 from arena.printable import printable
 from arena.rating.inputs import CSV_HEADER as CSV_HEADER
 from arena.rating.inputs import ResultsCsvError as ResultsCsvError
@@ -23,6 +22,9 @@ from arena.rating.table import check_prior as ratings_prior
 from arena.render.standings import RATING_KEYS, ci95_cell, date_text, elo_cell, iso, note_lines, place_keys, rating_rows
 from arena.render.tables import TableFormat, render_json, render_table
 from arena.tournament.standings import plain_number
+
+if TYPE_CHECKING:  # the league's code is loaded by the commands that pool results, not by --help
+    from arena.league.pools import League, LeagueRow, Pool, PoolHistory, PoolRatings
 
 
 def format_ratings(table: RatingTable, fmt: TableFormat) -> str:
@@ -226,6 +228,8 @@ def league_notes(rated: Sequence[PoolRatings] | Sequence[PoolHistory], league: L
     """The notes of a league's output, for stderr beside CSV and JSON."""
     out = [pools_line(league)] if len(league.pools) > 1 else []
     for item in rated:
+        from arena.league.pools import PoolRatings
+
         pool_notes = item.notes if isinstance(item, PoolRatings) else item.steps[-1].ratings.notes
         prefix = f"pool {item.pool.number}: " if len(league.pools) > 1 else ""
         out += [prefix + note for note in pool_notes]

@@ -27,7 +27,6 @@ from arena.match.record import RecordError
 from arena.printable import printable
 from arena.render.suits import SuitStyle
 from arena.safe_files import make_folder, write_text
-from arena.tournament.export import MAX_RECORD_BYTES, find_record, is_record_lines, iter_record_lines
 
 if TYPE_CHECKING:
     from arena.tournament.config import TournamentConfig
@@ -60,6 +59,8 @@ class Source:
 
 
 def _read_json(path: Path) -> Any:
+    from arena.tournament.export import MAX_RECORD_BYTES
+
     try:
         with open(path, "rb") as fh:
             data = fh.read(MAX_RECORD_BYTES + 1)
@@ -83,6 +84,8 @@ def _is_store(folder: Path) -> bool:
 
 def load_game(game: Path, game_id: str | None) -> tuple[Any, str]:
     """The record JSON named by the user: a file, or a results folder and a match id."""
+    from arena.tournament.export import find_record, is_record_lines
+
     if game.is_dir():
         if game_id is None:
             raise InputError(f"{game} is a folder: give the id of a match in it too (arena replay {game} ID)"
@@ -130,6 +133,8 @@ def iter_sources(path: Path, *, missing: bool = False) -> Iterator[Source]:
     """Every record under ``path``: a tournament's results folder, a folder of record JSON
     files, or one record file. With ``missing``, a results folder also gives a Source (with
     its error) for each match of its schedule that it does not hold."""
+    from arena.tournament.export import is_record_lines, iter_record_lines
+
     if path.is_dir() and _is_store(path):
         yield from _store_sources(path, missing)
         return
@@ -228,6 +233,7 @@ def replay_cmd(
     """Replay a logged match, verified through the rules core: step with the arrow keys, or watch
     it run with --auto. When the output is not a terminal, print the whole match as plain text."""
     from arena.match.replay import replay
+    from arena.tournament.export import is_record_lines
 
     if not game.exists():
         raise InputError(f"{game}: no such file or folder")
@@ -586,6 +592,6 @@ def _page_progress(total: int, say: Callable[[str], None]) -> Iterator[Callable[
     yield advance
 
 
-__all__ = ["MAX_RECORD_BYTES", "WrittenReport", "replay_cmd", "verify_cmd", "report_cmd", "write_report", "load_game",
+__all__ = ["WrittenReport", "replay_cmd", "verify_cmd", "report_cmd", "write_report", "load_game",
            "iter_sources", "check_source",
            "Source"]

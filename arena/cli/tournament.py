@@ -31,25 +31,22 @@ from arena.cli.edge import Interrupted, interrupt_exit_code, interrupt_name
 from arena.cli.rate import FormatOption, PriorOption, check_prior
 from arena.cli.seeds import ShowSeedOption, seed_text
 from arena.errors import ArenaError, ExitCode, InputError
-from arena.harness.containment import clock_note, containment_line, sealing_line, unsealed_why
-from arena.harness.containment import require_sealed as require_sealed_bots
 from arena.printable import printable
 from arena.render.tables import TableFormat, render_table
 from arena.safe_files import write_text
-from arena.tournament import runner
-from arena.tournament.config import TournamentConfig, load_config
-from arena.tournament.executors import Completed, Executor
-from arena.tournament.failures import FailureNote, FailureTally, describe, failure_notes_of, hint
-from arena.tournament.grants import grant_lines
 from arena.tournament.schedule import Format, MatchSpec, Mode, build_schedule, iter_schedule
-from arena.tournament.store import MatchRow, ResultStore, ResumeMismatchError, StoreError
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # what a run needs is loaded by the commands that run, not by --help
     from rich.progress import ProgressColumn
 
+    from arena.tournament import runner
     from arena.tournament.build import PlannedBuild
+    from arena.tournament.config import TournamentConfig
+    from arena.tournament.executors import Completed, Executor
+    from arena.tournament.failures import FailureNote, FailureTally
     from arena.tournament.sprt_run import SprtRun
     from arena.tournament.standings import Standings
+    from arena.tournament.store import MatchRow, ResultStore
 
 STANDINGS_FILES = ("plain", "csv", "json")
 _EXT = {"plain": "txt", "github": "md", "csv": "csv", "json": "json"}
@@ -86,6 +83,8 @@ def write_file(path: str, text: str) -> None:
 def _load(file: Path, *, concurrency: int | None = None, output: Path | None = None,
           check_commands: bool = True) -> TournamentConfig:
     # The results folder is known before the file is checked: no bot may be granted to write it.
+    from arena.tournament.config import load_config
+
     config = load_config(file, check_commands=check_commands, output=None if output is None else str(output))
     if concurrency is not None:
         config = replace(config, concurrency=concurrency)
@@ -170,6 +169,8 @@ def validate(
     show_seed: ShowSeedOption = False,
 ) -> None:
     """Check a tournament file and print its schedule and what would be built. Exit code 2 if the file is invalid."""
+    from arena.tournament.grants import grant_lines
+
     config = _load(file)
     schedule, summary, caption = _file_schedule(config, show_seed)
     planned = _planned_builds(config)
@@ -258,6 +259,8 @@ def run(
     """Build the bots, then play a tournament, or resume it: matches already in the results folder are not played again.
 
     Ctrl-C, SIGTERM and SIGHUP stop it cleanly and print the command that resumes it."""
+    from arena.harness.containment import require_sealed as require_sealed_bots
+
     # With --cluster the bots run on the workers: their programs need not exist here.
     config = _load(file, concurrency=concurrency, output=output, check_commands=not cluster)
     if dry_run:
@@ -276,6 +279,10 @@ def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, p
     builds, identity checks, the live progress and failure lines, Ctrl-C with the ``resume``
     command, the tables and the report page. A sequential test (format sprt) plays until it
     decides (arena/tournament/sprt_run.py) and ends with its numbers and decision."""
+    from arena.harness.containment import clock_note, containment_line, sealing_line, unsealed_why
+    from arena.tournament import runner
+    from arena.tournament.grants import grant_lines
+
     mode = Progress.NONE if no_progress else progress
     if quiet and mode is Progress.BAR:
         mode = Progress.NONE  # quiet silences what is for a person, not the JSON lines for a script
@@ -384,6 +391,8 @@ def _sprt_summary(config: TournamentConfig, show_seed: bool) -> str:
 
 def _existing_store(config: TournamentConfig) -> ResultStore:
     """The results store a dry run reads, refused as the run would refuse it for a changed file."""
+    from arena.tournament.store import ResultStore, ResumeMismatchError
+
     existing = ResultStore.open_existing(config.output)
     if existing.fingerprint != config.fingerprint:
         try:
@@ -396,6 +405,9 @@ def _existing_store(config: TournamentConfig) -> ResultStore:
 def _dry_run(config: TournamentConfig, show_seed: bool) -> None:
     """What ``arena run`` would do: the summary, the builds (none run), the schedule and what is
     already stored; refused as the run would be for a changed file or a changed bot."""
+    from arena.tournament import runner
+    from arena.tournament.grants import grant_lines
+
     if config.format is Format.SPRT:
         _dry_run_sprt(config, show_seed)
         return
@@ -422,6 +434,8 @@ def _dry_run(config: TournamentConfig, show_seed: bool) -> None:
 
 def _dry_run_sprt(config: TournamentConfig, show_seed: bool) -> None:
     """``_dry_run`` of a sequential test: what is stored, the test as it stands, the deals next."""
+    from arena.tournament import runner
+    from arena.tournament.grants import grant_lines
     from arena.tournament.sprt_run import SprtRun
 
     planned = _planned_builds(config)
@@ -450,6 +464,7 @@ def _dry_run_sprt(config: TournamentConfig, show_seed: bool) -> None:
 def _check_identities_read_only(config: TournamentConfig, store: ResultStore, planned: list[PlannedBuild]) -> None:
     """The resume's identity check, for the bots whose files are final now (no build to run,
     not from a revision: those are checked when the run has built them)."""
+    from arena.tournament import runner
     from arena.tournament.identity import identify_bot, identity_changes
 
     recorded = store.identities()
@@ -621,6 +636,8 @@ _RunView = _ScheduleView | _SprtView
 
 def _view_of(config: TournamentConfig, strategy: runner.Strategy) -> _RunView:
     """How the CLI shows a run of this strategy (``runner.plan_strategy``)."""
+    from arena.tournament import runner
+
     if isinstance(strategy, runner.RunPlan):
         return _ScheduleView(config, strategy)
     from arena.tournament.sprt_run import SprtRun
@@ -636,6 +653,7 @@ class _Live:
 
     def __init__(self, config: TournamentConfig, store: ResultStore, view: _RunView, out: _Human, *,
                  mode: Progress, verbose: bool) -> None:
+        from arena.tournament.failures import FailureTally
         from arena.tournament.progress import LiveLeader, Throughput
 
         self.config = config
@@ -667,6 +685,7 @@ class _Live:
         )
         from rich.progress import Progress as Bar
 
+        from arena.tournament import runner
         from arena.tournament.progress import Throughput
 
         self.rate = Throughput()  # from the first match on, not from the builds
@@ -746,6 +765,8 @@ class _Live:
             self._failure(note, row.id)
 
     def _failure(self, note: FailureNote, match_id: str) -> None:
+        from arena.tournament.failures import describe, hint
+
         shown = self._shown[note.bot]
         if shown >= LIVE_FAILURES_PER_BOT and not self.verbose:
             return
@@ -828,6 +849,10 @@ def sprt_lines(store: ResultStore) -> list[str]:
 
 
 def _failure_summary(store: ResultStore, config: TournamentConfig, tally: FailureTally) -> list[str]:
+    from arena.tournament import runner
+    from arena.tournament.failures import failure_notes_of
+    from arena.tournament.store import StoreError
+
     logs: dict[str, str] = {}
     commands: dict[str, str] = {}
     for name, stats in tally.failing():
@@ -884,6 +909,7 @@ def table(
     their notes go to stderr."""
     from arena.render.standings import format_crosstable, format_standings, standings_notes
     from arena.tournament.standings import standings_from_store
+    from arena.tournament.store import ResultStore
 
     prior = check_prior(prior)
     if crosstable:

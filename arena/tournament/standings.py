@@ -27,13 +27,15 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.core.outcome import EndReason
 from arena.core.rules import Seating
 from arena.harness.protocol import Termination
 from arena.rating.table import DEFAULT_PRIOR, BotRating, MatchResult, Model, PairResult, RatingTable, fit_ratings
-from arena.tournament.store import UNSEALED_KEY, MatchRow, ResultStore, StoreError
+
+if TYPE_CHECKING:  # the tables are derived from rows; the store is opened only by standings_from_store
+    from arena.tournament.store import MatchRow, ResultStore
 
 FAILURE_REASONS = tuple(t.value for t in Termination if t.is_failure)
 
@@ -438,6 +440,8 @@ def standings_from_store(store: ResultStore, *, prior: float | None = DEFAULT_PR
     """The standings of a results store. Only the records of forfeited matches are read (for
     the escobas of the hand the forfeit cut short); one that cannot be read keeps them, and a
     note says so: the rows alone always give the table."""
+    from arena.tournament.store import UNSEALED_KEY, StoreError
+
     meta = store.meta()
     game = meta.get("game")
     if not isinstance(game, dict):

@@ -1,5 +1,8 @@
 """Every command starts without the numerical libraries: only a rating fit or a sequential
-test loads numpy and scipy (about a second of start-up on the development machine)."""
+test loads numpy and scipy (about a second of start-up on the development machine). And
+``arena --help`` loads no part of the arena that only a command's work needs (the referee,
+bot processes, the runner, the store, the league): each command imports those when it runs.
+benchmarks/RESULTS.md ("Start-up") has the times."""
 
 import subprocess
 import sys
@@ -20,3 +23,16 @@ def test_a_fit_still_loads_them_and_rates():
             "print(t['a'].elo > t['b'].elo, 'numpy' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["True", "True"]
+
+
+# What the command line's modules must not load just to be listed (``arena --help``).
+RUN_ONLY = ("arena.match.referee", "arena.match.conformance", "arena.harness.botproc", "arena.harness.containment",
+            "arena.tournament.runner", "arena.tournament.store", "arena.tournament.config", "arena.league.pools",
+            "sqlite3", "yaml")
+
+
+def test_the_cli_loads_what_a_command_runs_only_when_it_runs():
+    code = "import sys, arena.cli; print(' '.join(sorted(m for m in {run_only!r} if m in sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", code.format(run_only=RUN_ONLY)], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == ""

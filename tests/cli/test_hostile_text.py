@@ -17,12 +17,12 @@ from replay_helpers import play
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.cli.replay import MAX_RECORD_BYTES
 from arena.core.rules import Seating
 from arena.errors import ExitCode
 from arena.match.replay import replay
 from arena.printable import printable, printable_lines
 from arena.render.text import TextStyle, render_screen, render_transcript
+from arena.tournament.export import MAX_RECORD_BYTES
 
 cli = CliRunner()
 BOTS = Path(__file__).parents[1] / "data" / "tournament_bots"
