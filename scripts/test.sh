@@ -14,6 +14,6 @@ if ! command -v chromium >/dev/null 2>&1; then
     fi
 fi
 # Two test processes: most tests wait on bots and deadlines, so the whole suite takes about
-# 6 minutes on 2 cores, well under what one process takes. Pass -n 0 (or any pytest option)
+# 8 minutes on 2 cores, well under what one process takes. Pass -n 0 (or any pytest option)
 # to change it.
 exec .venv/bin/python -m pytest -n 2 "$@"
