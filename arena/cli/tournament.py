@@ -290,9 +290,19 @@ def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, p
 
     import rich.progress  # noqa: F401
 
-    # Imported before any match is played: a Ctrl-C that lands inside an import surfaces as a
-    # RuntimeError from deep in Python, not as the KeyboardInterrupt handled below.
+    # Everything a run imports is imported before any match is played: a Ctrl-C or SIGTERM that
+    # lands inside an import is lost in Python's import machinery ("Exception ignored in
+    # _get_module_lock"), not raised as the interrupt handled below; the commands import their
+    # work lazily so that --help stays quick, and this is where a run pays for it.
+    import arena.cli.replay  # noqa: F401  (the report, at the end)
+    import arena.render.html  # noqa: F401
+    import arena.render.report  # noqa: F401
+    import arena.render.standings  # noqa: F401
+    import arena.tournament.audit  # noqa: F401
+    import arena.tournament.failures  # noqa: F401  (each failure as it comes)
+    import arena.tournament.progress  # noqa: F401
     import arena.tournament.standings  # noqa: F401
+    import arena.tournament.store  # noqa: F401
     from arena.tournament.build import run_builds
 
     address = cluster or config.cluster

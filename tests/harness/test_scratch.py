@@ -185,14 +185,19 @@ def test_what_a_killed_worker_and_a_killed_arena_leave_is_gone_after_the_next_st
     path = _tournament(tmp_path, "t", sleep_ms=5, matches=4)
     run = _arena(path, env)
     try:
-        _wait_for(lambda: len(_folders(tmp)) >= 2)
+        def worker_with_folders() -> tuple[int, set[str]] | None:
+            # A worker that holds bot folders now (the other one may be between its matches).
+            folders = _folders(tmp)
+            for p in _children().get(run.pid, []):
+                mine = {n for n in folders if Owner.parse(n).pid == p}  # type: ignore[union-attr]
+                if mine and any(_is_launcher(c) for c in _tree(p)[1:]):
+                    return p, mine
+            return None
+
         # A worker and its launcher, killed: the run replaces the worker, whose first bot sweeps.
-        worker = next(p for p in _children().get(run.pid, []) if any(_is_launcher(c) for c in _tree(p)[1:]))
+        worker, left_by_worker = _wait_for(worker_with_folders)
         _kill_all([p for p in _tree(worker) if p == worker or _is_launcher(p)])
-        left_by_worker = _folders(tmp)
-        assert any(Owner.parse(name).pid == worker for name in left_by_worker)  # type: ignore[union-attr]
-        _wait_for(lambda: not any(name in _folders(tmp) for name in left_by_worker
-                                  if Owner.parse(name).pid == worker))  # type: ignore[union-attr]
+        _wait_for(lambda: not left_by_worker & _folders(tmp))
         # The whole run, killed: nobody is left to remove anything.
         _wait_for(lambda: _folders(tmp))
         _kill_all(_tree(run.pid))
