@@ -522,7 +522,9 @@ def write_report(results: Path, html: Path | None = None, *, suits: SuitStyle = 
     with ResultStore.open_existing(str(results)) as store:
         # A damaged store is its one error line, before any word of progress.
         total = len(scheduled_rows(store))
-    say(f"report: writing {total} replay page{'s' if total != 1 else ''} and {out.name}{skip_hint}...")
+    from arena.render.text import counted
+
+    say(f"report: writing {counted(total, 'replay page')} and {out.name}{skip_hint}...")
     with _checking_pool(results, total) as check:
         report = TournamentReport(results, replays_dir=replays_dir.name, suits=suits, check=check)
         with _page_progress(total, say) as advance:

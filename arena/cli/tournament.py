@@ -757,7 +757,9 @@ class _Live:
 
     def failures_text(self) -> str:
         failed = self.tally.failed_matches
-        return "none" if not failed else f"{failed} match" + ("es" if failed != 1 else "")
+        from arena.render.text import counted
+
+        return "none" if not failed else counted(failed, "match", "matches")
 
     def finished(self, completed: Completed, done: int) -> None:
         from arena.tournament.progress import match_line

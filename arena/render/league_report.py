@@ -16,6 +16,7 @@ from arena.league.pools import Anchor, League, PoolHistory, league_history, open
 from arena.rating.table import DEFAULT_PRIOR
 from arena.render.league_page import PoolView, Series, render_league_html
 from arena.render.standings import date_text, rating_rows
+from arena.render.text import counted
 
 REPORT_PAGE = "report.html"
 
@@ -38,7 +39,7 @@ def league_page(
     tournaments = len({t.label for p in league.pools for t in p.tournaments})
     matches = sum(p.matches for p in league.pools)
     kinds = f"{len(league.pools)} kinds of game, each rated on its own" if len(league.pools) > 1 else league.pools[0].describe()
-    summary = f"{tournaments} tournament{'s' if tournaments != 1 else ''} · {matches} matches · {kinds}"
+    summary = f"{counted(tournaments, 'tournament')} · {matches} matches · {kinds}"
     return render_league_html(f"{title}: rating list", summary, views, league.notes)
 
 
