@@ -177,6 +177,35 @@ def _kill_all(pids: list[int]) -> None:
             pass
 
 
+def _freeze(pid: int) -> list[int]:
+    """Stops the tree under ``pid``, parents first, until no new process appears in it."""
+    stopped: list[int] = []
+    while True:
+        fresh = [p for p in _tree(pid) if p not in stopped]
+        if not fresh:
+            return stopped
+        for p in fresh:
+            try:
+                os.kill(p, signal.SIGSTOP)
+            except ProcessLookupError:
+                pass
+        stopped += fresh
+
+
+def _kill_holding_folders(pid: int, tmp: Path) -> bool:
+    """Kills the whole tree if, frozen, it holds bot folders; else lets it go on."""
+    frozen = _freeze(pid)
+    if _folders(tmp):
+        _kill_all(frozen)
+        return True
+    for p in frozen:
+        try:
+            os.kill(p, signal.SIGCONT)
+        except ProcessLookupError:
+            pass
+    return False
+
+
 @pytest.mark.slow
 def test_what_a_killed_worker_and_a_killed_arena_leave_is_gone_after_the_next_start(tmp_path: Path):
     tmp = tmp_path / "tmp"
@@ -198,9 +227,9 @@ def test_what_a_killed_worker_and_a_killed_arena_leave_is_gone_after_the_next_st
         worker, left_by_worker = _wait_for(worker_with_folders)
         _kill_all([p for p in _tree(worker) if p == worker or _is_launcher(p)])
         _wait_for(lambda: not left_by_worker & _folders(tmp))
-        # The whole run, killed: nobody is left to remove anything.
-        _wait_for(lambda: _folders(tmp))
-        _kill_all(_tree(run.pid))
+        # The whole run, killed while it holds folders: frozen first, so that no match can end
+        # (and remove its folders) between the look and the kill.
+        _wait_for(lambda: _kill_holding_folders(run.pid, tmp))
         run.wait()
         time.sleep(0.5)
         left = _folders(tmp)
