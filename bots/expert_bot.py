@@ -28,16 +28,24 @@ nothing from it. ``--playouts N`` keeps it on playouts, and deterministic, on ei
 
 from __future__ import annotations
 
-import math
 import random
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from arena.game import CLAIM, OVER, PLAY, TAKE, Card, HandState, Move, MoveKind, SeatView
+from arena.game import CLAIM, PLAY, TAKE, Card, Move, SeatView
 from arena.rules import Rules, Seating
+from arena.search.determinized import (  # noqa: F401  # the search's names, as tests and benchmarks import them
+    MAX_CANDIDATES,
+    capturing_values,
+    constrain,
+    fast_view,
+    search,
+    shortlist,
+)
+from arena.search.evaluation import estimate, evaluate, margin  # noqa: F401
+from arena.search.playout import playout  # noqa: F401
 from arena.seeding import Rng
 
 if __package__:
@@ -48,33 +56,12 @@ else:  # run as a script: its directory, bots/, is first on sys.path
 DEFAULT_MS = 90.0
 DEFAULT_PLAYOUTS = 1000
 
-_PLAY = MoveKind.PLAY
 _CORE = {c.text: Card.parse(c.text) for c in kit.DECK}
 _PHASE = {kit.PLAY: PLAY, kit.CLAIM: CLAIM, kit.TAKE: TAKE}
 
 
 def _core(cards: Sequence[kit.Card]) -> tuple[Card, ...]:
-    return tuple(sorted((_CORE[c.text] for c in cards), key=_order))
-
-
-def _order(c: Card) -> int:
-    return c.order
-
-
-@dataclass(frozen=True)
-class _View(SeatView):
-    """A SeatView whose unseen cards are worked out once, not at every determinization."""
-
-    unseen_cards: tuple[Card, ...] = ()
-
-    @property
-    def unseen(self) -> tuple[Card, ...]:
-        return self.unseen_cards
-
-
-def fast_view(view: SeatView) -> SeatView:
-    fields = {f: getattr(view, f) for f in view.__dataclass_fields__ if f != "unseen_cards"}
-    return _View(**fields, unseen_cards=tuple(view.unseen))
+    return tuple(sorted((_CORE[c.text] for c in cards), key=lambda c: c.order))
 
 
 def seat_view(game: kit.Game, request: kit.Request, rules: Rules, seating: Seating) -> SeatView:
@@ -96,174 +83,6 @@ def seat_view(game: kit.Game, request: kit.Request, rules: Rules, seating: Seati
         scores=tuple(game.scores), events=())
 
 
-def playout(state: HandState, last_round: int = 99) -> None:
-    """Play on with every seat choosing exactly as bots/greedy_bot.py does (the best capture by
-    escoba, velo, sevens, oros, cards, then the least sweep risk left; else the trail with the
-    least sweep risk, counting the cards the mover has not seen), to the end of the hand, or
-    through round ``last_round`` and the first move of the next one (which shows whether the
-    table left at the end of the round is swept at once)."""
-    public = [0] * 11  # per capture value: cards on the table or in a pile
-    for c in state.table:
-        public[c.value] += 1
-    for pile in state.piles:
-        for c in pile:
-            public[c.value] += 1
-    extra = 1
-    while state.phase != OVER:
-        if state.round > last_round:
-            if not extra:
-                return
-            extra -= 1
-        legal = state.legal_moves()
-        best = legal[0]
-        if len(legal) > 1:
-            hand = state.hands[state.turn]
-            table = state.table
-            ntable = len(table)
-            total = 0
-            for c in table:
-                total += c.value
-            best_score = -10 ** 9
-            for move in legal:
-                kind, card, take = move
-                if take:
-                    if kind is _PLAY and card is not None:  # a play always names its card
-                        left = total
-                        velo = card.seven and card.oro
-                        sevens, oros, n = card.seven, card.oro, 1 + len(take)
-                        swept = len(take) == ntable
-                    elif card is not None:  # a renuncio claim
-                        velo, sevens, oros, n = card.seven and card.oro, card.seven, card.oro, 1 + len(take)
-                        left = total - card.value
-                        swept = len(take) + 1 == ntable
-                    else:  # the dealer's initial-table capture
-                        velo, sevens, oros, n = 0, 0, 0, len(take)
-                        swept = len(take) == ntable
-                        left = total
-                    for c in take:
-                        left -= c.value
-                        sevens += c.seven
-                        oros += c.oro
-                        if c.seven and c.oro:
-                            velo = 1
-                    risk = 0
-                    need = 15 - left
-                    if not swept and 1 <= need <= 10:
-                        risk = 4 - public[need] - (card is not None and card.value == need)
-                        for h in hand:
-                            if h.value == need and h is not card:
-                                risk -= 1
-                    score = swept * 1_000_000 + velo * 100_000 + sevens * 10_000 + oros * 1_000 + n * 10 - risk
-                elif kind is _PLAY and card is not None:
-                    need = 15 - total - card.value
-                    risk = 0
-                    if 1 <= need <= 10:
-                        risk = 4 - public[need] - (card.value == need)
-                        for h in hand:
-                            if h.value == need and h is not card:
-                                risk -= 1
-                    score = -10_000_000 - (risk * 100_000 + (card.seven and card.oro) * 10_000
-                                           + card.seven * 1_000 + card.oro * 100 + card.value)
-                else:
-                    score = -10 ** 8  # pass
-                if score > best_score:
-                    best_score = score
-                    best = move
-        kind, card, take = best
-        if kind is _PLAY and card is not None:
-            public[card.value] += 1
-        state.apply(best)
-
-
-def margin(points: Sequence[int], side: int) -> float:
-    """This side's points minus the average of the other sides'."""
-    others = [p for s, p in enumerate(points) if s != side]
-    return points[side] - sum(others) / len(others)
-
-
-def _edge_table(size: int, lump: float) -> list[list[float]]:
-    """EDGE[r][d + 40]: P(ahead) - P(behind) at the end for a lead of ``d`` with ``r`` cards of
-    a kind (of at most ``size``) still to share.
-
-    The cards are not shared one by one at even odds: captures take them in lumps, so the
-    share of one side varies about ``lump`` times as much as if each card went its own way.
-    The share is beta-binomial, each side's odds at one half, with that variance (a
-    correlation of (lump - 1) / (r - 1) between any two cards): exact at the bounds (a lead
-    larger than the cards left is certain) and at ties (an even split scores nobody)."""
-    table = []
-    for r in range(size + 1):
-        rho = min(0.99, (lump - 1) / (r - 1)) if r > 1 else 0.0
-        if rho > 0:
-            a = (1 / rho - 1) / 2  # both beta parameters: mean one half, correlation rho
-            probs = [math.exp(math.lgamma(r + 1) - math.lgamma(x + 1) - math.lgamma(r - x + 1)
-                              + math.lgamma(x + a) + math.lgamma(r - x + a) - math.lgamma(r + 2 * a)
-                              - 2 * math.lgamma(a) + math.lgamma(2 * a))
-                     for x in range(r + 1)]
-        else:
-            probs = [math.comb(r, x) / 2 ** r for x in range(r + 1)]
-        below = [0.0]  # below[x]: the odds of fewer than x cards to this side
-        for p in probs:
-            below.append(below[-1] + p)
-        row = []
-        for d in range(-40, 41):
-            # Ahead with x > (r - d) / 2 of them, behind with x < (r - d) / 2.
-            tie = r - d
-            first_ahead = min(r + 1, max(0, tie // 2 + 1))
-            last_behind = min(r + 1, max(0, (tie + 1) // 2))
-            row.append((1.0 - below[first_ahead]) - below[last_behind])
-        table.append(row)
-    return table
-
-
-# How lumpy each majority's sharing is, fitted to where greedy self-play really ends (100,000
-# hands, the lead and the cards left at every point where a playout stops: the squared error
-# of the odds fell from 0.085 to 0.003 for the cards, 0.008 to 0.0004 for the oros and
-# 0.0007 to 0.0001 for the sevens against sharing card by card at even odds). Cards go
-# to the piles in lumps (a capture takes several), oros and sevens mostly one at a time.
-_CARDS = _edge_table(40, 4.5)
-_OROS = _edge_table(10, 1.5)
-_SEVENS = _edge_table(4, 1.25)
-_VELO = Card.parse("7o")
-
-
-def estimate(state: HandState, side: int) -> float:
-    """Expected point margin of ``side`` in an unfinished 2-side hand, from the piles so far:
-    escobas and the velo as they stand, each majority by the odds of keeping the lead when
-    the cards not yet captured are shared (see ``_edge_table``)."""
-    mine, theirs = state.piles[side], state.piles[1 - side]
-    value = float(state.escobas[side] - state.escobas[1 - side])
-    if _VELO in mine:
-        value += 1
-    elif _VELO in theirs:
-        value -= 1
-    n_m, n_t = len(mine), len(theirs)
-    o_m = o_t = s_m = s_t = 0
-    for c in mine:
-        o_m += c.oro
-        s_m += c.seven
-    for c in theirs:
-        o_t += c.oro
-        s_t += c.seven
-    value += _CARDS[40 - n_m - n_t][n_m - n_t + 40]
-    value += _OROS[10 - o_m - o_t][o_m - o_t + 40]
-    value += _SEVENS[4 - s_m - s_t][s_m - s_t + 40]
-    return value
-
-
-def evaluate(state: HandState, side: int) -> float:
-    if state.phase == OVER:
-        return margin(state.points(), side)
-    return estimate(state, side)
-
-
-def capturing_values(table: Sequence[kit.Card]) -> set[int]:
-    """The card values that could have captured something on ``table``."""
-    sums = {0}
-    for c in table:
-        sums |= {x + c.value for x in sums if x + c.value <= 14}
-    return {15 - x for x in sums if 5 <= x <= 14}
-
-
 def inferred_voids(game: kit.Game) -> dict[int, set[int]]:
     """Per other seat: card values it cannot be holding, if players capture when they can.
 
@@ -275,132 +94,6 @@ def inferred_voids(game: kit.Game) -> dict[int, set[int]]:
         if p.round == game.round and not p.take and p.seat != game.seat:
             voids.setdefault(p.seat, set()).update(capturing_values(p.table))
     return voids
-
-
-def constrain(world: HandState, voids: dict[int, set[int]], rng: Rng) -> None:
-    """Swap the cards a seat cannot hold (``voids``) for random stock cards it can hold.
-
-    Among the cards a seat may hold all are exchangeable, so its hand stays uniform over the
-    hands that fit. When the stock lacks enough such cards the deal is left as it is."""
-    for seat, values in voids.items():
-        hand = world.hands[seat]
-        bad = [i for i, c in enumerate(hand) if c.value in values]
-        if not bad:
-            continue
-        pos = world.stock_pos
-        stock = list(world.deck[pos:])
-        fits = [i for i, c in enumerate(stock) if c.value not in values]
-        if len(fits) < len(bad):
-            continue
-        for i in bad:
-            j = fits.pop(rng.below(len(fits)))
-            hand[i], stock[j] = stock[j], hand[i]
-        hand.sort(key=_order)
-        world.deck = world.deck[:pos] + tuple(stock)
-
-
-def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_playouts: int,
-           voids: dict[int, set[int]] | None = None, horizon: int = 0,
-           wall_s: float | None = None, by_time: bool = False,
-           clock: Any = None, ranked: bool = False) -> tuple[int, list[float], list[int]]:
-    """(index of the best candidate, total margin per candidate, deals per candidate).
-
-    Sequential halving: the budget of ``max_playouts`` is split over rounds; in each round
-    every surviving candidate plays out the same fresh deals (so they are compared on equal
-    luck), then the worse half is dropped. The caps are checked after every playout: ``cpu_s``
-    seconds on ``clock`` (this thread's CPU time) and, if given, ``wall_s`` seconds of the wall
-    clock. A deal cut short by a cap is not counted, and the best survivor by its mean so far
-    is chosen. ``by_time``: the budget is the ``cpu_s`` alone, split evenly over the rounds
-    (a round ends with the first whole deal past its share), and playouts do not count.
-    ``ranked``: the candidates come best first (``shortlist``), so a cap may stop the search
-    even before its first whole deal (else it plays that deal out whatever the cap)."""
-    n = len(candidates)
-    totals = [0.0] * n
-    deals = [0] * n
-    if n == 1:
-        return 0, totals, deals
-    cpu = clock or time.thread_time
-    wall = time.perf_counter
-    start = wall()
-    cpu_start = cpu()
-    wall_deadline = start + wall_s if wall_s is not None else float("inf")
-    # A thread's CPU time never runs ahead of the wall clock, so until the wall clock has moved
-    # on by the CPU time still left, the cap cannot have been reached: the CPU clock, a system
-    # call costing microseconds, is read only then, with the same verdict as after every playout.
-    cpu_check = start + cpu_s
-    side = view.side
-    view = fast_view(view)
-    alive = list(range(n))
-    rounds = max(1, (n - 1).bit_length())
-    scratch = [0.0] * n
-    out_of_time = False
-    # Playouts stop ``horizon`` rounds after this one and estimate the rest (2 sides only).
-    last_round = view.round + horizon if view.seating.sides == 2 else 99
-    round_end = math.inf  # by_time: the CPU time (since the start) at which this round ends
-    for r in range(rounds):
-        per_round = 1 << 40 if by_time else max(1, (max_playouts // rounds) // len(alive))
-        if by_time:
-            round_end = cpu_s * (r + 1) / rounds
-            cpu_check = min(cpu_check, wall() + round_end - (cpu() - cpu_start))
-        round_over = False
-        for _ in range(per_round):
-            world = HandState.determinize(view, rng)
-            if voids:
-                constrain(world, voids, rng)
-            world.legal_moves()  # once a deal: every candidate's copy keeps them for its apply
-            for i in alive:
-                state = world.copy()
-                state.apply(candidates[i])
-                playout(state, last_round)
-                scratch[i] = evaluate(state, side)
-                now = wall()
-                over = now > wall_deadline
-                if now >= cpu_check:
-                    used = cpu() - cpu_start
-                    left = cpu_s - used
-                    over = over or left < 0
-                    round_over = used >= round_end
-                    cpu_check = now + min(left, round_end - used)
-                if over and (deals[alive[0]] or ranked):
-                    out_of_time = True
-                    break
-            else:
-                for i in alive:
-                    totals[i] += scratch[i]
-                    deals[i] += 1
-                if round_over:
-                    break
-                continue
-            break
-        if out_of_time or len(alive) <= 2 and r == rounds - 1:
-            break
-        alive.sort(key=lambda i: -totals[i] / max(1, deals[i]))
-        alive = alive[:max(1, (len(alive) + 1) // 2)]
-    best = max(alive, key=lambda i: totals[i] / max(1, deals[i]))
-    return best, totals, deals
-
-
-# Above this many distinct moves (a table nobody has cleared for long: thousands of captures),
-# only the best by one look ahead are searched: a whole deal of playouts for each would take
-# seconds, past any move time.
-MAX_CANDIDATES = 48
-
-
-def shortlist(view: SeatView, candidates: list[Move], rng: Rng, keep: int = MAX_CANDIDATES) -> list[int]:
-    """The indexes of the ``keep`` best candidates, best first, each judged by the position
-    it leaves in one deal of the hidden cards (no playout)."""
-    world = HandState.determinize(fast_view(view), rng)
-    world.legal_moves()  # once: each copy below keeps them, so applying a candidate does not redo them
-    side = view.side
-    two = view.seating.sides == 2
-    score = []
-    for i, move in enumerate(candidates):
-        state = world.copy()
-        state.apply(move)
-        # Two sides: the margin estimate; more: what the move takes (cards, an escoba weighs most).
-        value = estimate(state, side) if two else len(state.piles[side]) + 5 * state.escobas[side]
-        score.append((-value, i))
-    return [i for _, i in sorted(score)[:keep]]
 
 
 def _kind(c: kit.Card) -> tuple[int, int, int]:

@@ -16,7 +16,7 @@ ARENA = Path(__file__).resolve().parent.parent / "arena"
 # from those before it. The foundations (``arena`` itself, its errors, the escaping of shown
 # text, the writes that never follow a link) sit below every layer; the bot authors' front doors
 # (``arena.game``, ``arena.rules``, ``arena.seeding``) re-export the core and nothing imports them.
-LAYERS = ("arena.core", "arena.harness", "arena.match", "arena.rating", "arena.sprt", "arena.tournament",
+LAYERS = ("arena.core", "arena.search", "arena.harness", "arena.match", "arena.rating", "arena.sprt", "arena.tournament",
           "arena.league", "arena.render", "arena.cli")
 FOUNDATIONS = {"arena", "arena.errors", "arena.lines", "arena.printable", "arena.safe_files"}
 FRONT_DOORS = {"arena.game", "arena.rules", "arena.seeding"}

@@ -20,6 +20,7 @@ if str(ROOT) not in sys.path:  # the bots package lives at the repository root
 from arena.core.game import HandState, hand_view  # noqa: E402
 from arena.core.rules import LastRoundEscoba, Rules, Seating  # noqa: E402
 from arena.core.seeding import Rng  # noqa: E402
+from arena.search import evaluation  # noqa: E402
 from bots import expert_bot, greedy_bot, local, random_bot  # noqa: E402
 from bots.kit import escoba_kit as kit  # noqa: E402
 
@@ -340,7 +341,7 @@ def test_expert_estimate_is_a_margin():
 
 
 def test_majority_odds_are_exact_at_the_bounds_and_ties():
-    for table, size in ((expert_bot._CARDS, 40), (expert_bot._OROS, 10), (expert_bot._SEVENS, 4)):
+    for table, size in ((evaluation._CARDS, 40), (evaluation._OROS, 10), (evaluation._SEVENS, 4)):
         for r in range(size + 1):
             for d in range(-40, 41):
                 odds = table[r][d + 40]
@@ -351,11 +352,11 @@ def test_majority_odds_are_exact_at_the_bounds_and_ties():
 
 
 def test_majority_odds_card_by_card_are_the_binomial_and_lumps_make_a_lead_less_safe():
-    by_card = expert_bot._edge_table(4, 1.0)
+    by_card = evaluation._edge_table(4, 1.0)
     # 3 cards left, one ahead: behind with none of them (1/8), ahead with two or three (4/8).
     assert by_card[3][40 + 1] == pytest.approx(4 / 8 - 1 / 8)
-    lumpy = expert_bot._edge_table(40, 4.5)
-    by_card = expert_bot._edge_table(40, 1.0)
+    lumpy = evaluation._edge_table(40, 4.5)
+    by_card = evaluation._edge_table(40, 1.0)
     for r, d in ((25, 3), (31, 5), (10, 2), (3, 1)):
         assert 0 < lumpy[r][40 + d] < by_card[r][40 + d]
 
@@ -363,9 +364,9 @@ def test_majority_odds_card_by_card_are_the_binomial_and_lumps_make_a_lead_less_
 def test_majority_odds_fit_greedy_play_better_than_sharing_card_by_card():
     # Where playouts stop (one move into a new round), the odds of each majority against how
     # the hand really ends when greedy players play on: the fitted lumps must be closer.
-    by_card = {"cards": expert_bot._edge_table(40, 1.0), "oros": expert_bot._edge_table(10, 1.0),
-               "sevens": expert_bot._edge_table(4, 1.0)}
-    fitted = {"cards": expert_bot._CARDS, "oros": expert_bot._OROS, "sevens": expert_bot._SEVENS}
+    by_card = {"cards": evaluation._edge_table(40, 1.0), "oros": evaluation._edge_table(10, 1.0),
+               "sevens": evaluation._edge_table(4, 1.0)}
+    fitted = {"cards": evaluation._CARDS, "oros": evaluation._OROS, "sevens": evaluation._SEVENS}
     errors = {"by card": dict.fromkeys(fitted, 0.0), "fitted": dict.fromkeys(fitted, 0.0)}
     for seed in range(300):
         state = HandState.shuffled(Rules(), Seating.alone(2), seed % 2, 5000 + seed)

@@ -1,0 +1,171 @@
+"""The search: candidates compared on the same determinized deals, by sequential halving."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from arena.core.cards import Card
+from arena.core.game import HandState, SeatView
+from arena.core.moves import Move
+from arena.core.seeding import Rng
+from arena.search.evaluation import estimate, evaluate
+from arena.search.playout import playout
+
+
+def _order(c: Card) -> int:
+    return c.order
+
+
+@dataclass(frozen=True)
+class _View(SeatView):
+    """A SeatView whose unseen cards are worked out once, not at every determinization."""
+
+    unseen_cards: tuple[Card, ...] = ()
+
+    @property
+    def unseen(self) -> tuple[Card, ...]:
+        return self.unseen_cards
+
+
+def fast_view(view: SeatView) -> SeatView:
+    fields = {f: getattr(view, f) for f in view.__dataclass_fields__ if f != "unseen_cards"}
+    return _View(**fields, unseen_cards=tuple(view.unseen))
+
+
+def capturing_values(table: Sequence[Card]) -> set[int]:
+    """The card values that could have captured something on ``table``."""
+    sums = {0}
+    for c in table:
+        sums |= {x + c.value for x in sums if x + c.value <= 14}
+    return {15 - x for x in sums if 5 <= x <= 14}
+
+
+
+def constrain(world: HandState, voids: dict[int, set[int]], rng: Rng) -> None:
+    """Swap the cards a seat cannot hold (``voids``) for random stock cards it can hold.
+
+    Among the cards a seat may hold all are exchangeable, so its hand stays uniform over the
+    hands that fit. When the stock lacks enough such cards the deal is left as it is."""
+    for seat, values in voids.items():
+        hand = world.hands[seat]
+        bad = [i for i, c in enumerate(hand) if c.value in values]
+        if not bad:
+            continue
+        pos = world.stock_pos
+        stock = list(world.deck[pos:])
+        fits = [i for i, c in enumerate(stock) if c.value not in values]
+        if len(fits) < len(bad):
+            continue
+        for i in bad:
+            j = fits.pop(rng.below(len(fits)))
+            hand[i], stock[j] = stock[j], hand[i]
+        hand.sort(key=_order)
+        world.deck = world.deck[:pos] + tuple(stock)
+
+
+
+def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_playouts: int,
+           voids: dict[int, set[int]] | None = None, horizon: int = 0,
+           wall_s: float | None = None, by_time: bool = False,
+           clock: Callable[[], float] | None = None, ranked: bool = False) -> tuple[int, list[float], list[int]]:
+    """(index of the best candidate, total margin per candidate, deals per candidate).
+
+    Sequential halving: the budget of ``max_playouts`` is split over rounds; in each round
+    every surviving candidate plays out the same fresh deals (so they are compared on equal
+    luck), then the worse half is dropped. The caps are checked after every playout: ``cpu_s``
+    seconds on ``clock`` (this thread's CPU time) and, if given, ``wall_s`` seconds of the wall
+    clock. A deal cut short by a cap is not counted, and the best survivor by its mean so far
+    is chosen. ``by_time``: the budget is the ``cpu_s`` alone, split evenly over the rounds
+    (a round ends with the first whole deal past its share), and playouts do not count.
+    ``ranked``: the candidates come best first (``shortlist``), so a cap may stop the search
+    even before its first whole deal (else it plays that deal out whatever the cap)."""
+    n = len(candidates)
+    totals = [0.0] * n
+    deals = [0] * n
+    if n == 1:
+        return 0, totals, deals
+    cpu = clock or time.thread_time
+    wall = time.perf_counter
+    start = wall()
+    cpu_start = cpu()
+    wall_deadline = start + wall_s if wall_s is not None else float("inf")
+    # A thread's CPU time never runs ahead of the wall clock, so until the wall clock has moved
+    # on by the CPU time still left, the cap cannot have been reached: the CPU clock, a system
+    # call costing microseconds, is read only then, with the same verdict as after every playout.
+    cpu_check = start + cpu_s
+    side = view.side
+    view = fast_view(view)
+    alive = list(range(n))
+    rounds = max(1, (n - 1).bit_length())
+    scratch = [0.0] * n
+    out_of_time = False
+    # Playouts stop ``horizon`` rounds after this one and estimate the rest (2 sides only).
+    last_round = view.round + horizon if view.seating.sides == 2 else 99
+    round_end = math.inf  # by_time: the CPU time (since the start) at which this round ends
+    for r in range(rounds):
+        per_round = 1 << 40 if by_time else max(1, (max_playouts // rounds) // len(alive))
+        if by_time:
+            round_end = cpu_s * (r + 1) / rounds
+            cpu_check = min(cpu_check, wall() + round_end - (cpu() - cpu_start))
+        round_over = False
+        for _ in range(per_round):
+            world = HandState.determinize(view, rng)
+            if voids:
+                constrain(world, voids, rng)
+            world.legal_moves()  # once a deal: every candidate's copy keeps them for its apply
+            for i in alive:
+                state = world.copy()
+                state.apply(candidates[i])
+                playout(state, last_round)
+                scratch[i] = evaluate(state, side)
+                now = wall()
+                over = now > wall_deadline
+                if now >= cpu_check:
+                    used = cpu() - cpu_start
+                    left = cpu_s - used
+                    over = over or left < 0
+                    round_over = used >= round_end
+                    cpu_check = now + min(left, round_end - used)
+                if over and (deals[alive[0]] or ranked):
+                    out_of_time = True
+                    break
+            else:
+                for i in alive:
+                    totals[i] += scratch[i]
+                    deals[i] += 1
+                if round_over:
+                    break
+                continue
+            break
+        if out_of_time or len(alive) <= 2 and r == rounds - 1:
+            break
+        alive.sort(key=lambda i: -totals[i] / max(1, deals[i]))
+        alive = alive[:max(1, (len(alive) + 1) // 2)]
+    best = max(alive, key=lambda i: totals[i] / max(1, deals[i]))
+    return best, totals, deals
+
+
+# Above this many distinct moves (a table nobody has cleared for long: thousands of captures),
+# only the best by one look ahead are searched: a whole deal of playouts for each would take
+# seconds, past any move time.
+MAX_CANDIDATES = 48
+
+
+def shortlist(view: SeatView, candidates: list[Move], rng: Rng, keep: int = MAX_CANDIDATES) -> list[int]:
+    """The indexes of the ``keep`` best candidates, best first, each judged by the position
+    it leaves in one deal of the hidden cards (no playout)."""
+    world = HandState.determinize(fast_view(view), rng)
+    world.legal_moves()  # once: each copy below keeps them, so applying a candidate does not redo them
+    side = view.side
+    two = view.seating.sides == 2
+    score = []
+    for i, move in enumerate(candidates):
+        state = world.copy()
+        state.apply(move)
+        # Two sides: the margin estimate; more: what the move takes (cards, an escoba weighs most).
+        value = estimate(state, side) if two else len(state.piles[side]) + 5 * state.escobas[side]
+        score.append((-value, i))
+    return [i for _, i in sorted(score)[:keep]]
