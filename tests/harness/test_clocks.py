@@ -172,5 +172,5 @@ def test_without_cgroups_the_cpu_clock_reads_the_tree_in_proc(proc_launcher):
                     decide(bot)
                 assert info.value.termination is Termination.TIMEOUT and info.value.detail.startswith("cpu ")
             else:
-                # Clock ticks: 10 ms each, so its 30 ms read as 20 to 50.
-                assert 0.02 <= decide(bot)[2] <= 0.09
+                # Clock ticks: 10 ms each, so its 30 ms read as 20 to 50 (2 ticks may sum to 0.01999...).
+                assert 0.0195 <= decide(bot)[2] <= 0.09
