@@ -15,7 +15,7 @@ them (``category_values`` of the best and the played move) match the values of a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TypeVar
 
 from arena.core.cards import Card
@@ -31,14 +31,25 @@ from arena.search.playout import playout
 T = TypeVar("T")
 
 
-def inferred_voids(view: SeatView) -> dict[int, set[int]]:
-    """Per other seat: card values it cannot be holding, if players capture when they can.
+def trail_voids(trails: Iterable[tuple[int, Sequence[Card]]]) -> dict[int, set[int]]:
+    """Per seat of ``trails`` (each a seat that trailed this round and the table it met): the
+    card values it cannot be holding, if players capture when they can.
 
-    A seat that trailed this round, when one of its cards could have captured, would have
-    taken instead (always so under forced_capture, and so for most bots), so every card still
-    in its hand, held since the deal, has none of the values that could have captured then.
-    The table each trail met is rebuilt from the view's public events of this hand."""
+    A seat that trailed when one of its cards could have captured would have taken instead
+    (always so under forced_capture, and so for most bots), so every card still in its hand,
+    held since the deal, has none of the values that could have captured then. The expert
+    (bots/expert_bot.py, from the kit's record of the plays) and the analyst (``inferred_voids``,
+    from a view's events) both infer so."""
     voids: dict[int, set[int]] = {}
+    for seat, table in trails:
+        voids.setdefault(seat, set()).update(capturing_values(table))
+    return voids
+
+
+def inferred_voids(view: SeatView) -> dict[int, set[int]]:
+    """``trail_voids`` of the other seats' trails this round, the table each met rebuilt from the
+    view's public events of this hand."""
+    trails: list[tuple[int, Sequence[Card]]] = []
     table: list[Card] = []
     round_ = 0
     for event in _this_hand(view):
@@ -50,13 +61,13 @@ def inferred_voids(view: SeatView) -> dict[int, set[int]]:
             table = [c for c in table if c not in event.cards]
         elif isinstance(event, Play):
             if not event.take and event.seat != view.seat and round_ == view.round:
-                voids.setdefault(event.seat, set()).update(capturing_values(table))
+                trails.append((event.seat, table))
             table = [c for c in table if c not in event.take] if event.take else table + [event.card]
         elif isinstance(event, Claim):
             table = [c for c in table if c not in event.take and c != event.card]
         elif isinstance(event, Sweep):
             table = []
-    return voids
+    return trail_voids(trails)
 
 
 def _this_hand(view: SeatView) -> Sequence[object]:
@@ -134,4 +145,4 @@ def category_values(view: SeatView, candidates: list[Move], rng: Rng, playouts: 
     return [tuple(t / max(1, playouts) for t in total) for total in totals]
 
 
-__all__ = ["category_values", "inferred_voids", "move_values", "representatives"]
+__all__ = ["category_values", "inferred_voids", "move_values", "representatives", "trail_voids"]
