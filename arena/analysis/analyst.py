@@ -142,8 +142,9 @@ def analyse(task: Task, playouts: int = ANALYST_PLAYOUTS) -> MoveAnalysis:
     best = max(searched, key=lambda i: (value_of[i], -i))  # the first of equals, in the core's order
     loss = max(0.0, value_of[best] - value_of[played])
     loss_by: tuple[float, ...] = (0.0,) * len(TERMS)
-    if best != played:
-        # The same deals (the same seed), for the two moves alone.
+    if loss > 0:
+        # The same deals (the same seed), for the two moves alone; a move worth the best's
+        # loses nothing, by any category.
         terms = category_values(view, [legal[best], legal[played]], Rng(task.seed), playouts, voids)
         loss_by = tuple(b - p for b, p in zip(terms[0], terms[1], strict=True))
     return MoveAnalysis(
