@@ -36,6 +36,7 @@ from typing import Any
 
 from arena.game import CLAIM, PLAY, TAKE, Card, Move, SeatView
 from arena.rules import Rules, Seating
+from arena.search.analysis import trail_voids
 from arena.search.determinized import (  # noqa: F401  # the search's names, as tests and benchmarks import them
     MAX_CANDIDATES,
     capturing_values,
@@ -84,16 +85,10 @@ def seat_view(game: kit.Game, request: kit.Request, rules: Rules, seating: Seati
 
 
 def inferred_voids(game: kit.Game) -> dict[int, set[int]]:
-    """Per other seat: card values it cannot be holding, if players capture when they can.
-
-    A seat that trailed this round, when one of its cards could have captured, would have
-    taken instead (always so under forced_capture, and so for most bots), so every card still
-    in its hand, held since the deal, has none of the values that could have captured then."""
-    voids: dict[int, set[int]] = {}
-    for p in game.played:
-        if p.round == game.round and not p.take and p.seat != game.seat:
-            voids.setdefault(p.seat, set()).update(capturing_values(p.table))
-    return voids
+    """Per other seat: card values it cannot be holding, from its trails this round
+    (``arena.search.analysis.trail_voids`` says why)."""
+    return trail_voids((p.seat, _core(p.table)) for p in game.played
+                       if p.round == game.round and not p.take and p.seat != game.seat)
 
 
 def _kind(c: kit.Card) -> tuple[int, int, int]:

@@ -17,7 +17,7 @@ ARENA = Path(__file__).resolve().parent.parent / "arena"
 # text, the writes that never follow a link) sit below every layer; the bot authors' front doors
 # (``arena.game``, ``arena.rules``, ``arena.seeding``) re-export the core and nothing imports them.
 LAYERS = ("arena.core", "arena.search", "arena.harness", "arena.match", "arena.rating", "arena.sprt", "arena.tournament",
-          "arena.league", "arena.render", "arena.cli")
+          "arena.league", "arena.analysis", "arena.render", "arena.cli")
 FOUNDATIONS = {"arena", "arena.errors", "arena.lines", "arena.printable", "arena.safe_files"}
 FRONT_DOORS = {"arena.game", "arena.rules", "arena.seeding"}
 # The pure rules core: no I/O, no clock, no global random (README, "The rules core").

@@ -15,6 +15,7 @@ from typing import Any
 
 import typer
 
+from arena.cli.analyze import analyze
 from arena.cli.edge import ArenaCommand, ArenaGroup
 from arena.cli.export import export
 from arena.cli.play import check_bot, play
@@ -48,6 +49,7 @@ _command("report", report_cmd, "Write a tournament's report page (a verified rep
 _command("sprt", sprt, "Test whether one bot is stronger than another with the fewest games (SPRT).")
 _command("sprt-stats", sprt_stats, "Print a sequential test's numbers for counts of pairs played elsewhere.")
 _command("replay", replay_cmd, "Replay a logged match in the terminal, or as an HTML page.")
+_command("analyze", analyze, "Re-examine every decision of logged matches with the expert's search: losses, marks.")
 _command("play", play, "Play one match between bot commands and show it as it goes.")
 _command("check-bot", check_bot, "Check that a bot follows the protocol: PASS or FAIL.")
 _command("rate", rate, "Fit Elo-scale ratings to results files, or to results folders as a league.")

@@ -259,12 +259,7 @@ def replay_cmd(
     if seat is not None and not 0 <= seat < rep.seating.players:
         raise InputError(f"--seat {seat}: this match has seats 0 to {rep.seating.players - 1}")
     if html is not None:
-        from arena.match.replay import verify_steps
-        from arena.render.html import render_replay_html
-
-        title = f"Escoba replay · {label}"
-        _, steps = verify_steps(rep.record)
-        _write_text(html, render_replay_html(rep.record, steps, title=title, suits=suits))
+        write_replay_page(html, rep.record, f"Escoba replay · {label}", suits)
         console.echo(f"wrote {html} ({len(rep.frames)} frames, {rep.moves} moves; verified)")
         return
     tty_out = sys.stdout.isatty()
@@ -282,6 +277,16 @@ def replay_cmd(
         from arena.render.text import render_transcript
 
         console.styled(render_transcript(rep, style, seat))
+
+
+def write_replay_page(path: Path, record: Any, title: str, suits: SuitStyle = SuitStyle.SPANISH,
+                      analysis: list[dict[str, Any]] | None = None) -> None:
+    """The replay page of a verified record (with ``analysis``, its analysed moves marked)."""
+    from arena.match.replay import verify_steps
+    from arena.render.html import render_replay_html
+
+    _, steps = verify_steps(record)
+    _write_text(path, render_replay_html(record, steps, title=title, suits=suits, analysis=analysis))
 
 
 def _seconds(text: str) -> float | None:
@@ -569,7 +574,14 @@ def _checking_pool(results: Path, total: int) -> Iterator[Any]:
 
 @contextmanager
 def _page_progress(total: int, say: Callable[[str], None]) -> Iterator[Callable[[], None]]:
-    """A transient bar on a terminal (stderr); elsewhere a line every REPORT_PROGRESS_EVERY_S."""
+    with progress("report", total, say, "replay pages") as advance:
+        yield lambda: advance(1)
+
+
+@contextmanager
+def progress(label: str, total: int, say: Callable[[str], None], what: str) -> Iterator[Callable[[int], None]]:
+    """A transient bar on a terminal (stderr); elsewhere a line every REPORT_PROGRESS_EVERY_S
+    (``label: done/total what``). The context gives the function that counts ``n`` more done."""
     from rich.console import Console
 
     screen = Console(stderr=True)
@@ -577,23 +589,23 @@ def _page_progress(total: int, say: Callable[[str], None]) -> Iterator[Callable[
     if screen.is_terminal and total:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-        with Progress(TextColumn("report"), BarColumn(), MofNCompleteColumn(), TextColumn("eta"),
+        with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TextColumn("eta"),
                       TimeRemainingColumn(), console=screen, transient=True) as bar:
-            task = bar.add_task("report", total=total)
-            yield lambda: bar.advance(task)
+            task = bar.add_task(label, total=total)
+            yield lambda n: bar.advance(task, n)
         return
     last = time.monotonic()
 
-    def advance() -> None:
+    def advance(n: int) -> None:
         nonlocal done, last
-        done += 1
+        done += n
         if time.monotonic() - last >= REPORT_PROGRESS_EVERY_S and done < total:
             last = time.monotonic()
-            say(f"report: {done}/{total} replay pages")
+            say(f"{label}: {done}/{total} {what}")
 
     yield advance
 
 
 __all__ = ["WrittenReport", "replay_cmd", "verify_cmd", "report_cmd", "write_report", "load_game",
-           "iter_sources", "check_source",
+           "iter_sources", "check_source", "progress", "write_replay_page",
            "Source"]

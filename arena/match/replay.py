@@ -19,7 +19,7 @@ built from the verified events, so what is drawn is exactly what the core did.
 from __future__ import annotations
 
 from bisect import insort
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any
@@ -37,7 +37,8 @@ from arena.core.events import (
     Play,
     Sweep,
 )
-from arena.core.game import MatchState
+from arena.core.game import MatchState, SeatView
+from arena.core.moves import Move
 from arena.core.outcome import EndReason
 from arena.core.rules import Rules, Seating
 from arena.match.record import (
@@ -207,7 +208,40 @@ def _setup(rec: GameRecord) -> tuple[Rules, Seating]:
     return rules, seating
 
 
-def _walk(rec: GameRecord, board: _Board | None, steps: list[tuple[int, int | None]] | None = None) -> Iterator[Frame]:
+def verify_decisions(record: GameRecord | Mapping[str, Any]) -> tuple[GameRecord, tuple[Decision, ...]]:
+    """``verify``, and every decision of the match: before each move, what its seat knew (the
+    rules core's view of it) and the legal moves it had. What an analysis of the moves needs,
+    rebuilt from the record alone."""
+    rec = coerce_record(record)
+    decisions: list[Decision] = []
+
+    def before(index: int, state: MatchState) -> None:
+        seat = state.current_seat
+        try:
+            played = state.check(rec.moves[index].move)
+        except ValueError:
+            return  # the walk refuses the move next
+        if seat is not None:
+            decisions.append(Decision(index, state.view(seat), tuple(state.legal_moves()), played))
+
+    for _ in _walk(rec, None, None, before):
+        pass
+    return rec, tuple(decisions)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """Move ``index`` (0-based) of a verified record, before it was played: its seat's ``view``,
+    the ``legal`` moves it had, in the rules core's order, and the one ``played``."""
+
+    index: int
+    view: SeatView
+    legal: tuple[Move, ...]
+    played: Move
+
+
+def _walk(rec: GameRecord, board: _Board | None, steps: list[tuple[int, int | None]] | None = None,
+          before: Callable[[int, MatchState], None] | None = None) -> Iterator[Frame]:
     rules, seating = _setup(rec)
     try:
         state = MatchState(rules, seating, rec.seed)
@@ -246,6 +280,8 @@ def _walk(rec: GameRecord, board: _Board | None, steps: list[tuple[int, int | No
         if seat != state.current_seat:
             raise ReplayMismatch(f"it is seat {state.current_seat}'s turn, not seat {seat}'s",
                                  move_index=index, seat=seat, move=text, moves=total)
+        if before is not None:
+            before(index, state)
         try:
             state.apply(text)
         except ValueError as exc:
@@ -511,4 +547,5 @@ class _Board:
             self.breakdown = event.breakdown
 
 
-__all__ = ["Frame", "Replay", "ReplayMismatch", "replay", "verify", "verify_steps", "iter_frames", "coerce_record", "side_names"]
+__all__ = ["Decision", "Frame", "Replay", "ReplayMismatch", "replay", "verify", "verify_decisions", "verify_steps", "iter_frames",
+           "coerce_record", "side_names"]

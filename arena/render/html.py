@@ -159,12 +159,17 @@ def _page(title: str, css: str, body: str, script: str = "", islands: Mapping[st
 
 
 def render_replay_html(record: GameRecord, steps: Sequence[tuple[int, int | None]], title: str = "",
-                       suits: SuitStyle | str = SuitStyle.SPANISH) -> str:
+                       suits: SuitStyle | str = SuitStyle.SPANISH,
+                       analysis: Sequence[Mapping[str, Any]] | None = None) -> str:
     """The replay page of one verified match (``record`` and ``steps`` as ``replay_data`` takes
-    them), its data inside; ``suits``: the card faces it opens with."""
+    them), its data inside; ``suits``: the card faces it opens with. ``analysis``: the analysed
+    moves (``arena analyze``'s ``MoveAnalysis.to_dict()``), marked beside their moves, in an
+    island of their own (docs/ANALYSIS.md), so that the replay's data keeps its version."""
     style = SuitStyle.parse(suits)
     data = replay_data(record, steps, title)
-    islands = {"replay-data": data, "replay-config": {"suits": style.value}}
+    islands: dict[str, Any] = {"replay-data": data, "replay-config": {"suits": style.value}}
+    if analysis is not None:
+        islands["replay-analysis"] = list(analysis)
     return _page(data["title"], asset("replay.css"), asset("replay.html"), asset("replay.js"), islands)
 
 

@@ -60,16 +60,16 @@ _SEVENS = _edge_table(4, 1.25)
 _VELO = Card.parse("7o")
 
 
-def estimate(state: HandState, side: int) -> float:
-    """Expected point margin of ``side`` in an unfinished 2-side hand, from the piles so far:
-    escobas and the velo as they stand, each majority by the odds of keeping the lead when
-    the cards not yet captured are shared (see ``_edge_table``)."""
+# The categories of a hand's points as the analyst splits a value (arena/search/analysis.py):
+# all_sevens, a bonus of the sevens, counts among the sevens.
+TERMS = ("escobas", "velo", "oros", "cards", "sevens")
+
+
+def estimate_terms(state: HandState, side: int) -> tuple[float, float, float, float, float]:
+    """``estimate`` by category, in the order of TERMS."""
     mine, theirs = state.piles[side], state.piles[1 - side]
-    value = float(state.escobas[side] - state.escobas[1 - side])
-    if _VELO in mine:
-        value += 1
-    elif _VELO in theirs:
-        value -= 1
+    escobas = float(state.escobas[side] - state.escobas[1 - side])
+    velo = 1.0 if _VELO in mine else -1.0 if _VELO in theirs else 0.0
     n_m, n_t = len(mine), len(theirs)
     o_m = o_t = s_m = s_t = 0
     for c in mine:
@@ -78,13 +78,29 @@ def estimate(state: HandState, side: int) -> float:
     for c in theirs:
         o_t += c.oro
         s_t += c.seven
-    value += _CARDS[40 - n_m - n_t][n_m - n_t + 40]
-    value += _OROS[10 - o_m - o_t][o_m - o_t + 40]
-    value += _SEVENS[4 - s_m - s_t][s_m - s_t + 40]
-    return value
+    return (escobas, velo, _OROS[10 - o_m - o_t][o_m - o_t + 40], _CARDS[40 - n_m - n_t][n_m - n_t + 40],
+            _SEVENS[4 - s_m - s_t][s_m - s_t + 40])
+
+
+def estimate(state: HandState, side: int) -> float:
+    """Expected point margin of ``side`` in an unfinished 2-side hand, from the piles so far:
+    escobas and the velo as they stand, each majority by the odds of keeping the lead when
+    the cards not yet captured are shared (see ``_edge_table``)."""
+    escobas, velo, oros, cards, sevens = estimate_terms(state, side)
+    return escobas + velo + cards + oros + sevens  # the order the terms were always added in
 
 
 def evaluate(state: HandState, side: int) -> float:
     if state.phase == OVER:
         return margin(state.points(), side)
     return estimate(state, side)
+
+
+def evaluate_terms(state: HandState, side: int) -> tuple[float, ...]:
+    """``evaluate`` by category (TERMS): of a finished hand, each category's points as ``margin``
+    counts them; else ``estimate_terms``. They add up to ``evaluate`` (to rounding)."""
+    if state.phase != OVER:
+        return estimate_terms(state, side)
+    breakdown = state.breakdown or ()
+    return tuple(margin([b[key] + (b["all_sevens"] if key == "sevens" else 0) for b in breakdown], side)
+                 for key in TERMS)

@@ -59,8 +59,8 @@ def test_commands_are_listed_in_workflow_order_with_whole_sentences():
     panel = result.stdout.split("─ Commands ─", 1)[1]
     listed = re.findall(r"^│ ([a-z-]+) {2,}(.*?)\s*│$", panel, flags=re.M)
     names = [name for name, _ in listed]
-    assert names == ["run", "table", "report", "sprt", "sprt-stats", "replay", "play", "check-bot", "rate", "verify", "validate",
-                     "export"]
+    assert names == ["run", "table", "report", "sprt", "sprt-stats", "replay", "analyze", "play", "check-bot", "rate", "verify",
+                     "validate", "export"]
     for name, summary in listed:
         assert summary.endswith("."), (name, summary)  # a whole sentence, not cut
     assert "<bool>" not in result.stdout
@@ -361,5 +361,5 @@ def test_the_command_line_is_one_app_with_no_private_registry():
     source = inspect.getsource(cli_module)
     assert "importlib" not in source and "_register_all" not in source
     assert [c.name for c in app.registered_commands] == [
-        "run", "table", "report", "sprt", "sprt-stats", "replay", "play", "check-bot", "rate", "verify", "validate",
-        "export"]
+        "run", "table", "report", "sprt", "sprt-stats", "replay", "analyze", "play", "check-bot", "rate", "verify",
+        "validate", "export"]

@@ -593,3 +593,31 @@ def test_a_moved_report_works_from_file_and_a_refused_record_has_no_replay(brows
         assert all("nosuch.js" in e or "ERR_FILE_NOT_FOUND" in e for e in tab.errors), tab.errors
     finally:
         tab.close()
+
+
+def test_the_analysed_moves_are_marked_beside_their_captions(browser, tmp_path: Path):
+    # arena analyze --html: the page's replay-analysis island (docs/ANALYSIS.md), drawn per move.
+    from arena.analysis import analyse, tasks
+
+    rep = replay(play(Seating.alone(2), {"target": 3}, 41))
+    moves = [analyse(t, 8) for t in tasks("m", rep.record)[:12]]
+    worst = max(moves, key=lambda m: m.loss)
+    assert worst.mark is not None  # a random bot's dozen moves hold a marked one
+    record, steps = verify_steps(rep.record)
+    path = tmp_path / "analysed.html"
+    path.write_text(_render(record, steps, analysis=[m.to_dict() for m in moves]), encoding="utf-8")
+    frame = next(f for f in rep.frames if f.move_index == worst.index and f.move is not None)
+    tab = Offline(browser)
+    try:
+        tab.page.goto(path.as_uri())
+        tab.page.fill("#slider", str(frame.step))
+        note = tab.page.locator("#caption .analysis")
+        assert note.count() == 1
+        assert note.get_attribute("class") == f"analysis {worst.mark.value}"
+        assert note.inner_text() == f"{worst.mark.value} · loss {worst.loss:.2f} · best {worst.best}"
+        # A frame that is no analysed move carries no mark.
+        tab.page.fill("#slider", "0")
+        assert tab.page.locator("#caption .analysis").count() == 0
+        assert tab.errors == [] and tab.blocked == []
+    finally:
+        tab.close()

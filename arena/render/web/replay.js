@@ -228,6 +228,20 @@
       }
     }
     if (f.escoba_text) box.appendChild(el("span", "escoba", f.escoba_text));
+    analysisNote(box, f);
+  }
+
+  // arena analyze's word on the move of this frame, when the page has its island (a list of
+  // analysed moves, numbered from 1: docs/ANALYSIS.md).
+  const ANALYSED = new Map();
+  if ($("replay-analysis")) for (const m of JSON.parse($("replay-analysis").textContent)) ANALYSED.set(m.move - 1, m);
+  function analysisNote(box, f) {
+    const m = f.move !== null ? ANALYSED.get(f.move_index) : undefined;
+    if (!m) return;
+    const best = m.best !== m.played ? " · best " + m.best : "";
+    const note = el("span", "analysis " + (m.mark || "good"), (m.mark || "good") + " · loss " + m.loss.toFixed(2) + best);
+    note.title = "expected points of the hand: played " + m.value + ", best " + m.best_value;
+    box.appendChild(note);
   }
 
   function seatPanel(f, s) {

@@ -1,0 +1,148 @@
+"""What each candidate of one decision is worth, on the same determinized deals: the analyst's
+engine (``arena analyze``, arena/analysis/).
+
+``move_values`` is a stand-in, with the signature and meaning of the search's own (issue 35
+adds one beside the expert's search): the lead replaces this one by it at merge, and
+``category_values`` and ``inferred_voids`` stay. Both value functions play exactly what the
+expert's search plays (``arena.search.determinized.search``): each deal of the cards the seat
+has not seen (fitted to the inferred voids), every candidate applied to a copy of it, a greedy
+playout to the end of the round and one move into the next, and the outcome scored for the
+seat's side by ``evaluate`` (the real points of a finished hand, else the estimate). Deals use
+the ``rng`` alone, one determinization (and its void fitting) per deal, and candidates draw
+nothing: the same seed gives the same deals whatever the candidates, so values of a few of
+them (``category_values`` of the best and the played move) match the values of all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TypeVar
+
+from arena.core.cards import Card
+from arena.core.events import Claim, Deal, InitialCapture, Play, Sweep
+from arena.core.game import HandState, SeatView
+from arena.core.moves import Move
+from arena.core.rules import Rules
+from arena.core.seeding import Rng
+from arena.search.determinized import capturing_values, constrain, fast_view
+from arena.search.evaluation import evaluate, evaluate_terms
+from arena.search.playout import playout
+
+T = TypeVar("T")
+
+
+def trail_voids(trails: Iterable[tuple[int, Sequence[Card]]]) -> dict[int, set[int]]:
+    """Per seat of ``trails`` (each a seat that trailed this round and the table it met): the
+    card values it cannot be holding, if players capture when they can.
+
+    A seat that trailed when one of its cards could have captured would have taken instead
+    (always so under forced_capture, and so for most bots), so every card still in its hand,
+    held since the deal, has none of the values that could have captured then. The expert
+    (bots/expert_bot.py, from the kit's record of the plays) and the analyst (``inferred_voids``,
+    from a view's events) both infer so."""
+    voids: dict[int, set[int]] = {}
+    for seat, table in trails:
+        voids.setdefault(seat, set()).update(capturing_values(table))
+    return voids
+
+
+def inferred_voids(view: SeatView) -> dict[int, set[int]]:
+    """``trail_voids`` of the other seats' trails this round, the table each met rebuilt from the
+    view's public events of this hand."""
+    trails: list[tuple[int, Sequence[Card]]] = []
+    table: list[Card] = []
+    round_ = 0
+    for event in _this_hand(view):
+        if isinstance(event, Deal):
+            round_ = event.round
+            if event.round == 0:
+                table = list(event.table)
+        elif isinstance(event, InitialCapture):
+            table = [c for c in table if c not in event.cards]
+        elif isinstance(event, Play):
+            if not event.take and event.seat != view.seat and round_ == view.round:
+                trails.append((event.seat, table))
+            table = [c for c in table if c not in event.take] if event.take else table + [event.card]
+        elif isinstance(event, Claim):
+            table = [c for c in table if c not in event.take and c != event.card]
+        elif isinstance(event, Sweep):
+            table = []
+    return trail_voids(trails)
+
+
+def _this_hand(view: SeatView) -> Sequence[object]:
+    """The view's events from the deal of its hand (round 0) on."""
+    events = view.events
+    for i in range(len(events) - 1, -1, -1):
+        event = events[i]
+        if isinstance(event, Deal) and event.round == 0 and event.hand == view.hand_number:
+            return events[i:]
+    return ()
+
+
+def _kind(card: Card) -> tuple[int, int, int]:
+    return (card.value, card.oro, card.seven)
+
+
+def representatives(moves: Sequence[Move], rules: Rules) -> list[int]:
+    """Per move, the index of the first move that differs from it only by copas, espadas and
+    bastos (itself if none): those suits score alike (unless sevens count by primera, which
+    looks at every suit), so such moves are worth the same, and only one of them is searched
+    (as the expert does, bots/expert_bot.py's distinct_moves)."""
+    if rules.sevens == "primera":
+        return list(range(len(moves)))
+    first: dict[object, int] = {}
+    out = []
+    for i, m in enumerate(moves):
+        key = (m.kind, None if m.card is None else _kind(m.card), tuple(sorted(map(_kind, m.take))))
+        out.append(first.setdefault(key, i))
+    return out
+
+
+def _outcomes(view: SeatView, candidates: Sequence[Move], rng: Rng, playouts: int,
+              voids: dict[int, set[int]] | None, score: Callable[[HandState, int], T]) -> Iterator[list[T]]:
+    """Per deal, ``score`` of each candidate's playout, as the expert's search plays it."""
+    side = view.side
+    view = fast_view(view)
+    # Playouts stop at the end of this round (and one move into the next) and estimate the
+    # rest, with 2 sides; with more, the estimate does not apply and they play the hand out.
+    last_round = view.round if view.seating.sides == 2 else 99
+    for _ in range(playouts):
+        world = HandState.determinize(view, rng)
+        if voids:
+            constrain(world, voids, rng)
+        world.legal_moves()  # once a deal: every candidate's copy keeps them for its apply
+        scores: list[T] = []
+        for move in candidates:
+            state = world.copy()
+            state.apply(move)
+            playout(state, last_round)
+            scores.append(score(state, side))
+        yield scores
+
+
+def move_values(view: SeatView, candidates: list[Move], rng: Rng, playouts: int,
+                voids: dict[int, set[int]] | None = None) -> list[float]:
+    """The expected point margin, for the view's side, of each candidate: its mean over the
+    same ``playouts`` determinized deals."""
+    totals = [0.0] * len(candidates)
+    for scores in _outcomes(view, candidates, rng, playouts, voids, evaluate):
+        for i, value in enumerate(scores):
+            totals[i] += value
+    return [t / max(1, playouts) for t in totals]
+
+
+def category_values(view: SeatView, candidates: list[Move], rng: Rng, playouts: int,
+                    voids: dict[int, set[int]] | None = None) -> list[tuple[float, ...]]:
+    """``move_values`` by category (``arena.search.evaluation.TERMS``: escobas, velo, oros,
+    cards, sevens), on the same deals for the same seed; each candidate's terms add up to its
+    value (to rounding)."""
+    totals = [[0.0] * 5 for _ in candidates]
+    for scores in _outcomes(view, candidates, rng, playouts, voids, evaluate_terms):
+        for total, terms in zip(totals, scores, strict=True):
+            for k, term in enumerate(terms):
+                total[k] += term
+    return [tuple(t / max(1, playouts) for t in total) for total in totals]
+
+
+__all__ = ["category_values", "inferred_voids", "move_values", "representatives", "trail_voids"]
