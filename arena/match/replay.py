@@ -21,6 +21,7 @@ from __future__ import annotations
 from bisect import insort
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from operator import attrgetter
 from typing import Any
 
@@ -40,6 +41,7 @@ from arena.core.events import (
 from arena.core.game import MatchState
 from arena.core.outcome import EndReason
 from arena.core.rules import Rules, Seating
+from arena.harness.protocol import move_texts
 from arena.match.record import (
     TIME_KEYS,
     FailureAction,
@@ -143,6 +145,54 @@ class Replay:
 
     def hand_scores(self) -> tuple[HandScore, ...]:
         return tuple(e for f in self.frames for e in f.events if isinstance(e, HandScore))
+
+    @cached_property
+    def afterwards(self) -> Afterwards:
+        """The decks and the legal moves offered (``afterwards``), computed once when asked."""
+        return afterwards(self.record)
+
+
+@dataclass(frozen=True)
+class Afterwards:
+    """What no seat could see during play, recomputed from a verified record's seed and moves
+    through the rules core (the record stores none of it): each hand's shuffled deck, and the
+    legal moves each decision offered, exactly as the referee sent them.
+
+    ``decks[h]`` is hand ``h``'s deck in dealing order (the table and every round are dealt
+    from its front); ``offered[i]`` the legal moves of move ``i``'s decision."""
+
+    decks: tuple[tuple[Card, ...], ...]
+    offered: tuple[tuple[str, ...], ...]
+
+    def stock(self, frame: Frame) -> tuple[Card, ...]:
+        """The stock at ``frame``, the card dealt next first."""
+        deck = self.decks[frame.hand]
+        return deck[len(deck) - frame.stock:]
+
+    def legal(self, frame: Frame) -> tuple[str, ...]:
+        """The legal moves offered to ``frame.turn`` after this frame (none when nobody is to play)."""
+        if frame.turn is None:
+            return ()
+        following = 0 if frame.move_index is None else frame.move_index + 1
+        return self.offered[following] if following < len(self.offered) else ()
+
+
+def afterwards(record: GameRecord | Mapping[str, Any]) -> Afterwards:
+    """``Afterwards`` of a record ``verify`` accepts (this walk does not check it again)."""
+    rec = coerce_record(record)
+    rules, seating = _setup(rec)
+    state = MatchState(rules, seating, rec.seed)
+    decks = [state.hand.deck]
+    offered: list[tuple[str, ...]] = []
+    for entry in rec.moves:
+        offered.append(tuple(move_texts(state.legal_moves())))
+        state.apply(entry.move)
+        if state.result is None and state.hand.number == len(decks):  # the move ended a hand: the next one's deck
+            decks.append(state.hand.deck)
+    if state.result is None and rec.moves:
+        # A forfeit: the decision the failing seat never answered was offered too.
+        offered.append(tuple(move_texts(state.legal_moves())))
+    return Afterwards(tuple(decks), tuple(offered))
 
 
 def side_names(record: GameRecord, seating: Seating) -> tuple[str, ...]:
@@ -511,4 +561,5 @@ class _Board:
             self.breakdown = event.breakdown
 
 
-__all__ = ["Frame", "Replay", "ReplayMismatch", "replay", "verify", "verify_steps", "iter_frames", "coerce_record", "side_names"]
+__all__ = ["Afterwards", "afterwards",
+           "Frame", "Replay", "ReplayMismatch", "replay", "verify", "verify_steps", "iter_frames", "coerce_record", "side_names"]
