@@ -264,7 +264,7 @@ def replay_cmd(
 
         title = f"Escoba replay · {label}"
         _, steps = verify_steps(rep.record)
-        _write_text(html, render_replay_html(rep.record, steps, title=title, suits=suits))
+        _write_text(html, render_replay_html(rep.record, steps, title=title, suits=suits, seen=rep.afterwards))
         console.echo(f"wrote {html} ({len(rep.frames)} frames, {rep.moves} moves; verified)")
         return
     tty_out = sys.stdout.isatty()

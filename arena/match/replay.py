@@ -182,17 +182,41 @@ def afterwards(record: GameRecord | Mapping[str, Any]) -> Afterwards:
     rec = coerce_record(record)
     rules, seating = _setup(rec)
     state = MatchState(rules, seating, rec.seed)
-    decks = [state.hand.deck]
-    offered: list[tuple[str, ...]] = []
+    seen = _Seen()
+    seen.start(state)
     for entry in rec.moves:
-        offered.append(tuple(move_texts(state.legal_moves())))
+        seen.before(state)
         state.apply(entry.move)
-        if state.result is None and state.hand.number == len(decks):  # the move ended a hand: the next one's deck
-            decks.append(state.hand.deck)
-    if state.result is None and rec.moves:
-        # A forfeit: the decision the failing seat never answered was offered too.
-        offered.append(tuple(move_texts(state.legal_moves())))
-    return Afterwards(tuple(decks), tuple(offered))
+        seen.after(state)
+    return seen.done(state, rec)
+
+
+class _Seen:
+    """Gathers an ``Afterwards`` along a walk through the match: told before and after each move."""
+
+    __slots__ = ("decks", "offered", "value")
+
+    def __init__(self) -> None:
+        self.decks: list[tuple[Card, ...]] = []
+        self.offered: list[tuple[str, ...]] = []
+        self.value: Afterwards | None = None
+
+    def start(self, state: MatchState) -> None:
+        self.decks.append(state.hand.deck)
+
+    def before(self, state: MatchState) -> None:
+        self.offered.append(tuple(move_texts(state.legal_moves())))
+
+    def after(self, state: MatchState) -> None:
+        if state.result is None and state.hand.number == len(self.decks):  # the move ended a hand: the next one's deck
+            self.decks.append(state.hand.deck)
+
+    def done(self, state: MatchState, rec: GameRecord) -> Afterwards:
+        if state.result is None and rec.moves:
+            # A forfeit: the decision the failing seat never answered was offered too.
+            self.before(state)
+        self.value = Afterwards(tuple(self.decks), tuple(self.offered))
+        return self.value
 
 
 def side_names(record: GameRecord, seating: Seating) -> tuple[str, ...]:
@@ -235,6 +259,20 @@ def verify_steps(record: GameRecord | Mapping[str, Any]) -> tuple[GameRecord, tu
     return rec, tuple(steps)
 
 
+def verify_afterwards(record: GameRecord | Mapping[str, Any]) -> tuple[GameRecord, tuple[tuple[int, int | None], ...],
+                                                                      Afterwards]:
+    """``verify_steps``, and the record's ``Afterwards`` gathered on the same walk (what a page
+    needs to show what no seat saw)."""
+    rec = coerce_record(record)
+    steps: list[tuple[int, int | None]] = []
+    seen = _Seen()
+    for _ in _walk(rec, None, steps, seen):
+        pass
+    if seen.value is None:  # _walk gathers it whenever the record holds
+        raise ReplayMismatch("the walk ended early")
+    return rec, tuple(steps), seen.value
+
+
 def iter_frames(record: GameRecord | Mapping[str, Any]) -> Iterator[Frame]:
     """The frames of the match, each yielded once the events behind it are verified."""
     rec = coerce_record(record)
@@ -257,7 +295,8 @@ def _setup(rec: GameRecord) -> tuple[Rules, Seating]:
     return rules, seating
 
 
-def _walk(rec: GameRecord, board: _Board | None, steps: list[tuple[int, int | None]] | None = None) -> Iterator[Frame]:
+def _walk(rec: GameRecord, board: _Board | None, steps: list[tuple[int, int | None]] | None = None,
+          seen: _Seen | None = None) -> Iterator[Frame]:
     rules, seating = _setup(rec)
     try:
         state = MatchState(rules, seating, rec.seed)
@@ -286,6 +325,8 @@ def _walk(rec: GameRecord, board: _Board | None, steps: list[tuple[int, int | No
     new = check_events(None, None, None)
     if steps is not None:
         steps.append((produced_count, state.current_seat))
+    if seen is not None:
+        seen.start(state)
     if board is not None:
         yield from board.step(new, None, None, None, state)
     for index, entry in enumerate(rec.moves):
@@ -296,10 +337,14 @@ def _walk(rec: GameRecord, board: _Board | None, steps: list[tuple[int, int | No
         if seat != state.current_seat:
             raise ReplayMismatch(f"it is seat {state.current_seat}'s turn, not seat {seat}'s",
                                  move_index=index, seat=seat, move=text, moves=total)
+        if seen is not None:
+            seen.before(state)
         try:
             state.apply(text)
         except ValueError as exc:
             raise ReplayMismatch(str(exc), move_index=index, seat=seat, move=text, moves=total) from None
+        if seen is not None:
+            seen.after(state)
         new = check_events(index, seat, text)
         if steps is not None:
             steps.append((produced_count, state.current_seat))
@@ -311,6 +356,8 @@ def _walk(rec: GameRecord, board: _Board | None, steps: list[tuple[int, int | No
                                         f"from event {produced_count}: {_show(extra)}")
     _check_result(rec, state, seating)
     _check_failures(rec, state)
+    if seen is not None:
+        seen.done(state, rec)
     if board is not None and state.result is None:
         yield board.forfeit(total - 1 if total else None)
 
@@ -561,5 +608,5 @@ class _Board:
             self.breakdown = event.breakdown
 
 
-__all__ = ["Afterwards", "afterwards",
+__all__ = ["Afterwards", "afterwards", "verify_afterwards",
            "Frame", "Replay", "ReplayMismatch", "replay", "verify", "verify_steps", "iter_frames", "coerce_record", "side_names"]
