@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 import arena.cli.console as console
 from arena.core.rules import Seating
 from arena.errors import MoveParseError
-from arena.harness.protocol import BotFailure, Ready, Termination
-from arena.harness.resources import Usage
+from arena.harness.local_bot import LocalBot
+from arena.harness.protocol import BotFailure, Termination
 
-if TYPE_CHECKING:  # loaded by the command that plays, not by --help
+if TYPE_CHECKING:
     from arena.harness.botproc import Limits
 
 __all__ = ["HUMAN", "HumanSeat", "Keyboard", "LineSource"]
@@ -90,52 +90,24 @@ class _Piles:
             self.escobas[event["side"]] += 1
 
 
-class HumanSeat:
-    """A seat played by a person at the terminal (see the module's docstring)."""
+class HumanSeat(LocalBot):
+    """A seat played by a person at the terminal (see the module's docstring). An in-process
+    player like ``LocalBot``, whose no-op parts (no process, no handshake, no usage) it keeps."""
 
     def __init__(self, seating: Seating, names: Sequence[str], limits: Limits, *, clock: bool,
                  lines: LineSource | None = None, say: Callable[[str], None] = console.echo) -> None:
-        self.seat: int | None = None
+        super().__init__(HUMAN, limits=limits)
         self._seating = seating
         self._names = names  # every seat's name, for the score line
-        self._limits = limits
         self._clock = clock  # False: the person has all the time they want
         self._lines = lines if lines is not None else Keyboard()
         self._say = say
         self._piles = _Piles(seating)
-        self.last_request_id = 0
-
-    @property
-    def name(self) -> str:
-        return HUMAN
-
-    @property
-    def limits(self) -> Limits:
-        return self._limits
-
-    @property
-    def process(self) -> None:
-        return None
-
-    def send_hello(self, hello: dict[str, Any], *, reset: bool = True) -> None:
-        pass
-
-    def await_ready(self) -> Ready:
-        return Ready(HUMAN, 1)
 
     def queue(self, line: bytes) -> None:
         message = json.loads(line)
         if message.get("type") == "event":
             self._piles.see(message["event"])
-
-    def flush(self) -> None:
-        pass
-
-    def kill(self) -> None:
-        pass
-
-    def usage(self) -> Usage:
-        return Usage()
 
     def decide(self, view: Any, legal: Sequence[str], move_ms: int, bank_ms: int,
                idle: Callable[[], None] | None = None) -> tuple[int, str, float]:

@@ -14,7 +14,6 @@ from typing import IO, TYPE_CHECKING, Annotated, Any
 import typer
 
 import arena.cli.console as console
-from arena.cli.human import HUMAN
 from arena.cli.seeds import ShowSeedOption, seed_text
 from arena.core.cards import Card
 from arena.core.rules import Rules, Seating
@@ -89,6 +88,8 @@ def _unique_names(specs: list[BotSpec]) -> list[BotSpec]:
 
 def _human_seat(commands: Sequence[str], seat: int | None, pairs: bool) -> int | None:
     """The person's seat when ``human`` comes first (``arena play human CMD...``), else None."""
+    from arena.cli.human import HUMAN
+
     if not commands or commands[0] != HUMAN:
         if seat is not None:
             raise InputError("--seat: only with a person playing (arena play human CMD...)")
@@ -260,6 +261,8 @@ def play(
 
     names = [s.name for s in specs]
     if human is not None:
+        from arena.cli.human import HUMAN
+
         names.insert(human, HUMAN)
     echo(f"{seed_text(seed, show_seed)}; " + ", ".join(f"seat {i}: {n}" for i, n in enumerate(names)))
     note = clock_note() if clock is None else None
