@@ -368,3 +368,13 @@ def test_afterwards_of_a_forfeit_offers_the_decision_never_answered():
     rep = replay(record)
     assert len(rep.afterwards.offered) == len(record.moves) + 1
     assert rep.afterwards.legal(rep.frames[-2]) == rep.afterwards.offered[-1]
+
+
+def test_records_written_before_show_their_stock_and_offered_moves_too():
+    from pathlib import Path
+
+    for path in sorted((Path(__file__).parents[1] / "golden" / "records").glob("*.json")):
+        rep = replay(json.loads(path.read_text()))
+        after = rep.afterwards
+        assert all(m.move in after.offered[i] for i, m in enumerate(rep.record.moves)), path.name
+        assert all(len(after.stock(f)) == f.stock for f in rep.frames), path.name
