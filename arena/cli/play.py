@@ -195,7 +195,8 @@ ClockOption = Annotated[Clock | None, typer.Option(
 
 
 def play(
-    commands: Annotated[list[str], typer.Argument(help="Bot commands, one per seat in play order (quote each).")],
+    commands: Annotated[list[str], typer.Argument(
+        help="Bot commands, one per seat in play order (quote each); human first: a seat for you (--seat).")],
     pairs: Annotated[bool, typer.Option("--pairs", help="Play in teams: seats 0+2 vs 1+3 (or 3 teams of 2 with 6).")] = False,
     seed: Annotated[int | None, typer.Option(
         help="Match seed (default: random; printed with --show-seed, stored with --record).")] = None,
@@ -224,8 +225,8 @@ def play(
         "--seat", help="With human first: the person's seat (default 0); the bots take the others in order.",
         show_default=False)] = None,
 ) -> None:
-    """Play one match between bot commands and show it as it goes; ``arena play human CMD...``
-    gives a seat to you, played from the terminal."""
+    """Play one match between bot commands and show it as it goes. With human as the first
+    command, one seat is yours, played at the terminal: arena play human CMD [CMD...]."""
     from arena.harness.botproc import BotProcess, BotSpec, ConversationLog, Limits, missing_program
     from arena.harness.containment import clock_note, default_clock
     from arena.match.referee import FailurePolicy, Player, play_match
