@@ -57,7 +57,7 @@ def test_a_person_plays_a_whole_match_that_verifies(seating, seat):
     said: list[str] = []
     human = _seat(seating, ["what", "99", "7o+7o", ""], said)
     bots = [LocalBot(f"bot{s}", seed=s) for s in range(seating.players)]
-    bots[seat] = human  # type: ignore[call-overload]
+    bots[seat] = human
     record = play_match(bots, Rules.from_dict({"target": 3}), seating, 12)
     assert verify(record.to_dict()) == record.result
     assert record.seats[seat] == "human" and record.limits[seat]["move_ms"] == 0
@@ -205,6 +205,23 @@ def test_what_a_bot_named_shows_the_person_is_escaped(capsys):
     seating = Seating.alone(2)
     human = HumanSeat(seating, ["human", "evil\x1b[2J\u202e"], Limits(move_ms=0), clock=False, lines=Script([]))
     bots = [human, LocalBot("evil\x1b[2J\u202e", seed=1)]
-    play_match(bots, Rules.from_dict({"target": 1}), seating, 3)  # type: ignore[arg-type]
+    play_match(bots, Rules.from_dict({"target": 1}), seating, 3)
     out = capsys.readouterr().out
     assert "your hand:" in out and "\x1b" not in out and "\u202e" not in out and "evil\\x1b[2J\\u202e" in out
+
+
+class Silent:
+    """A person who never answers: each read waits out its timeout."""
+
+    def read(self, timeout: float | None) -> str | None:
+        assert timeout is not None, "no clock was asked for: the person would wait forever"
+        return None
+
+
+def test_with_move_ms_a_person_who_does_not_answer_times_out_like_a_bot():
+    seating = Seating.alone(2)
+    human = HumanSeat(seating, ["human", "bot1"], Limits(move_ms=50, grace_ms=0), clock=True, lines=Silent(),
+                      say=lambda _: None)
+    record = play_match([human, LocalBot("bot1", seed=1)], Rules.from_dict({"target": 1}), seating, 5)
+    assert [(f.seat, f.termination.value) for f in record.failures] == [(0, "timeout")]
+    assert verify(record.to_dict()) == record.result and record.result.reason.value == "forfeit"
