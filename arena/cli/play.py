@@ -86,7 +86,7 @@ def _unique_names(specs: list[BotSpec]) -> list[BotSpec]:
     return out
 
 
-def _human_seat(commands: Sequence[str], seat: int | None, pairs: bool) -> int | None:
+def _human_seat(commands: Sequence[str], seat: int | None, pairs: bool, as_json: bool) -> int | None:
     """The person's seat when ``human`` comes first (``arena play human CMD...``), else None."""
     from arena.cli.human import HUMAN
 
@@ -94,6 +94,8 @@ def _human_seat(commands: Sequence[str], seat: int | None, pairs: bool) -> int |
         if seat is not None:
             raise InputError("--seat: only with a person playing (arena play human CMD...)")
         return None
+    if as_json:
+        raise InputError("--json: a person's seat shows the match as it goes; leave out --json")
     players = len(commands)
     seat = 0 if seat is None else seat
     if not 0 <= seat < players:
@@ -232,7 +234,7 @@ def play(
     from arena.match.referee import FailurePolicy, Player, play_match
     from arena.render.text import match_end_text
 
-    human = _human_seat(commands, seat, pairs)
+    human = _human_seat(commands, seat, pairs, as_json)
     if human is not None:
         commands = commands[1:]
     seating = _seating(len(commands) + (human is not None), pairs)

@@ -78,6 +78,20 @@ def test_a_person_plays_a_whole_match_that_verifies(seating, seat):
         assert block[5] == "  moves: " + "  ".join(f"{n}) {m}" for n, m in enumerate(offered, 1))
 
 
+def test_arena_play_refuses_what_a_person_cannot_use():
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    bot = str(firstmove_bin())
+    for args, said in [(["--seat", "2"], "seats 0 to 1"), (["--json"], "leave out --json"),
+                       (["--pairs"], "--pairs needs 4 or 6 players")]:
+        result = CliRunner().invoke(app, ["play", "human", bot, *args])
+        assert result.exit_code == 2 and said in result.output, result.output
+    result = CliRunner().invoke(app, ["play", bot, bot, "--seat", "1"])
+    assert result.exit_code == 2 and "only with a person playing" in result.output
+
+
 # --- through a real terminal ----------------------------------------------------------------------
 
 
