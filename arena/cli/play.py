@@ -86,6 +86,34 @@ def _unique_names(specs: list[BotSpec]) -> list[BotSpec]:
     return out
 
 
+def _human_seat(commands: Sequence[str], seat: int | None, pairs: bool, as_json: bool) -> int | None:
+    """The person's seat when ``human`` comes first (``arena play human CMD...``), else None."""
+    from arena.cli.human import HUMAN
+
+    if not commands or commands[0] != HUMAN:
+        if seat is not None:
+            raise InputError("--seat: only with a person playing (arena play human CMD...)")
+        return None
+    if as_json:
+        raise InputError("--json: a person's seat shows the match as it goes; leave out --json")
+    players = len(commands)
+    seat = 0 if seat is None else seat
+    if not 0 <= seat < players:
+        raise InputError(f"--seat {seat}: this match has seats 0 to {players - 1}")
+    if pairs and players not in (4, 6):
+        raise InputError(f"--pairs needs 4 or 6 players (you and 3 or 5 bot commands), got {players}")
+    return seat
+
+
+def _human_player(seating: Seating, names: Sequence[str], limits: Any, timed: bool) -> Any:
+    """The person's seat, on the wall clock with the bots' limits when ``--move-ms`` is given;
+    else with no clock (its record says ``move_ms`` and ``bank_ms`` 0)."""
+    from arena.cli.human import HumanSeat
+
+    own = replace(limits, clock=Clock.WALL) if timed else replace(limits, move_ms=0, bank_ms=0, clock=Clock.WALL)
+    return HumanSeat(seating, names, own, clock=timed)
+
+
 class _Printer:
     """Shows a match as it goes: one line per play with the table after it, hand scores, result."""
 
@@ -169,7 +197,8 @@ ClockOption = Annotated[Clock | None, typer.Option(
 
 
 def play(
-    commands: Annotated[list[str], typer.Argument(help="Bot commands, one per seat in play order (quote each).")],
+    commands: Annotated[list[str], typer.Argument(
+        help="Bot commands, one per seat in play order (quote each); human first: a seat for you (--seat).")],
     pairs: Annotated[bool, typer.Option("--pairs", help="Play in teams: seats 0+2 vs 1+3 (or 3 teams of 2 with 6).")] = False,
     seed: Annotated[int | None, typer.Option(
         help="Match seed (default: random; printed with --show-seed, stored with --record).")] = None,
@@ -177,7 +206,9 @@ def play(
     rule: Annotated[list[str] | None, typer.Option(help="A rule option KEY=VALUE, e.g. renuncio=true; repeatable.")] = None,
     as_json: Annotated[bool, typer.Option(
         "--json", help="Print only one JSON object with the result at the end (its seed with --show-seed).")] = False,
-    move_ms: Annotated[int, typer.Option(help="Time per decision, ms.")] = _TIME.move_ms,
+    move_ms: Annotated[int | None, typer.Option(
+        help=f"Time per decision, ms (default {_TIME.move_ms}; a person's seat has no clock unless it is given).",
+        show_default=False)] = None,
     bank_ms: Annotated[int, typer.Option(help="Extra time bank per bot per match, ms.")] = _TIME.bank_ms,
     startup_ms: Annotated[int, typer.Option(help="Time to answer the handshake, ms.")] = _TIME.startup_ms,
     grace_ms: Annotated[int, typer.Option(help="Tolerance added to every deadline, ms.")] = _TIME.grace_ms,
@@ -192,20 +223,27 @@ def play(
     ] = None,
     show_seed: ShowSeedOption = False,
     clock: ClockOption = None,
+    seat: Annotated[int | None, typer.Option(
+        "--seat", help="With human first: the person's seat (default 0); the bots take the others in order.",
+        show_default=False)] = None,
 ) -> None:
-    """Play one match between bot commands and show it as it goes."""
+    """Play one match between bot commands and show it as it goes. With human as the first
+    command, one seat is yours, played at the terminal: arena play human CMD [CMD...]."""
     from arena.harness.botproc import BotProcess, BotSpec, ConversationLog, Limits, missing_program
     from arena.harness.containment import clock_note, default_clock
-    from arena.match.referee import FailurePolicy, play_match
+    from arena.match.referee import FailurePolicy, Player, play_match
     from arena.render.text import match_end_text
 
-    seating = _seating(len(commands), pairs)
+    human = _human_seat(commands, seat, pairs, as_json)
+    if human is not None:
+        commands = commands[1:]
+    seating = _seating(len(commands) + (human is not None), pairs)
     options = dict(_parse_rule(r) for r in rule or [])
     if target is not None:
         options["target"] = target
     rules = Rules.from_dict(options)
-    limits = Limits(startup_ms=startup_ms, move_ms=move_ms, bank_ms=bank_ms, grace_ms=grace_ms,
-                    clock=clock or default_clock())
+    limits = Limits(startup_ms=startup_ms, move_ms=_TIME.move_ms if move_ms is None else move_ms, bank_ms=bank_ms,
+                    grace_ms=grace_ms, clock=clock or default_clock())
     fail_policy = FailurePolicy(policy, strikes)
     specs = _unique_names([BotSpec.from_command(c, limits=limits) for c in commands])
     for spec in specs:
@@ -225,13 +263,20 @@ def play(
             console.echo(text)
 
     names = [s.name for s in specs]
+    if human is not None:
+        from arena.cli.human import HUMAN
+
+        names.insert(human, HUMAN)
     echo(f"{seed_text(seed, show_seed)}; " + ", ".join(f"seat {i}: {n}" for i, n in enumerate(names)))
     note = clock_note() if clock is None else None
     if note is not None:
         echo(note)
     conv = _open_conversation(logs)
     log = ConversationLog(conv) if conv is not None else None
-    bots = [BotProcess(spec, stderr_dir=logs, log=log, cpus=None if cpu is None else [cpu]) for spec in specs]
+    procs = [BotProcess(spec, stderr_dir=logs, log=log, cpus=None if cpu is None else [cpu]) for spec in specs]
+    bots: list[Player] = list(procs)
+    if human is not None:
+        bots.insert(human, _human_player(seating, names, limits, move_ms is not None))
     try:
         if cpu is not None:
             os.sched_setaffinity(0, {cpu})
@@ -239,8 +284,8 @@ def play(
         game = play_match(bots, rules, seating, seed, fail_policy, observer=_Printer(names, seating, echo))
     finally:
         os.sched_setaffinity(0, allowed)
-        for bot in bots:
-            bot.close()
+        for proc in procs:
+            proc.close()
         if conv is not None:
             conv.close()
     if record is not None:

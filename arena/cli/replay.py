@@ -281,12 +281,13 @@ def replay_cmd(
 
 def write_replay_page(path: Path, record: Any, title: str, suits: SuitStyle = SuitStyle.SPANISH,
                       analysis: list[dict[str, Any]] | None = None) -> None:
-    """The replay page of a verified record (with ``analysis``, its analysed moves marked)."""
-    from arena.match.replay import verify_steps
+    """The replay page of a verified record, with what no seat saw during play (with
+    ``analysis``, its analysed moves marked)."""
+    from arena.match.replay import verify_afterwards
     from arena.render.html import render_replay_html
 
-    _, steps = verify_steps(record)
-    _write_text(path, render_replay_html(record, steps, title=title, suits=suits, analysis=analysis))
+    _, steps, seen = verify_afterwards(record)
+    _write_text(path, render_replay_html(record, steps, title=title, suits=suits, seen=seen, analysis=analysis))
 
 
 def _seconds(text: str) -> float | None:

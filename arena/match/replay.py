@@ -19,10 +19,11 @@ built from the verified events, so what is drawn is exactly what the core did.
 from __future__ import annotations
 
 from bisect import insort
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from operator import attrgetter
-from typing import Any
+from typing import Any, Protocol
 
 from arena.core.cards import Card
 from arena.core.events import (
@@ -41,6 +42,7 @@ from arena.core.game import MatchState, SeatView
 from arena.core.moves import Move
 from arena.core.outcome import EndReason
 from arena.core.rules import Rules, Seating
+from arena.harness.protocol import move_texts
 from arena.match.record import (
     TIME_KEYS,
     FailureAction,
@@ -145,6 +147,78 @@ class Replay:
     def hand_scores(self) -> tuple[HandScore, ...]:
         return tuple(e for f in self.frames for e in f.events if isinstance(e, HandScore))
 
+    @cached_property
+    def afterwards(self) -> Afterwards:
+        """The decks and the legal moves offered (``afterwards``), computed once when asked."""
+        return afterwards(self.record)
+
+
+@dataclass(frozen=True)
+class Afterwards:
+    """What no seat could see during play, recomputed from a verified record's seed and moves
+    through the rules core (the record stores none of it): each hand's shuffled deck, and the
+    legal moves each decision offered, exactly as the referee sent them.
+
+    ``decks[h]`` is hand ``h``'s deck in dealing order (the table and every round are dealt
+    from its front); ``offered[i]`` the legal moves of move ``i``'s decision."""
+
+    decks: tuple[tuple[Card, ...], ...]
+    offered: tuple[tuple[str, ...], ...]
+
+    def stock(self, frame: Frame) -> tuple[Card, ...]:
+        """The stock at ``frame``, the card dealt next first."""
+        deck = self.decks[frame.hand]
+        return deck[len(deck) - frame.stock:]
+
+    def legal(self, frame: Frame) -> tuple[str, ...]:
+        """The legal moves offered to ``frame.turn`` after this frame (none when nobody is to play)."""
+        if frame.turn is None:
+            return ()
+        following = 0 if frame.move_index is None else frame.move_index + 1
+        return self.offered[following] if following < len(self.offered) else ()
+
+
+def afterwards(record: GameRecord | Mapping[str, Any]) -> Afterwards:
+    """``Afterwards`` of a record ``verify`` accepts (this walk does not check it again)."""
+    rec = coerce_record(record)
+    rules, seating = _setup(rec)
+    state = MatchState(rules, seating, rec.seed)
+    seen = _Seen()
+    seen.start(state)
+    for index, entry in enumerate(rec.moves):
+        seen.before(index, state)
+        state.apply(entry.move)
+        seen.after(state)
+    return seen.done(state, rec)
+
+
+class _Seen:
+    """Gathers an ``Afterwards`` along a walk through the match: told before and after each move."""
+
+    __slots__ = ("decks", "offered", "value")
+
+    def __init__(self) -> None:
+        self.decks: list[tuple[Card, ...]] = []
+        self.offered: list[tuple[str, ...]] = []
+        self.value: Afterwards | None = None
+
+    def start(self, state: MatchState) -> None:
+        self.decks.append(state.hand.deck)
+
+    def before(self, index: int, state: MatchState) -> None:
+        self.offered.append(tuple(move_texts(state.legal_moves())))
+
+    def after(self, state: MatchState) -> None:
+        if state.result is None and state.hand.number == len(self.decks):  # the move ended a hand: the next one's deck
+            self.decks.append(state.hand.deck)
+
+    def done(self, state: MatchState, rec: GameRecord) -> Afterwards:
+        if state.result is None and rec.moves:
+            # A forfeit: the decision the failing seat never answered was offered too.
+            self.before(len(rec.moves), state)
+        self.value = Afterwards(tuple(self.decks), tuple(self.offered))
+        return self.value
+
 
 def side_names(record: GameRecord, seating: Seating) -> tuple[str, ...]:
     return tuple(" & ".join(record.seats[s] for s in seating.seats_of(side)) for side in range(seating.sides))
@@ -186,6 +260,20 @@ def verify_steps(record: GameRecord | Mapping[str, Any]) -> tuple[GameRecord, tu
     return rec, tuple(steps)
 
 
+def verify_afterwards(record: GameRecord | Mapping[str, Any]) -> tuple[GameRecord, tuple[tuple[int, int | None], ...],
+                                                                      Afterwards]:
+    """``verify_steps``, and the record's ``Afterwards`` gathered on the same walk (what a page
+    needs to show what no seat saw)."""
+    rec = coerce_record(record)
+    steps: list[tuple[int, int | None]] = []
+    seen = _Seen()
+    for _ in _walk(rec, None, steps, seen):
+        pass
+    if seen.value is None:  # _walk gathers it whenever the record holds
+        raise ReplayMismatch("the walk ended early")
+    return rec, tuple(steps), seen.value
+
+
 def iter_frames(record: GameRecord | Mapping[str, Any]) -> Iterator[Frame]:
     """The frames of the match, each yielded once the events behind it are verified."""
     rec = coerce_record(record)
@@ -213,20 +301,10 @@ def verify_decisions(record: GameRecord | Mapping[str, Any]) -> tuple[GameRecord
     rules core's view of it) and the legal moves it had. What an analysis of the moves needs,
     rebuilt from the record alone."""
     rec = coerce_record(record)
-    decisions: list[Decision] = []
-
-    def before(index: int, state: MatchState) -> None:
-        seat = state.current_seat
-        try:
-            played = state.check(rec.moves[index].move)
-        except ValueError:
-            return  # the walk refuses the move next
-        if seat is not None:
-            decisions.append(Decision(index, state.view(seat), tuple(state.legal_moves()), played))
-
-    for _ in _walk(rec, None, None, before):
+    watch = _Decisions(rec)
+    for _ in _walk(rec, None, None, watch):
         pass
-    return rec, tuple(decisions)
+    return rec, tuple(watch.decisions)
 
 
 @dataclass(frozen=True)
@@ -240,8 +318,46 @@ class Decision:
     played: Move
 
 
+class _Watcher(Protocol):
+    """What a walk tells along the way: the match's start, before and after each move, its end."""
+
+    def start(self, state: MatchState) -> None: ...
+
+    def before(self, index: int, state: MatchState) -> None: ...
+
+    def after(self, state: MatchState) -> None: ...
+
+    def done(self, state: MatchState, rec: GameRecord) -> object: ...
+
+
+class _Decisions:
+    """Gathers each move's ``Decision`` along a walk."""
+
+    def __init__(self, rec: GameRecord) -> None:
+        self.rec = rec
+        self.decisions: list[Decision] = []
+
+    def start(self, state: MatchState) -> None:
+        pass
+
+    def before(self, index: int, state: MatchState) -> None:
+        seat = state.current_seat
+        try:
+            played = state.check(self.rec.moves[index].move)
+        except ValueError:
+            return  # the walk refuses the move next
+        if seat is not None:
+            self.decisions.append(Decision(index, state.view(seat), tuple(state.legal_moves()), played))
+
+    def after(self, state: MatchState) -> None:
+        pass
+
+    def done(self, state: MatchState, rec: GameRecord) -> None:
+        pass
+
+
 def _walk(rec: GameRecord, board: _Board | None, steps: list[tuple[int, int | None]] | None = None,
-          before: Callable[[int, MatchState], None] | None = None) -> Iterator[Frame]:
+          seen: _Watcher | None = None) -> Iterator[Frame]:
     rules, seating = _setup(rec)
     try:
         state = MatchState(rules, seating, rec.seed)
@@ -270,6 +386,8 @@ def _walk(rec: GameRecord, board: _Board | None, steps: list[tuple[int, int | No
     new = check_events(None, None, None)
     if steps is not None:
         steps.append((produced_count, state.current_seat))
+    if seen is not None:
+        seen.start(state)
     if board is not None:
         yield from board.step(new, None, None, None, state)
     for index, entry in enumerate(rec.moves):
@@ -280,12 +398,14 @@ def _walk(rec: GameRecord, board: _Board | None, steps: list[tuple[int, int | No
         if seat != state.current_seat:
             raise ReplayMismatch(f"it is seat {state.current_seat}'s turn, not seat {seat}'s",
                                  move_index=index, seat=seat, move=text, moves=total)
-        if before is not None:
-            before(index, state)
+        if seen is not None:
+            seen.before(index, state)
         try:
             state.apply(text)
         except ValueError as exc:
             raise ReplayMismatch(str(exc), move_index=index, seat=seat, move=text, moves=total) from None
+        if seen is not None:
+            seen.after(state)
         new = check_events(index, seat, text)
         if steps is not None:
             steps.append((produced_count, state.current_seat))
@@ -297,6 +417,8 @@ def _walk(rec: GameRecord, board: _Board | None, steps: list[tuple[int, int | No
                                         f"from event {produced_count}: {_show(extra)}")
     _check_result(rec, state, seating)
     _check_failures(rec, state)
+    if seen is not None:
+        seen.done(state, rec)
     if board is not None and state.result is None:
         yield board.forfeit(total - 1 if total else None)
 
@@ -547,5 +669,5 @@ class _Board:
             self.breakdown = event.breakdown
 
 
-__all__ = ["Decision", "Frame", "Replay", "ReplayMismatch", "replay", "verify", "verify_decisions", "verify_steps", "iter_frames",
-           "coerce_record", "side_names"]
+__all__ = ["Afterwards", "Decision", "Frame", "Replay", "ReplayMismatch", "afterwards", "coerce_record", "iter_frames",
+           "replay", "side_names", "verify", "verify_afterwards", "verify_decisions", "verify_steps"]

@@ -27,7 +27,7 @@ from arena.core.cards import DECK
 from arena.core.rules import Rules, Seating
 from arena.core.scoring import CATEGORIES
 from arena.match.record import TIME_KEYS, GameRecord
-from arena.match.replay import side_names
+from arena.match.replay import Afterwards, afterwards, side_names
 from arena.printable import printable
 from arena.render.suits import SuitStyle, page_suits
 from arena.render.text import (
@@ -80,13 +80,15 @@ def _e(text: object) -> str:
 # --- replay data ---------------------------------------------------------------------------------
 
 
-def replay_data(record: GameRecord, steps: Sequence[tuple[int, int | None]], title: str = "") -> dict[str, Any]:
+def replay_data(record: GameRecord, steps: Sequence[tuple[int, int | None]], title: str = "",
+                seen: Afterwards | None = None) -> dict[str, Any]:
     """Everything the replay page shows, as plain JSON-able values: the data format of version
     ``REPLAY_SCHEMA_VERSION`` that docs/REPLAY.md documents key by key. ``record`` must be
     verified, and ``steps`` is how its events split into steps (both from
     ``arena.match.replay.verify_steps``): the page draws the table from these verified events.
     The labels and sentences it writes (score categories and totals, suit styles, figures, the
-    escoba cry, the captions) come with it, from the tables that own them."""
+    escoba cry, the captions) come with it, from the tables that own them. ``seen``: the
+    record's ``Afterwards`` when the caller has it (recomputed otherwise)."""
     rules = Rules.from_record(record.rules)
     seating = Seating.from_dict(record.seating)
     moves = record.moves
@@ -119,7 +121,15 @@ def replay_data(record: GameRecord, steps: Sequence[tuple[int, int | None]], tit
         "events": [{k: v for k, v in e.items() if k not in TIME_KEYS} for e in record.events],
         "steps": plays,
         "outcomes": [o.to_dict() for o in record.outcomes],
+        **_afterwards_data(record, seen),
     }
+
+
+def _afterwards_data(record: GameRecord, seen: Afterwards | None) -> dict[str, Any]:
+    """What no seat saw during play, for the page: each hand's deck and each decision's legal moves."""
+    if seen is None:
+        seen = afterwards(record)
+    return {"decks": [[str(c) for c in deck] for deck in seen.decks], "offered": [list(m) for m in seen.offered]}
 
 
 # The most escobas one step can make (a play and its sweep of the table): the page's cries.
@@ -159,14 +169,14 @@ def _page(title: str, css: str, body: str, script: str = "", islands: Mapping[st
 
 
 def render_replay_html(record: GameRecord, steps: Sequence[tuple[int, int | None]], title: str = "",
-                       suits: SuitStyle | str = SuitStyle.SPANISH,
+                       suits: SuitStyle | str = SuitStyle.SPANISH, seen: Afterwards | None = None,
                        analysis: Sequence[Mapping[str, Any]] | None = None) -> str:
     """The replay page of one verified match (``record`` and ``steps`` as ``replay_data`` takes
     them), its data inside; ``suits``: the card faces it opens with. ``analysis``: the analysed
     moves (``arena analyze``'s ``MoveAnalysis.to_dict()``), marked beside their moves, in an
     island of their own (docs/ANALYSIS.md), so that the replay's data keeps its version."""
     style = SuitStyle.parse(suits)
-    data = replay_data(record, steps, title)
+    data = replay_data(record, steps, title, seen)
     islands: dict[str, Any] = {"replay-data": data, "replay-config": {"suits": style.value}}
     if analysis is not None:
         islands["replay-analysis"] = list(analysis)
@@ -177,11 +187,12 @@ def render_replay_html(record: GameRecord, steps: Sequence[tuple[int, int | None
 DATA_CALLBACK = "escobaReplayData"
 
 
-def replay_data_script(record: GameRecord, steps: Sequence[tuple[int, int | None]], title: str = "") -> str:
+def replay_data_script(record: GameRecord, steps: Sequence[tuple[int, int | None]], title: str = "",
+                       seen: Afterwards | None = None) -> str:
     """A replay's data as a script file for the report's viewer: ``escobaReplayData({...});``.
     A script, not a JSON file, since a page opened from file:// may load scripts beside it but
     not fetch files; the JSON is written as in an island, so no string can end the call."""
-    return f"{DATA_CALLBACK}({json_island(replay_data(record, steps, title))});\n"
+    return f"{DATA_CALLBACK}({json_island(replay_data(record, steps, title, seen))});\n"
 
 
 def render_replay_viewer(title: str, suits: SuitStyle | str = SuitStyle.SPANISH) -> str:

@@ -58,17 +58,17 @@ def store_differences(record: Any, row: Any = None, config: Any = None, spec: An
 def replay_script(record: Any, row: Any, config: Any, spec: Any, title: str) -> tuple[str | None, str | None]:
     """(the replay's data file, or None; why the record was refused, or None) for a record
     (JSON) of a results store, with its row, the tournament's config and its schedule's match."""
-    from arena.match.replay import verify_steps
+    from arena.match.replay import verify_afterwards
     from arena.render.html import replay_data_script
 
     try:
-        rec, steps = verify_steps(record)
+        rec, steps, seen = verify_afterwards(record)
     except RecordError as exc:
         return None, str(exc)
     why = store_differences(rec, row, config, spec)
     if why is not None:
         return None, why
-    return replay_data_script(rec, steps, title), None
+    return replay_data_script(rec, steps, title, seen), None
 
 
 Checker = Callable[[str], tuple[str | None, str | None]]

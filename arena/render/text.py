@@ -338,6 +338,7 @@ def render_screen(replay: Replay, index: int, style: TextStyle = PLAIN, seat: in
         lines.append(f" {marker} {label}  {drawn}{dealer}")
     lines.append("")
     lines.append(f"   {'table'.ljust(name_width)}  {draw_cards(frame.table, style, empty='(empty)')}")
+    lines.extend(_afterwards_lines(replay, frame, style, seat, name_width))
     lines.append("")
     for side in range(seating.sides):
         lines.append(f"   pile of {names[side]}: {_pile_summary(frame.piles[side], frame.escobas[side])}")
@@ -353,6 +354,25 @@ def render_screen(replay: Replay, index: int, style: TextStyle = PLAIN, seat: in
         lines.append("")
         lines.append(style.dim(help_line))
     return "\n".join(lines)
+
+
+def offered_text(legal: Sequence[str], chosen: str | None = None) -> str:
+    """The legal moves a decision offered, numbered from 1, the one ``chosen`` in brackets:
+    ``offered 3: 1 7o  [2 7o+8c]  3 5b``."""
+    shown = [f"[{n} {m}]" if m == chosen else f"{n} {m}" for n, m in enumerate(legal, 1)]
+    return f"offered {len(legal)}: " + "  ".join(shown)
+
+
+def _afterwards_lines(replay: Replay, frame: Frame, style: TextStyle, seat: int | None, width: int) -> list[str]:
+    """What no seat saw during play, on a screen: the stock in dealing order (hidden from a
+    seat's view) and the legal moves offered to the seat to play (in a seat's view, only its own)."""
+    lines = []
+    if seat is None:
+        lines.append(f"   {'stock'.ljust(width)}  {draw_cards(replay.afterwards.stock(frame), style, empty='(empty)')}")
+    legal = replay.afterwards.legal(frame)
+    if legal and (seat is None or frame.turn == seat):
+        lines.append(f"   {'to play'.ljust(width)}  {offered_text(legal)}")
+    return lines
 
 
 # --- the whole match as a transcript -------------------------------------------------------------
@@ -387,10 +407,14 @@ def render_transcript(replay: Replay, style: TextStyle = PLAIN, seat: int | None
             for e in frame.events:
                 if isinstance(e, Cards) and (seat is None or e.seat == seat):
                     out.append(f"  {seat_name(replay, e.seat).ljust(width)}  {draw_cards(e.cards, style)}")
+            if seat is None:
+                out.append(f"  {'stock'.ljust(width)}  {draw_cards(replay.afterwards.stock(frame), style)}")
             continue
         if kind in ("play", "renuncio", "pass"):
             num = f"{frame.move_index + 1}." if frame.move_index is not None else ""
             out.append(f"  {num:>5} {describe(frame, replay, style)}")
+            if frame.move_index is not None and frame.move is not None and (seat is None or frame.seat == seat):
+                out.append(f"        {offered_text(replay.afterwards.offered[frame.move_index], frame.move)}")
             out.append(f"        table: {draw_cards(frame.table, style, empty='(empty)')}")
             continue
         if kind == "hand_score" and frame.breakdown is not None:
@@ -409,4 +433,4 @@ def render_transcript(replay: Replay, style: TextStyle = PLAIN, seat: int | None
 __all__ = ["CAPTIONS", "CATEGORY_LABELS", "COUNT_KEYS", "TOTAL_LABELS", "counted", "caption_parts", "seat_name",
            "TextStyle", "PLAIN", "card_label", "draw_card",
            "draw_back", "draw_cards", "cards_text", "describe", "escoba_text", "match_end_text", "result_text",
-           "rules_text", "breakdown_lines", "render_screen", "render_transcript"]
+           "rules_text", "offered_text", "breakdown_lines", "render_screen", "render_transcript"]

@@ -9,8 +9,9 @@ from replay_helpers import RULE_VARIANTS, SEATINGS, change_one_card, other_card,
 
 from arena.core.game import MatchState
 from arena.core.rules import Rules, Seating
+from arena.harness.local_bot import LocalBot
 from arena.match.record import GameRecord, PlayedBy, RecordError
-from arena.match.referee import FailurePolicy
+from arena.match.referee import FailurePolicy, play_match
 from arena.match.replay import ReplayMismatch, replay, verify
 
 
@@ -320,3 +321,60 @@ def test_outcomes_are_one_per_seat_naming_its_bot():
     data["outcomes"].reverse()
     with pytest.raises(ReplayMismatch, match="one per seat, in seat order"):
         verify(data)
+
+
+# --- what the replay shows afterwards: the stock's order and the legal moves offered ------------------
+
+
+class _Listening(LocalBot):
+    """A random bot that keeps the legal moves the referee offered it at each decision."""
+
+    def __init__(self, name: str, seed: int, heard: list) -> None:
+        super().__init__(name, seed)
+        self.heard = heard
+
+    def decide(self, view, legal, move_ms, bank_ms, idle=None):  # noqa: ANN001, ANN201
+        self.heard.append(tuple(legal))
+        return super().decide(view, legal, move_ms, bank_ms, idle)
+
+
+@pytest.mark.parametrize("shape", ["1v1", "3 alone", "4 in pairs"])
+def test_afterwards_gives_the_moves_the_referee_offered_and_the_stock_as_it_is_dealt(shape):
+    seating = SEATINGS[shape]
+    rules = Rules.from_dict({"renuncio": True, "escoba_en_mano": True, "initial_table": "subset15", "target": 11})
+    heard: list = []
+    bots = [_Listening(f"bot{s}", 30 + s, heard) for s in range(seating.players)]
+    record = play_match(bots, rules, seating, 77)
+    rep = replay(_through_json(record))  # recomputed from the seed: the record holds neither
+    assert rep.afterwards.offered == tuple(heard)
+    assert all(m.move in offered for m, offered in zip(record.moves, heard, strict=True))
+    deals = [f for f in rep.frames if f.kind == "deal"]
+    assert len(rep.afterwards.decks) == record.result.hands
+    for before, after in zip(deals, deals[1:], strict=False):
+        stock = rep.afterwards.stock(before)
+        assert len(stock) == before.stock
+        seen = {c for h in before.hands for c in h} | set(before.table) | {c for p in before.piles for c in p}
+        assert seen.isdisjoint(stock) and len(seen) + len(stock) == 40
+        if after.hand == before.hand:  # the next round is dealt from the stock's front
+            dealt = [c for e in after.events if e.kind == "cards" for c in e.cards]
+            assert set(dealt) == set(stock[:len(dealt)])
+    for f in rep.frames:
+        legal = rep.afterwards.legal(f)
+        assert bool(legal) == (f.turn is not None)
+
+
+def test_afterwards_of_a_forfeit_offers_the_decision_never_answered():
+    record = play(Seating.alone(2), None, 3, failing_seat=1, fail_on=4)
+    rep = replay(record)
+    assert len(rep.afterwards.offered) == len(record.moves) + 1
+    assert rep.afterwards.legal(rep.frames[-2]) == rep.afterwards.offered[-1]
+
+
+def test_records_written_before_show_their_stock_and_offered_moves_too():
+    from pathlib import Path
+
+    for path in sorted((Path(__file__).parents[1] / "golden" / "records").glob("*.json")):
+        rep = replay(json.loads(path.read_text()))
+        after = rep.afterwards
+        assert all(m.move in after.offered[i] for i, m in enumerate(rep.record.moves)), path.name
+        assert all(len(after.stock(f)) == f.stock for f in rep.frames), path.name

@@ -75,6 +75,26 @@ def render_replay_html(rep, title: str = "", suits: str = "spanish") -> str:  # 
     return _render(record, steps, title=title, suits=suits)
 
 
+def _check_afterwards(page, rep) -> None:  # noqa: ANN001
+    """The stock's order and the legal moves offered: shown in full, and in a seat's view only
+    that seat's decisions, the stock face down (the page is at frame 0, in seat 0's view)."""
+    after = rep.afterwards
+    turn = next(f for f in rep.frames if f.turn is not None and f.turn != 0)
+    page.select_option("#view", "all")
+    page.fill("#slider", str(turn.step))
+    stock = [str(c) for c in after.stock(turn)]
+    assert page.eval_on_selector_all("#stock-list .card", "cs => cs.map(c => c.dataset.card)") == stock
+    items = page.locator("#offered li").all_inner_texts()
+    assert items == list(after.legal(turn))
+    played = rep.record.moves[0 if turn.move_index is None else turn.move_index + 1].move
+    assert page.inner_text("#offered li.played") == played
+    page.select_option("#view", "0")
+    assert page.locator("#offered li").count() == 0
+    assert page.locator("#stock-list .card").count() == 0 and "face down" in page.inner_text("#stock-list")
+    page.select_option("#view", str(turn.turn))
+    assert page.locator("#offered li").all_inner_texts() == items
+
+
 def _scores(page, sides: int) -> list[int]:  # noqa: ANN001
     return [int(page.inner_text(f'.side-score[data-side="{s}"]')) for s in range(sides)]
 
@@ -132,6 +152,7 @@ def test_replay_page_works_offline_and_ends_on_the_recorded_score(browser, tmp_p
         page.select_option("#view", "0")
         assert page.locator(".seat[data-seat='1'] .card.back").count() == 3
         assert page.locator(".seat[data-seat='0'] .card:not(.back)").count() == 3
+        _check_afterwards(page, rep)
         page.select_option("#view", "all")
         page.click("#last")
         page.screenshot(path=str(ARTIFACTS / f"replay-{shape.replace(' ', '-')}-end.png"), full_page=True)

@@ -71,6 +71,26 @@ def test_screen_hides_other_hands_for_a_seat_view(rep):
     assert "hand total" in screen and "match score" in screen and "siete de oros" in screen
 
 
+def test_the_replay_shows_the_stock_and_the_moves_offered_except_in_a_seat_view(rep):
+    after = rep.afterwards
+    text = render_transcript(rep)
+    first = rep.frames[0]
+    assert f"stock          {' '.join(draw_card(c) for c in after.stock(first))}" in text
+    # Every decision's legal moves, the one played in brackets.
+    offered = re.findall(r"^\s+offered (\d+): (.*)$", text, re.M)
+    assert len(offered) == rep.moves
+    assert all(f"[{1 + after.offered[i].index(m.move)} {m.move}]" in offered[i][1] for i, m in enumerate(rep.record.moves))
+    seen = render_transcript(rep, seat=1)
+    assert "stock  " not in seen
+    assert len(re.findall(r"^\s+offered ", seen, re.M)) == sum(1 for m in rep.record.moves if m.seat == 1)
+    turn = next(i for i, f in enumerate(rep.frames) if f.turn == 0)
+    frame = rep.frames[turn]
+    screen = render_screen(rep, turn)
+    assert "to play" in screen and after.legal(frame)[-1] in screen and "stock" in screen
+    assert "to play" in render_screen(rep, turn, seat=0) and "to play" not in render_screen(rep, turn, seat=1)
+    assert "   stock " in screen and "   stock " not in render_screen(rep, turn, seat=0)
+
+
 def _run_in_pty(args: list[str], keys: list[tuple[str, bytes]], wait: float = 20.0) -> tuple[int, str]:
     """Run ``arena`` with a pseudo-terminal as stdin and stdout; type each key once the output
     so far shows its marker text."""

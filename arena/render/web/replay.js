@@ -295,6 +295,25 @@
     box.appendChild(t);
   }
 
+  // What no seat saw during play (docs/REPLAY.md, "decks" and "offered"): the stock in dealing
+  // order, face down in a seat's view, and the legal moves offered to the seat to play (in a
+  // seat's view, only its own), the one it played marked.
+  function renderAfterwards(f) {
+    const list = $("stock-list"), moves = $("offered"), title = $("offered-title");
+    list.textContent = ""; moves.textContent = ""; title.textContent = "";
+    const deck = D.decks[f.hand] || [];
+    const stock = deck.slice(deck.length - f.stock);
+    if (view !== "all") list.appendChild(el("span", "nocards", stock.length + " cards, face down in this view"));
+    else if (!stock.length) list.appendChild(el("span", "nocards", "empty"));
+    else for (const t of stock) list.appendChild(cardEl(t, {mini: true}));
+    if (f.turn === null || (view !== "all" && String(f.turn) !== view)) return;
+    const next = f.move_index === null ? 0 : f.move_index + 1;
+    const offered = D.offered[next] || [];
+    const played = next + 1 < D.steps.length ? D.steps[next + 1][3] : null;
+    title.textContent = "Legal moves offered to " + D.captions.seats[f.turn];
+    for (const m of offered) moves.appendChild(el("li", m === played ? "played" : null, m));
+  }
+
   function lastScored(i) {
     for (let j = i; j >= 0; j--) if (F[j].kind === "hand_score") return F[j];
     return null;
@@ -325,6 +344,7 @@
     $("stock-count").textContent = String(f.stock);
     $("stock-card").style.visibility = f.stock ? "visible" : "hidden";
     caption($("caption"), f);
+    renderAfterwards(f);
     $("hand-info").textContent = "Hand " + (f.hand + 1) + " · round " + (f.round + 1);
     // scoreboard
     const sb = $("scoreboard"); sb.textContent = "";
