@@ -8,8 +8,9 @@ outlive the arena:
   (``arena.harness.resources.ResourceLimits``), measures its CPU time and memory, kills every orphan
   a bot leaves, and everything when the arena ends, even by ``kill -9``;
 - stdout is read non-blocking with ``poll`` on the raw fd (a reply already there when its
-  request is written is read without the wait), a line at most ``max_line_bytes`` long: a
-  100 MB line is refused after the first chunk past the cap, never held in memory;
+  request is written is read without the wait), in lines at most ``max_line_bytes`` long
+  (``arena.harness.framing``: a 100 MB line is refused after the first chunk past the cap,
+  never held in memory);
 - every wait has a deadline on ``time.monotonic()``, checked whatever the bot sends: blank
   lines, late replies to abandoned requests and unfinished lines do not push it back;
 - stderr is drained continuously by a thread into a file capped per bot (the cap counts what
@@ -31,7 +32,6 @@ import shutil
 import signal
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -40,6 +40,7 @@ from typing import IO, Any
 from arena.errors import ArenaError
 from arena.harness import containment
 from arena.harness.containment import Child, LauncherClient, LauncherError, SpawnError
+from arena.harness.framing import READ_CHUNK, LineReader
 from arena.harness.protocol import (
     DEFAULT_MAX_LINE_BYTES,
     GOODBYE_LINE,
@@ -60,7 +61,6 @@ from arena.harness.protocol import (
 from arena.harness.resources import ResourceLimits, Usage
 from arena.safe_files import open_log
 
-_READ_CHUNK = 1 << 16
 _REPLY_CHUNK = 256  # a reply fits; so small a read costs less to allocate than a whole chunk
 # After a read that found no reply yet, the next decisions wait (poll) before reading first
 # again: twice as many as after the last such read, up to this many; each read that finds its
@@ -299,7 +299,7 @@ class _StderrPump(threading.Thread):
                 if not poller.poll(200):
                     continue
                 try:
-                    chunk = os.read(self._fd, _READ_CHUNK)
+                    chunk = os.read(self._fd, READ_CHUNK)
                 except BlockingIOError:
                     continue
                 except OSError:
@@ -389,14 +389,11 @@ class BotProcess:
         self._stderr_dir = Path(stderr_dir) if stderr_dir is not None else None
         self._launcher = launcher
         self._child: Child | None = None
-        self._out_fd = -1
         self._in_fd = -1
         self._err_fd = -1
-        self._poll: select.poll | None = None
+        self._reader: LineReader | None = None  # its stdout, while its pipes are open
         self._write_poll: select.poll | None = None
         self._pump: _StderrPump | None = None
-        self._buf = bytearray()
-        self._lines: deque[bytes] = deque()
         self._pending: list[bytes] = []
         # Lines for the bot, sent with the next write (events need no reply): the pending
         # list's own append, so that queueing an event costs no Python call. The list is
@@ -486,15 +483,12 @@ class BotProcess:
         self.starts += 1
         self.matches = 0
         self._dead_reason = None
-        self._buf = bytearray()
-        self._lines = deque()
         self._pending.clear()
         self._abandoned = set()
-        self._in_fd, self._out_fd, self._err_fd = ours
+        self._in_fd, out_fd, self._err_fd = ours
         os.set_blocking(self._in_fd, False)
-        os.set_blocking(self._out_fd, False)
-        self._poll = select.poll()
-        self._poll.register(self._out_fd, select.POLLIN)
+        os.set_blocking(out_fd, False)
+        self._reader = LineReader(out_fd, self.limits.max_line_bytes, self._gone)
         self._write_poll = select.poll()
         self._write_poll.register(self._in_fd, select.POLLOUT)
         self._pump = _StderrPump(self._err_fd, self.stderr_path, self.limits.stderr_bytes)
@@ -515,7 +509,8 @@ class BotProcess:
         if child is None or self._killed:
             return
         if self._dead_reason is None:
-            self._dead_reason = "killed"
+            # A line it was refused for is why it is gone, said in what it is asked next.
+            self._dead_reason = (self._reader.refused if self._reader is not None else None) or "killed"
         child.launcher.kill(child, self.limits.kill_grace_ms / 1000)
         child.release()  # what it used is in its exit report now; a closed bot keeps no files
         self._close_pipes()
@@ -547,14 +542,16 @@ class BotProcess:
         if self._pump is not None:
             self._pump.stop()
             self._pump.join(timeout=1.0)
-        for fd in (self._in_fd, self._out_fd, self._err_fd):
+        for fd in (self._in_fd, self._err_fd):
             if fd >= 0:
                 try:
                     os.close(fd)
                 except OSError:
                     pass
-        self._in_fd = self._out_fd = self._err_fd = -1
-        self._poll = None
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
+        self._in_fd = self._err_fd = -1
         self._write_poll = None
 
     # -- what it used ------------------------------------------------------------------------
@@ -634,69 +631,10 @@ class BotProcess:
 
     def _read_line(self, deadline: float) -> bytes:
         """The next line from the bot (without its newline), by ``deadline``."""
-        lines = self._lines
-        while not lines:
-            if self._dead_reason is not None or self._poll is None:
-                raise BotFailure(Termination.CRASH, f"bot is gone ({self._dead_reason})")
-            # Wait, then read: a read that finds the pipe empty costs more (an exception) than
-            # the wait, and a reply is seldom there the moment its request is written. Whatever
-            # is there is taken, even past the deadline (poll(0) then only looks).
-            remaining = deadline - _monotonic()
-            if not self._poll.poll(remaining * 1000.0 + 0.5 if remaining > 0 else 0):
-                if remaining <= 0:
-                    raise BotFailure(Termination.TIMEOUT, "no reply before the deadline")
-                continue
-            self._take_chunk(self._read_chunk(), deadline)
-        return lines.popleft()
-
-    def _read_chunk(self) -> bytes:
-        """What the bot has written, once poll said there is something (b"" for nothing yet)."""
-        try:
-            chunk = os.read(self._out_fd, _READ_CHUNK)
-        except BlockingIOError:  # woken for nothing
-            return b""
-        except OSError as exc:
-            raise self._gone(f"(read error {exc.errno})") from None
-        if not chunk:
-            raise self._gone("")
-        return chunk
-
-    def _take_chunk(self, chunk: bytes, deadline: float) -> None:
-        """Split what was read into whole lines (``_lines``) and the start of the next (``_buf``),
-        refusing a line over the limit as soon as it is, and an unfinished line past the
-        deadline (one that keeps coming in small pieces never waits on poll)."""
-        buf = self._buf
-        lines = self._lines
-        limit = self.limits.max_line_bytes
-        start = 0
-        while True:
-            end = chunk.find(b"\n", start)
-            if end < 0:
-                break
-            if buf:
-                buf += chunk[start:end]
-                line = bytes(buf)
-                buf.clear()
-            else:
-                line = chunk[start:end]
-            if len(line) > limit:
-                self._oversized(len(line))
-            lines.append(line)
-            start = end + 1
-        if start < len(chunk):
-            buf += chunk[start:]
-            if len(buf) > limit:
-                self._oversized(len(buf), partial=True)
-        if not lines and _monotonic() > deadline:
-            detail = f" ({len(buf)} bytes, no newline)" if buf else ""
-            raise BotFailure(Termination.TIMEOUT, f"no reply before the deadline{detail}")
-
-    def _oversized(self, size: int, partial: bool = False) -> None:
-        self._buf = bytearray()
-        self._lines.clear()
-        self._dead_reason = "oversized line"
-        more = "+ (unfinished)" if partial else ""
-        raise BotFailure(Termination.OVERSIZED_LINE, f"line of {size}{more} bytes, the limit is {self.limits.max_line_bytes}")
+        reader = self._reader
+        if reader is None or (not reader.lines and self._dead_reason is not None):
+            raise BotFailure(Termination.CRASH, f"bot is gone ({self._dead_reason})")
+        return reader.line(deadline)
 
     def _next_reply(self, deadline: float) -> bytes:
         """The next line that is not blank, by ``deadline``. Blank lines (spaces, ``\\r``) are
@@ -817,9 +755,9 @@ class BotProcess:
             # fastest. A reply before then costs one read more, and nothing else.
             deadline = start + (time_ms + self.limits.grace_ms) / 1000 / self._cpu_width
         try:
-            poll = self._poll
+            reader = self._reader
             child = self._child
-            if (poll is None or self.log is not None or self._lines or self._buf or self._dead_reason is not None
+            if (reader is None or self.log is not None or reader.lines or reader.buf or self._dead_reason is not None
                     or child is None or child.exit is not None):
                 # The general path: a log to write, lines already read, or a bot that may be
                 # gone (``_write`` says how).
@@ -843,7 +781,7 @@ class BotProcess:
                 chunk: bytes | None = None
                 if self._eager:
                     try:
-                        chunk = os.read(self._out_fd, _REPLY_CHUNK)
+                        chunk = os.read(reader.fd, _REPLY_CHUNK)
                     except BlockingIOError:  # not there yet: wait for it
                         self._eager = False
                         self._eager_in = self._eager_gap = min(2 * self._eager_gap, _EAGER_RETRY)
@@ -858,9 +796,9 @@ class BotProcess:
                     self._eager = True
                 if chunk is None:
                     remaining = deadline - _monotonic()
-                    if poll.poll(remaining * 1000.0 + 0.5 if remaining > 0 else 0):
+                    if reader.poll.poll(remaining * 1000.0 + 0.5 if remaining > 0 else 0):
                         try:
-                            chunk = os.read(self._out_fd, _REPLY_CHUNK)
+                            chunk = os.read(reader.fd, _REPLY_CHUNK)
                         except OSError:  # nothing after all, or an error: the general path says which
                             chunk = b""
                 if chunk:
@@ -869,7 +807,7 @@ class BotProcess:
                         if clock is None:
                             return request_id, move, _monotonic() - start
                         return request_id, move, self._cpu_charge(clock, cpu0, request_id, time_ms)
-                    self._take_chunk(chunk, deadline)
+                    reader.take(chunk, deadline)
             while True:
                 reply: MoveReply = parse_move(self._next_reply(deadline))
                 if reply.id == request_id:
