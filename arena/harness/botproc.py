@@ -46,6 +46,7 @@ from arena.harness.protocol import (
     GOODBYE_LINE,
     BotFailure,
     Clock,
+    Info,
     MoveReply,
     Ready,
     Termination,
@@ -401,6 +402,7 @@ class BotProcess:
         self.queue: Callable[[bytes], None] = self._pending.append
         self._next_id = 1
         self.last_request_id = 0
+        self.last_info: Info | None = None  # the notes of the reply ``decide`` last returned
         self._abandoned: set[int] = set()
         # Read the reply without a wait first: right for a bot that answers while the request is
         # being written (on the arena's CPU, the write wakes it and it runs first). A read that
@@ -730,12 +732,13 @@ class BotProcess:
         caller's bookkeeping then overlaps the bot's thinking.
 
         Returns (request id, move text, elapsed seconds: on the cpu clock, the CPU seconds its
-        tree spent from the request to the reply). Only the reply's shape and id are
+        tree spent from the request to the reply); the reply's notes are ``last_info``. Only the reply's shape and id are
         checked here. A late reply to an abandoned (timed-out) request is skipped; any other
         id is ``wrong_id``. On timeout the request is abandoned.
         """
         request_id = self.last_request_id = self._next_id
         self._next_id = request_id + 1
+        self.last_info = None
         time_ms = move_ms + bank_ms
         clock = self._cpu_clock
         data = request_line(request_id, time_ms, bank_ms, view, legal, self.limits.clock)
@@ -811,6 +814,7 @@ class BotProcess:
             while True:
                 reply: MoveReply = parse_move(self._next_reply(deadline))
                 if reply.id == request_id:
+                    self.last_info = reply.info
                     if clock is None:
                         return request_id, reply.move, _monotonic() - start
                     return request_id, reply.move, self._cpu_charge(clock, cpu0, request_id, time_ms)
@@ -869,6 +873,7 @@ class BotProcess:
                     while _monotonic() <= look:
                         reply = parse_move(self._next_reply(look))
                         if reply.id == request_id:
+                            self.last_info = reply.info
                             return request_id, reply.move, self._cpu_charge(clock, cpu0, request_id, time_ms)
                         if reply.id not in self._abandoned:
                             raise BotFailure(Termination.WRONG_ID,

@@ -4,7 +4,8 @@ A record carries what is needed to replay the match through the rules core (seed
 seating and every move) and what happened around it: the events, how long each decision
 took, every bot failure and what the referee did about it, each seat's termination and the
 result. Times are kept apart from the game itself (``to_dict(times=False)``) so that the same
-seed with deterministic bots gives identical records.
+seed with deterministic bots gives identical records. Its versions (``SCHEMA_VERSIONS``: 2 adds
+the bot's notes with a move) are listed in docs/REPLAY.md, "The record's versions".
 
 This module owns what the referee adds to how a match ends (the rules core's ``EndReason``,
 re-exported here): the ``FailurePolicy`` the referee applies, and the forfeit rule
@@ -27,10 +28,14 @@ from typing import Any, NamedTuple, NoReturn
 
 from arena.core.outcome import EndReason, TextEnum
 from arena.errors import ArenaError, ExitCode
-from arena.harness.protocol import Termination
+from arena.harness.protocol import Info, InfoDrop, Termination, check_info
 from arena.harness.resources import Usage
 
-SCHEMA_VERSION = 1
+# The newest schema this arena writes and reads (docs/REPLAY.md, "The record's versions"). A
+# record is written with the oldest version that holds it: one without version 2's additions
+# (a move's notes) is written as version 1, byte for byte what an arena before them wrote.
+SCHEMA_VERSION = 2
+SCHEMA_VERSIONS = (1, 2)
 TIME_KEYS = ("ms", "t_ms")  # what to_dict(times=False) leaves out of moves and events
 
 
@@ -123,6 +128,7 @@ class MoveEntry(NamedTuple):
     by: PlayedBy = PlayedBy.BOT
     ms: float | None = None
     t_ms: float | None = None
+    info: Info | None = None  # the bot's notes with its move (schema 2), or why they were dropped
 
     def to_dict(self, times: bool = True) -> dict[str, Any]:
         data: dict[str, Any] = {"seat": self.seat, "move": self.move, "by": self.by.value}
@@ -131,6 +137,12 @@ class MoveEntry(NamedTuple):
                 data["ms"] = self.ms
             if self.t_ms is not None:
                 data["t_ms"] = self.t_ms
+        info = self.info
+        if info is not None:
+            if isinstance(info, InfoDrop):
+                data["info_dropped"] = info.value
+            else:
+                data["info"] = info
         return data
 
 
@@ -278,13 +290,18 @@ class GameRecord:
     def winner(self) -> int | None:
         return self.result.winner
 
+    @property
+    def schema_version(self) -> int:
+        """The oldest schema that holds this record (``SCHEMA_VERSIONS``)."""
+        return 2 if any(m.info is not None for m in self.moves) else 1
+
     def to_dict(self, times: bool = True) -> dict[str, Any]:
         if times:
             events = [dict(e) for e in self.events]
         else:
             events = [{k: v for k, v in e.items() if k not in TIME_KEYS} for e in self.events]
         data: dict[str, Any] = {
-            "schema_version": SCHEMA_VERSION,
+            "schema_version": self.schema_version,
             "seed": self.seed,
             "rules": dict(self.rules),
             "seating": dict(self.seating),
@@ -310,8 +327,9 @@ class GameRecord:
             raise RecordError(f"a game record must be a JSON object, got {_show(data)}")
         _keys(data, "record", _RECORD_KEYS, _RECORD_REQUIRED)
         version = data["schema_version"]
-        if type(version) is not int or version != SCHEMA_VERSION:
-            raise RecordError(f"record schema_version {_show(version)} is not supported (expected {SCHEMA_VERSION})")
+        if type(version) is not int or version not in SCHEMA_VERSIONS:
+            raise RecordError(f"record schema_version {_show(version)} is not supported "
+                              f"(expected {' or '.join(map(str, SCHEMA_VERSIONS))})")
         seats = tuple(_str(s, "seats", i) for i, s in enumerate(_list(data["seats"], "seats")))
         if not seats:
             _bad("seats", None, "at least one bot name", data["seats"])
@@ -328,7 +346,7 @@ class GameRecord:
             rules=_plain_object(data["rules"], "rules", None, 1),
             seating=_read_seating(data["seating"]),
             seats=seats,
-            moves=tuple([_read_move(m, "moves", i, players) for i, m in enumerate(moves)]),
+            moves=_read_moves(moves, players, version),
             events=tuple([_read_event(e, "events", i) for i, e in enumerate(events)]),
             outcomes=tuple(_read_outcome(o, f"outcomes[{i}]", players)
                            for i, o in enumerate(_list(data["outcomes"], "outcomes"))),
@@ -394,7 +412,7 @@ def derive_row_values(record: GameRecord) -> RowValues:
 _RECORD_KEYS = ("schema_version", "seed", "rules", "seating", "seats", "limits", "policy", "moves", "events",
                 "failures", "outcomes", "result", "duration_ms", "usage")
 _RECORD_REQUIRED = ("schema_version", "seed", "rules", "seating", "seats", "moves", "events", "outcomes", "result")
-_MOVE_KEYS = frozenset(("seat", "move", "by", "ms", "t_ms"))
+_MOVE_KEYS = frozenset(("seat", "move", "by", "ms", "t_ms", "info", "info_dropped"))
 _FAILURE_KEYS = frozenset(("seat", "termination", "detail", "move_index", "action", "substitute"))
 _OUTCOME_KEYS = frozenset(("seat", "bot", "termination", "detail", "strikes"))
 _USAGE_KEYS = ("seat", "cpu_ms", "user_ms", "system_ms", "wall_ms", "cpu_per_wall", "peak_memory_mb", "source")
@@ -407,6 +425,7 @@ _ACTIONS = {m.value: m for m in FailureAction}
 _REASONS = {m.value: m for m in EndReason}
 _TERMINATIONS = {m.value: m for m in Termination}
 _POLICIES = {m.value: m for m in Policy}
+_INFO_DROPS = {m.value: m for m in InfoDrop}
 
 
 def _show(value: Any) -> str:
@@ -581,6 +600,30 @@ def _seat(value: Any, where: str, players: int | None) -> int:
     return _int(value, where, "seat", 0, players - 1)
 
 
+def _read_moves(moves: Sequence[Any], players: int, version: int) -> tuple[MoveEntry, ...]:
+    entries = tuple([_read_move(m, "moves", i, players) for i, m in enumerate(moves)])
+    if version < 2:
+        for i, entry in enumerate(entries):
+            if entry.info is not None:
+                raise RecordError(f"malformed game record: moves[{i}]: a move's notes need schema_version 2")
+    return entries
+
+
+def _read_info(value: Mapping[str, Any], path: str) -> Info | None:
+    """A move's ``info`` (an object within the protocol's limits) or ``info_dropped``."""
+    if "info" in value:
+        if "info_dropped" in value:
+            raise RecordError(f"malformed game record: {path}: both info and info_dropped")
+        info = check_info(value["info"])
+        if isinstance(info, InfoDrop):
+            _bad(path, "info", "a JSON object within the notes' limits (docs/PROTOCOL.md)", value["info"])
+        return info
+    if "info_dropped" in value:
+        drop: InfoDrop = _choice(_INFO_DROPS, value["info_dropped"], path, "info_dropped")
+        return drop
+    return None
+
+
 def _read_move(value: Any, where: str, index: int, players: int) -> MoveEntry:
     if type(value) is not dict:
         value = _object(value, where, index)
@@ -591,7 +634,9 @@ def _read_move(value: Any, where: str, index: int, players: int) -> MoveEntry:
     if (type(seat) is int and 0 <= seat < players and type(move) is str and type(by) is str and by in _PLAYED_BY
             and (ms is None or type(ms) is float and 0 <= ms < _INT_MAX)
             and (t_ms is None or type(t_ms) is float and 0 <= t_ms < _INT_MAX)):
-        return MoveEntry(seat, move, _PLAYED_BY[by], ms, t_ms)
+        if len(value) <= 5 or ("info" not in value and "info_dropped" not in value):
+            return MoveEntry(seat, move, _PLAYED_BY[by], ms, t_ms)
+        return MoveEntry(seat, move, _PLAYED_BY[by], ms, t_ms, _read_info(value, _path(where, index)))
     path = _path(where, index)
     return MoveEntry(
         seat=_seat(seat, path, players),
@@ -599,6 +644,7 @@ def _read_move(value: Any, where: str, index: int, players: int) -> MoveEntry:
         by=_choice(_PLAYED_BY, by, path, "by"),
         ms=_time(ms, path, "ms") if "ms" in value else None,
         t_ms=_time(t_ms, path, "t_ms") if "t_ms" in value else None,
+        info=_read_info(value, path),
     )
 
 

@@ -21,6 +21,7 @@ from arena.errors import ArenaError, IllegalMoveError, MoveParseError
 from arena.harness.botproc import BotProcess, lost_with_their_launcher, reset_usages, usages
 from arena.harness.protocol import (
     BotFailure,
+    Info,
     Ready,
     Termination,
     card_list,
@@ -84,6 +85,8 @@ class Player(Protocol):
     def limits(self) -> Any: ...
     @property
     def last_request_id(self) -> int: ...
+    @property
+    def last_info(self) -> Info | None: ...  # the notes of the reply ``decide`` last returned
     @property
     def process(self) -> BotProcess | None: ...
     def send_hello(self, hello: dict[str, Any], *, reset: bool = True) -> None: ...
@@ -237,6 +240,7 @@ def play_match(
         move_ms = move_ms_of[seat]
         by = by_bot
         ms = 0.0  # the bot's time for its move, to the microsecond
+        info: Info | None = None
         try:
             _, text, elapsed = bot.decide(views.json(seat), texts, move_ms, banks[seat])
             ms = int(elapsed * 1e6) / 1000  # recorded with the move, substituted or not
@@ -245,6 +249,7 @@ def play_match(
             except ValueError:
                 chosen = _match_move(state, legal, text)
                 text = str(chosen)
+            info = bot.last_info  # a refused move's notes go with it
             if ms > move_ms:
                 banks[seat] = max(0, int(banks[seat] - (ms - move_ms)))
         except BotFailure as exc:
@@ -260,7 +265,7 @@ def play_match(
             if exc.termination is Termination.TIMEOUT:
                 bot.queue(timeout_line(bot.last_request_id, text))
         t_ms = int((monotonic() - t0) * 1e6) / 1000
-        entry: MoveEntry = _new_tuple(MoveEntry, (seat, text, by, ms, t_ms))
+        entry: MoveEntry = _new_tuple(MoveEntry, (seat, text, by, ms, t_ms, info))
         moves.append(entry)
         if observer is not None:
             observer("move", entry.to_dict())

@@ -36,6 +36,7 @@ from arena.render.text import (
     COUNT_KEYS,
     TOTAL_LABELS,
     escoba_text,
+    info_text,
     match_end_text,
     rules_text,
     seat_name,
@@ -119,6 +120,8 @@ def replay_data(record: GameRecord, steps: Sequence[tuple[int, int | None]], tit
         "events": [{k: v for k, v in e.items() if k not in TIME_KEYS} for e in record.events],
         "steps": plays,
         "outcomes": [o.to_dict() for o in record.outcomes],
+        # The bots' notes with their moves, as escaped lines: [move index, text] of each.
+        "notes": [[i, info_text(m.info)] for i, m in enumerate(moves) if m.info is not None],
     }
 
 

@@ -176,6 +176,7 @@
 
   function show(D) {
   const F = frames(D);
+  const NOTES = new Map(D.notes || []);  // move index -> the bot's notes, escaped by the arena
   window.escobaReplay = {frames: F};  // for the tests, which compare the frames with the terminal's
   const SIDE_COLORS = ["var(--side0)", "var(--side1)", "var(--side2)"];
   const STYLES = {};
@@ -311,6 +312,8 @@
     $("stock-count").textContent = String(f.stock);
     $("stock-card").style.visibility = f.stock ? "visible" : "hidden";
     caption($("caption"), f);
+    const note = f.move !== null ? NOTES.get(f.move_index) : undefined;
+    $("notes").textContent = note === undefined ? "" : "info: " + note;
     $("hand-info").textContent = "Hand " + (f.hand + 1) + " · round " + (f.round + 1);
     // scoreboard
     const sb = $("scoreboard"); sb.textContent = "";
