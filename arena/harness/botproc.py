@@ -16,7 +16,8 @@ outlive the arena:
 - stderr is drained continuously by a thread into a file capped per bot (the cap counts what
   the file already holds, so it holds over restarts and over the workers of a tournament);
   past the cap the bytes are read and dropped, so a flood neither blocks the bot nor fills
-  the disk.
+  the disk. The same thread keeps what the bot writes during a match, with the time it was
+  read, for the match's record (``match_stderr``), capped per match and per bot.
 
 Failures are raised as ``BotFailure`` (a ``Termination`` plus a detail) for the referee to
 record; nothing else escapes for anything a bot can do.
@@ -274,14 +275,20 @@ def _open_log(path: Path | None) -> int:
         return -1
 
 
+# What a match's record keeps of each seat's stderr (docs/TOURNAMENTS.md, "Logs per match").
+MATCH_STDERR_BYTES = 16_384
+
+
 class _StderrPump(threading.Thread):
     """Drains a bot's stderr into its log, keeping a short tail in memory for reports.
 
     The log is capped at ``cap`` bytes counting what the file already holds: every process of
     the bot (restarts, other workers of the tournament) appends to the same file, and once it
-    is full the bytes are read and dropped."""
+    is full the bytes are read and dropped. What it reads is also kept for the match in play
+    (``take_match``), with the time it was read: at most ``MATCH_STDERR_BYTES`` a match and
+    ``kept_room`` in all, the rest counted."""
 
-    def __init__(self, fd: int, path: Path | None, cap: int) -> None:
+    def __init__(self, fd: int, path: Path | None, cap: int, kept_room: int) -> None:
         super().__init__(daemon=True, name=f"stderr-{fd}")
         self._fd = fd
         self._path = path
@@ -290,6 +297,11 @@ class _StderrPump(threading.Thread):
         self.written = 0
         self.dropped = 0
         self.tail = b""
+        self._lock = threading.Lock()  # the match's chunks are taken by the referee's thread
+        self._match: list[tuple[float, bytes]] = []
+        self._match_room = MATCH_STDERR_BYTES
+        self._match_dropped = 0
+        self._kept_room = kept_room
 
     def run(self) -> None:
         sink = _open_log(self._path)
@@ -308,10 +320,30 @@ class _StderrPump(threading.Thread):
                 if not chunk:
                     break
                 self.tail = (self.tail + chunk)[-2048:]
+                self._keep(chunk)
                 self._store(sink, chunk)
         finally:
             if sink >= 0:
                 os.close(sink)
+
+    def _keep(self, chunk: bytes) -> None:
+        now = _monotonic()
+        with self._lock:
+            room = min(self._match_room, self._kept_room)
+            kept = chunk[:room] if room > 0 else b""
+            if kept:
+                self._match.append((now, kept))
+                self._match_room -= len(kept)
+                self._kept_room -= len(kept)
+            self._match_dropped += len(chunk) - len(kept)
+
+    def take_match(self) -> tuple[list[tuple[float, bytes]], int]:
+        """What was kept since the last call, as (monotonic time read, bytes), and how many
+        bytes were dropped; the next match starts with its whole room."""
+        with self._lock:
+            taken, dropped = self._match, self._match_dropped
+            self._match, self._match_dropped, self._match_room = [], 0, MATCH_STDERR_BYTES
+        return taken, dropped
 
     def _store(self, sink: int, chunk: bytes) -> None:
         if sink < 0:
@@ -419,6 +451,7 @@ class BotProcess:
         self._dead_reason: str | None = None
         self._killed = False
         self.exited_on_goodbye = False
+        self._stderr_kept = 0  # what its matches' records hold of its stderr, all its processes together
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -493,7 +526,8 @@ class BotProcess:
         self._reader = LineReader(out_fd, self.limits.max_line_bytes, self._gone)
         self._write_poll = select.poll()
         self._write_poll.register(self._in_fd, select.POLLOUT)
-        self._pump = _StderrPump(self._err_fd, self.stderr_path, self.limits.stderr_bytes)
+        self._pump = _StderrPump(self._err_fd, self.stderr_path, self.limits.stderr_bytes,
+                                 self.limits.stderr_bytes - self._stderr_kept)
         self._pump.start()
         _LIVE.add(self)
         if self.log is not None:
@@ -572,6 +606,24 @@ class BotProcess:
         child = self._child
         if child is not None and child.running:
             child.launcher.reset(child)
+
+    def match_stderr(self, t0: float) -> tuple[list[tuple[float, str]], int]:
+        """The lines it wrote on stderr since its match began (``send_hello``), each with its
+        time in milliseconds since ``t0`` (a ``time.monotonic()``), and the bytes dropped past
+        the caps. A line is timed by the read that ended it; an unfinished one ends the list."""
+        if self._pump is None:
+            return [], 0
+        chunks, dropped = self._pump.take_match()
+        self._stderr_kept += sum(len(chunk) for _, chunk in chunks)
+        lines: list[tuple[float, str]] = []
+        partial = b""
+        for when, chunk in chunks:
+            *done, partial = (partial + chunk).split(b"\n")
+            t_ms = max(0.0, int((when - t0) * 1e6) / 1000)
+            lines.extend((t_ms, line.decode("utf-8", "replace")) for line in done)
+        if partial:
+            lines.append((max(0.0, int((chunks[-1][0] - t0) * 1e6) / 1000), partial.decode("utf-8", "replace")))
+        return lines, dropped
 
     def _gone(self, when: str) -> BotFailure:
         """The failure for a bot whose output ended: how it ended and its last stderr words."""
@@ -680,6 +732,8 @@ class BotProcess:
         self.prepare()
         if reset:
             self.reset_usage()
+        if self._pump is not None:
+            self._pump.take_match()  # what it wrote between matches is no match's
         first = self.matches == 0
         self.matches += 1
         message = dict(hello, type="hello" if first else "new_match", match=self.matches)

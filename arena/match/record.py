@@ -186,6 +186,15 @@ class SeatOutcome:
         return _read_outcome(data, "outcome", None)
 
 
+class StderrLine(NamedTuple):
+    """A line a seat's bot wrote on stderr during the match (schema 2), at ``t_ms`` since the
+    match began: the time the arena read it, on the clock of the moves' ``t_ms``."""
+
+    seat: int
+    t_ms: float
+    text: str
+
+
 @dataclass(frozen=True)
 class SeatUsage:
     """What one seat's bot used during the match: a measurement, like the times. ``cpu_ms`` is
@@ -270,7 +279,9 @@ class GameRecord:
     ``usage`` holds what each seat's bot used (``SeatUsage``), for the seats whose player
     measures it (a bot process; not an in-process player). Like the times it is a measurement:
     ``to_dict(times=False)`` leaves it out, records written before it existed have none, and
-    verification ignores it."""
+    verification ignores it. So are ``stderr``, the lines each bot process wrote on stderr
+    during the match, and ``stderr_dropped``, the bytes per seat past their caps (all zeros, or
+    empty, when none were)."""
 
     seed: int
     rules: dict[str, Any]
@@ -285,6 +296,8 @@ class GameRecord:
     policy: FailurePolicy | None = None
     duration_ms: float = 0.0
     usage: tuple[SeatUsage, ...] = ()
+    stderr: tuple[StderrLine, ...] = ()
+    stderr_dropped: tuple[int, ...] = ()
 
     @property
     def winner(self) -> int | None:
@@ -293,7 +306,7 @@ class GameRecord:
     @property
     def schema_version(self) -> int:
         """The oldest schema that holds this record (``SCHEMA_VERSIONS``)."""
-        return 2 if any(m.info is not None for m in self.moves) else 1
+        return 2 if self.stderr or any(self.stderr_dropped) or any(m.info is not None for m in self.moves) else 1
 
     def to_dict(self, times: bool = True) -> dict[str, Any]:
         if times:
@@ -318,6 +331,9 @@ class GameRecord:
             data["duration_ms"] = self.duration_ms
             if self.usage:
                 data["usage"] = [u.to_dict() for u in self.usage]
+            if self.stderr or any(self.stderr_dropped):
+                data["stderr"] = {"lines": [list(line) for line in self.stderr],
+                                  "dropped": list(self.stderr_dropped) or [0] * len(self.seats)}
         return data
 
     @classmethod
@@ -357,6 +373,7 @@ class GameRecord:
             policy=policy,
             duration_ms=_time(data.get("duration_ms", 0.0), "duration_ms"),
             usage=_read_usage(data.get("usage", []), players),
+            **_read_stderr(data, players, version),
         )
 
 
@@ -410,7 +427,7 @@ def derive_row_values(record: GameRecord) -> RowValues:
 # ("moves[3].seat") is only spelled out when something is wrong, since records are read in bulk.
 
 _RECORD_KEYS = ("schema_version", "seed", "rules", "seating", "seats", "limits", "policy", "moves", "events",
-                "failures", "outcomes", "result", "duration_ms", "usage")
+                "failures", "outcomes", "result", "duration_ms", "usage", "stderr")
 _RECORD_REQUIRED = ("schema_version", "seed", "rules", "seating", "seats", "moves", "events", "outcomes", "result")
 _MOVE_KEYS = frozenset(("seat", "move", "by", "ms", "t_ms", "info", "info_dropped"))
 _FAILURE_KEYS = frozenset(("seat", "termination", "detail", "move_index", "action", "substitute"))
@@ -681,6 +698,26 @@ def _amount(value: Any, where: str, key: str) -> float:
     if type(value) is not float and type(value) is not int or not (0 <= value <= _INT_MAX and math.isfinite(value)):
         _bad(where, key, "a number >= 0", value)
     return value
+
+
+def _read_stderr(data: Mapping[str, Any], players: int, version: int) -> dict[str, Any]:
+    """``stderr`` and ``stderr_dropped`` of a record that has its bots' stderr (schema 2)."""
+    if "stderr" not in data:
+        return {}
+    if version < 2:
+        raise RecordError("malformed game record: stderr: a record's stderr needs schema_version 2")
+    value = _object(data["stderr"], "stderr")
+    _keys(value, "stderr", ("lines", "dropped"), ("lines", "dropped"))
+    lines = []
+    for i, item in enumerate(_list(value["lines"], "stderr", "lines")):
+        where = f"stderr.lines[{i}]"
+        if not isinstance(item, (list, tuple)) or len(item) != 3:
+            _bad(where, None, "[seat, t_ms, text]", item)
+        lines.append(StderrLine(_seat(item[0], where, players), _time(item[1], where), _str(item[2], where)))
+    dropped = tuple(_int(n, "stderr.dropped", i) for i, n in enumerate(_list(value["dropped"], "stderr", "dropped")))
+    if len(dropped) != players:
+        _bad("stderr", "dropped", f"a count per seat ({players})", value["dropped"])
+    return {"stderr": tuple(lines), "stderr_dropped": dropped}
 
 
 def _read_usage(value: Any, players: int) -> tuple[SeatUsage, ...]:

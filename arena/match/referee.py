@@ -42,6 +42,7 @@ from arena.match.record import (
     Result,
     SeatOutcome,
     SeatUsage,
+    StderrLine,
     forfeit_result,
 )
 
@@ -286,6 +287,7 @@ def play_match(
         policy=policy,
         duration_ms=round((monotonic() - t0) * 1000, 3),
         usage=_usage(bots),
+        **_stderr(bots, t0),
     )
 
 
@@ -386,6 +388,22 @@ def _usage(bots: Sequence[Player]) -> tuple[SeatUsage, ...]:
         if usage.source:
             entries.append(SeatUsage.of(seat, usage))
     return tuple(entries)
+
+
+def _stderr(bots: Sequence[Player], t0: float) -> dict[str, Any]:
+    """What each bot process wrote on stderr during the match (``BotProcess.match_stderr``),
+    as the record's ``stderr`` and ``stderr_dropped``; nothing when no bot wrote any."""
+    lines: list[StderrLine] = []
+    dropped = [0] * len(bots)
+    for seat, bot in enumerate(bots):
+        proc = bot.process
+        if proc is not None:
+            written, dropped[seat] = proc.match_stderr(t0)
+            lines.extend(StderrLine(seat, t_ms, text) for t_ms, text in written)
+    if not lines and not any(dropped):
+        return {}
+    lines.sort(key=lambda line: line.t_ms)  # stable: each seat's lines keep their order
+    return {"stderr": tuple(lines), "stderr_dropped": tuple(dropped)}
 
 
 def _match_move(state: MatchState, legal: list[Move], text: str) -> Move:

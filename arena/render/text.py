@@ -49,6 +49,19 @@ def info_text(info: Info) -> str:
     return printable(json.dumps(info, ensure_ascii=False, separators=(",", ":")))
 
 
+def stderr_text(record: GameRecord, match: str) -> str:
+    """What each seat's bot wrote on stderr during match ``match`` (its id, or its file), seat
+    by seat, each line with the match, the seat and its time since the match began, escaped."""
+    out = []
+    dropped = record.stderr_dropped or (0,) * len(record.seats)
+    for seat in range(len(record.seats)):
+        lines = [line for line in record.stderr if line.seat == seat]
+        cut = f"; {dropped[seat]:,} bytes more dropped past the caps" if dropped[seat] else ""
+        out.append(f"== {printable(match)} | {seat_name(record, seat)} | stderr: {counted(len(lines), 'line')}{cut} ==")
+        out.extend(f"{printable(match)} seat {seat} {line.t_ms:>10.3f} ms  {printable(line.text)}" for line in lines)
+    return "\n".join(out) + "\n"
+
+
 def _info_of(replay: Replay, frame: Frame) -> Info | None:
     if frame.move is None or frame.move_index is None:
         return None
@@ -433,7 +446,7 @@ def render_transcript(replay: Replay, style: TextStyle = PLAIN, seat: int | None
 
 
 __all__ = ["CAPTIONS", "CATEGORY_LABELS", "COUNT_KEYS", "INFO_DROP_LABELS", "TOTAL_LABELS", "info_text",
-           "counted", "caption_parts", "seat_name",
+           "counted", "caption_parts", "seat_name", "stderr_text",
            "TextStyle", "PLAIN", "card_label", "draw_card",
            "draw_back", "draw_cards", "cards_text", "describe", "escoba_text", "match_end_text", "result_text",
            "rules_text", "breakdown_lines", "render_screen", "render_transcript"]
