@@ -4,9 +4,11 @@ match and per bot, never blocking the bot; and the tournament-wide log file as b
 import dataclasses
 import json
 import os
+import shutil
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -137,10 +139,27 @@ def _plain_record() -> GameRecord:
     return play_match([LocalBot("a"), LocalBot("b", seed=1)], Rules(target=1), Seating.alone(2), seed=2)
 
 
+# A kit bot that keeps notes: its first legal move, with how many it had, and a stderr line.
+NOTES_BOT = """
+import sys
+import escoba_kit as kit
+
+def choose(game, request, rng):
+    sys.stderr.write(f"notesbot: request {request.id} of {len(request.legal)} moves\\n")
+    sys.stderr.flush()
+    return kit.Noted(request.legal[0], {"legal": len(request.legal)})
+
+kit.run(choose, name="notesbot")
+"""
+
+
 @pytest.mark.slow
 def test_a_tournament_keeps_notes_and_logs_per_match(tmp_path):
     """``arena replay RESULTS ID --stderr`` and ``arena export --records`` on a real run."""
-    bots_dir = os.path.join(os.path.dirname(__file__), "..", "data", "notes_bot")
+    bots_dir = tmp_path / "bot"
+    bots_dir.mkdir()
+    shutil.copy(Path(__file__).parents[2] / "bots" / "kit" / "escoba_kit.py", bots_dir)
+    (bots_dir / "notesbot.py").write_text(NOTES_BOT)
     bots = "\n".join(f'  - {{name: {p}, cmd: "$PYTHON notesbot.py", cwd: "{bots_dir}"}}' for p in ("first", "second"))
     path = tmp_path / "t.yaml"
     path.write_text(f"name: t\nseed: 3\noutput: {tmp_path / 'out'}\nrules: {{target: 1}}\nmatches_per_pairing: 2\n"
