@@ -76,6 +76,7 @@ _LOGGED_BLANKS = 10  # blank lines written to the conversation log per reply, th
 # bot's news waits for bubblewrap's two processes to end too, on a machine that may be busy).
 _EXIT_NEWS_S = 1.0
 _STDERR_DRAIN_S = 0.2  # and then for the last of its stderr
+_SETTLE_S = 0.05  # at a match's end, how long its stderr may take to be read (a flood: the cap)
 
 # Signals a bot may die of because of a limit, said in its failure.
 _SIGNAL_NOTES = {
@@ -302,6 +303,7 @@ class _StderrPump(threading.Thread):
         self._match_room = MATCH_STDERR_BYTES
         self._match_dropped = 0
         self._kept_room = kept_room
+        self.waiting = False  # True while it waits for more: all it has read is kept
 
     def run(self) -> None:
         sink = _open_log(self._path)
@@ -309,8 +311,10 @@ class _StderrPump(threading.Thread):
         poller.register(self._fd, select.POLLIN)
         try:
             while not self._halt.is_set():
+                self.waiting = True
                 if not poller.poll(200):
                     continue
+                self.waiting = False
                 try:
                     chunk = os.read(self._fd, READ_CHUNK)
                 except BlockingIOError:
@@ -336,6 +340,17 @@ class _StderrPump(threading.Thread):
                 self._match_room -= len(kept)
                 self._kept_room -= len(kept)
             self._match_dropped += len(chunk) - len(kept)
+
+    def settle(self, within_s: float = _SETTLE_S) -> None:
+        """Wait, at most ``within_s``, until it has kept everything in the pipe now: a bot's
+        last lines of a match then go with it even when this thread is slow to run."""
+        poller = select.poll()
+        poller.register(self._fd, select.POLLIN)
+        deadline = _monotonic() + within_s
+        # The pipe is looked at before the thread: once the pipe is empty, what the thread read
+        # from it is kept by the time it waits again.
+        while (poller.poll(0) or not self.waiting) and self.is_alive() and _monotonic() < deadline:
+            time.sleep(0.001)
 
     def take_match(self) -> tuple[list[tuple[float, bytes]], int]:
         """What was kept since the last call, as (monotonic time read, bytes), and how many
@@ -613,6 +628,7 @@ class BotProcess:
         the caps. A line is timed by the read that ended it; an unfinished one ends the list."""
         if self._pump is None:
             return [], 0
+        self._pump.settle()
         chunks, dropped = self._pump.take_match()
         self._stderr_kept += sum(len(chunk) for _, chunk in chunks)
         lines: list[tuple[float, str]] = []

@@ -306,7 +306,13 @@ class GameRecord:
     @property
     def schema_version(self) -> int:
         """The oldest schema that holds this record (``SCHEMA_VERSIONS``)."""
-        return 2 if self.stderr or any(self.stderr_dropped) or any(m.info is not None for m in self.moves) else 1
+        return self._version(True)
+
+    def _version(self, times: bool) -> int:
+        """The oldest schema that holds ``to_dict(times)``: without times, the stderr goes too."""
+        if times and (self.stderr or any(self.stderr_dropped)):
+            return 2
+        return 2 if any(m.info is not None for m in self.moves) else 1
 
     def to_dict(self, times: bool = True) -> dict[str, Any]:
         if times:
@@ -314,7 +320,7 @@ class GameRecord:
         else:
             events = [{k: v for k, v in e.items() if k not in TIME_KEYS} for e in self.events]
         data: dict[str, Any] = {
-            "schema_version": self.schema_version,
+            "schema_version": self._version(times),
             "seed": self.seed,
             "rules": dict(self.rules),
             "seating": dict(self.seating),
