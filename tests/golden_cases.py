@@ -31,6 +31,7 @@ class GoldenBot:
         self._faults = dict(faults or {})
         self._decisions = 0
         self.last_request_id = 0
+        self.last_info = None
         self._limits = Limits()
 
     @property

@@ -229,6 +229,9 @@ def replay_cmd(
     html: Annotated[
         Path | None, typer.Option("--html", help="Write a self-contained HTML replay page to this file instead.")
     ] = None,
+    stderr: Annotated[
+        bool, typer.Option("--stderr", help="Print what each seat's bot wrote on stderr during the match, seat by seat.")
+    ] = False,
 ) -> None:
     """Replay a logged match, verified through the rules core: step with the arrow keys, or watch
     it run with --auto. When the output is not a terminal, print the whole match as plain text."""
@@ -258,6 +261,11 @@ def replay_cmd(
         raise RecordError(f"{label}: {exc}") from None
     if seat is not None and not 0 <= seat < rep.seating.players:
         raise InputError(f"--seat {seat}: this match has seats 0 to {rep.seating.players - 1}")
+    if stderr:
+        from arena.render.text import stderr_text
+
+        console.echo(stderr_text(rep.record, game_id if game_id is not None else str(game)), nl=False)
+        return
     if html is not None:
         write_replay_page(html, rep.record, f"Escoba replay · {label}", suits)
         console.echo(f"wrote {html} ({len(rep.frames)} frames, {rep.moves} moves; verified)")

@@ -8,14 +8,16 @@ outlive the arena:
   (``arena.harness.resources.ResourceLimits``), measures its CPU time and memory, kills every orphan
   a bot leaves, and everything when the arena ends, even by ``kill -9``;
 - stdout is read non-blocking with ``poll`` on the raw fd (a reply already there when its
-  request is written is read without the wait), a line at most ``max_line_bytes`` long: a
-  100 MB line is refused after the first chunk past the cap, never held in memory;
+  request is written is read without the wait), in lines at most ``max_line_bytes`` long
+  (``arena.harness.framing``: a 100 MB line is refused after the first chunk past the cap,
+  never held in memory);
 - every wait has a deadline on ``time.monotonic()``, checked whatever the bot sends: blank
   lines, late replies to abandoned requests and unfinished lines do not push it back;
 - stderr is drained continuously by a thread into a file capped per bot (the cap counts what
   the file already holds, so it holds over restarts and over the workers of a tournament);
   past the cap the bytes are read and dropped, so a flood neither blocks the bot nor fills
-  the disk.
+  the disk. The same thread keeps what the bot writes during a match, with the time it was
+  read, for the match's record (``match_stderr``), capped per match and per bot.
 
 Failures are raised as ``BotFailure`` (a ``Termination`` plus a detail) for the referee to
 record; nothing else escapes for anything a bot can do.
@@ -31,7 +33,6 @@ import shutil
 import signal
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -40,11 +41,13 @@ from typing import IO, Any
 from arena.errors import ArenaError
 from arena.harness import containment
 from arena.harness.containment import Child, LauncherClient, LauncherError, SpawnError
+from arena.harness.framing import READ_CHUNK, LineReader
 from arena.harness.protocol import (
     DEFAULT_MAX_LINE_BYTES,
     GOODBYE_LINE,
     BotFailure,
     Clock,
+    Info,
     MoveReply,
     Ready,
     Termination,
@@ -60,7 +63,6 @@ from arena.harness.protocol import (
 from arena.harness.resources import ResourceLimits, Usage
 from arena.safe_files import open_log
 
-_READ_CHUNK = 1 << 16
 _REPLY_CHUNK = 256  # a reply fits; so small a read costs less to allocate than a whole chunk
 # After a read that found no reply yet, the next decisions wait (poll) before reading first
 # again: twice as many as after the last such read, up to this many; each read that finds its
@@ -74,6 +76,7 @@ _LOGGED_BLANKS = 10  # blank lines written to the conversation log per reply, th
 # bot's news waits for bubblewrap's two processes to end too, on a machine that may be busy).
 _EXIT_NEWS_S = 1.0
 _STDERR_DRAIN_S = 0.2  # and then for the last of its stderr
+_SETTLE_S = 0.05  # at a match's end, how long its stderr may take to be read (a flood: the cap)
 
 # Signals a bot may die of because of a limit, said in its failure.
 _SIGNAL_NOTES = {
@@ -273,14 +276,20 @@ def _open_log(path: Path | None) -> int:
         return -1
 
 
+# What a match's record keeps of each seat's stderr (docs/TOURNAMENTS.md, "Logs per match").
+MATCH_STDERR_BYTES = 16_384
+
+
 class _StderrPump(threading.Thread):
     """Drains a bot's stderr into its log, keeping a short tail in memory for reports.
 
     The log is capped at ``cap`` bytes counting what the file already holds: every process of
     the bot (restarts, other workers of the tournament) appends to the same file, and once it
-    is full the bytes are read and dropped."""
+    is full the bytes are read and dropped. What it reads is also kept for the match in play
+    (``take_match``), with the time it was read: at most ``MATCH_STDERR_BYTES`` a match and
+    ``kept_room`` in all, the rest counted."""
 
-    def __init__(self, fd: int, path: Path | None, cap: int) -> None:
+    def __init__(self, fd: int, path: Path | None, cap: int, kept_room: int) -> None:
         super().__init__(daemon=True, name=f"stderr-{fd}")
         self._fd = fd
         self._path = path
@@ -289,6 +298,12 @@ class _StderrPump(threading.Thread):
         self.written = 0
         self.dropped = 0
         self.tail = b""
+        self._lock = threading.Lock()  # the match's chunks are taken by the referee's thread
+        self._match: list[tuple[float, bytes]] = []
+        self._match_room = MATCH_STDERR_BYTES
+        self._match_dropped = 0
+        self._kept_room = kept_room
+        self.waiting = False  # True while it waits for more: all it has read is kept
 
     def run(self) -> None:
         sink = _open_log(self._path)
@@ -296,10 +311,12 @@ class _StderrPump(threading.Thread):
         poller.register(self._fd, select.POLLIN)
         try:
             while not self._halt.is_set():
+                self.waiting = True
                 if not poller.poll(200):
                     continue
+                self.waiting = False
                 try:
-                    chunk = os.read(self._fd, _READ_CHUNK)
+                    chunk = os.read(self._fd, READ_CHUNK)
                 except BlockingIOError:
                     continue
                 except OSError:
@@ -307,10 +324,41 @@ class _StderrPump(threading.Thread):
                 if not chunk:
                     break
                 self.tail = (self.tail + chunk)[-2048:]
+                self._keep(chunk)
                 self._store(sink, chunk)
         finally:
             if sink >= 0:
                 os.close(sink)
+
+    def _keep(self, chunk: bytes) -> None:
+        now = _monotonic()
+        with self._lock:
+            room = min(self._match_room, self._kept_room)
+            kept = chunk[:room] if room > 0 else b""
+            if kept:
+                self._match.append((now, kept))
+                self._match_room -= len(kept)
+                self._kept_room -= len(kept)
+            self._match_dropped += len(chunk) - len(kept)
+
+    def settle(self, within_s: float = _SETTLE_S) -> None:
+        """Wait, at most ``within_s``, until it has kept everything in the pipe now: a bot's
+        last lines of a match then go with it even when this thread is slow to run."""
+        poller = select.poll()
+        poller.register(self._fd, select.POLLIN)
+        deadline = _monotonic() + within_s
+        # The pipe is looked at before the thread: once the pipe is empty, what the thread read
+        # from it is kept by the time it waits again.
+        while (poller.poll(0) or not self.waiting) and self.is_alive() and _monotonic() < deadline:
+            time.sleep(0.001)
+
+    def take_match(self) -> tuple[list[tuple[float, bytes]], int]:
+        """What was kept since the last call, as (monotonic time read, bytes), and how many
+        bytes were dropped; the next match starts with its whole room."""
+        with self._lock:
+            taken, dropped = self._match, self._match_dropped
+            self._match, self._match_dropped, self._match_room = [], 0, MATCH_STDERR_BYTES
+        return taken, dropped
 
     def _store(self, sink: int, chunk: bytes) -> None:
         if sink < 0:
@@ -389,14 +437,11 @@ class BotProcess:
         self._stderr_dir = Path(stderr_dir) if stderr_dir is not None else None
         self._launcher = launcher
         self._child: Child | None = None
-        self._out_fd = -1
         self._in_fd = -1
         self._err_fd = -1
-        self._poll: select.poll | None = None
+        self._reader: LineReader | None = None  # its stdout, while its pipes are open
         self._write_poll: select.poll | None = None
         self._pump: _StderrPump | None = None
-        self._buf = bytearray()
-        self._lines: deque[bytes] = deque()
         self._pending: list[bytes] = []
         # Lines for the bot, sent with the next write (events need no reply): the pending
         # list's own append, so that queueing an event costs no Python call. The list is
@@ -404,6 +449,7 @@ class BotProcess:
         self.queue: Callable[[bytes], None] = self._pending.append
         self._next_id = 1
         self.last_request_id = 0
+        self.last_info: Info | None = None  # the notes of the reply ``decide`` last returned
         self._abandoned: set[int] = set()
         # Read the reply without a wait first: right for a bot that answers while the request is
         # being written (on the arena's CPU, the write wakes it and it runs first). A read that
@@ -420,6 +466,7 @@ class BotProcess:
         self._dead_reason: str | None = None
         self._killed = False
         self.exited_on_goodbye = False
+        self._stderr_kept = 0  # what its matches' records hold of its stderr, all its processes together
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -486,18 +533,16 @@ class BotProcess:
         self.starts += 1
         self.matches = 0
         self._dead_reason = None
-        self._buf = bytearray()
-        self._lines = deque()
         self._pending.clear()
         self._abandoned = set()
-        self._in_fd, self._out_fd, self._err_fd = ours
+        self._in_fd, out_fd, self._err_fd = ours
         os.set_blocking(self._in_fd, False)
-        os.set_blocking(self._out_fd, False)
-        self._poll = select.poll()
-        self._poll.register(self._out_fd, select.POLLIN)
+        os.set_blocking(out_fd, False)
+        self._reader = LineReader(out_fd, self.limits.max_line_bytes, self._gone)
         self._write_poll = select.poll()
         self._write_poll.register(self._in_fd, select.POLLOUT)
-        self._pump = _StderrPump(self._err_fd, self.stderr_path, self.limits.stderr_bytes)
+        self._pump = _StderrPump(self._err_fd, self.stderr_path, self.limits.stderr_bytes,
+                                 self.limits.stderr_bytes - self._stderr_kept)
         self._pump.start()
         _LIVE.add(self)
         if self.log is not None:
@@ -515,7 +560,8 @@ class BotProcess:
         if child is None or self._killed:
             return
         if self._dead_reason is None:
-            self._dead_reason = "killed"
+            # A line it was refused for is why it is gone, said in what it is asked next.
+            self._dead_reason = (self._reader.refused if self._reader is not None else None) or "killed"
         child.launcher.kill(child, self.limits.kill_grace_ms / 1000)
         child.release()  # what it used is in its exit report now; a closed bot keeps no files
         self._close_pipes()
@@ -547,14 +593,16 @@ class BotProcess:
         if self._pump is not None:
             self._pump.stop()
             self._pump.join(timeout=1.0)
-        for fd in (self._in_fd, self._out_fd, self._err_fd):
+        for fd in (self._in_fd, self._err_fd):
             if fd >= 0:
                 try:
                     os.close(fd)
                 except OSError:
                     pass
-        self._in_fd = self._out_fd = self._err_fd = -1
-        self._poll = None
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
+        self._in_fd = self._err_fd = -1
         self._write_poll = None
 
     # -- what it used ------------------------------------------------------------------------
@@ -573,6 +621,25 @@ class BotProcess:
         child = self._child
         if child is not None and child.running:
             child.launcher.reset(child)
+
+    def match_stderr(self, t0: float) -> tuple[list[tuple[float, str]], int]:
+        """The lines it wrote on stderr since its match began (``send_hello``), each with its
+        time in milliseconds since ``t0`` (a ``time.monotonic()``), and the bytes dropped past
+        the caps. A line is timed by the read that ended it; an unfinished one ends the list."""
+        if self._pump is None:
+            return [], 0
+        self._pump.settle()
+        chunks, dropped = self._pump.take_match()
+        self._stderr_kept += sum(len(chunk) for _, chunk in chunks)
+        lines: list[tuple[float, str]] = []
+        partial = b""
+        for when, chunk in chunks:
+            *done, partial = (partial + chunk).split(b"\n")
+            t_ms = max(0.0, int((when - t0) * 1e6) / 1000)
+            lines.extend((t_ms, line.decode("utf-8", "replace")) for line in done)
+        if partial:
+            lines.append((max(0.0, int((chunks[-1][0] - t0) * 1e6) / 1000), partial.decode("utf-8", "replace")))
+        return lines, dropped
 
     def _gone(self, when: str) -> BotFailure:
         """The failure for a bot whose output ended: how it ended and its last stderr words."""
@@ -634,69 +701,10 @@ class BotProcess:
 
     def _read_line(self, deadline: float) -> bytes:
         """The next line from the bot (without its newline), by ``deadline``."""
-        lines = self._lines
-        while not lines:
-            if self._dead_reason is not None or self._poll is None:
-                raise BotFailure(Termination.CRASH, f"bot is gone ({self._dead_reason})")
-            # Wait, then read: a read that finds the pipe empty costs more (an exception) than
-            # the wait, and a reply is seldom there the moment its request is written. Whatever
-            # is there is taken, even past the deadline (poll(0) then only looks).
-            remaining = deadline - _monotonic()
-            if not self._poll.poll(remaining * 1000.0 + 0.5 if remaining > 0 else 0):
-                if remaining <= 0:
-                    raise BotFailure(Termination.TIMEOUT, "no reply before the deadline")
-                continue
-            self._take_chunk(self._read_chunk(), deadline)
-        return lines.popleft()
-
-    def _read_chunk(self) -> bytes:
-        """What the bot has written, once poll said there is something (b"" for nothing yet)."""
-        try:
-            chunk = os.read(self._out_fd, _READ_CHUNK)
-        except BlockingIOError:  # woken for nothing
-            return b""
-        except OSError as exc:
-            raise self._gone(f"(read error {exc.errno})") from None
-        if not chunk:
-            raise self._gone("")
-        return chunk
-
-    def _take_chunk(self, chunk: bytes, deadline: float) -> None:
-        """Split what was read into whole lines (``_lines``) and the start of the next (``_buf``),
-        refusing a line over the limit as soon as it is, and an unfinished line past the
-        deadline (one that keeps coming in small pieces never waits on poll)."""
-        buf = self._buf
-        lines = self._lines
-        limit = self.limits.max_line_bytes
-        start = 0
-        while True:
-            end = chunk.find(b"\n", start)
-            if end < 0:
-                break
-            if buf:
-                buf += chunk[start:end]
-                line = bytes(buf)
-                buf.clear()
-            else:
-                line = chunk[start:end]
-            if len(line) > limit:
-                self._oversized(len(line))
-            lines.append(line)
-            start = end + 1
-        if start < len(chunk):
-            buf += chunk[start:]
-            if len(buf) > limit:
-                self._oversized(len(buf), partial=True)
-        if not lines and _monotonic() > deadline:
-            detail = f" ({len(buf)} bytes, no newline)" if buf else ""
-            raise BotFailure(Termination.TIMEOUT, f"no reply before the deadline{detail}")
-
-    def _oversized(self, size: int, partial: bool = False) -> None:
-        self._buf = bytearray()
-        self._lines.clear()
-        self._dead_reason = "oversized line"
-        more = "+ (unfinished)" if partial else ""
-        raise BotFailure(Termination.OVERSIZED_LINE, f"line of {size}{more} bytes, the limit is {self.limits.max_line_bytes}")
+        reader = self._reader
+        if reader is None or (not reader.lines and self._dead_reason is not None):
+            raise BotFailure(Termination.CRASH, f"bot is gone ({self._dead_reason})")
+        return reader.line(deadline)
 
     def _next_reply(self, deadline: float) -> bytes:
         """The next line that is not blank, by ``deadline``. Blank lines (spaces, ``\\r``) are
@@ -740,6 +748,8 @@ class BotProcess:
         self.prepare()
         if reset:
             self.reset_usage()
+        if self._pump is not None:
+            self._pump.take_match()  # what it wrote between matches is no match's
         first = self.matches == 0
         self.matches += 1
         message = dict(hello, type="hello" if first else "new_match", match=self.matches)
@@ -792,12 +802,13 @@ class BotProcess:
         caller's bookkeeping then overlaps the bot's thinking.
 
         Returns (request id, move text, elapsed seconds: on the cpu clock, the CPU seconds its
-        tree spent from the request to the reply). Only the reply's shape and id are
+        tree spent from the request to the reply); the reply's notes are ``last_info``. Only the reply's shape and id are
         checked here. A late reply to an abandoned (timed-out) request is skipped; any other
         id is ``wrong_id``. On timeout the request is abandoned.
         """
         request_id = self.last_request_id = self._next_id
         self._next_id = request_id + 1
+        self.last_info = None
         time_ms = move_ms + bank_ms
         clock = self._cpu_clock
         data = request_line(request_id, time_ms, bank_ms, view, legal, self.limits.clock)
@@ -817,9 +828,9 @@ class BotProcess:
             # fastest. A reply before then costs one read more, and nothing else.
             deadline = start + (time_ms + self.limits.grace_ms) / 1000 / self._cpu_width
         try:
-            poll = self._poll
+            reader = self._reader
             child = self._child
-            if (poll is None or self.log is not None or self._lines or self._buf or self._dead_reason is not None
+            if (reader is None or self.log is not None or reader.lines or reader.buf or self._dead_reason is not None
                     or child is None or child.exit is not None):
                 # The general path: a log to write, lines already read, or a bot that may be
                 # gone (``_write`` says how).
@@ -843,7 +854,7 @@ class BotProcess:
                 chunk: bytes | None = None
                 if self._eager:
                     try:
-                        chunk = os.read(self._out_fd, _REPLY_CHUNK)
+                        chunk = os.read(reader.fd, _REPLY_CHUNK)
                     except BlockingIOError:  # not there yet: wait for it
                         self._eager = False
                         self._eager_in = self._eager_gap = min(2 * self._eager_gap, _EAGER_RETRY)
@@ -858,9 +869,9 @@ class BotProcess:
                     self._eager = True
                 if chunk is None:
                     remaining = deadline - _monotonic()
-                    if poll.poll(remaining * 1000.0 + 0.5 if remaining > 0 else 0):
+                    if reader.poll.poll(remaining * 1000.0 + 0.5 if remaining > 0 else 0):
                         try:
-                            chunk = os.read(self._out_fd, _REPLY_CHUNK)
+                            chunk = os.read(reader.fd, _REPLY_CHUNK)
                         except OSError:  # nothing after all, or an error: the general path says which
                             chunk = b""
                 if chunk:
@@ -869,10 +880,11 @@ class BotProcess:
                         if clock is None:
                             return request_id, move, _monotonic() - start
                         return request_id, move, self._cpu_charge(clock, cpu0, request_id, time_ms)
-                    self._take_chunk(chunk, deadline)
+                    reader.take(chunk, deadline)
             while True:
                 reply: MoveReply = parse_move(self._next_reply(deadline))
                 if reply.id == request_id:
+                    self.last_info = reply.info
                     if clock is None:
                         return request_id, reply.move, _monotonic() - start
                     return request_id, reply.move, self._cpu_charge(clock, cpu0, request_id, time_ms)
@@ -931,6 +943,7 @@ class BotProcess:
                     while _monotonic() <= look:
                         reply = parse_move(self._next_reply(look))
                         if reply.id == request_id:
+                            self.last_info = reply.info
                             return request_id, reply.move, self._cpu_charge(clock, cpu0, request_id, time_ms)
                         if reply.id not in self._abandoned:
                             raise BotFailure(Termination.WRONG_ID,

@@ -12,7 +12,7 @@ from typing import Any
 
 from arena.core.seeding import Rng
 from arena.harness.botproc import Limits
-from arena.harness.protocol import Ready
+from arena.harness.protocol import Info, Ready
 from arena.harness.resources import Usage
 
 __all__ = ["LocalBot"]
@@ -29,6 +29,7 @@ class LocalBot:
         self._first = first
         self._limits = limits if limits is not None else Limits()
         self.last_request_id = 0
+        self.last_info: Info | None = None  # its moves carry no notes
 
     @property
     def name(self) -> str:

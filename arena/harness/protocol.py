@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from enum import Enum
 from operator import attrgetter
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeAlias
 
 from arena.core.moves import Move, MoveKind
 from arena.errors import ArenaError, ExitCode
@@ -116,9 +116,88 @@ class Ready(NamedTuple):
     protocol: int
 
 
+# A move reply's ``info`` (docs/PROTOCOL.md, "The bot's notes"): any JSON object, at most this
+# many bytes as compact UTF-8 JSON and this deep (the reply's own object not counted), so that
+# a record, a replay and a page can hold and show every note without a recursion or a flood.
+MAX_INFO_BYTES = 4096
+MAX_INFO_DEPTH = 32
+
+
+class InfoDrop(Enum):
+    """Why a move reply's ``info`` was dropped (the move itself stands): recorded with the move."""
+
+    NOT_OBJECT = "not_object"  # a JSON value that is not an object
+    TOO_LARGE = "too_large"  # over MAX_INFO_BYTES encoded
+    TOO_DEEP = "too_deep"  # nested deeper than MAX_INFO_DEPTH
+    INVALID = "invalid"  # what JSON cannot carry on: NaN, Infinity, a lone surrogate
+
+
+Info: TypeAlias = "dict[str, Any] | InfoDrop"
+"""A reply's notes as the record keeps them: the object itself, or why it was dropped."""
+
+
 class MoveReply(NamedTuple):
     id: int
     move: str
+    info: Info | None = None  # None: the reply had no ``info``
+
+
+def _depth(value: Any) -> int:
+    """How deep ``value`` nests (a scalar 0, ``{}`` 1), without recursion."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, level)
+        if level > MAX_INFO_DEPTH:
+            break
+        stack.extend((child, level + 1) for child in children)
+    return deepest
+
+
+def check_info(value: Any) -> Info:
+    """A reply's ``info`` as it is kept: the object, or why it is dropped."""
+    if not isinstance(value, dict):
+        return InfoDrop.NOT_OBJECT
+    if _depth(value) > MAX_INFO_DEPTH:
+        return InfoDrop.TOO_DEEP
+    try:
+        size = len(json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8"))
+    except (ValueError, UnicodeEncodeError):
+        return InfoDrop.INVALID
+    return value if size <= MAX_INFO_BYTES else InfoDrop.TOO_LARGE
+
+
+def _shallow(line: bytes, depth: int) -> bytes:
+    """``line`` with every value nested deeper than ``depth`` replaced by ``0``, strings kept
+    whole: a reply whose ``info`` nests too deep for the JSON parser still yields its move."""
+    out = bytearray()
+    level = 0
+    in_string = escaped = False
+    for byte in line:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # a backslash
+                escaped = True
+            elif byte == 0x22:  # a quote
+                in_string = False
+        elif byte == 0x5B or byte == 0x7B:  # [ {
+            level += 1
+            if level == depth + 1:
+                out += b"0"
+        elif byte == 0x5D or byte == 0x7D:  # ] }
+            level -= 1
+            if level >= depth:
+                continue
+        elif byte == 0x22:
+            in_string = True
+        if level <= depth:
+            out.append(byte)
+    return bytes(out)
 
 
 def encode(message: Mapping[str, Any]) -> bytes:
@@ -361,7 +440,16 @@ def parse_move(line: bytes) -> MoveReply:
     fast = _CANONICAL_MOVE.fullmatch(line)
     if fast is not None:
         return MoveReply(int(fast.group(1)), fast.group(2).decode())
-    obj = parse_object(line)
+    deep = False
+    try:
+        obj = parse_object(line)
+    except BotFailure:
+        # Notes nested too deep to parse are dropped, not the move: read the reply without them.
+        shallow = _shallow(line, MAX_INFO_DEPTH + 1)
+        if shallow == line:
+            raise
+        obj = parse_object(shallow)
+        deep = True
     if obj.get("type") != "move":
         raise BotFailure(Termination.MALFORMED, f'expected {{"type":"move",...}}, got {_show(line)}')
     request_id = obj.get("id")
@@ -370,4 +458,6 @@ def parse_move(line: bytes) -> MoveReply:
     move = obj.get("move")
     if not isinstance(move, str):
         raise BotFailure(Termination.MALFORMED, f"reply has no move text: {_show(line)}")
-    return MoveReply(request_id, move)
+    if obj.get("info") is None:  # none, or null: a kit's way of saying none
+        return MoveReply(request_id, move)
+    return MoveReply(request_id, move, InfoDrop.TOO_DEEP if deep else check_info(obj["info"]))

@@ -21,7 +21,7 @@ from arena.core.seeding import derive_seed
 from arena.errors import ArenaError, ExitCode
 from arena.harness.botproc import BotProcess
 from arena.harness.local_bot import LocalBot
-from arena.harness.protocol import BotFailure, Ready, Termination, match_start, request_line
+from arena.harness.protocol import BotFailure, Info, Ready, Termination, match_start, request_line
 from arena.match.referee import FailurePolicy, play_match
 
 # Go's bufio.Scanner gives up on a longer line by default (bufio.MaxScanTokenSize), and other
@@ -82,6 +82,7 @@ class _Probe:
         self.seat: int | None = None
         self.answered: list[tuple[int, int]] = []  # (bytes, legal moves) of each request the bot answered
         self.failed_at = 0  # the bytes of the request the bot failed on, 0 if none
+        self.last_info: Info | None = None
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.bot, name)
@@ -94,6 +95,7 @@ class _Probe:
         self, view: Any, legal: Sequence[str], move_ms: int, bank_ms: int, idle: Callable[[], None] | None = None
     ) -> tuple[int, str, float]:
         self.count += 1
+        self.last_info = None  # what a move the bot was not asked for carries
         if len(legal) == 1:
             self.forced += 1
         if self.count == self.stale_at:
@@ -109,6 +111,7 @@ class _Probe:
             self.failed_at = size
             raise
         self.answered.append((size, len(legal)))
+        self.last_info = self.bot.last_info
         return reply
 
 

@@ -4,7 +4,8 @@ A record carries what is needed to replay the match through the rules core (seed
 seating and every move) and what happened around it: the events, how long each decision
 took, every bot failure and what the referee did about it, each seat's termination and the
 result. Times are kept apart from the game itself (``to_dict(times=False)``) so that the same
-seed with deterministic bots gives identical records.
+seed with deterministic bots gives identical records. Its versions (``SCHEMA_VERSIONS``: 2 adds
+the bot's notes with a move) are listed in docs/REPLAY.md, "The record's versions".
 
 This module owns what the referee adds to how a match ends (the rules core's ``EndReason``,
 re-exported here): the ``FailurePolicy`` the referee applies, and the forfeit rule
@@ -27,10 +28,14 @@ from typing import Any, NamedTuple, NoReturn
 
 from arena.core.outcome import EndReason, TextEnum
 from arena.errors import ArenaError, ExitCode
-from arena.harness.protocol import Termination
+from arena.harness.protocol import Info, InfoDrop, Termination, check_info
 from arena.harness.resources import Usage
 
-SCHEMA_VERSION = 1
+# The newest schema this arena writes and reads (docs/REPLAY.md, "The record's versions"). A
+# record is written with the oldest version that holds it: one without version 2's additions
+# (a move's notes) is written as version 1, byte for byte what an arena before them wrote.
+SCHEMA_VERSION = 2
+SCHEMA_VERSIONS = (1, 2)
 TIME_KEYS = ("ms", "t_ms")  # what to_dict(times=False) leaves out of moves and events
 
 
@@ -123,6 +128,7 @@ class MoveEntry(NamedTuple):
     by: PlayedBy = PlayedBy.BOT
     ms: float | None = None
     t_ms: float | None = None
+    info: Info | None = None  # the bot's notes with its move (schema 2), or why they were dropped
 
     def to_dict(self, times: bool = True) -> dict[str, Any]:
         data: dict[str, Any] = {"seat": self.seat, "move": self.move, "by": self.by.value}
@@ -131,6 +137,12 @@ class MoveEntry(NamedTuple):
                 data["ms"] = self.ms
             if self.t_ms is not None:
                 data["t_ms"] = self.t_ms
+        info = self.info
+        if info is not None:
+            if isinstance(info, InfoDrop):
+                data["info_dropped"] = info.value
+            else:
+                data["info"] = info
         return data
 
 
@@ -172,6 +184,15 @@ class SeatOutcome:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SeatOutcome:
         return _read_outcome(data, "outcome", None)
+
+
+class StderrLine(NamedTuple):
+    """A line a seat's bot wrote on stderr during the match (schema 2), at ``t_ms`` since the
+    match began: the time the arena read it, on the clock of the moves' ``t_ms``."""
+
+    seat: int
+    t_ms: float
+    text: str
 
 
 @dataclass(frozen=True)
@@ -258,7 +279,9 @@ class GameRecord:
     ``usage`` holds what each seat's bot used (``SeatUsage``), for the seats whose player
     measures it (a bot process; not an in-process player). Like the times it is a measurement:
     ``to_dict(times=False)`` leaves it out, records written before it existed have none, and
-    verification ignores it."""
+    verification ignores it. So are ``stderr``, the lines each bot process wrote on stderr
+    during the match, and ``stderr_dropped``, the bytes per seat past their caps (all zeros, or
+    empty, when none were)."""
 
     seed: int
     rules: dict[str, Any]
@@ -273,10 +296,23 @@ class GameRecord:
     policy: FailurePolicy | None = None
     duration_ms: float = 0.0
     usage: tuple[SeatUsage, ...] = ()
+    stderr: tuple[StderrLine, ...] = ()
+    stderr_dropped: tuple[int, ...] = ()
 
     @property
     def winner(self) -> int | None:
         return self.result.winner
+
+    @property
+    def schema_version(self) -> int:
+        """The oldest schema that holds this record (``SCHEMA_VERSIONS``)."""
+        return self._version(True)
+
+    def _version(self, times: bool) -> int:
+        """The oldest schema that holds ``to_dict(times)``: without times, the stderr goes too."""
+        if times and (self.stderr or any(self.stderr_dropped)):
+            return 2
+        return 2 if any(m.info is not None for m in self.moves) else 1
 
     def to_dict(self, times: bool = True) -> dict[str, Any]:
         if times:
@@ -284,7 +320,7 @@ class GameRecord:
         else:
             events = [{k: v for k, v in e.items() if k not in TIME_KEYS} for e in self.events]
         data: dict[str, Any] = {
-            "schema_version": SCHEMA_VERSION,
+            "schema_version": self._version(times),
             "seed": self.seed,
             "rules": dict(self.rules),
             "seating": dict(self.seating),
@@ -301,6 +337,9 @@ class GameRecord:
             data["duration_ms"] = self.duration_ms
             if self.usage:
                 data["usage"] = [u.to_dict() for u in self.usage]
+            if self.stderr or any(self.stderr_dropped):
+                data["stderr"] = {"lines": [list(line) for line in self.stderr],
+                                  "dropped": list(self.stderr_dropped) or [0] * len(self.seats)}
         return data
 
     @classmethod
@@ -310,8 +349,9 @@ class GameRecord:
             raise RecordError(f"a game record must be a JSON object, got {_show(data)}")
         _keys(data, "record", _RECORD_KEYS, _RECORD_REQUIRED)
         version = data["schema_version"]
-        if type(version) is not int or version != SCHEMA_VERSION:
-            raise RecordError(f"record schema_version {_show(version)} is not supported (expected {SCHEMA_VERSION})")
+        if type(version) is not int or version not in SCHEMA_VERSIONS:
+            raise RecordError(f"record schema_version {_show(version)} is not supported "
+                              f"(expected {' or '.join(map(str, SCHEMA_VERSIONS))})")
         seats = tuple(_str(s, "seats", i) for i, s in enumerate(_list(data["seats"], "seats")))
         if not seats:
             _bad("seats", None, "at least one bot name", data["seats"])
@@ -328,7 +368,7 @@ class GameRecord:
             rules=_plain_object(data["rules"], "rules", None, 1),
             seating=_read_seating(data["seating"]),
             seats=seats,
-            moves=tuple([_read_move(m, "moves", i, players) for i, m in enumerate(moves)]),
+            moves=_read_moves(moves, players, version),
             events=tuple([_read_event(e, "events", i) for i, e in enumerate(events)]),
             outcomes=tuple(_read_outcome(o, f"outcomes[{i}]", players)
                            for i, o in enumerate(_list(data["outcomes"], "outcomes"))),
@@ -339,6 +379,7 @@ class GameRecord:
             policy=policy,
             duration_ms=_time(data.get("duration_ms", 0.0), "duration_ms"),
             usage=_read_usage(data.get("usage", []), players),
+            **_read_stderr(data, players, version),
         )
 
 
@@ -392,9 +433,9 @@ def derive_row_values(record: GameRecord) -> RowValues:
 # ("moves[3].seat") is only spelled out when something is wrong, since records are read in bulk.
 
 _RECORD_KEYS = ("schema_version", "seed", "rules", "seating", "seats", "limits", "policy", "moves", "events",
-                "failures", "outcomes", "result", "duration_ms", "usage")
+                "failures", "outcomes", "result", "duration_ms", "usage", "stderr")
 _RECORD_REQUIRED = ("schema_version", "seed", "rules", "seating", "seats", "moves", "events", "outcomes", "result")
-_MOVE_KEYS = frozenset(("seat", "move", "by", "ms", "t_ms"))
+_MOVE_KEYS = frozenset(("seat", "move", "by", "ms", "t_ms", "info", "info_dropped"))
 _FAILURE_KEYS = frozenset(("seat", "termination", "detail", "move_index", "action", "substitute"))
 _OUTCOME_KEYS = frozenset(("seat", "bot", "termination", "detail", "strikes"))
 _USAGE_KEYS = ("seat", "cpu_ms", "user_ms", "system_ms", "wall_ms", "cpu_per_wall", "peak_memory_mb", "source")
@@ -407,6 +448,7 @@ _ACTIONS = {m.value: m for m in FailureAction}
 _REASONS = {m.value: m for m in EndReason}
 _TERMINATIONS = {m.value: m for m in Termination}
 _POLICIES = {m.value: m for m in Policy}
+_INFO_DROPS = {m.value: m for m in InfoDrop}
 
 
 def _show(value: Any) -> str:
@@ -581,6 +623,30 @@ def _seat(value: Any, where: str, players: int | None) -> int:
     return _int(value, where, "seat", 0, players - 1)
 
 
+def _read_moves(moves: Sequence[Any], players: int, version: int) -> tuple[MoveEntry, ...]:
+    entries = tuple([_read_move(m, "moves", i, players) for i, m in enumerate(moves)])
+    if version < 2:
+        for i, entry in enumerate(entries):
+            if entry.info is not None:
+                raise RecordError(f"malformed game record: moves[{i}]: a move's notes need schema_version 2")
+    return entries
+
+
+def _read_info(value: Mapping[str, Any], path: str) -> Info | None:
+    """A move's ``info`` (an object within the protocol's limits) or ``info_dropped``."""
+    if "info" in value:
+        if "info_dropped" in value:
+            raise RecordError(f"malformed game record: {path}: both info and info_dropped")
+        info = check_info(value["info"])
+        if isinstance(info, InfoDrop):
+            _bad(path, "info", "a JSON object within the notes' limits (docs/PROTOCOL.md)", value["info"])
+        return info
+    if "info_dropped" in value:
+        drop: InfoDrop = _choice(_INFO_DROPS, value["info_dropped"], path, "info_dropped")
+        return drop
+    return None
+
+
 def _read_move(value: Any, where: str, index: int, players: int) -> MoveEntry:
     if type(value) is not dict:
         value = _object(value, where, index)
@@ -591,7 +657,9 @@ def _read_move(value: Any, where: str, index: int, players: int) -> MoveEntry:
     if (type(seat) is int and 0 <= seat < players and type(move) is str and type(by) is str and by in _PLAYED_BY
             and (ms is None or type(ms) is float and 0 <= ms < _INT_MAX)
             and (t_ms is None or type(t_ms) is float and 0 <= t_ms < _INT_MAX)):
-        return MoveEntry(seat, move, _PLAYED_BY[by], ms, t_ms)
+        if len(value) <= 5 or ("info" not in value and "info_dropped" not in value):
+            return MoveEntry(seat, move, _PLAYED_BY[by], ms, t_ms)
+        return MoveEntry(seat, move, _PLAYED_BY[by], ms, t_ms, _read_info(value, _path(where, index)))
     path = _path(where, index)
     return MoveEntry(
         seat=_seat(seat, path, players),
@@ -599,6 +667,7 @@ def _read_move(value: Any, where: str, index: int, players: int) -> MoveEntry:
         by=_choice(_PLAYED_BY, by, path, "by"),
         ms=_time(ms, path, "ms") if "ms" in value else None,
         t_ms=_time(t_ms, path, "t_ms") if "t_ms" in value else None,
+        info=_read_info(value, path),
     )
 
 
@@ -635,6 +704,26 @@ def _amount(value: Any, where: str, key: str) -> float:
     if type(value) is not float and type(value) is not int or not (0 <= value <= _INT_MAX and math.isfinite(value)):
         _bad(where, key, "a number >= 0", value)
     return value
+
+
+def _read_stderr(data: Mapping[str, Any], players: int, version: int) -> dict[str, Any]:
+    """``stderr`` and ``stderr_dropped`` of a record that has its bots' stderr (schema 2)."""
+    if "stderr" not in data:
+        return {}
+    if version < 2:
+        raise RecordError("malformed game record: stderr: a record's stderr needs schema_version 2")
+    value = _object(data["stderr"], "stderr")
+    _keys(value, "stderr", ("lines", "dropped"), ("lines", "dropped"))
+    lines = []
+    for i, item in enumerate(_list(value["lines"], "stderr", "lines")):
+        where = f"stderr.lines[{i}]"
+        if not isinstance(item, (list, tuple)) or len(item) != 3:
+            _bad(where, None, "[seat, t_ms, text]", item)
+        lines.append(StderrLine(_seat(item[0], where, players), _time(item[1], where), _str(item[2], where)))
+    dropped = tuple(_int(n, "stderr.dropped", i) for i, n in enumerate(_list(value["dropped"], "stderr", "dropped")))
+    if len(dropped) != players:
+        _bad("stderr", "dropped", f"a count per seat ({players})", value["dropped"])
+    return {"stderr": tuple(lines), "stderr_dropped": dropped}
 
 
 def _read_usage(value: Any, players: int) -> tuple[SeatUsage, ...]:

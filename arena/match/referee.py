@@ -21,6 +21,7 @@ from arena.errors import ArenaError, IllegalMoveError, MoveParseError
 from arena.harness.botproc import BotProcess, lost_with_their_launcher, reset_usages, usages
 from arena.harness.protocol import (
     BotFailure,
+    Info,
     Ready,
     Termination,
     card_list,
@@ -41,6 +42,7 @@ from arena.match.record import (
     Result,
     SeatOutcome,
     SeatUsage,
+    StderrLine,
     forfeit_result,
 )
 
@@ -84,6 +86,8 @@ class Player(Protocol):
     def limits(self) -> Any: ...
     @property
     def last_request_id(self) -> int: ...
+    @property
+    def last_info(self) -> Info | None: ...  # the notes of the reply ``decide`` last returned
     @property
     def process(self) -> BotProcess | None: ...
     def send_hello(self, hello: dict[str, Any], *, reset: bool = True) -> None: ...
@@ -237,6 +241,7 @@ def play_match(
         move_ms = move_ms_of[seat]
         by = by_bot
         ms = 0.0  # the bot's time for its move, to the microsecond
+        info: Info | None = None
         try:
             _, text, elapsed = bot.decide(views.json(seat), texts, move_ms, banks[seat])
             ms = int(elapsed * 1e6) / 1000  # recorded with the move, substituted or not
@@ -245,6 +250,7 @@ def play_match(
             except ValueError:
                 chosen = _match_move(state, legal, text)
                 text = str(chosen)
+            info = bot.last_info  # a refused move's notes go with it
             if ms > move_ms:
                 banks[seat] = max(0, int(banks[seat] - (ms - move_ms)))
         except BotFailure as exc:
@@ -260,7 +266,7 @@ def play_match(
             if exc.termination is Termination.TIMEOUT:
                 bot.queue(timeout_line(bot.last_request_id, text))
         t_ms = int((monotonic() - t0) * 1e6) / 1000
-        entry: MoveEntry = _new_tuple(MoveEntry, (seat, text, by, ms, t_ms))
+        entry: MoveEntry = _new_tuple(MoveEntry, (seat, text, by, ms, t_ms, info))
         moves.append(entry)
         if observer is not None:
             observer("move", entry.to_dict())
@@ -281,6 +287,7 @@ def play_match(
         policy=policy,
         duration_ms=round((monotonic() - t0) * 1000, 3),
         usage=_usage(bots),
+        **_stderr(bots, t0),
     )
 
 
@@ -381,6 +388,22 @@ def _usage(bots: Sequence[Player]) -> tuple[SeatUsage, ...]:
         if usage.source:
             entries.append(SeatUsage.of(seat, usage))
     return tuple(entries)
+
+
+def _stderr(bots: Sequence[Player], t0: float) -> dict[str, Any]:
+    """What each bot process wrote on stderr during the match (``BotProcess.match_stderr``),
+    as the record's ``stderr`` and ``stderr_dropped``; nothing when no bot wrote any."""
+    lines: list[StderrLine] = []
+    dropped = [0] * len(bots)
+    for seat, bot in enumerate(bots):
+        proc = bot.process
+        if proc is not None:
+            written, dropped[seat] = proc.match_stderr(t0)
+            lines.extend(StderrLine(seat, t_ms, text) for t_ms, text in written)
+    if not lines and not any(dropped):
+        return {}
+    lines.sort(key=lambda line: line.t_ms)  # stable: each seat's lines keep their order
+    return {"stderr": tuple(lines), "stderr_dropped": tuple(dropped)}
 
 
 def _match_move(state: MatchState, legal: list[Move], text: str) -> Move:

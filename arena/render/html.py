@@ -14,6 +14,7 @@ reads with ``JSON.parse``; see ``json_island`` for why any string survives that 
 
 from __future__ import annotations
 
+import bisect
 import html
 import json
 import math
@@ -36,6 +37,7 @@ from arena.render.text import (
     COUNT_KEYS,
     TOTAL_LABELS,
     escoba_text,
+    info_text,
     match_end_text,
     rules_text,
     seat_name,
@@ -121,6 +123,9 @@ def replay_data(record: GameRecord, steps: Sequence[tuple[int, int | None]], tit
         "events": [{k: v for k, v in e.items() if k not in TIME_KEYS} for e in record.events],
         "steps": plays,
         "outcomes": [o.to_dict() for o in record.outcomes],
+        # The bots' notes with their moves, as escaped lines: [move index, text] of each.
+        "notes": [[i, info_text(m.info)] for i, m in enumerate(moves) if m.info is not None],
+        "stderr": _stderr_by_move(record),
         **_afterwards_data(record, seen),
     }
 
@@ -130,6 +135,20 @@ def _afterwards_data(record: GameRecord, seen: Afterwards | None) -> dict[str, A
     if seen is None:
         seen = afterwards(record)
     return {"decks": [[str(c) for c in deck] for deck in seen.decks], "offered": [list(m) for m in seen.offered]}
+
+
+def _stderr_by_move(record: GameRecord) -> list[list[Any]]:
+    """Each stderr line as ``[move, seat, t_ms, text]``: the first move made at or after the
+    time it was read (null after the last move, or in a record without times), its text escaped."""
+    times = [m.t_ms for m in record.moves]
+    if any(t is None for t in times):
+        return [[None, line.seat, line.t_ms, printable(line.text)] for line in record.stderr]
+    ends = [float(t) for t in times if t is not None]
+    out: list[list[Any]] = []
+    for line in record.stderr:
+        index = bisect.bisect_left(ends, line.t_ms)
+        out.append([index if index < len(ends) else None, line.seat, line.t_ms, printable(line.text)])
+    return out
 
 
 # The most escobas one step can make (a play and its sweep of the table): the page's cries.

@@ -10,6 +10,7 @@ Names and failure details come from the record, untrusted: they are escaped
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from arena.core.events import Cards, Claim, Deal, EscobaEnMano, HandScore, Initi
 from arena.core.outcome import EndReason
 from arena.core.rules import Rules, Seating
 from arena.core.scoring import CATEGORIES
+from arena.harness.protocol import MAX_INFO_BYTES, Info, InfoDrop
 from arena.match.record import GameRecord
 from arena.match.replay import Frame, Replay, side_names
 from arena.printable import printable
@@ -33,6 +35,37 @@ CATEGORY_LABELS: Mapping[str, str] = MappingProxyType({
 COUNT_KEYS: Mapping[str, str] = MappingProxyType({"cards": "n_cards", "oros": "n_oros", "sevens": "n_sevens"})
 # The last rows of a hand's score: its total, and the match score after it.
 TOTAL_LABELS: Mapping[str, str] = MappingProxyType({"hand": "hand total", "match": "match score"})
+# Why a bot's notes were dropped (the HTML page gets these in its JSON too).
+INFO_DROP_LABELS: Mapping[str, str] = MappingProxyType({
+    InfoDrop.NOT_OBJECT.value: "not a JSON object", InfoDrop.TOO_LARGE.value: f"over {MAX_INFO_BYTES} bytes",
+    InfoDrop.TOO_DEEP.value: "nested too deep", InfoDrop.INVALID.value: "not valid JSON (NaN, a lone surrogate)"})
+
+
+def info_text(info: Info) -> str:
+    """A bot's notes with its move, as one escaped line: the object as compact JSON, or why
+    it was dropped."""
+    if isinstance(info, InfoDrop):
+        return f"(notes dropped: {INFO_DROP_LABELS[info.value]})"
+    return printable(json.dumps(info, ensure_ascii=False, separators=(",", ":")))
+
+
+def stderr_text(record: GameRecord, match: str) -> str:
+    """What each seat's bot wrote on stderr during match ``match`` (its id, or its file), seat
+    by seat, each line with the match, the seat and its time since the match began, escaped."""
+    out = []
+    dropped = record.stderr_dropped or (0,) * len(record.seats)
+    for seat in range(len(record.seats)):
+        lines = [line for line in record.stderr if line.seat == seat]
+        cut = f"; {dropped[seat]:,} bytes more dropped past the caps" if dropped[seat] else ""
+        out.append(f"== {printable(match)} | {seat_name(record, seat)} | stderr: {counted(len(lines), 'line')}{cut} ==")
+        out.extend(f"{printable(match)} seat {seat} {line.t_ms:>10.3f} ms  {printable(line.text)}" for line in lines)
+    return "\n".join(out) + "\n"
+
+
+def _info_of(replay: Replay, frame: Frame) -> Info | None:
+    if frame.move is None or frame.move_index is None:
+        return None
+    return replay.record.moves[frame.move_index].info
 
 
 @dataclass(frozen=True)
@@ -344,6 +377,9 @@ def render_screen(replay: Replay, index: int, style: TextStyle = PLAIN, seat: in
         lines.append(f"   pile of {names[side]}: {_pile_summary(frame.piles[side], frame.escobas[side])}")
     lines.append("")
     lines.append(" " + (f"{move_no}. " if frame.move is not None else "") + describe(frame, replay, style))
+    info = _info_of(replay, frame)
+    if info is not None:
+        lines.append("    " + style.dim("info: " + info_text(info)))
     if frame.kind == "hand_score" and frame.breakdown is not None:
         lines.append("")
         lines.extend("   " + ln for ln in breakdown_lines(replay, frame.breakdown, frame.scores, style))
@@ -413,6 +449,9 @@ def render_transcript(replay: Replay, style: TextStyle = PLAIN, seat: int | None
         if kind in ("play", "renuncio", "pass"):
             num = f"{frame.move_index + 1}." if frame.move_index is not None else ""
             out.append(f"  {num:>5} {describe(frame, replay, style)}")
+            info = _info_of(replay, frame)  # the bot's own notes first, right under its move
+            if info is not None:
+                out.append(f"        info: {info_text(info)}")
             if frame.move_index is not None and frame.move is not None and (seat is None or frame.seat == seat):
                 out.append(f"        {offered_text(replay.afterwards.offered[frame.move_index], frame.move)}")
             out.append(f"        table: {draw_cards(frame.table, style, empty='(empty)')}")
@@ -430,7 +469,8 @@ def render_transcript(replay: Replay, style: TextStyle = PLAIN, seat: int | None
     return "\n".join(out) + "\n"
 
 
-__all__ = ["CAPTIONS", "CATEGORY_LABELS", "COUNT_KEYS", "TOTAL_LABELS", "counted", "caption_parts", "seat_name",
+__all__ = ["CAPTIONS", "CATEGORY_LABELS", "COUNT_KEYS", "INFO_DROP_LABELS", "TOTAL_LABELS", "info_text",
+           "counted", "caption_parts", "seat_name", "stderr_text",
            "TextStyle", "PLAIN", "card_label", "draw_card",
            "draw_back", "draw_cards", "cards_text", "describe", "escoba_text", "match_end_text", "result_text",
            "rules_text", "offered_text", "breakdown_lines", "render_screen", "render_transcript"]

@@ -19,6 +19,10 @@ calls ``choose`` for each request and writes the reply. Whatever ``choose`` does
 answers: if it raises or returns something that is not a legal move, the kit logs why on
 stderr and plays the first legal move instead, so a bug costs a move, not the match.
 
+To keep notes with a move (an evaluation, a plan: shown under the move in ``arena replay``),
+return ``kit.Noted(move, {"eval": 0.4, "plan": "keep the 7o"})``: the arena stores the object
+(any JSON object of at most 4 KB encoded, nested at most 32 deep) with the move in the record.
+
 What ``game`` tracks (from the events alone, checked against each request's view):
 the table, your hand, every seat's hand size, the stock, each side's captured cards
 (``game.piles``) and escobas, who captured last, the match scores, every card played with
@@ -464,16 +468,56 @@ class Game:
 # --- the protocol loop -----------------------------------------------------------------------
 
 Policy = Callable[[Game, Request, random.Random], Any]
+MAX_INFO_BYTES = 4096  # what the arena keeps of a move's notes (docs/PROTOCOL.md, "The bot's notes")
+
+
+class Noted(NamedTuple):
+    """What a policy may return instead of a move: the move and its notes, ``info``, a JSON
+    object of at most ``MAX_INFO_BYTES`` encoded, that the arena keeps with the move."""
+
+    move: Any
+    info: dict
+
+
+def _info_text(info: Any, log: Callable[[str], None]) -> str | None:
+    """The notes as the reply's JSON text, or None (and why, on stderr) when the arena would
+    drop them."""
+    if not isinstance(info, dict):
+        log(f"notes must be a dict, got {type(info).__name__}; sent without them")
+        return None
+    try:  # ASCII on the wire: never longer than the arena's own count (UTF-8)
+        text = json.dumps(info, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as exc:
+        log(f"notes are not JSON ({exc}); sent without them")
+        return None
+    if len(text) > MAX_INFO_BYTES:
+        log(f"notes over {MAX_INFO_BYTES} bytes encoded; sent without them")
+        return None
+    return text
 
 
 def decide(policy: Policy, game: Game, request: Request, rng: random.Random,
            log: Callable[[str], None] = lambda s: None) -> Move:
     """Call the policy and turn whatever it returns into one of the legal moves."""
+    return decide_noted(policy, game, request, rng, log)[0]
+
+
+def decide_noted(policy: Policy, game: Game, request: Request, rng: random.Random,
+                 log: Callable[[str], None] = lambda s: None) -> tuple[Move, str | None]:
+    """``decide``, and the JSON text of the notes the policy returned with its move (``Noted``),
+    if the arena will keep them."""
     try:
         chosen = policy(game, request, rng)
     except Exception:  # the author's bug must not cost the match
         log("policy raised; playing the first legal move:\n" + traceback.format_exc())
-        return request.legal[0]
+        return request.legal[0], None
+    info = None
+    if isinstance(chosen, Noted):
+        chosen, info = chosen.move, _info_text(chosen.info, log)
+    return _legal(chosen, request, log), info
+
+
+def _legal(chosen: Any, request: Request, log: Callable[[str], None]) -> Move:
     if isinstance(chosen, Move) and chosen in request.legal:
         return chosen
     text = str(chosen)
@@ -541,8 +585,12 @@ def run(policy: Policy, name: str = "kit-bot", seed: int = 0, stdin: Any = None,
             for warning in game.warnings:
                 log(warning)
             game.warnings.clear()
-            move = decide(policy, game, request, rng, log)
-            send({"type": "move", "id": request.id, "move": move.text})
+            move, info = decide_noted(policy, game, request, rng, log)
+            if info is None:
+                send({"type": "move", "id": request.id, "move": move.text})
+            else:  # already checked JSON text: written as it is, not encoded again
+                stdout.write(f'{{"type":"move","id":{request.id},"move":"{move.text}","info":{info}}}\n')
+                stdout.flush()
         elif kind == "match_over":
             game.on_match_over(msg)
         elif kind == "timeout":

@@ -64,7 +64,7 @@ def test_parse_ready():
 
 
 def test_parse_move():
-    assert parse_move(b'{"type":"move","id":4,"move":"7o+10e"}\n') == (4, "7o+10e")
+    assert parse_move(b'{"type":"move","id":4,"move":"7o+10e"}\n') == (4, "7o+10e", None)
     cases = [b"7o", b"null", b'"7o"', b'{"id":4,"move":"7o"}', b'{"type":"move","move":"7o"}',
              b'{"type":"move","id":"4","move":"7o"}', b'{"type":"move","id":true,"move":"7o"}',
              b'{"type":"move","id":4,"move":7}', b'{"type":"move","id":4']
@@ -121,7 +121,7 @@ def test_hand_built_lines_equal_the_json_encoder():
 def test_canonical_and_other_move_replies_parse_alike():
     variants = [b'{"type":"move","id":12,"move":"renuncio 5e+4b"}', b'{"type": "move", "id": 12, "move": "renuncio 5e+4b"}',
                 b'{"move":"renuncio 5e+4b","id":12,"type":"move"}', b' {"type":"move","id":12,"move":"renuncio 5e+4b"} \r']
-    assert {parse_move(v) for v in variants} == {(12, "renuncio 5e+4b")}
+    assert {parse_move(v) for v in variants} == {(12, "renuncio 5e+4b", None)}
     with pytest.raises(BotFailure):
         parse_move(b'{"type":"move","id":12,"move":"7o"} x')
 

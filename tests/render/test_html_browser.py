@@ -642,3 +642,41 @@ def test_the_analysed_moves_are_marked_beside_their_captions(browser, tmp_path: 
         assert tab.errors == [] and tab.blocked == []
     finally:
         tab.close()
+
+
+def test_the_page_shows_a_moves_notes_and_its_stderr_as_text(browser, tmp_path: Path):
+    import dataclasses
+
+    from arena.core.rules import Rules
+    from arena.harness.local_bot import LocalBot
+    from arena.match.record import StderrLine
+    from arena.match.referee import play_match
+
+    class Noting(LocalBot):
+        def decide(self, view, legal, move_ms, bank_ms, idle=None):  # noqa: ANN001, ANN201
+            result = super().decide(view, legal, move_ms, bank_ms, idle)
+            self.last_info = {"eval": 0.5, "note": "<b>bold</b>\u202e"}
+            return result
+
+    played = play_match([Noting("noting", first=True), LocalBot("plain", seed=1)], Rules(target=1),
+                        Seating.alone(2), seed=5)
+    first_move = played.moves[0].t_ms
+    hostile = "<img src=x onerror=alert(1)>\x1b[2J"
+    record = dataclasses.replace(played, stderr=(StderrLine(0, first_move / 2, hostile),), stderr_dropped=(0, 0))
+    path = tmp_path / "notes.html"
+    path.write_text(render_replay_html(replay(record)), encoding="utf-8")
+    tab = Offline(browser)
+    page = tab.page
+    try:
+        page.goto(path.as_uri())
+        assert page.text_content("#notes") == ""
+        page.keyboard.press("ArrowRight")  # the first move
+        assert page.text_content("#notes") == 'info: {"eval":0.5,"note":"<b>bold</b>\\u202e"}'
+        assert page.is_visible("#logs-panel")
+        assert "<img src=x onerror=alert(1)>\\x1b[2J" in page.text_content("#logs")
+        assert page.query_selector("#logs img") is None and page.query_selector("#notes b") is None
+        page.keyboard.press("ArrowRight")  # the second move: plain's, no notes and no lines
+        assert page.text_content("#notes") == "" and page.text_content("#logs") == ""
+        assert not tab.errors and not tab.blocked
+    finally:
+        tab.close()

@@ -176,6 +176,12 @@
 
   function show(D) {
   const F = frames(D);
+  const NOTES = new Map(D.notes || []);  // move index -> the bot's notes, escaped by the arena
+  const LOGS = new Map();  // move index -> the stderr lines read while it was awaited, escaped by the arena
+  for (const [move, seat, t, text] of D.stderr || []) {
+    if (!LOGS.has(move)) LOGS.set(move, []);
+    LOGS.get(move).push([seat, t, text]);
+  }
   window.escobaReplay = {frames: F};  // for the tests, which compare the frames with the terminal's
   const SIDE_COLORS = ["var(--side0)", "var(--side1)", "var(--side2)"];
   const STYLES = {};
@@ -345,6 +351,17 @@
     $("stock-card").style.visibility = f.stock ? "visible" : "hidden";
     caption($("caption"), f);
     renderAfterwards(f);
+    const note = f.move !== null ? NOTES.get(f.move_index) : undefined;
+    $("notes").textContent = note === undefined ? "" : "info: " + note;
+    const logs = $("logs"); logs.textContent = "";
+    const lines = f.move !== null ? LOGS.get(f.move_index) || [] : [];
+    $("logs-panel").style.display = LOGS.size ? "block" : "none";
+    for (const [seat, t, text] of lines) {
+      const row = el("div");
+      row.appendChild(el("span", "t", t.toFixed(1) + " ms seat " + seat + " "));
+      row.appendChild(document.createTextNode(text));
+      logs.appendChild(row);
+    }
     $("hand-info").textContent = "Hand " + (f.hand + 1) + " · round " + (f.round + 1);
     // scoreboard
     const sb = $("scoreboard"); sb.textContent = "";
