@@ -18,7 +18,7 @@ import traceback
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from arena.errors import ArenaError, ExitCode
@@ -70,7 +70,7 @@ class Completed:
 
 
 # A match player: (job, spec, worker state) -> the played match as a dict (the worker's
-# is {"record": record dict, "ready": [name or None per seat]}). The worker state is created
+# is {"record": the GameRecord, "ready": [name or None per seat]}). The worker state is created
 # once per worker by ``open_state(job, worker_id)`` and closed by ``close_state(state)``;
 # ``summarize(spec, played, duration)`` turns what it returned into a ``Summary``.
 PlayFn = Callable[[Any, MatchSpec, Any], dict[str, Any]]
@@ -141,10 +141,12 @@ class InlineExecutor(Executor):
 # Each worker has its own duplex pipe to the parent and nothing shared with the others: a
 # shared multiprocessing.Queue holds a lock while a worker waits on it or writes to it, and
 # a worker killed at that moment (OOM killer, kill -9) would leave the lock taken and
-# every other worker stuck. The parent hands out one spec at a time and knows at every
-# moment which match each worker holds.
+# every other worker stuck. The parent hands out specs one at a time and knows at every
+# moment which matches each worker holds: the one it plays and the next one, waiting in its
+# pipe (``_HELD``), so that a worker never waits for the parent between two matches.
 
 _READY, _DONE, _FAIL = "ready", "done", "fail"
+_HELD = 2
 _MAX_STARTUP_DEATHS = 3
 _POLL = 0.5
 
@@ -211,7 +213,8 @@ class _Worker:
     proc: Any
     conn: Any
     ready: bool = False
-    holding: MatchSpec | None = None
+    # The specs sent to it and not yet answered, in the order it plays them.
+    holding: deque[MatchSpec] = field(default_factory=deque)
 
 
 class LocalExecutor(Executor):
@@ -269,7 +272,7 @@ class LocalExecutor(Executor):
             else:
                 retry.append(spec)
         while True:
-            holding = sum(1 for w in self._workers.values() if w.holding is not None)
+            holding = sum(1 for w in self._workers.values() if w.holding)
             if source is None and not retry and not holding:
                 break
             # Keep the pool full while there is work nobody holds.
@@ -296,8 +299,7 @@ class LocalExecutor(Executor):
                         worker.ready = True
                         self._startup_deaths = 0
                     elif kind == _DONE:
-                        spec = worker.holding
-                        worker.holding = None
+                        spec = worker.holding.popleft() if worker.holding else None
                         # Next match first: the worker plays while the result is stored.
                         source = self._dispatch(worker, retry, source)
                         if spec is not None and spec.id == match_id:
@@ -311,17 +313,19 @@ class LocalExecutor(Executor):
     def _dispatch(
         self, worker: _Worker, retry: deque[MatchSpec], source: Iterator[MatchSpec] | None
     ) -> Iterator[MatchSpec] | None:
-        """Hand the worker its next match if it is free; returns the source, None once it is exhausted."""
-        if not (worker.ready and worker.holding is None and worker.id in self._workers):
-            return source
-        spec = retry.popleft() if retry else next(source, None) if source is not None else None
-        if spec is None:
-            return None
-        worker.holding = spec
-        try:
-            worker.conn.send(spec.to_dict())
-        except (BrokenPipeError, ConnectionResetError, EOFError, OSError):
-            self._lost(worker, retry)
+        """Hand the worker a match if it holds none, and a second one while every other worker
+        (starting ones too) holds one; returns the source, None once it is exhausted."""
+        while worker.ready and worker.id in self._workers and (
+                not worker.holding or (len(worker.holding) < _HELD
+                                       and all(w.holding for w in self._workers.values() if w is not worker))):
+            spec = retry.popleft() if retry else next(source, None) if source is not None else None
+            if spec is None:
+                return None
+            worker.holding.append(spec)
+            try:
+                worker.conn.send(spec.to_dict())
+            except (BrokenPipeError, ConnectionResetError, EOFError, OSError):
+                self._lost(worker, retry)
         return source
 
     def _lost(self, worker: _Worker, pending: deque[MatchSpec]) -> None:
@@ -332,8 +336,8 @@ class LocalExecutor(Executor):
             worker.conn.close()
         except OSError:
             pass
-        if worker.holding is not None:
-            pending.appendleft(worker.holding)
+        pending.extendleft(reversed(worker.holding))  # played again first, in schedule order
+        worker.holding.clear()
         if not worker.ready:
             self._startup_deaths += 1
             if self._startup_deaths >= _MAX_STARTUP_DEATHS:
