@@ -111,6 +111,12 @@ class Executor(ABC):
         that can take them lazily overrides this; the default gathers them first."""
         return self.run(list(specs))
 
+    def run_batches(self, specs: Iterable[MatchSpec]) -> Iterator[list[Completed]]:
+        """``run_stream``, the matches that finished together in one list (the runner stores
+        each list in one transaction). The default: one match a list."""
+        for completed in self.run_stream(specs):
+            yield [completed]
+
 
 class InlineExecutor(Executor):
     """Plays in this process, one match after the other (tests, debugging, concurrency 1 without fork cost)."""
@@ -258,8 +264,13 @@ class LocalExecutor(Executor):
         return self.run_stream(specs)
 
     def run_stream(self, specs: Iterable[MatchSpec]) -> Iterator[Completed]:
+        for batch in self.run_batches(specs):
+            yield from batch
+
+    def run_batches(self, specs: Iterable[MatchSpec]) -> Iterator[list[Completed]]:
         """Specs are taken from ``specs`` only as workers become free, so a schedule of any
-        length is never held here whole; a match whose worker died waits in ``retry``."""
+        length is never held here whole; a match whose worker died waits in ``retry``. The
+        matches whose results are waiting at one look come as one list."""
         from multiprocess.connection import wait
 
         source: Iterator[MatchSpec] | None = iter(specs)
@@ -285,6 +296,7 @@ class LocalExecutor(Executor):
             for worker in self._workers.values():
                 by_handle[worker.conn] = worker
                 by_handle[worker.proc.sentinel] = worker
+            batch: list[Completed] = []
             for handle in wait(list(by_handle), timeout=_POLL):
                 worker = by_handle[handle]
                 if worker.id not in self._workers:
@@ -303,11 +315,15 @@ class LocalExecutor(Executor):
                         # Next match first: the worker plays while the result is stored.
                         source = self._dispatch(worker, retry, source)
                         if spec is not None and spec.id == match_id:
-                            yield payload
+                            batch.append(payload)
                     else:
+                        if batch:
+                            yield batch  # stored before the fault stops the run
                         raise ExecutorError(f"match {match_id} failed inside the arena (worker {worker.id})", payload)
                 elif not worker.conn.poll():
                     self._lost(worker, retry)
+            if batch:
+                yield batch
         self._finished = True
 
     def _dispatch(
