@@ -12,6 +12,7 @@ spec, so the order and the worker it lands on never change its result.
 from __future__ import annotations
 
 import os
+import pickle
 import signal
 import time
 import traceback
@@ -171,22 +172,22 @@ def _worker_main(plan: WorkerPlan, worker_id: str, conn: Any, parent_pid: int) -
     state = None
     try:
         state = plan.open_state(plan.job, worker_id)
-        conn.send((_READY, "", None, 0.0))
+        _send(conn, (_READY, "", None, 0.0))
         while True:
             if not conn.poll(_POLL):
                 if os.getppid() != parent_pid:
                     return  # the arena died: don't outlive it
                 continue
-            item = conn.recv()
+            item = pickle.loads(conn.recv_bytes())
             if item is None:
                 return
             spec = MatchSpec.from_dict(item)
             try:
                 completed = plan.complete(spec, state, worker_id)
             except Exception:
-                conn.send((_FAIL, spec.id, traceback.format_exc(limit=20), 0.0))
+                _send(conn, (_FAIL, spec.id, traceback.format_exc(limit=20), 0.0))
                 return
-            conn.send((_DONE, spec.id, completed, completed.duration))
+            _send(conn, (_DONE, spec.id, completed, completed.duration))
     except (EOFError, BrokenPipeError, ConnectionResetError):
         return  # the parent is gone
     finally:
@@ -196,6 +197,13 @@ def _worker_main(plan: WorkerPlan, worker_id: str, conn: Any, parent_pid: int) -
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         if state is not None:
             plan.close_state(state)
+
+
+def _send(conn: Any, message: object) -> None:
+    """One message on a worker's pipe, pickled by the standard library's C pickler: the pipe's
+    own ``send`` pickles with dill, in Python, which cost about 0.5 ms a finished match at
+    each end (the parent's share is serial)."""
+    conn.send_bytes(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 def _exit_on_signal(signum: int, frame: object) -> None:
@@ -303,7 +311,7 @@ class LocalExecutor(Executor):
                     continue  # already handled through its other handle
                 if handle is worker.conn:
                     try:
-                        kind, match_id, payload, duration = worker.conn.recv()
+                        kind, match_id, payload, duration = pickle.loads(worker.conn.recv_bytes())
                     except (EOFError, OSError):
                         self._lost(worker, retry)
                         continue
@@ -339,7 +347,7 @@ class LocalExecutor(Executor):
                 return None
             worker.holding.append(spec)
             try:
-                worker.conn.send(spec.to_dict())
+                _send(worker.conn, spec.to_dict())
             except (BrokenPipeError, ConnectionResetError, EOFError, OSError):
                 self._lost(worker, retry)
         return source
@@ -370,7 +378,7 @@ class LocalExecutor(Executor):
         if self._finished and exc[0] is None:
             for worker in workers:
                 try:
-                    worker.conn.send(None)
+                    _send(worker.conn, None)
                 except (BrokenPipeError, ConnectionResetError, OSError):
                     pass
         else:
