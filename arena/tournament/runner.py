@@ -1,9 +1,9 @@
 """Run a tournament: schedule, skip what the store already holds, play the rest, store each result.
 
 The parent process is the only writer of the store; workers only play. Each finished match
-is written the moment it arrives, in its own transaction, so an interrupted run (Ctrl-C,
-kill -9, power cut) loses at most the matches that were still being played, and running
-again plays exactly those.
+is written the moment it arrives (those that arrive together in one transaction), so an
+interrupted run (Ctrl-C, kill -9, power cut) loses at most the matches that were still being
+played or waiting to be written, and running again plays exactly those.
 
 A run never holds the whole schedule or every stored row: the schedule is generated as
 workers become free, and what is already stored is one byte per match of the schedule.
