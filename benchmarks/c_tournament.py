@@ -1,7 +1,8 @@
-"""Wall time of a round robin of four compiled greedy bots (bots/c/greedy.c), 120 matches at
-concurrency 2: the arena's own cost per match, with bots that cost almost nothing. Given two
-``arena`` programs (two installs: an older version's and this one's), the runs alternate, old
-then new, and the last line gives each one's median and the ratio new / old.
+"""Wall time of a round robin of four compiled greedy bots (bots/c/greedy.c), 480 matches at
+concurrency 2 (``--matches-per-pairing 80``, ``--concurrency 2``): the arena's own cost per
+match, with bots that cost almost nothing. Given two ``arena`` programs (two installs: an older
+version's and this one's), the runs alternate, old then new, and the last line gives each
+one's median, range and matches per second, and the ratio new / old.
 
     .venv/bin/python benchmarks/c_tournament.py OLD_ARENA [NEW_ARENA] [--runs 7]
 
@@ -25,19 +26,30 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def greedy_tournament(folder: Path, matches_per_pairing: int, concurrency: int | None = None) -> Path:
+    """A round robin of four bots built from bots/c/greedy.c, written into ``folder``."""
+    program = folder / "greedy.bin"
+    subprocess.run(["cc", "-O2", "-o", str(program), str(ROOT / "bots" / "c" / "greedy.c")], check=True)
+    bots = "\n".join(f"  - {{name: g{i}, cmd: {program}}}" for i in range(4))
+    level = "" if concurrency is None else f"concurrency: {concurrency}\n"
+    path = folder / "t.yaml"
+    path.write_text(f"name: c\nseed: 7\nformat: round_robin\nmatches_per_pairing: {matches_per_pairing}\n{level}"
+                    f"bots:\n{bots}\n")
+    return path
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("old", help="the older arena program")
     parser.add_argument("new", nargs="?", default=shutil.which("arena") or "arena", help="the newer one (default: arena)")
     parser.add_argument("--runs", type=int, default=7, help="runs of each, alternating")
+    parser.add_argument("--matches-per-pairing", type=int, default=80, help="6 pairings of this many (default 80: 480)")
+    parser.add_argument("--concurrency", type=int, default=2)
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="c-tournament-"))
     try:
-        program = work / "greedy.bin"
-        subprocess.run(["cc", "-O2", "-o", str(program), str(ROOT / "bots" / "c" / "greedy.c")], check=True)
-        bots = "\n".join(f"  - {{name: g{i}, cmd: {program}}}" for i in range(4))
-        path = work / "t.yaml"
-        path.write_text(f"name: c\nseed: 7\nformat: round_robin\nmatches_per_pairing: 20\nconcurrency: 2\nbots:\n{bots}\n")
+        path = greedy_tournament(work, args.matches_per_pairing, args.concurrency)
+        matches = 6 * args.matches_per_pairing
         times: dict[str, list[float]] = {"old": [], "new": []}
         print(f"{args.runs} runs each, alternating; load average {os.getloadavg()[0]:.2f}")
         for run in range(args.runs + 1):  # the first pair warms the disk cache and is not counted
@@ -49,10 +61,18 @@ def main() -> int:
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
                 if run:
                     times[name].append(time.perf_counter() - start)
+                    print(f"{name} {times[name][-1]:.2f} s; load average {os.getloadavg()[0]:.2f}", flush=True)
         old, new = statistics.median(times["old"]), statistics.median(times["new"])
         ratios = sorted(n / o for o, n in zip(times["old"], times["new"], strict=True))
-        print(f"120 matches: old {old:.2f} s, new {new:.2f} s (medians); new / old {new / old:.3f} "
-              f"(pairs: {ratios[0]:.3f} to {ratios[-1]:.3f}); load average {os.getloadavg()[0]:.2f}")
+
+        def spread(name: str) -> str:
+            return f"{min(times[name]):.2f}-{max(times[name]):.2f}"
+
+        print(f"{matches} matches at concurrency {args.concurrency}, {args.runs} runs each: old {old:.2f} s "
+              f"({spread('old')}, {matches / old:.0f} matches/s), new {new:.2f} s ({spread('new')}, "
+              f"{matches / new:.0f} matches/s) (medians, ranges); new / old {new / old:.3f} "
+              f"(pairs: {ratios[0]:.3f} to {ratios[-1]:.3f}, median {statistics.median(ratios):.3f}); "
+              f"load average {os.getloadavg()[0]:.2f}")
         return 0
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -178,7 +178,10 @@ class LauncherClient:
     """The arena's end of one launcher process. Thread-safe: a reader thread takes every
     message; callers wait for their replies with a deadline."""
 
-    def __init__(self, *, cgroups: bool | None = None, landlock: bool | None = None, sealed: bool | None = None) -> None:
+    def __init__(self, *, cgroups: bool | None = None, landlock: bool | None = None, sealed: bool | None = None,
+                 wait: bool = True) -> None:
+        """Start a launcher and, unless ``wait`` is false, wait for its hello (``await_hello``
+        does it later: the launcher's start then overlaps the caller's work)."""
         if cgroups is None:
             cgroups = not sandbox.switched_off(CGROUPS_ENV)
         if landlock is None:
@@ -216,17 +219,35 @@ class LauncherClient:
         self._seq = 0
         self._lost = False
         self._last_beat = time.monotonic()
-        ours.settimeout(_START_TIMEOUT)
+        self.info: dict[str, Any] = {}
+        self.pid = 0
+        if wait:
+            self.await_hello()
+
+    @property
+    def greeted(self) -> bool:
+        """Whether its hello has come (``await_hello``)."""
+        return bool(self.info)
+
+    def await_hello(self) -> None:
+        """Wait for the launcher's hello, then listen to it. Raises ``LauncherError`` (and
+        kills it) if it does not say hello."""
+        if self.info:
+            return
+        sock = self._sock
+        sock.settimeout(_START_TIMEOUT)
         try:
-            hello = json.loads(ours.recv(launcher_program.MAX_MESSAGE) or b"null")
+            hello = json.loads(sock.recv(launcher_program.MAX_MESSAGE) or b"null")
         except (OSError, ValueError):
             hello = None
-        ours.settimeout(None)
+        sock.settimeout(None)
         if not isinstance(hello, dict) or hello.get("op") != "hello":
+            self._lost = True
             self._kill_process()
             raise LauncherError("the bot launcher did not start")
-        self.info: dict[str, Any] = hello
+        self.info = hello
         self.pid = int(hello["pid"])
+        self._last_beat = time.monotonic()
         self._reader = threading.Thread(target=self._read_forever, name="arena-launcher", daemon=True)
         self._reader.start()
 
@@ -496,6 +517,11 @@ class LauncherClient:
         """Ask it to kill everything left and exit; wait for that (bounded)."""
         if self._lost or self.owner != os.getpid():
             return
+        if not self.info:  # started by ``prestart`` and never used: it has no bots
+            self._lost = True
+            self._sock.close()
+            self._kill_process()
+            return
         try:
             self._request("shutdown", timeout=timeout)
         except LauncherError:
@@ -541,7 +567,26 @@ def launcher() -> LauncherClient:
     with _shared_lock:
         if _shared is None or not _shared.alive:
             _shared = LauncherClient()
+        elif not _shared.greeted:
+            try:
+                _shared.await_hello()  # started by ``prestart``
+            except LauncherError:
+                _shared = None
+                raise
         return _shared
+
+
+def prestart() -> None:
+    """Start this process's launcher now and go on without waiting for it: a command that
+    will run bots calls it first, so that the launcher's own start (a Python of its own)
+    overlaps the command's imports. A launcher that cannot start says so at ``launcher()``."""
+    global _shared
+    with _shared_lock:
+        if _shared is None or not _shared.alive:
+            try:
+                _shared = LauncherClient(wait=False)
+            except LauncherError:
+                _shared = None
 
 
 def containment_line() -> str:
@@ -628,5 +673,5 @@ if hasattr(os, "register_at_fork"):
 
 
 __all__ = ["CGROUPS_ENV", "LANDLOCK_ENV", "Child", "ChildExit", "LauncherClient", "LauncherError", "SpawnError",
-           "UnsealedError", "containment_line", "launcher", "require_sealed", "sealing_line", "shutdown",
+           "UnsealedError", "containment_line", "launcher", "prestart", "require_sealed", "sealing_line", "shutdown",
            "unsealed_why"]

@@ -1,9 +1,9 @@
 """Run a tournament: schedule, skip what the store already holds, play the rest, store each result.
 
 The parent process is the only writer of the store; workers only play. Each finished match
-is written the moment it arrives, in its own transaction, so an interrupted run (Ctrl-C,
-kill -9, power cut) loses at most the matches that were still being played, and running
-again plays exactly those.
+is written the moment it arrives (those that arrive together in one transaction), so an
+interrupted run (Ctrl-C, kill -9, power cut) loses at most the matches that were still being
+played or waiting to be written, and running again plays exactly those.
 
 A run never holds the whole schedule or every stored row: the schedule is generated as
 workers become free, and what is already stored is one byte per match of the schedule.
@@ -260,27 +260,38 @@ def play(
     on_completed: Callable[[Completed, int], None] | None = None,
     ready_names: ReadyNames | None = None,
 ) -> int:
-    """Play the strategy's pending matches; store each as it finishes. Returns how many were
-    played.
+    """Play the strategy's pending matches; store each as it finishes (those that finish
+    together in one transaction). Returns how many were played.
 
     The strategy, then ``on_completed(completed, done)`` and ``on_match(row, done)``, are told
-    of each match after it is durably stored; ``ready_names`` checks its ready names before.
+    of each match after it is durably stored; ``ready_names`` checks its ready names before
+    (a match it refuses is not stored, those before it in its batch are).
     """
     done = plan.done
     played = 0
     with executor:
-        for completed in executor.run_stream(plan.pending):
-            if ready_names is not None:
-                ready_names.check(completed)
-            row = completed.row
-            store.add(row, completed.record_json)
-            done += 1
-            played += 1
-            plan.on_completed(completed, done)
-            if on_completed is not None:
-                on_completed(completed, done)
-            if on_match is not None:
-                on_match(row, done)
+        for batch in executor.run_batches(plan.pending):
+            checked: list[Completed] = []
+            refused: BotChangedError | None = None
+            for completed in batch:
+                if ready_names is not None:
+                    try:
+                        ready_names.check(completed)
+                    except BotChangedError as exc:
+                        refused = exc
+                        break
+                checked.append(completed)
+            store.add_many([(completed.row, completed.record_json) for completed in checked])
+            for completed in checked:
+                done += 1
+                played += 1
+                plan.on_completed(completed, done)
+                if on_completed is not None:
+                    on_completed(completed, done)
+                if on_match is not None:
+                    on_match(completed.row, done)
+            if refused is not None:
+                raise refused
     return played
 
 

@@ -1,8 +1,9 @@
 """The results of a tournament: one SQLite file per results folder.
 
-Each finished match is one row written in one transaction (WAL, synchronous=FULL), so a
-match is either durably there or not there at all, whenever the process dies. The match
-id is the primary key: nothing can be written twice.
+Each finished match is one row written in a transaction (WAL, synchronous=FULL; matches
+that finish together share one, ``add_many``), so a match is either durably there or not
+there at all, whenever the process dies. The match id is the primary key: nothing can be
+written twice.
 
 A row holds the match's game record, which is the source of truth (``arena verify`` replays
 it through the rules core), its place in the schedule (id, pairing, deal, rotation, seed,
@@ -611,33 +612,43 @@ class ResultStore:
         """Write one finished match durably, in one transaction; refuse a second copy.
 
         ``record`` is the game record, as a dict or already as JSON text."""
+        self.add_many([(row, record)])
+
+    def add_many(self, matches: Sequence[tuple[MatchRow, Mapping[str, Any] | str]]) -> None:
+        """Write finished matches durably, all in one transaction (one wait for the disk
+        however many they are): after a crash either all of them are stored or none is.
+        Refuses a second copy of any (and then stores none of them)."""
+        if not matches:
+            return
+        row = matches[0][0]
         try:
             with self._conn:
-                self._conn.execute(
-                    "INSERT INTO matches(id, idx, pairing, deal, rotation, seed, sides, seats, winner,"
-                    " scores, reason, terminations, escobas, hands, failures, duration, record, usage)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        row.id,
-                        row.index,
-                        row.pairing,
-                        row.deal,
-                        row.rotation,
-                        row.seed,
-                        json.dumps(list(row.sides)),
-                        json.dumps(list(row.seats)),
-                        row.winner,
-                        json.dumps(list(row.scores)),
-                        row.reason.value,
-                        json.dumps([t.value for t in row.terminations]),
-                        json.dumps(list(row.escobas)),
-                        row.hands,
-                        json.dumps([[seat, t.value] for seat, t in row.failures]),
-                        row.duration,
-                        record if isinstance(record, str) else json.dumps(record, separators=(",", ":")),
-                        json.dumps([list(u) for u in row.usage]) if row.usage else None,
-                    ),
-                )
+                for row, record in matches:
+                    self._conn.execute(
+                        "INSERT INTO matches(id, idx, pairing, deal, rotation, seed, sides, seats, winner,"
+                        " scores, reason, terminations, escobas, hands, failures, duration, record, usage)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (
+                            row.id,
+                            row.index,
+                            row.pairing,
+                            row.deal,
+                            row.rotation,
+                            row.seed,
+                            json.dumps(list(row.sides)),
+                            json.dumps(list(row.seats)),
+                            row.winner,
+                            json.dumps(list(row.scores)),
+                            row.reason.value,
+                            json.dumps([t.value for t in row.terminations]),
+                            json.dumps(list(row.escobas)),
+                            row.hands,
+                            json.dumps([[seat, t.value] for seat, t in row.failures]),
+                            row.duration,
+                            record if isinstance(record, str) else json.dumps(record, separators=(",", ":")),
+                            json.dumps([list(u) for u in row.usage]) if row.usage else None,
+                        ),
+                    )
                 # In the same transaction: the date is that of the last match durably stored.
                 self._conn.execute(
                     "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",

@@ -77,10 +77,14 @@ def worker_plan(config: TournamentConfig, *, python: str, logs_dir: str | None) 
 
 def summarize(spec: MatchSpec, played: dict[str, Any], duration: float) -> Summary:
     """The row, the record's JSON, the bots' ready names and the failures' details of a
-    played match (what ``play`` returned; a bare record dict is taken as well)."""
-    record_dict = played["record"] if "record" in played else played
+    played match (what ``play`` returned; a bare record dict is taken as well).
+
+    The record ``play`` returns is the referee's own ``GameRecord``, used as it is; a record
+    given as a dict is read and checked first (``GameRecord.from_dict``)."""
+    given = played["record"] if "record" in played else played
     ready = tuple(name if isinstance(name, str) else None for name in played.get("ready", ()))
-    record = GameRecord.from_dict(record_dict)
+    record = given if isinstance(given, GameRecord) else GameRecord.from_dict(given)
+    record_dict = given.to_dict() if isinstance(given, GameRecord) else given
     return Summary(
         row=row_from_record(spec, record, duration),
         record_json=json.dumps(record_dict, separators=(",", ":")),
@@ -147,9 +151,9 @@ def seat_processes(job: Job, spec: MatchSpec, state: WorkerState) -> list[BotPro
 
 
 def play(job: Job, spec: MatchSpec, state: WorkerState) -> dict[str, Any]:
-    """One match: ``{"record": the record's dict, "ready": the name each seat's bot gave in
-    its ready reply this match (None: no name, or no handshake)}``. Bots stay up for the
-    next match; the referee restarts any that died."""
+    """One match: ``{"record": the referee's ``GameRecord``, "ready": the name each seat's
+    bot gave in its ready reply this match (None: no name, or no handshake)}``. Bots stay up
+    for the next match; the referee restarts any that died."""
     bots = seat_processes(job, spec, state)
     for proc in bots:
         # Set again by this match's handshake: a name left from an earlier match must not
@@ -162,7 +166,7 @@ def play(job: Job, spec: MatchSpec, state: WorkerState) -> dict[str, Any]:
         spec.seed,
         job.policy,
     )
-    return {"record": record.to_dict(), "ready": [proc.ready_name for proc in bots]}
+    return {"record": record, "ready": [proc.ready_name for proc in bots]}
 
 
 def row_from_record(spec: MatchSpec, record: GameRecord | Mapping[str, Any], duration: float) -> MatchRow:
