@@ -67,6 +67,29 @@ def constrain(world: HandState, voids: dict[int, set[int]], rng: Rng) -> None:
 
 
 
+def deal(view: SeatView, rng: Rng, voids: dict[int, set[int]] | None = None) -> HandState:
+    """One determinization of ``view`` (a ``fast_view``), its legal moves worked out once: every
+    candidate's copy keeps them for its apply."""
+    world = HandState.determinize(view, rng)
+    if voids:
+        constrain(world, voids, rng)
+    world.legal_moves()
+    return world
+
+
+def last_round(view: SeatView, horizon: int = 0) -> int:
+    """Playouts stop ``horizon`` rounds after this one and estimate the rest (2 sides only)."""
+    return view.round + horizon if view.seating.sides == 2 else 99
+
+
+def play_out(world: HandState, move: Move, view: SeatView, horizon: int = 0) -> float:
+    """The value for ``view.side`` of ``move`` in the deal ``world`` (left as it is)."""
+    state = world.copy()
+    state.apply(move)
+    playout(state, last_round(view, horizon))
+    return evaluate(state, view.side)
+
+
 def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_playouts: int,
            voids: dict[int, set[int]] | None = None, horizon: int = 0,
            wall_s: float | None = None, by_time: bool = False,
@@ -96,14 +119,11 @@ def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_p
     # on by the CPU time still left, the cap cannot have been reached: the CPU clock, a system
     # call costing microseconds, is read only then, with the same verdict as after every playout.
     cpu_check = start + cpu_s
-    side = view.side
     view = fast_view(view)
     alive = list(range(n))
     rounds = max(1, (n - 1).bit_length())
     scratch = [0.0] * n
     out_of_time = False
-    # Playouts stop ``horizon`` rounds after this one and estimate the rest (2 sides only).
-    last_round = view.round + horizon if view.seating.sides == 2 else 99
     round_end = math.inf  # by_time: the CPU time (since the start) at which this round ends
     for r in range(rounds):
         per_round = 1 << 40 if by_time else max(1, (max_playouts // rounds) // len(alive))
@@ -112,15 +132,9 @@ def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_p
             cpu_check = min(cpu_check, wall() + round_end - (cpu() - cpu_start))
         round_over = False
         for _ in range(per_round):
-            world = HandState.determinize(view, rng)
-            if voids:
-                constrain(world, voids, rng)
-            world.legal_moves()  # once a deal: every candidate's copy keeps them for its apply
+            world = deal(view, rng, voids)
             for i in alive:
-                state = world.copy()
-                state.apply(candidates[i])
-                playout(state, last_round)
-                scratch[i] = evaluate(state, side)
+                scratch[i] = play_out(world, candidates[i], view, horizon)
                 now = wall()
                 over = now > wall_deadline
                 if now >= cpu_check:
