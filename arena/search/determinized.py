@@ -12,6 +12,7 @@ from arena.core.game import HandState, SeatView
 from arena.core.moves import Move
 from arena.core.seeding import Rng
 from arena.search.evaluation import estimate, evaluate
+from arena.search.inference import Round
 from arena.search.playout import playout
 
 
@@ -67,12 +68,22 @@ def constrain(world: HandState, voids: dict[int, set[int]], rng: Rng) -> None:
 
 
 
-def deal(view: SeatView, rng: Rng, voids: dict[int, set[int]] | None = None) -> HandState:
+# How many deals are drawn, at most, for one that fits what the other seats played this round:
+# past it (a seat that plays unlike greedy, a rare hand), the last one drawn is kept.
+TRIES = 24
+
+
+def deal(view: SeatView, rng: Rng, voids: dict[int, set[int]] | None = None,
+         seen: Round | None = None) -> HandState:
     """One determinization of ``view`` (a ``fast_view``), its legal moves worked out once: every
-    candidate's copy keeps them for its apply."""
-    world = HandState.determinize(view, rng)
-    if voids:
-        constrain(world, voids, rng)
+    candidate's copy keeps them for its apply. ``voids``: the values a seat cannot hold;
+    ``seen``: plays of this round the other seats' hands must explain."""
+    for _ in range(TRIES if seen is not None and seen.plays else 1):
+        world = HandState.determinize(view, rng)
+        if voids:
+            constrain(world, voids, rng)
+        if seen is None or seen.consistent(world.hands):
+            break
     world.legal_moves()
     return world
 
@@ -93,7 +104,8 @@ def play_out(world: HandState, move: Move, view: SeatView, horizon: int = 0) -> 
 def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_playouts: int,
            voids: dict[int, set[int]] | None = None, horizon: int = 0,
            wall_s: float | None = None, by_time: bool = False,
-           clock: Callable[[], float] | None = None, ranked: bool = False) -> tuple[int, list[float], list[int]]:
+           clock: Callable[[], float] | None = None, ranked: bool = False,
+           seen: Round | None = None) -> tuple[int, list[float], list[int]]:
     """(index of the best candidate, total margin per candidate, deals per candidate).
 
     Sequential halving: the budget of ``max_playouts`` is split over rounds; in each round
@@ -104,7 +116,8 @@ def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_p
     is chosen. ``by_time``: the budget is the ``cpu_s`` alone, split evenly over the rounds
     (a round ends with the first whole deal past its share), and playouts do not count.
     ``ranked``: the candidates come best first (``shortlist``), so a cap may stop the search
-    even before its first whole deal (else it plays that deal out whatever the cap)."""
+    even before its first whole deal (else it plays that deal out whatever the cap). ``seen``:
+    the other seats' plays this round, which every deal's hands must explain (``deal``)."""
     n = len(candidates)
     totals = [0.0] * n
     deals = [0] * n
@@ -132,7 +145,7 @@ def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_p
             cpu_check = min(cpu_check, wall() + round_end - (cpu() - cpu_start))
         round_over = False
         for _ in range(per_round):
-            world = deal(view, rng, voids)
+            world = deal(view, rng, voids, seen)
             for i in alive:
                 scratch[i] = play_out(world, candidates[i], view, horizon)
                 now = wall()
