@@ -46,6 +46,7 @@ from arena.search.determinized import (  # noqa: F401  # the search's names, as 
     shortlist,
 )
 from arena.search.evaluation import estimate, evaluate, margin  # noqa: F401
+from arena.search.inference import Decision, Round
 from arena.search.playout import playout  # noqa: F401
 from arena.seeding import Rng
 
@@ -89,6 +90,37 @@ def inferred_voids(game: kit.Game) -> dict[int, set[int]]:
     (``arena.search.analysis.trail_voids`` says why)."""
     return trail_voids((p.seat, _core(p.table)) for p in game.played
                        if p.round == game.round and not p.take and p.seat != game.seat)
+
+
+def other_plays(game: kit.Game, rules: Rules) -> Round | None:
+    """The other seats' plays this round, to hold the sampled hands to (arena.search.inference),
+    if they have played as greedy does in the rounds already shown this hand (the cards a seat
+    played in a finished round are the whole hand it held); else None."""
+    piled = [0] * 11
+    for pile in game.piles:
+        for c in pile:
+            piled[c.value] += 1
+    plays: list[Decision] = []
+    for p in reversed(game.played):  # from now back: the piles as each play found them
+        if p.take:
+            for c in (p.card, *p.take):
+                piled[c.value] -= 1
+        if p.seat == game.seat:
+            continue
+        public = list(piled)
+        for c in p.table:
+            public[c.value] += 1
+        plays.append(Decision(p.seat, _CORE[p.card.text], _core(p.take), _core(p.table), public, rules))
+    plays.reverse()
+    rounds = [p.round for p in game.played if p.seat != game.seat]
+    shown = [(d, r) for d, r in zip(plays, rounds, strict=True) if r < game.round]
+    held: dict[tuple[int, int], list[Card]] = {}
+    for d, r in reversed(shown):
+        hand = held.setdefault((d.seat, r), [])
+        hand.append(d.card)
+        if not d.greedy_would(hand):
+            return None
+    return Round([d for d, r in zip(plays, rounds, strict=True) if r == game.round])
 
 
 def _kind(c: kit.Card) -> tuple[int, int, int]:
@@ -153,6 +185,7 @@ class Expert:
             return distinct[0]
         candidates = [Move.parse(m.text) for m in distinct]
         voids = inferred_voids(game) if self.infer else None
+        seen = other_plays(game, rules) if self.infer else None
         seed = Rng(rng.getrandbits(63))
         ranked = len(candidates) > MAX_CANDIDATES
         if ranked:
@@ -163,13 +196,14 @@ class Expert:
             budget = kit.Budget(request, 0.5) if request.time_ms else None
             seconds = min(self.ms / 1000, budget.seconds) if budget is not None else self.ms / 1000
             best, _, _ = search(view, candidates, seed, seconds, 0, voids, self.horizon, None, by_time=True,
-                                clock=time.process_time if on_cpu else time.perf_counter, ranked=ranked)
+                                clock=time.process_time if on_cpu else time.perf_counter, ranked=ranked,
+                                seen=seen)
             return distinct[best]
         # Against the arena's deadline only: half its time is far more than the search needs.
         wall_s = request.time_ms * 0.5 / 1000 if request.time_ms else None
         playouts = DEFAULT_PLAYOUTS if self.playouts is None else self.playouts
         best, _, _ = search(view, candidates, seed, self.ms / 1000, playouts, voids, self.horizon, wall_s,
-                            ranked=ranked)
+                            ranked=ranked, seen=seen)
         return distinct[best]
 
 

@@ -26,14 +26,15 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 # The compiled modules, as setup.py names them (its one list).
-COMPILED = tuple(path.removesuffix(".py") for path in ast.literal_eval(
-    next(line for line in (ROOT / "setup.py").read_text().splitlines() if line.startswith("COMPILED =")).split("=", 1)[1]))
+COMPILED = tuple(path.removesuffix(".py") for path in ast.literal_eval(next(
+    node.value for node in ast.parse((ROOT / "setup.py").read_text()).body
+    if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["COMPILED"])))
 COMPILED_MODULES = tuple(path.replace("/", ".") for path in COMPILED)
 ON_THE_BUILD = [str(ROOT / "tests" / name) for name in (
     "match/test_golden.py", "match/test_referee.py", "harness/test_protocol.py", "harness/test_zoo.py",
     "harness/test_botproc.py", "core/test_worked_examples.py", "core/test_game_position.py", "core/test_core_shortcuts.py",
     "core/test_simulation_api.py", "core/test_readme_example.py", "bots/test_playouts.py",
-    "core/test_rule_options_effects.py")]
+    "core/test_rule_options_effects.py", "bots/test_move_values.py")]
 
 
 def _build_wheel(tmp: Path, env: dict[str, str] | None = None) -> tuple[Path, str]:

@@ -1,16 +1,15 @@
 """What each candidate of one decision is worth, on the same determinized deals: the analyst's
-engine (``arena analyze``, arena/analysis/).
+engine (``arena analyze``, arena/analysis/; its budget: arena/analysis/budget.py).
 
-``move_values`` is a stand-in, with the signature and meaning of the search's own (issue 35
-adds one beside the expert's search): the lead replaces this one by it at merge, and
-``category_values`` and ``inferred_voids`` stay. Both value functions play exactly what the
-expert's search plays (``arena.search.determinized.search``): each deal of the cards the seat
-has not seen (fitted to the inferred voids), every candidate applied to a copy of it, a greedy
-playout to the end of the round and one move into the next, and the outcome scored for the
-seat's side by ``evaluate`` (the real points of a finished hand, else the estimate). Deals use
-the ``rng`` alone, one determinization (and its void fitting) per deal, and candidates draw
-nothing: the same seed gives the same deals whatever the candidates, so values of a few of
-them (``category_values`` of the best and the played move) match the values of all.
+Both value functions play exactly what the expert's search plays
+(``arena.search.determinized``: ``deal`` and ``last_round``): each deal of the cards the seat has
+not seen (fitted to the inferred voids and, given ``seen``, to the other seats' plays this
+round), every candidate applied to a copy of it, a greedy playout to the end of the round and
+one move into the next, and the outcome scored for the seat's side (the real points of a
+finished hand, else the estimate), without the search's halving, so that every value is
+comparable with every other. Deals use the ``rng`` alone and candidates draw nothing: the same
+seed gives the same deals whatever the candidates, so values of a few of them
+(``category_values`` of the best and the played move) match the values of all.
 """
 
 from __future__ import annotations
@@ -24,8 +23,9 @@ from arena.core.game import HandState, SeatView
 from arena.core.moves import Move
 from arena.core.rules import Rules
 from arena.core.seeding import Rng
-from arena.search.determinized import capturing_values, constrain, fast_view
+from arena.search.determinized import capturing_values, deal, fast_view, last_round
 from arena.search.evaluation import evaluate, evaluate_terms
+from arena.search.inference import Round
 from arena.search.playout import playout
 
 T = TypeVar("T")
@@ -100,45 +100,45 @@ def representatives(moves: Sequence[Move], rules: Rules) -> list[int]:
 
 
 def _outcomes(view: SeatView, candidates: Sequence[Move], rng: Rng, playouts: int,
-              voids: dict[int, set[int]] | None, score: Callable[[HandState, int], T]) -> Iterator[list[T]]:
+              voids: dict[int, set[int]] | None, seen: Round | None,
+              score: Callable[[HandState, int], T]) -> Iterator[list[T]]:
     """Per deal, ``score`` of each candidate's playout, as the expert's search plays it."""
     side = view.side
     view = fast_view(view)
-    # Playouts stop at the end of this round (and one move into the next) and estimate the
-    # rest, with 2 sides; with more, the estimate does not apply and they play the hand out.
-    last_round = view.round if view.seating.sides == 2 else 99
+    stop = last_round(view)
     for _ in range(playouts):
-        world = HandState.determinize(view, rng)
-        if voids:
-            constrain(world, voids, rng)
-        world.legal_moves()  # once a deal: every candidate's copy keeps them for its apply
+        world = deal(view, rng, voids, seen)
         scores: list[T] = []
         for move in candidates:
             state = world.copy()
             state.apply(move)
-            playout(state, last_round)
+            playout(state, stop)
             scores.append(score(state, side))
         yield scores
 
 
 def move_values(view: SeatView, candidates: list[Move], rng: Rng, playouts: int,
-                voids: dict[int, set[int]] | None = None) -> list[float]:
-    """The expected point margin, for the view's side, of each candidate: its mean over the
-    same ``playouts`` determinized deals."""
+                voids: dict[int, set[int]] | None = None, seen: Round | None = None) -> list[float]:
+    """The expected point margin for ``view.side`` of each candidate (its points minus the
+    other sides' average at the end of the hand, as the expert's search scores it): its mean
+    over the same ``playouts`` determinized deals (common random numbers: differences between
+    candidates are far less noisy than the values). ``voids``: per other seat, the card values
+    it cannot hold; ``seen``: the other seats' plays this round, which every deal's hands must
+    explain (``arena.search.inference``)."""
     totals = [0.0] * len(candidates)
-    for scores in _outcomes(view, candidates, rng, playouts, voids, evaluate):
+    for scores in _outcomes(view, candidates, rng, playouts, voids, seen, evaluate):
         for i, value in enumerate(scores):
             totals[i] += value
     return [t / max(1, playouts) for t in totals]
 
 
 def category_values(view: SeatView, candidates: list[Move], rng: Rng, playouts: int,
-                    voids: dict[int, set[int]] | None = None) -> list[tuple[float, ...]]:
+                    voids: dict[int, set[int]] | None = None, seen: Round | None = None) -> list[tuple[float, ...]]:
     """``move_values`` by category (``arena.search.evaluation.TERMS``: escobas, velo, oros,
     cards, sevens), on the same deals for the same seed; each candidate's terms add up to its
     value (to rounding)."""
     totals = [[0.0] * 5 for _ in candidates]
-    for scores in _outcomes(view, candidates, rng, playouts, voids, evaluate_terms):
+    for scores in _outcomes(view, candidates, rng, playouts, voids, seen, evaluate_terms):
         for total, terms in zip(totals, scores, strict=True):
             for k, term in enumerate(terms):
                 total[k] += term

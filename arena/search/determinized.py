@@ -12,6 +12,7 @@ from arena.core.game import HandState, SeatView
 from arena.core.moves import Move
 from arena.core.seeding import Rng
 from arena.search.evaluation import estimate, evaluate
+from arena.search.inference import Round
 from arena.search.playout import playout
 
 
@@ -67,10 +68,44 @@ def constrain(world: HandState, voids: dict[int, set[int]], rng: Rng) -> None:
 
 
 
+# How many deals are drawn, at most, for one that fits what the other seats played this round:
+# past it (a seat that plays unlike greedy, a rare hand), the last one drawn is kept.
+TRIES = 24
+
+
+def deal(view: SeatView, rng: Rng, voids: dict[int, set[int]] | None = None,
+         seen: Round | None = None) -> HandState:
+    """One determinization of ``view`` (a ``fast_view``), its legal moves worked out once: every
+    candidate's copy keeps them for its apply. ``voids``: the values a seat cannot hold;
+    ``seen``: plays of this round the other seats' hands must explain."""
+    for _ in range(TRIES if seen is not None and seen.plays else 1):
+        world = HandState.determinize(view, rng)
+        if voids:
+            constrain(world, voids, rng)
+        if seen is None or seen.consistent(world.hands):
+            break
+    world.legal_moves()
+    return world
+
+
+def last_round(view: SeatView, horizon: int = 0) -> int:
+    """Playouts stop ``horizon`` rounds after this one and estimate the rest (2 sides only)."""
+    return view.round + horizon if view.seating.sides == 2 else 99
+
+
+def play_out(world: HandState, move: Move, view: SeatView, horizon: int = 0) -> float:
+    """The value for ``view.side`` of ``move`` in the deal ``world`` (left as it is)."""
+    state = world.copy()
+    state.apply(move)
+    playout(state, last_round(view, horizon))
+    return evaluate(state, view.side)
+
+
 def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_playouts: int,
            voids: dict[int, set[int]] | None = None, horizon: int = 0,
            wall_s: float | None = None, by_time: bool = False,
-           clock: Callable[[], float] | None = None, ranked: bool = False) -> tuple[int, list[float], list[int]]:
+           clock: Callable[[], float] | None = None, ranked: bool = False,
+           seen: Round | None = None) -> tuple[int, list[float], list[int]]:
     """(index of the best candidate, total margin per candidate, deals per candidate).
 
     Sequential halving: the budget of ``max_playouts`` is split over rounds; in each round
@@ -81,7 +116,8 @@ def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_p
     is chosen. ``by_time``: the budget is the ``cpu_s`` alone, split evenly over the rounds
     (a round ends with the first whole deal past its share), and playouts do not count.
     ``ranked``: the candidates come best first (``shortlist``), so a cap may stop the search
-    even before its first whole deal (else it plays that deal out whatever the cap)."""
+    even before its first whole deal (else it plays that deal out whatever the cap). ``seen``:
+    the other seats' plays this round, which every deal's hands must explain (``deal``)."""
     n = len(candidates)
     totals = [0.0] * n
     deals = [0] * n
@@ -96,14 +132,11 @@ def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_p
     # on by the CPU time still left, the cap cannot have been reached: the CPU clock, a system
     # call costing microseconds, is read only then, with the same verdict as after every playout.
     cpu_check = start + cpu_s
-    side = view.side
     view = fast_view(view)
     alive = list(range(n))
     rounds = max(1, (n - 1).bit_length())
     scratch = [0.0] * n
     out_of_time = False
-    # Playouts stop ``horizon`` rounds after this one and estimate the rest (2 sides only).
-    last_round = view.round + horizon if view.seating.sides == 2 else 99
     round_end = math.inf  # by_time: the CPU time (since the start) at which this round ends
     for r in range(rounds):
         per_round = 1 << 40 if by_time else max(1, (max_playouts // rounds) // len(alive))
@@ -112,15 +145,9 @@ def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_p
             cpu_check = min(cpu_check, wall() + round_end - (cpu() - cpu_start))
         round_over = False
         for _ in range(per_round):
-            world = HandState.determinize(view, rng)
-            if voids:
-                constrain(world, voids, rng)
-            world.legal_moves()  # once a deal: every candidate's copy keeps them for its apply
+            world = deal(view, rng, voids, seen)
             for i in alive:
-                state = world.copy()
-                state.apply(candidates[i])
-                playout(state, last_round)
-                scratch[i] = evaluate(state, side)
+                scratch[i] = play_out(world, candidates[i], view, horizon)
                 now = wall()
                 over = now > wall_deadline
                 if now >= cpu_check:
