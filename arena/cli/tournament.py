@@ -330,7 +330,7 @@ def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, p
             for line in built.lines():
                 out.say(f"build: {line}")
             config = built.config
-            note = runner.check_identities(store, runner.identify_bots(config))
+            note = runner.check_identities(store, runner.identify_bots(config), config)
             if note:
                 out.say(f"note: {note}")
             if view.strategy.done:
@@ -484,7 +484,7 @@ def _check_identities_read_only(config: TournamentConfig, store: ResultStore, pl
     for bot in config.bots:
         if bot.source is not None or bot.name in building or bot.name not in recorded:
             continue
-        changes = identity_changes(recorded[bot.name], identify_bot(bot))
+        changes = identity_changes(recorded[bot.name].fill_from(bot), identify_bot(bot))
         if changes:
             raise runner.BotChangedError(store.folder, bot.name, changes)
 

@@ -188,13 +188,14 @@ def identify_bots(config: TournamentConfig) -> dict[str, BotIdentity]:
     return {bot.name: identify_bot(bot) for bot in config.bots}
 
 
-def check_identities(store: ResultStore, identities: Mapping[str, BotIdentity]) -> str | None:
+def check_identities(store: ResultStore, identities: Mapping[str, BotIdentity], config: TournamentConfig) -> str | None:
     """Refuse a resume whose bots are not the ones that played the stored matches
     (``BotChangedError``); then record the identities. Returns a note for the user when the
     store was written by an arena that did not record them (it is then trusted, once)."""
     recorded = store.identities()
     count = store.count()
     current = dict(identities)
+    configs = {bot.name: bot for bot in config.bots}
     note = None
     if recorded is None:
         if count:
@@ -207,6 +208,9 @@ def check_identities(store: ResultStore, identities: Mapping[str, BotIdentity]) 
             old = recorded.get(name)
             if old is None:
                 continue
+            # Recorded by an older arena: its key is recomputed from the file's settings (the
+            # fingerprint already held them unchanged), so an unchanged bot stays itself.
+            old = old.fill_from(configs[name])
             changes = identity_changes(old, identity)
             if changes:
                 raise BotChangedError(store.folder, name, changes)
@@ -299,7 +303,7 @@ def run_tournament(
     with open_store(config) as store:
         config = run_builds(config, os.path.join(config.output, LOGS_DIR), jobs=concurrency or config.concurrency).config
         identities = identify_bots(config)
-        check_identities(store, identities)
+        check_identities(store, identities, config)
         strategy = plan_strategy(config, store)
         if executor is None:
             executor = make_executor(config, concurrency or config.concurrency)
