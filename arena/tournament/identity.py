@@ -43,6 +43,19 @@ if TYPE_CHECKING:
 
 _READ_CHUNK = 1 << 20
 
+# A bot's later versions in one results folder play as ``name~2``, ``name~3`` (versions.py):
+# ``~`` is never in a configured name, so an entrant name says whose version it is.
+VERSION_MARK = "~"
+
+
+def entrant_name(bot: str, number: int) -> str:
+    return f"{bot}{VERSION_MARK}{number}"
+
+
+def bot_name(entrant: str) -> str:
+    """The configured name of an entrant (``mybot~2`` -> ``mybot``)."""
+    return entrant.split(VERSION_MARK, 1)[0]
+
 
 def sha256_file(path: str) -> str | None:
     """The file's SHA-256 in hex, or None if it is not a readable regular file."""
@@ -225,7 +238,7 @@ class BotIdentity:
         given = ready_version(self.ready_name)
         if given is not None and self.ready_name is not None:
             return f"{self.ready_name.split()[0]}@{given}"
-        return f"{self.name}@{self.version}"
+        return f"{bot_name(self.name)}@{self.version}"
 
 
 _VERSION = re.compile(r"v?\d[\w.+-]*")
