@@ -891,9 +891,10 @@ def sprt_lines(store: ResultStore) -> list[str]:
     """A sequential test's numbers and decision, recomputed from its store, and the commit of
     each side built from a revision."""
     from arena.render.sprt_text import outcome_lines
+    from arena.tournament.audit import keyed_identities
     from arena.tournament.sprt_run import replay_store
 
-    return outcome_lines(replay_store(store), store.identities())
+    return outcome_lines(replay_store(store), keyed_identities(store))
 
 
 def _failure_summary(store: ResultStore, config: TournamentConfig, tally: FailureTally) -> list[str]:

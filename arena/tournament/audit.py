@@ -25,7 +25,7 @@ from arena.errors import ArenaError
 from arena.harness.protocol import Clock
 from arena.match.record import FailurePolicy, GameRecord, derive_row_values
 from arena.tournament.config import BotConfig, TeamConfig, TournamentConfig
-from arena.tournament.identity import bot_name
+from arena.tournament.identity import BotIdentity, bot_name
 from arena.tournament.schedule import MAX_MATCHES, Format, MatchSpec, Mode, TeamMode, build_schedule, iter_schedule, schedule_size
 from arena.tournament.store import MatchRow, ResultStore, StoreDamagedError
 from arena.tournament.versions import Versions, coverage, expected_schedule, versioned_schedule
@@ -158,6 +158,18 @@ def store_config(store: ResultStore) -> TournamentConfig:
     except _BadMeta as exc:
         raise StoreDamagedError(f"{store.path}: meta 'game' does not describe a tournament ({exc}); "
                                 "restore the store from a copy") from None
+
+
+def keyed_identities(store: ResultStore, config: TournamentConfig | None = None) -> dict[str, BotIdentity] | None:
+    """The store's identities by entrant, each able to give its key: one recorded by an older
+    arena is completed from the stored file's settings (identity.py ``fill_from``). None when
+    none were recorded."""
+    recorded = store.identities()
+    if recorded is None:
+        return None
+    bots = {bot.name: bot for bot in (config or store_config(store)).bots}
+    return {name: identity.fill_from(bots[bot_name(name)]) if bot_name(name) in bots else identity
+            for name, identity in recorded.items()}
 
 
 def store_schedule(store: ResultStore) -> tuple[TournamentConfig, tuple[MatchSpec, ...]]:
@@ -343,6 +355,7 @@ __all__ = [
     "MAX_AUDITED_MATCHES",
     "config_from_game",
     "duration_differences",
+    "keyed_identities",
     "game_differences",
     "limits_differences",
     "record_differences",

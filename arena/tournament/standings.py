@@ -33,7 +33,7 @@ from arena.core.outcome import EndReason
 from arena.core.rules import Seating
 from arena.harness.protocol import Termination
 from arena.rating.table import DEFAULT_PRIOR, BotRating, MatchResult, Model, PairResult, RatingTable, fit_ratings
-from arena.tournament.identity import BotIdentity, bot_name
+from arena.tournament.identity import BotIdentity
 from arena.tournament.versions import Versions, is_current, version_labels
 
 if TYPE_CHECKING:  # the tables are derived from rows; the store is opened only by standings_from_store
@@ -444,17 +444,31 @@ def unscored_escobas(record: Mapping[str, Any], sides: int) -> tuple[int, ...]:
     return tuple(counts)
 
 
-def _identities(store: ResultStore) -> dict[str, BotIdentity]:
-    """The store's identities, by entrant, each with its key (an older arena's completed from
-    the stored file's settings)."""
-    from arena.tournament.audit import store_config
+@dataclass(frozen=True)
+class VersionedRows:
+    """A store's rows as tables and exports show them (``versioned_rows``)."""
 
-    recorded = store.identities()
-    if not recorded:
-        return {}
-    bots = {bot.name: bot for bot in store_config(store).bots}
-    return {name: identity.fill_from(bots[bot_name(name)]) if bot_name(name) in bots else identity
-            for name, identity in recorded.items()}
+    rows: Sequence[MatchRow]
+    names: tuple[str, ...]  # the entrants shown, as labels
+    identities: Mapping[str, BotIdentity]  # label -> identity, where recorded
+    several: bool  # some bot changed in this folder (versions.py)
+
+
+def versioned_rows(store: ResultStore, names: Sequence[str], *, every_version: bool = True) -> VersionedRows:
+    """The store's checked rows (``audit.scheduled_rows``) with each version of a changed bot
+    under its label (``mybot@2.0``), of every version or only the current ones'."""
+    from arena.tournament.audit import keyed_identities, scheduled_rows
+
+    rows: Sequence[MatchRow] = scheduled_rows(store)
+    versions = Versions(store.generations())
+    shown = versions.all_entrants(names) if every_version or not versions.current else versions.current_entrants(names)
+    identities = keyed_identities(store) or {}
+    labels = version_labels(identities, versions.all_entrants(names))
+    if versions.current:
+        kept = frozenset(shown)
+        rows = [_renamed(row, labels) for row in rows if is_current(row.seats, kept)]
+    return VersionedRows(rows, tuple(labels[name] for name in shown),
+                         {labels[name]: identities[name] for name in shown if name in identities}, bool(versions.current))
 
 
 def _renamed(row: MatchRow, labels: Mapping[str, str]) -> MatchRow:
@@ -473,19 +487,10 @@ def standings_from_store(store: ResultStore, *, prior: float | None = DEFAULT_PR
     game = meta.get("game")
     if not isinstance(game, dict):
         raise StoreError(f"{store.folder}: the store has no tournament description")
-    from arena.tournament.audit import scheduled_rows
-
     seating = seating_of(game)
     # Only rows that are the schedule's matches are counted: an extra row is refused, not added.
-    rows: Sequence[MatchRow] = scheduled_rows(store)
-    names = [bot["name"] for bot in game["bots"]]
-    versions = Versions(store.generations())
-    shown = versions.all_entrants(names) if every_version or not versions.current else versions.current_entrants(names)
-    identities = _identities(store)
-    labels = version_labels(identities, versions.all_entrants(names))
-    if versions.current:
-        kept = frozenset(shown)
-        rows = [_renamed(row, labels) for row in rows if is_current(row.seats, kept)]
+    versioned = versioned_rows(store, [bot["name"] for bot in game["bots"]], every_version=every_version)
+    rows = versioned.rows
     unscored: dict[str, tuple[int, ...]] = {}
     unreadable = 0
     for row in rows:
@@ -497,17 +502,17 @@ def standings_from_store(store: ResultStore, *, prior: float | None = DEFAULT_PR
     standings = compute_standings(
         rows,
         seating,
-        [labels[name] for name in shown],
+        versioned.names,
         by_bot_crosstable=game.get("teams") == "rotating",
         prior=prior,
         unscored=unscored,
     )
-    if identities:
-        by_label = {labels[name]: identities[name] for name in shown if name in identities}
+    if versioned.identities:
+        by_label = versioned.identities
         bots = tuple(replace(b, version=by_label[b.name].version, identity=by_label[b.name].key) if b.name in by_label
                      else b for b in standings.bots)
         standings = replace(standings, bots=bots)
-    if versions.current and not every_version:
+    if versioned.several and not every_version:
         standings = replace(standings, notes=(*standings.notes, "current versions only; --versions all shows every "
                                               "version of the bots that changed"))
     if unreadable:
