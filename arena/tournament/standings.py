@@ -33,10 +33,9 @@ from arena.core.outcome import EndReason
 from arena.core.rules import Seating
 from arena.harness.protocol import Termination
 from arena.rating.table import DEFAULT_PRIOR, BotRating, MatchResult, Model, PairResult, RatingTable, fit_ratings
-from arena.tournament.identity import BotIdentity
-from arena.tournament.versions import Versions, is_current, version_labels
 
 if TYPE_CHECKING:  # the tables are derived from rows; the store is opened only by standings_from_store
+    from arena.tournament.identity import BotIdentity
     from arena.tournament.store import MatchRow, ResultStore
 
 FAILURE_REASONS = tuple(t.value for t in Termination if t.is_failure)
@@ -458,6 +457,7 @@ def versioned_rows(store: ResultStore, names: Sequence[str], *, every_version: b
     """The store's checked rows (``audit.scheduled_rows``) with each version of a changed bot
     under its label (``mybot@2.0``), of every version or only the current ones'."""
     from arena.tournament.audit import keyed_identities, scheduled_rows
+    from arena.tournament.versions import Versions, is_current, version_labels
 
     rows: Sequence[MatchRow] = scheduled_rows(store)
     versions = Versions(store.generations())

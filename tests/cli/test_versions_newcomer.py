@@ -69,3 +69,14 @@ def test_a_bots_versions_from_a_tournament_an_edit_and_an_sprt_are_two_entries(t
     assert {r["group"] for r in rows.values()} == {1}
     text = arena("rate", "results/", cwd=tmp_path).stdout
     assert "mybot@1.0" in text and "mybot@2.0" in text
+    # The two versions side by side, where they met head to head.
+    side = arena("compare", "results/sprt-bot-vs-bot_v1", "bot", "bot_v1", cwd=tmp_path)
+    assert side.returncode == 0, side.stderr
+    lines = side.stdout.splitlines()
+    assert lines[0].split()[:3] == ["bot", "version", "elo"] and lines[2].split()[:2] == ["bot", "2.0"]
+    assert lines[3].split()[:2] == ["bot_v1", "1.0"]
+    met = next(line for line in lines if " met on " in line)
+    assert met.startswith("bot and bot_v1 met on 2 duplicate deals; ")
+    sweeps = [line for line in lines if line.startswith("  deal ")]
+    assert len(sweeps) == int(met.split("; ")[1].split()[0])
+    assert all("won both seats (arena replay results/sprt-bot-vs-bot_v1 0000" in line for line in sweeps)
