@@ -14,7 +14,9 @@ the row. Standings, ratings and tables are derived from the rows every time, nev
 The meta table holds the tournament's description (``game``, ``config``, ``fingerprint``)
 and, since identities were recorded, ``identities``: each bot's ``BotIdentity.to_dict()`` by
 name (identity.py), so a resume can tell a rebuilt bot from the one that played. Stores
-written before that have no ``identities`` key and still open.
+written before that have no ``identities`` key and still open. Once a bot changed in the
+folder, ``versions`` lists its generations of versions (versions.py), and ``identities`` is
+keyed by entrant (``mybot``, ``mybot~2``).
 
 Reading is streamed: ``results()`` is a sequence that reads rows as it is walked, and
 ``stored_keys()`` gives the schedule keys of the stored matches without their summaries, so

@@ -415,3 +415,19 @@ def test_a_results_file_naming_a_version_by_its_label_joins_that_version(tmp_pat
     rows = {row["name"]: row for row in _json(_arena("rate", league, extra, "--format", "json"))}
     alone = {row["name"]: row for row in _json(_arena("rate", league, "--format", "json"))}
     assert rows[label]["matches"] == alone[label]["matches"] + 1 and len(rows) == len(alone) == 4
+
+
+def test_two_programs_in_a_tournament_a_gauntlet_and_an_sprt_folder_are_exactly_two_entries(tmp_path: Path):
+    league = tmp_path / "league"
+    field = {"luis": "l", "marta": "m"}
+    _store(league, "t1", versions={"ana": "a1", **field}, date="2026-01-01T00:00:00+00:00")
+    # v2 under another name (and so another command) in a gauntlet...
+    _store(league, "t2", bots=("anav2", "luis", "marta"), extra="format: gauntlet\nchallenger: anav2",
+           versions={"anav2": "a2", **field}, date="2026-02-01T00:00:00+00:00")
+    # ... and both head to head in a folder named as arena sprt names its bots.
+    _store(league, "t3", bots=("bot", "bot_v1"), versions={"bot": "a2", "bot_v1": "a1"},
+           date="2026-03-01T00:00:00+00:00")
+    rows = {row["name"]: row for row in _json(_arena("rate", league, "--format", "json"))}
+    assert sorted(rows) == ["ana", "anav2", "luis", "marta"]
+    assert rows["ana"]["tournaments"] == rows["anav2"]["tournaments"] == 2
+    assert rows["ana"]["identity"] != rows["anav2"]["identity"] and {r["group"] for r in rows.values()} == {1}
