@@ -29,6 +29,7 @@ def compare_cmd(
     failures, CPU time per move), and the duplicate deals where one won from both seats
     against the other, with the command that replays each match."""
     from arena.render.tables import TableFormat, render_table
+    from arena.render.text import counted
     from arena.tournament.compare import compare
     from arena.tournament.store import ResultStore
 
@@ -48,7 +49,7 @@ def compare_cmd(
         console.echo(printable(f"{names} did not meet on a duplicate deal here (versions of one tournament each "
                                "meet the field on the same deals: compare their rows above)"))
         return
-    console.echo(printable(f"{names} met on {result.deals_met} duplicate deals; "
+    console.echo(printable(f"{names} met on {counted(result.deals_met, 'duplicate deal')}; "
                            f"{len(result.sweeps)} won from both seats by one of them:"))
     folder = shlex.quote(str(results))
     for sweep in result.sweeps:
