@@ -12,6 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
+
+from arena.cli.app import app
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,7 +30,15 @@ if __name__ == "__main__":
 """
 
 
+def read(*args: str) -> str:
+    """A command that only reads results, in this process (no bot runs)."""
+    result = CliRunner().invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
 def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """A command that plays, as a newcomer runs it."""
     env = {k: v for k, v in os.environ.items() if k != "ARENA_CACHE_DIR"}
     return subprocess.run([sys.executable, "-m", "arena.cli", *args], cwd=cwd, capture_output=True, text=True,
                           timeout=300, env=env)
@@ -53,30 +64,28 @@ def test_a_bots_versions_from_a_tournament_an_edit_and_an_sprt_are_two_entries(t
     assert again.returncode == 0, again.stderr
     assert [line for line in again.stderr.splitlines() if "new version" in line] == [
         line for line in again.stderr.splitlines() if line.startswith("mybot has a new version (program file bot.py ")]
-    table = json.loads(arena("table", "results/mine", "--format", "json", cwd=tmp_path).stdout)
+    results = tmp_path / "results"
+    table = json.loads(read("table", str(results / "mine"), "--format", "json"))
     assert sorted(r["name"] for r in table) == ["greedy", "mybot@2.0"]
     # The versions head to head, each run by another command than the tournament's.
     sprt = arena("sprt", "$PYTHON mybot/bot.py", "python3 ./mybot/bot_v1.py", "--elo0", "0", "--elo1", "50",
                  "--max-pairs", "2", "-j", "2", "--no-progress", "--no-report", cwd=tmp_path)
     assert sprt.returncode == 0, sprt.stderr
     assert "A bot: mybot@2.0, identity" in sprt.stdout and "B bot_v1: mybot@1.0, identity" in sprt.stdout
-    rated = arena("rate", "results/", "--format", "json", cwd=tmp_path)
-    assert rated.returncode == 0, rated.stderr
-    rows = {r["name"]: r for r in json.loads(rated.stdout)}
+    rows = {r["name"]: r for r in json.loads(read("rate", str(results), "--format", "json"))}
     assert sorted(rows) == ["greedy", "mybot@1.0", "mybot@2.0"]  # one pool, no "not comparable" group
     assert {rows[v]["version"] for v in ("mybot@1.0", "mybot@2.0")} == {"1.0", "2.0"}
     assert rows["mybot@1.0"]["tournaments"] == rows["mybot@2.0"]["tournaments"] == 2
     assert {r["group"] for r in rows.values()} == {1}
-    text = arena("rate", "results/", cwd=tmp_path).stdout
+    text = read("rate", str(results))
     assert "mybot@1.0" in text and "mybot@2.0" in text
     # The two versions side by side, where they met head to head.
-    side = arena("compare", "results/sprt-bot-vs-bot_v1", "bot", "bot_v1", cwd=tmp_path)
-    assert side.returncode == 0, side.stderr
-    lines = side.stdout.splitlines()
+    sprt_folder = results / "sprt-bot-vs-bot_v1"
+    lines = read("compare", str(sprt_folder), "bot", "bot_v1").splitlines()
     assert lines[0].split()[:3] == ["bot", "version", "elo"] and lines[2].split()[:2] == ["bot", "2.0"]
     assert lines[3].split()[:2] == ["bot_v1", "1.0"]
     met = next(line for line in lines if " met on " in line)
     assert met.startswith("bot and bot_v1 met on 2 duplicate deals; ")
     sweeps = [line for line in lines if line.startswith("  deal ")]
     assert len(sweeps) == int(met.split("; ")[1].split()[0])
-    assert all("won both seats (arena replay results/sprt-bot-vs-bot_v1 0000" in line for line in sweeps)
+    assert all(f"won both seats (arena replay {sprt_folder} 0000" in line for line in sweeps)
