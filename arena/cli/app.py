@@ -16,6 +16,7 @@ from typing import Any
 import typer
 
 from arena.cli.analyze import analyze
+from arena.cli.compare import compare_cmd
 from arena.cli.edge import ArenaCommand, ArenaGroup
 from arena.cli.export import export
 from arena.cli.play import check_bot, play
@@ -45,6 +46,7 @@ def _command(name: str, function: Callable[..., Any], summary: str) -> None:
 
 _command("run", run, "Play a tournament from a YAML file, or resume it.")
 _command("table", table, "Print the standings and crosstable of a results folder.")
+_command("compare", compare_cmd, "Show two bots (two versions) of a results folder side by side.")
 _command("report", report_cmd, "Write a tournament's report page (a verified replay per match), or a league's page.")
 _command("sprt", sprt, "Test whether one bot is stronger than another with the fewest games (SPRT).")
 _command("sprt-stats", sprt_stats, "Print a sequential test's numbers for counts of pairs played elsewhere.")

@@ -144,6 +144,7 @@ def _league_json_row(row: LeagueRow, pool: int, width: int) -> dict[str, object]
         last_played=iso(row.last_played),
         bot=row.entry.name,
         version=row.entry.version,
+        identity=row.entry.key,
         pool=pool,
         status=status,
         note=note,
@@ -151,7 +152,7 @@ def _league_json_row(row: LeagueRow, pool: int, width: int) -> dict[str, object]
     return data
 
 
-LEAGUE_KEYS = ("tournaments", "last_played", "bot", "version", "pool")
+LEAGUE_KEYS = ("tournaments", "last_played", "bot", "version", "identity", "pool")
 """The columns a league's rating list adds (CSV, JSON) after the record, before status and note."""
 
 
@@ -312,7 +313,8 @@ def format_history(histories: Sequence[PoolHistory], league: League, fmt: TableF
 
 
 ByNameOption = Annotated[
-    bool, typer.Option("--by-name", help="One entry per bot name: pool the versions of a changed bot.")
+    bool, typer.Option("--by-name", help="Merge every version of a name into one entry (default: one entry per "
+                                         "program, wherever it played).")
 ]
 MixOption = Annotated[
     bool, typer.Option("--mix", help="Pool every kind of game (player counts, teams, rule options) in one fit.")

@@ -255,6 +255,11 @@ def run(
                      "(its own namespaces through bubblewrap; docs/PROTOCOL.md, \"Limits and containment\")."),
     ] = False,
     show_seed: ShowSeedOption = False,
+    drop_old: Annotated[
+        bool,
+        typer.Option("--drop-old", help="Delete the results of every bot's earlier versions from the results folder "
+                                        "(a changed bot otherwise keeps them, as its old version's)."),
+    ] = False,
 ) -> None:
     """Build the bots, then play a tournament, or resume it: matches already in the results folder are not played again.
 
@@ -270,11 +275,12 @@ def run(
         require_sealed_bots()
     resume = _resume_command(file, concurrency, output) + (f" --cluster {shlex.quote(cluster)}" if cluster else "")
     play_config(config, resume=resume, cluster=cluster, progress=progress, no_progress=no_progress, verbose=verbose,
-                quiet=quiet, strict=strict, report=report, show_seed=show_seed)
+                quiet=quiet, strict=strict, report=report, show_seed=show_seed, drop_old=drop_old)
 
 
 def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, progress: Progress, no_progress: bool,
-                verbose: bool, quiet: bool, strict: bool, report: bool | None, show_seed: bool) -> None:
+                verbose: bool, quiet: bool, strict: bool, report: bool | None, show_seed: bool,
+                drop_old: bool = False) -> None:
     """``arena run``'s whole run of a tournament (``arena sprt`` makes one and plays it here):
     builds, identity checks, the live progress and failure lines, Ctrl-C with the ``resume``
     command, the tables and the report page. A sequential test (format sprt) plays until it
@@ -330,9 +336,19 @@ def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, p
             for line in built.lines():
                 out.say(f"build: {line}")
             config = built.config
-            note = runner.check_identities(store, runner.identify_bots(config))
-            if note:
-                out.say(f"note: {note}")
+            checked = runner.check_identities(store, runner.identify_bots(config), config)
+            if checked.note:
+                out.say(f"note: {checked.note}")
+            for line in checked.new_versions:
+                out.say(line, always=True)
+            if drop_old:
+                _drop_old(store, config, out)
+            if checked.new_versions or drop_old:
+                # A new generation of versions: its own schedule, planned afresh.
+                view = _view_of(config, runner.plan_strategy(config, store))
+                live = _Live(config, store, view, out, mode=mode, verbose=verbose)
+            if isinstance(view.strategy, runner.RunPlan):
+                config = view.strategy.run_config
             if view.strategy.done:
                 out.say(view.resuming())
             if view.strategy.has_work:
@@ -473,20 +489,40 @@ def _dry_run_sprt(config: TournamentConfig, show_seed: bool) -> None:
 
 def _check_identities_read_only(config: TournamentConfig, store: ResultStore, planned: list[PlannedBuild]) -> None:
     """The resume's identity check, for the bots whose files are final now (no build to run,
-    not from a revision: those are checked when the run has built them)."""
+    not from a revision: those are checked when the run has built them): a changed bot is
+    said to join as a new version, or refused where it cannot."""
     from arena.tournament import runner
     from arena.tournament.identity import identify_bot, identity_changes
+    from arena.tournament.versions import Versions, can_version
 
     recorded = store.identities()
     if not recorded or not store.count():
         return
+    versions = Versions(store.generations())
     building = {name for p in planned if p.will_run for name in p.bots}
     for bot in config.bots:
-        if bot.source is not None or bot.name in building or bot.name not in recorded:
+        entrant = versions.entrant(bot.name)
+        if bot.source is not None or bot.name in building or entrant not in recorded:
             continue
-        changes = identity_changes(recorded[bot.name], identify_bot(bot))
-        if changes:
+        changes = identity_changes(recorded[entrant].fill_from(bot), identify_bot(bot))
+        if changes and not can_version(config):
             raise runner.BotChangedError(store.folder, bot.name, changes)
+        if changes:
+            console.echo(f"{bot.name} has a new version ({'; '.join(changes)}): the run would keep the results of "
+                         "its earlier version and play the new one's own schedule")
+
+
+def _drop_old(store: ResultStore, config: TournamentConfig, out: _Human) -> None:
+    """``--drop-old``: delete the matches of every version that is not a bot's current one."""
+    from arena.render.text import counted
+    from arena.tournament.versions import Versions, is_current
+
+    versions = Versions(store.generations())
+    current = frozenset(versions.current_entrants(bot.name for bot in config.bots))
+    old = [row.id for row in store.results() if not is_current(row.seats, current)]
+    store.drop_matches(old)
+    out.say(f"--drop-old: {counted(len(old), 'match', 'matches')} of earlier versions deleted from {_rel(store.folder)}",
+            always=True)
 
 
 def _say_interrupted(store: ResultStore, total: int | None, config: TournamentConfig, resume: str,
@@ -855,9 +891,10 @@ def sprt_lines(store: ResultStore) -> list[str]:
     """A sequential test's numbers and decision, recomputed from its store, and the commit of
     each side built from a revision."""
     from arena.render.sprt_text import outcome_lines
+    from arena.tournament.audit import keyed_identities
     from arena.tournament.sprt_run import replay_store
 
-    return outcome_lines(replay_store(store), store.identities())
+    return outcome_lines(replay_store(store), keyed_identities(store))
 
 
 def _failure_summary(store: ResultStore, config: TournamentConfig, tally: FailureTally) -> list[str]:
@@ -898,6 +935,13 @@ class TableWhat(str, Enum):
     CROSSTABLE = "crosstable"
 
 
+class VersionsShown(str, Enum):
+    """Which versions of a changed bot ``arena table`` shows (``--versions``)."""
+
+    CURRENT = "current"
+    ALL = "all"
+
+
 def table(
     results_dir: Annotated[Path, typer.Argument(help="A tournament's results folder (results/<name>).")],
     fmt: FormatOption = TableFormat.PLAIN,
@@ -913,6 +957,9 @@ def table(
     prior: PriorOption = None,
     wide: Annotated[bool, typer.Option("--wide", help="Every column of the standings (forfeits, points for and "
                                        "against, hands, failures by reason); the default fits 100 columns.")] = False,
+    versions: Annotated[VersionsShown, typer.Option("--versions", help="current: each bot's current version; all: "
+                                                    "every version a changed bot played as, each its own entry.")
+                        ] = VersionsShown.CURRENT,
 ) -> None:
     """Print the ranked standings and the crosstable of a tournament (derived from its results store).
     For a sequential test (arena sprt), its numbers and decision follow.
@@ -930,7 +977,7 @@ def table(
         what = TableWhat.CROSSTABLE
     machine = fmt in (TableFormat.CSV, TableFormat.JSON)
     with ResultStore.open_existing(str(results_dir)) as store:
-        standings = standings_from_store(store, prior=prior)
+        standings = standings_from_store(store, prior=prior, every_version=versions is VersionsShown.ALL)
         from arena.tournament.sprt_run import is_sprt_store
 
         test = sprt_lines(store) if not machine and is_sprt_store(store) else []

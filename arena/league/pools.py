@@ -6,16 +6,15 @@ of comparable results, names the bots across tournaments, fits each pool jointly
 ``arena.rating.table.fit_ratings`` and replays the fit after each tournament for the history. It
 reads the stores and files it is given and prints nothing (docs/RATINGS.md, *Leagues*).
 
-**Entries.** A bot is matched across tournaments by its configured name and its stored
-identity (``arena.tournament.identity``: the command, the SHA-256 of its program files, its
-build inputs, its commit; and the name it gave in ``ready``). One program under one name in
-several tournaments is one entry; a changed program under the same name is a new entry,
-shown as ``name@version`` where version is the identity's short hash (the commit's short id
-for a bot from a revision), as ``BotIdentity.label`` writes it. A name with one version is
-shown as the name alone. Results without identities (stores from an earlier arena, results
-files) are matched by name: they join the name's entry when it has at most one known
-version, and are ``name@unknown`` when it has several. ``by_name`` pools every version under
-its name.
+**Entries.** An entry is one program: one identity key (``arena.tournament.identity``: what
+runs, never the command's spelling), wherever it played, under whatever name: a tournament
+folder, a version that joined it later (``mybot~2``, versions.py), an SPRT folder. So a version
+compared only through an SPRT is rated against the field through its opponent. It is shown as
+its name when the name has one version here, else as its label (``mybot@2.0`` from its ready
+name, else ``mybot@`` and the short key); two programs with one label get their keys' short
+form too. Results without identities (stores from an earlier arena, results files) are matched
+by name: a label joins its version, a name its only version, and a name of several versions
+is ``name@unknown``. ``by_name`` merges every version of a name, and a note says so.
 
 **Pools.** Results are pooled only within one kind of game (``GameKind``): the number of
 players, alone or in teams (and whether a team is copies of one bot), and every rule option
@@ -31,7 +30,7 @@ by their file's modification time, and the tournament list says so.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -51,9 +50,10 @@ from arena.rating.table import (
     RatingTable,
     fit_ratings,
 )
-from arena.tournament.identity import BotIdentity
+from arena.tournament.identity import BotIdentity, bot_name, ready_version
 from arena.tournament.schedule import TeamMode
 from arena.tournament.store import STORE_FILE, ResultStore
+from arena.tournament.versions import Versions
 
 LENGTH_OPTIONS = ("target", "max_hands")
 """Rule options that only set how long a match is: results that differ in them are pooled."""
@@ -173,13 +173,14 @@ def _file_time(*paths: Path) -> datetime:
 
 
 def _read_store(folder: Path, label: str, index: int) -> Tournament:
-    from arena.tournament.audit import store_config
+    from arena.tournament.audit import keyed_identities, store_config
 
     with ResultStore.open_existing(str(folder)) as store:
         config = store_config(store)
         date = store.last_match_at()
-        identities = store.identities()
+        identities = keyed_identities(store, config)
         matches = store.count()
+        versions = Versions(store.generations())
     store_file = folder / STORE_FILE
     return Tournament(
         label=label,
@@ -190,7 +191,7 @@ def _read_store(folder: Path, label: str, index: int) -> Tournament:
         date=date if date is not None else _file_time(store_file, store_file.with_name(STORE_FILE + "-wal")),
         dated_by_file=date is None,
         matches=matches,
-        bots=tuple(bot.name for bot in config.bots),
+        bots=versions.all_entrants(bot.name for bot in config.bots),
         identities=identities,
         seating=config.seating,
         format=config.format,
@@ -257,8 +258,9 @@ def find_inputs(paths: Sequence[str | Path]) -> list[tuple[str, Path, bool]]:
 
 @dataclass(frozen=True)
 class Entry:
-    """One line of the rating list: a bot's name and one version of it. ``version`` is the
-    short hash (None: the only version, or versions pooled by name); ``identity`` the stored
+    """One line of the rating list: one program (one identity key, wherever it played and
+    under whatever name or command). ``name`` is the bot's name; ``version`` its version
+    (None: the name's only version, or versions pooled by name); ``identity`` the recorded
     identity (None: not recorded)."""
 
     label: str
@@ -266,68 +268,77 @@ class Entry:
     version: str | None = None
     identity: BotIdentity | None = None
 
-
-def _version_of(identity: BotIdentity) -> str:
-    return (identity.commit or identity.digest)[:7]
+    @property
+    def key(self) -> str | None:
+        return self.identity.key if self.identity is not None else None
 
 
 def assign_entries(
     tournaments: Sequence[Tournament], *, by_name: bool = False
 ) -> tuple[dict[tuple[int, str], Entry], list[str]]:
-    """Each (tournament index, bot name) -> its entry, and notes on how versions were told
-    apart. ``tournaments`` in date order (a name's versions are listed in that order)."""
+    """Each (tournament index, name in its results) -> its entry, and notes on how versions were
+    told apart. ``tournaments`` in date order (an entry's name is the first it played under).
+
+    The same identity key is one entry wherever it played; without a recorded identity a name
+    joins its bot's only version (or a label it names), else it is ``name@unknown``."""
     notes: list[str] = []
     if by_name:
-        return {(t.index, name): Entry(name, name) for t in tournaments for name in t.bots}, notes
-    # name -> digest -> ready names seen (None: not given)
-    readies: dict[str, dict[str, dict[str | None, None]]] = defaultdict(lambda: defaultdict(dict))
-    for t in tournaments:
-        for name in t.bots:
-            identity = (t.identities or {}).get(name)
-            if identity is not None:
-                readies[name][identity.digest][identity.ready_name] = None
-
-    def key(identity: BotIdentity) -> tuple[str, str | None]:
-        known = [r for r in readies[identity.name][identity.digest] if r is not None]
-        # A ready name not recorded (the bot never answered) is the one recorded elsewhere.
-        ready = identity.ready_name if identity.ready_name is not None or len(known) != 1 else known[0]
-        return identity.digest, ready
-
-    versions: dict[str, dict[tuple[str, str | None], BotIdentity]] = defaultdict(dict)
-    unknown: dict[str, list[str]] = defaultdict(list)
+        merged: dict[str, set[str]] = defaultdict(set)
+        for t in tournaments:
+            for name in t.bots:
+                identity = (t.identities or {}).get(name)
+                merged[bot_name(name)].add(identity.key if identity is not None else name)
+        several = [f"{name} ({len(keys)})" for name, keys in merged.items() if len(keys) > 1]
+        notes.append("--by-name: every version of a name is one entry" + (
+            f" (merged: {', '.join(several)} versions)" if several else " (no name here has more than one version)"))
+        return {(t.index, name): Entry(bot_name(name), bot_name(name)) for t in tournaments for name in t.bots}, notes
+    first: dict[str, BotIdentity] = {}  # key -> the identity as first seen (its ready name once known)
     for t in tournaments:
         for name in t.bots:
             identity = (t.identities or {}).get(name)
             if identity is None:
-                unknown[name].append(t.label)
-            else:
-                versions[name].setdefault(key(identity), identity)
-
-    labels: dict[tuple[str, tuple[str, str | None] | None], Entry] = {}
-    for name in dict.fromkeys([*versions, *unknown]):
-        known = versions.get(name, {})
-        several = len(known) > 1
-        shorts = [_version_of(identity) for identity in known.values()]
-        for (k, identity), short in zip(known.items(), shorts, strict=True):
-            if shorts.count(short) > 1:  # the same program, told apart by its ready name only
-                short = f"{short}({identity.ready_name or '?'})"
-            labels[name, k] = Entry(f"{name}@{short}" if several else name, name, short if several else None, identity)
-        if name in unknown and known:
-            if several:
-                labels[name, None] = Entry(f"{name}@{UNKNOWN_VERSION}", name, UNKNOWN_VERSION)
-                where = ", ".join(unknown[name][:3]) + (", ..." if len(unknown[name]) > 3 else "")
-                notes.append(f"{name}: {where} did not record which version played; rated as {name}@{UNKNOWN_VERSION}")
-            else:
-                labels[name, None] = next(iter(labels[name, k] for k in known))
-        if several:
-            shown = ", ".join(labels[name, k].label for k in known)
-            notes.append(f"{name}: {len(known)} versions ({shown}); --by-name pools them")
+                continue
+            seen = first.setdefault(identity.key, identity)
+            if seen.ready_name is None and identity.ready_name is not None:
+                first[identity.key] = replace(seen, ready_name=identity.ready_name)
+    keys_of: dict[str, list[str]] = defaultdict(list)  # bot name -> its keys, in date order
+    for key, identity in first.items():
+        keys_of[bot_name(identity.name)].append(key)
+    by_key: dict[str, Entry] = {}
+    for bot, keys in keys_of.items():
+        for key in keys:
+            identity = first[key]
+            given = ready_version(identity.ready_name) is not None
+            version = identity.version if given or len(keys) > 1 else None
+            by_key[key] = Entry(identity.label if version is not None else bot, bot, version, identity)
+    # Two programs under one label (one bot's version given twice): told apart by their keys.
+    counts = Counter(entry.label for entry in by_key.values())
+    for key, entry in by_key.items():
+        if counts[entry.label] > 1:
+            by_key[key] = replace(entry, label=f"{entry.label}({key[:7]})", version=f"{entry.version or ''}({key[:7]})")
+    by_label = {entry.label: entry for entry in by_key.values()}
+    unknown: dict[str, list[str]] = defaultdict(list)
     out: dict[tuple[int, str], Entry] = {}
     for t in tournaments:
         for name in t.bots:
             identity = (t.identities or {}).get(name)
-            entry = labels.get((name, key(identity) if identity is not None else None))
-            out[t.index, name] = entry if entry is not None else Entry(name, name)
+            if identity is not None:
+                out[t.index, name] = by_key[identity.key]
+            elif name in by_label:
+                out[t.index, name] = by_label[name]
+            elif len(keys_of.get(name, ())) == 1:
+                out[t.index, name] = by_key[keys_of[name][0]]
+            elif name in keys_of:
+                out[t.index, name] = Entry(f"{name}@{UNKNOWN_VERSION}", name, UNKNOWN_VERSION)
+                unknown[name].append(t.label)
+            else:
+                out[t.index, name] = Entry(name, name)
+    for name, where in unknown.items():
+        shown = ", ".join(where[:3]) + (", ..." if len(where) > 3 else "")
+        notes.append(f"{name}: {shown} did not record which version played; rated as {name}@{UNKNOWN_VERSION}")
+    for bot, keys in keys_of.items():
+        if len(keys) > 1:
+            notes.append(f"{bot}: {len(keys)} versions ({', '.join(by_key[k].label for k in keys)}); --by-name merges them")
     # Two entries under one label would be one bot to the fit: refused, never merged.
     taken: dict[str, Entry] = {}
     for entry in out.values():

@@ -233,6 +233,7 @@ def sprt_section(store: Any) -> dict[str, Any] | None:
     decision recomputed from the store, the LLR after each pair, and the commit of each side
     built from a revision."""
     from arena.render.sprt_text import decision_text, outcome_lines
+    from arena.tournament.audit import keyed_identities
     from arena.tournament.sprt_run import is_sprt_store, replay_store
 
     if not is_sprt_store(store):
@@ -247,7 +248,7 @@ def sprt_section(store: Any) -> dict[str, Any] | None:
     notes = [f"A = {outcome.candidate} (the candidate), B = {outcome.baseline} (the baseline); every number is A's. "
              "Each pair is one deal played from both seats; pairs are added in deal order, the first decision is "
              "final, and the pairs being played when it came are finished and counted (docs/SPRT.md)."]
-    return {"decision": headline, "lines": outcome_lines(outcome, store.identities()), "trace": list(outcome.trace),
+    return {"decision": headline, "lines": outcome_lines(outcome, keyed_identities(store)), "trace": list(outcome.trace),
             "lower": summary.lower, "upper": summary.upper, "decided_at": summary.decided_at, "label": label,
             "notes": notes}
 

@@ -104,12 +104,16 @@ def _share(summary: SprtSummary) -> float:
 
 def outcome_lines(outcome: SprtOutcome, identities: dict[str, BotIdentity] | None = None) -> list[str]:
     """What a run, ``arena table`` and the report say at the end: the numbers, and which
-    program each side is (the full commit id of a bot from a revision)."""
+    program each side is: its version label and identity key (docs/TOURNAMENTS.md, "Bot
+    identities"; the key is what a league matches it by), and the full commit id of a bot
+    from a revision."""
     lines = result_lines(outcome.summary, outcome.candidate, outcome.baseline)
     for role, name in (("A", outcome.candidate), ("B", outcome.baseline)):
         identity = (identities or {}).get(name)
-        if identity is not None and identity.commit:
-            lines.append(f"{role} {name}: commit {identity.commit}")
+        if identity is None:
+            continue
+        lines.append(f"{role} {name}: {identity.label}, identity {identity.key[:12]}"
+                     + (f", commit {identity.commit}" if identity.commit else ""))
     if outcome.waiting:
         lines.append(f"note: {outcome.waiting} stored matches wait for the pairs before them (an interrupted run; "
                      "arena run resumes it)")

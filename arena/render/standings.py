@@ -161,6 +161,8 @@ def standings_keys(standings: Standings) -> list[str]:
         "cpu_per_wall",
         "status",
         "note",
+        "version",
+        "identity",
     ]
 
 

@@ -25,8 +25,10 @@ from arena.errors import ArenaError
 from arena.harness.protocol import Clock
 from arena.match.record import FailurePolicy, GameRecord, derive_row_values
 from arena.tournament.config import BotConfig, TeamConfig, TournamentConfig
+from arena.tournament.identity import BotIdentity, bot_name
 from arena.tournament.schedule import MAX_MATCHES, Format, MatchSpec, Mode, TeamMode, build_schedule, iter_schedule, schedule_size
 from arena.tournament.store import MatchRow, ResultStore, StoreDamagedError
+from arena.tournament.versions import Versions, coverage, expected_schedule, versioned_schedule
 
 if TYPE_CHECKING:
     from arena.sprt import SprtParams
@@ -158,10 +160,30 @@ def store_config(store: ResultStore) -> TournamentConfig:
                                 "restore the store from a copy") from None
 
 
+def keyed_identities(store: ResultStore, config: TournamentConfig | None = None) -> dict[str, BotIdentity] | None:
+    """The store's identities by entrant, each able to give its key: one recorded by an older
+    arena is completed from the stored file's settings (identity.py ``fill_from``). None when
+    none were recorded."""
+    recorded = store.identities()
+    if recorded is None:
+        return None
+    bots = {bot.name: bot for bot in (config or store_config(store)).bots}
+    return {name: identity.fill_from(bots[bot_name(name)]) if bot_name(name) in bots else identity
+            for name, identity in recorded.items()}
+
+
 def store_schedule(store: ResultStore) -> tuple[TournamentConfig, tuple[MatchSpec, ...]]:
     """The tournament and the whole schedule a store's meta describes (what ``arena verify``
     compares the store with, matches missing from it included)."""
     config = store_config(store)
+    versions = Versions(store.generations())
+    if versions.current:
+        keys = store.stored_keys()
+        try:
+            _, covered = coverage(config, versions, keys, lambda match_id: _damaged_row(store, match_id))
+        finally:
+            keys.close()
+        return config, tuple(expected_schedule(config, versions, (row.id for row in store.results()), covered))
     if config.format is Format.SPRT:
         # Open-ended: its schedule is every deal up to the last one the store holds (a
         # stopped test finished every pair it started; a gap below is a match missing).
@@ -264,7 +286,7 @@ def limits_differences(record: GameRecord, config: TournamentConfig) -> list[str
     bots = {bot.name: bot for bot in config.bots}
     out = []
     for seat, (name, limits) in enumerate(zip(record.seats, record.limits, strict=True)):
-        bot = bots.get(name)
+        bot = bots.get(bot_name(name))  # a later version (versions.py) has its bot's limits
         if bot is None:
             continue  # a seat of another bot: the schedule check says so
         expected = bot_limits(bot).to_dict()
@@ -293,13 +315,20 @@ def unscheduled(rows: Sequence[MatchRow], schedule: Sequence[MatchSpec]) -> list
     return out
 
 
+def _damaged_row(store: ResultStore, match_id: str) -> StoreDamagedError:
+    return StoreDamagedError(f"{store.path}: stored match {match_id!r} is not in the schedule of its version; "
+                             f"arena verify {store.folder} lists every problem")
+
+
 def scheduled_rows(store: ResultStore) -> Sequence[MatchRow]:
     """The store's rows, each checked to be its schedule's match (id, place, seed, sides and
     seats); ``StoreDamagedError`` names the first that is not, so no table counts it.
 
     Rows and schedule are both walked in schedule order, side by side, so that a table of a
     long tournament never holds its whole schedule."""
-    specs = iter_schedule(store_config(store))
+    config = store_config(store)
+    versions = Versions(store.generations())
+    specs = versioned_schedule(config, versions) if versions.current else iter_schedule(config)
     spec: MatchSpec | None = None
     bad: list[tuple[MatchRow, str]] = []
     for row in store.iter_rows():
@@ -326,6 +355,7 @@ __all__ = [
     "MAX_AUDITED_MATCHES",
     "config_from_game",
     "duration_differences",
+    "keyed_identities",
     "game_differences",
     "limits_differences",
     "record_differences",

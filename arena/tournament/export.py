@@ -72,9 +72,11 @@ class Results:
         game = store.meta().get("game")
         if not isinstance(game, dict):
             raise StoreError(f"{store.folder}: the store has no tournament description")
-        from arena.tournament.audit import scheduled_rows
+        from arena.tournament.standings import versioned_rows
 
-        return cls(tuple(scheduled_rows(store)), seating_of(game))
+        # Every version of a changed bot, under its label: what arena rate then joins to it.
+        rows = versioned_rows(store, [bot["name"] for bot in game["bots"]]).rows
+        return cls(tuple(rows), seating_of(game))
 
 
 def _score_a(places: Sequence[int]) -> str:

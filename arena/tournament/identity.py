@@ -1,11 +1,22 @@
 """A bot's identity: what makes a stored result belong to this bot and no other version.
 
 A tournament names its bots, but a name outlives a rebuild: results stored for ``c-bot``
-yesterday were played by yesterday's binary. ``BotIdentity`` pins what was run: the command
+yesterday were played by yesterday's binary. ``BotIdentity`` records what was run: the command
 as written, the SHA-256 of every file the command names (the program, or the script an
 interpreter runs), the digest of the build's inputs, the commit of a bot taken from a
-revision, and the name the bot gave in its ``ready`` reply. ``identity_changes`` says, in
-words, why two identities differ, so a resume can refuse naming what changed.
+revision, the environment the file gives it, and the name the bot gave in its ``ready`` reply.
+
+Its ``key`` is the identity proper, and it is what the program *is*, never how the command
+spells it: each file the command names counts by its content (so an absolute path, a relative
+one with ``cwd`` and a symlink to the same file are one key), an interpreter by its family
+(``$PYTHON``, ``python3`` and ``/usr/bin/python3.11`` are all ``python``: the interpreter is
+not the bot), a built bot by its build's inputs when they are known (its binary is what the
+build made of them), a bot from a revision by its commit, and the other arguments and the
+environment by their text. The key is a function of the recorded fields alone, so a store
+written before keys were recorded gets its keys recomputed, never guessed
+(``fill_from``: its environment is in the store's config). ``version`` and ``label`` are what
+people read (``mybot@2.0`` from a ready name ``mybot 2.0``, else a short hash), and
+``identity_changes`` says, in words, why two identities differ.
 
 This module also owns the question "which files does a command name?", which the build
 step (build.py) asks too: a build's outputs are the files the bot's command names.
@@ -17,6 +28,7 @@ import glob
 import hashlib
 import json
 import os
+import re
 import shlex
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
@@ -30,6 +42,19 @@ if TYPE_CHECKING:
     from arena.tournament.config import BotConfig
 
 _READ_CHUNK = 1 << 20
+
+# A bot's later versions in one results folder play as ``name~2``, ``name~3`` (versions.py):
+# ``~`` is never in a configured name, so an entrant name says whose version it is.
+VERSION_MARK = "~"
+
+
+def entrant_name(bot: str, number: int) -> str:
+    return f"{bot}{VERSION_MARK}{number}"
+
+
+def bot_name(entrant: str) -> str:
+    """The configured name of an entrant (``mybot~2`` -> ``mybot``)."""
+    return entrant.split(VERSION_MARK, 1)[0]
 
 
 def sha256_file(path: str) -> str | None:
@@ -133,8 +158,9 @@ class BotIdentity:
     ``files``: (path as the command names it, SHA-256 or None if it was missing), in the
     command's order. ``inputs_sha256``: the digest of the build's inputs (None: no build,
     or a build whose inputs are not known). ``commit``: the full commit id of a bot from a
-    ``source:``. ``ready_name``: the name the bot gave in its ``ready`` reply, known once
-    it has started (None until then).
+    ``source:``. ``env``: the variables the file gives it (None: not recorded, a store of an
+    older arena; ``fill_from`` completes it). ``built``: it has a ``build:``. ``ready_name``:
+    the name the bot gave in its ``ready`` reply, known once it has started (None until then).
     """
 
     name: str
@@ -143,9 +169,11 @@ class BotIdentity:
     inputs_sha256: str | None = None
     commit: str | None = None
     ready_name: str | None = None
+    env: tuple[tuple[str, str], ...] | None = ()
+    built: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "name": self.name,
             "cmd": self.cmd if isinstance(self.cmd, str) else list(self.cmd),
             "files": {path: sha for path, sha in self.files},
@@ -153,11 +181,15 @@ class BotIdentity:
             "commit": self.commit,
             "ready_name": self.ready_name,
         }
+        if self.env is not None:
+            out.update(env=dict(self.env), built=self.built, identity=self.key)
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> BotIdentity:
         cmd = data["cmd"]
         files = data.get("files") or {}
+        env = data.get("env")
         return cls(
             name=str(data["name"]),
             cmd=cmd if isinstance(cmd, str) else tuple(str(part) for part in cmd),
@@ -165,25 +197,87 @@ class BotIdentity:
             inputs_sha256=data.get("inputs_sha256"),
             commit=data.get("commit"),
             ready_name=data.get("ready_name"),
+            env=None if env is None else tuple(sorted((str(k), str(v)) for k, v in env.items())),
+            built=bool(data.get("built", False)),
         )
 
     def with_ready_name(self, ready_name: str | None) -> BotIdentity:
         return replace(self, ready_name=ready_name)
 
+    def fill_from(self, bot: BotConfig) -> BotIdentity:
+        """An identity recorded by an older arena (no ``env``) completed from its bot's
+        configuration, which the store kept: its key is then computed as a new one's."""
+        if self.env is not None:
+            return self
+        return replace(self, env=tuple(sorted(bot.env)), built=bot.build is not None)
+
     @property
     def digest(self) -> str:
-        """SHA-256 of what makes the bot: everything but its name and its ready name."""
+        """SHA-256 of the fields as recorded, but the names: what a resume compared before
+        identities had a ``key`` (kept for the stores and tests that name it)."""
         data = self.to_dict()
-        del data["name"], data["ready_name"]
+        for field in ("name", "ready_name", "env", "built", "identity"):
+            data.pop(field, None)
         return digest_of(data)
 
     @property
+    def key(self) -> str:
+        """The identity: SHA-256 of what runs (the module's docstring says what counts)."""
+        return content_key(self.cmd, dict(self.files), self.inputs_sha256, self.commit, self.env or (), self.built)
+
+    @property
+    def version(self) -> str:
+        """The version people read: the ready name's (``mybot 2.0`` -> ``2.0``), else the
+        commit's short id for a bot from a revision, else the key's first 7 digits."""
+        return ready_version(self.ready_name) or (self.commit or self.key)[:7]
+
+    @property
     def label(self) -> str:
-        """A short version label for tables of versions: ``name@1a2b3c4``, the commit's
-        short id for a bot from a revision, else the identity's; the ready name replaces
-        the configured name when the bot gave one."""
-        short = (self.commit or self.digest)[:7]
-        return f"{self.ready_name or self.name}@{short}"
+        """``name@version``: the ready name's bot word and version when it gives both
+        (``mybot 2.0`` -> ``mybot@2.0``), else the configured name and the short hash."""
+        given = ready_version(self.ready_name)
+        if given is not None and self.ready_name is not None:
+            return f"{self.ready_name.split()[0]}@{given}"
+        return f"{bot_name(self.name)}@{self.version}"
+
+
+_VERSION = re.compile(r"v?\d[\w.+-]*")
+
+
+def ready_version(ready_name: str | None) -> str | None:
+    """The version a ready name announces as its last word (``mybot 2.0``, ``go-bot v1.2-rc``),
+    or None."""
+    words = (ready_name or "").split()
+    if len(words) >= 2 and _VERSION.fullmatch(words[-1]) and "@" not in words[0]:
+        return words[-1]
+    return None
+
+
+def interpreter_family(program: str) -> str:
+    """``/usr/bin/python3.11`` -> ``python``: an interpreter counts by what it is, not its path."""
+    return re.sub(r"[\d.]+$", "", os.path.basename(program)) or os.path.basename(program)
+
+
+def content_key(cmd: str | tuple[str, ...], files: Mapping[str, str | None], inputs_sha256: str | None,
+                commit: str | None, env: Iterable[tuple[str, str]], built: bool) -> str:
+    """The identity of what a command runs (BotIdentity.key): each word of the command as what
+    it stands for. ``files`` maps the files the command names (as written) to their SHA-256."""
+    argv = split_command(expand_python(cmd, "python3"))
+    words: list[list[str]]
+    if argv[:2] == ("/bin/sh", "-c"):
+        words = [["shell", argv[2]]]
+    else:
+        scripts = [word for word in argv[1:] if word in files]
+        words = []
+        for position, word in enumerate(argv):
+            if word in files and not (position == 0 and scripts):
+                # A built bot's binary is what the build made of its known inputs.
+                words.append(["built"] if built and inputs_sha256 is not None else ["file", files[word] or "missing"])
+            elif position == 0:
+                words.append(["program", interpreter_family(word)])
+            else:
+                words.append(["arg", word])
+    return digest_of({"words": words, "inputs": inputs_sha256, "commit": commit, "env": sorted(map(list, env))})
 
 
 def identify_bot(bot: BotConfig) -> BotIdentity:
@@ -204,6 +298,8 @@ def identify_bot(bot: BotConfig) -> BotIdentity:
         files=tuple(digest_files(cwd, program_files(bot.cmd)).items()),
         inputs_sha256=inputs_sha256,
         commit=bot.source.commit if bot.source is not None else None,
+        env=tuple(sorted(bot.env)),
+        built=bot.build is not None,
     )
 
 
@@ -222,9 +318,12 @@ def _cmd_text(cmd: str | tuple[str, ...]) -> str:
 
 
 def identity_changes(old: BotIdentity, new: BotIdentity) -> list[str]:
-    """Why ``new`` is not the bot ``old`` describes, in words; empty when it is the same.
-    The ready names count only when both are known."""
+    """Why ``new`` is not the bot ``old`` describes, in words; empty when it is the same program
+    (the same ``key``: a command spelled another way is the same bot). The ready names count
+    only when both are known."""
     reasons: list[str] = []
+    if old.env is not None and new.env is not None and old.key == new.key:
+        return _ready_change(old, new)
     if old.cmd != new.cmd:
         reasons.append(f"command changed ({_cmd_text(old.cmd)!r} -> {_cmd_text(new.cmd)!r})")
     if old.commit != new.commit:
@@ -244,6 +343,12 @@ def identity_changes(old: BotIdentity, new: BotIdentity) -> list[str]:
             reasons.append(f"program file {path} changed ({_change(old_files[path], new_files[path])})")
     if old.inputs_sha256 != new.inputs_sha256:
         reasons.append(f"build inputs changed ({_change(old.inputs_sha256, new.inputs_sha256, 'none known')})")
+    if old.env is not None and new.env is not None and old.env != new.env:
+        reasons.append("environment changed")
+    return reasons + _ready_change(old, new)
+
+
+def _ready_change(old: BotIdentity, new: BotIdentity) -> list[str]:
     if old.ready_name is not None and new.ready_name is not None and old.ready_name != new.ready_name:
-        reasons.append(f"ready name changed ({old.ready_name!r} -> {new.ready_name!r})")
-    return reasons
+        return [f"ready name changed ({old.ready_name!r} -> {new.ready_name!r})"]
+    return []

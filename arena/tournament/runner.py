@@ -9,10 +9,12 @@ A run never holds the whole schedule or every stored row: the schedule is genera
 workers become free, and what is already stored is one byte per match of the schedule.
 
 Results belong to the bots that played them. Before a resume plays anything, each bot's
-identity (identity.py: its command, the hashes of the files it runs, its build inputs, its
-commit) is compared with the one stored with the results, and a changed bot is refused
-(``BotChangedError``), as is a bot whose ``ready`` name changes during the run: another
-program answered under its name.
+identity (identity.py: what it runs) is compared with the one stored with the results. A
+changed bot joins the tournament as a new version (versions.py): its old results are kept,
+and the new version plays its own schedule on the same deals. Where versions cannot be told
+apart in the schedule (a sequential test, fixed or rotating teams) a changed bot is refused
+(``BotChangedError``), as is, always, a bot whose ``ready`` name changes during the run:
+another program answered under its name.
 """
 
 from __future__ import annotations
@@ -20,15 +22,16 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from arena.safe_files import make_folder
 from arena.tournament.config import TournamentConfig
 from arena.tournament.executors import Completed, Executor, InlineExecutor, LocalExecutor
-from arena.tournament.identity import BotIdentity, identify_bot, identity_changes
+from arena.tournament.identity import BotIdentity, bot_name, identify_bot, identity_changes
 from arena.tournament.schedule import Format, MatchSpec, build_schedule, iter_schedule
 from arena.tournament.store import MatchRow, ResultStore, StoreError
+from arena.tournament.versions import Versions, can_version, coverage, generation_config, pending
 
 LOGS_DIR = "logs"
 
@@ -59,19 +62,30 @@ class RunPlan:
     total: int
     done: int
     stored: bytes
+    # A folder where a bot changed (versions.py): ``stored`` is then indexed by the file's
+    # schedule and says which of the current generation's matches a stored one covers.
+    versions: Versions = field(default_factory=Versions)
 
     @property
     def to_play(self) -> int:
         return self.total - self.done
 
     @property
+    def run_config(self) -> TournamentConfig:
+        """The tournament as its workers play it: each bot under its current entrant name."""
+        return generation_config(self.config, self.versions)
+
+    @property
     def pending(self) -> Iterator[MatchSpec]:
         """The matches still to play, in schedule order, one at a time."""
         stored = self.stored
+        if self.versions.current:
+            return pending(self.config, self.versions, stored)
         return (spec for spec in iter_schedule(self.config) if not stored[spec.index])
 
     def is_stored(self, spec: MatchSpec) -> bool:
-        return spec.index < len(self.stored) and bool(self.stored[spec.index])
+        index = spec.index % len(self.stored) if self.versions.current and self.stored else spec.index
+        return index < len(self.stored) and bool(self.stored[index])
 
     # -- as a Strategy: the whole schedule --
 
@@ -132,6 +146,10 @@ def plan_run(config: TournamentConfig, store: ResultStore) -> RunPlan:
     key = next(keys, None)
     done = 0
     open_ended = config.format is Format.SPRT
+    versions = Versions(store.generations())
+    if versions.current:
+        keys.close()
+        return _plan_versions(config, store, versions)
     try:
         for spec in iter_schedule(config):
             if open_ended and key is None:
@@ -151,6 +169,16 @@ def plan_run(config: TournamentConfig, store: ResultStore) -> RunPlan:
     finally:
         keys.close()  # its cursor is released now, whatever happened
     return RunPlan(config, len(stored), done, bytes(stored))
+
+
+def _plan_versions(config: TournamentConfig, store: ResultStore, versions: Versions) -> RunPlan:
+    """``plan_run`` of a folder where bots changed (versions.py ``coverage``)."""
+    keys = store.stored_keys()
+    try:
+        done, covered = coverage(config, versions, keys, lambda match_id: _not_in_schedule(store, match_id))
+    finally:
+        keys.close()
+    return RunPlan(config, done + len(covered) - sum(covered), done, covered, versions)
 
 
 def plan_strategy(config: TournamentConfig, store: ResultStore) -> Strategy:
@@ -188,32 +216,69 @@ def identify_bots(config: TournamentConfig) -> dict[str, BotIdentity]:
     return {bot.name: identify_bot(bot) for bot in config.bots}
 
 
-def check_identities(store: ResultStore, identities: Mapping[str, BotIdentity]) -> str | None:
-    """Refuse a resume whose bots are not the ones that played the stored matches
-    (``BotChangedError``); then record the identities. Returns a note for the user when the
-    store was written by an arena that did not record them (it is then trusted, once)."""
+@dataclass(frozen=True)
+class IdentityCheck:
+    """What ``check_identities`` found: a note for the user (a store whose identities were not
+    recorded), and a line per bot that joins as a new version."""
+
+    note: str | None = None
+    new_versions: tuple[str, ...] = ()
+
+
+def check_identities(store: ResultStore, identities: Mapping[str, BotIdentity], config: TournamentConfig) -> IdentityCheck:
+    """Compare the bots with the ones that played the stored matches, then record the
+    identities. A changed bot becomes a new version (versions.py), recorded with a new
+    generation; where versions cannot be played apart, it is refused (``BotChangedError``).
+    A bot changed back to a version the folder holds plays as that version again."""
     recorded = store.identities()
     count = store.count()
-    current = dict(identities)
-    note = None
+    versions = Versions(store.generations())
     if recorded is None:
-        if count:
-            note = (
-                f"the bots' identities were not recorded with the {count} matches in {store.folder} (an earlier "
-                "version of the arena); they are taken as played by these bots, and recorded from now on"
-            )
-    elif count:
-        for name, identity in identities.items():
-            old = recorded.get(name)
-            if old is None:
-                continue
-            changes = identity_changes(old, identity)
-            if changes:
-                raise BotChangedError(store.folder, name, changes)
-            current[name] = identity.with_ready_name(old.ready_name)
-    if recorded != current:
+        named = {name: identity for name, identity in identities.items()}
+        if named:
+            store.set_identities(named)
+        if not count:
+            return IdentityCheck()
+        return IdentityCheck(
+            f"the bots' identities were not recorded with the {count} matches in {store.folder} (an earlier "
+            "version of the arena); they are taken as played by these bots, and recorded from now on")
+    current = dict(recorded)
+    generation = {bot.name: versions.entrant(bot.name) for bot in config.bots if versions.entrant(bot.name) != bot.name}
+    lines: list[str] = []
+    for bot in config.bots:
+        identity = identities.get(bot.name)
+        if identity is None:
+            continue
+        entrant = versions.entrant(bot.name)
+        old = recorded.get(entrant)
+        if old is None or not count:
+            current[entrant] = replace(identity, name=entrant)
+            continue
+        # Recorded by an older arena: its key is recomputed from the file's settings (the
+        # fingerprint already held them unchanged), so an unchanged bot stays itself.
+        old = old.fill_from(bot)
+        changes = identity_changes(old, identity)
+        if not changes:
+            current[entrant] = replace(identity, name=entrant).with_ready_name(old.ready_name)
+            continue
+        if not can_version(config):
+            raise BotChangedError(store.folder, bot.name, changes)
+        earlier = [name for name, known in recorded.items()
+                   if name != entrant and bot_name(name) == bot.name and known.fill_from(bot).key == identity.key]
+        new = earlier[0] if earlier else versions.next_entrant(bot.name)
+        if not earlier:
+            current[new] = replace(identity, name=new)
+        generation[bot.name] = new
+        if new == bot.name:
+            del generation[bot.name]
+        then = "it plays as that version again" if earlier else (
+            "the new version plays its own schedule against the field, on the same deals")
+        lines.append(f"{bot.name} has a new version ({'; '.join(changes)}): the results of {old.label} are kept, and {then}")
+    if lines:
+        store.add_generation(generation, current)
+    elif recorded != current:
         store.set_identities(current)
-    return note
+    return IdentityCheck(None, tuple(lines))
 
 
 class ReadyNames:
@@ -310,10 +375,11 @@ def run_tournament(
     with open_store(config) as store:
         config = run_builds(config, os.path.join(config.output, LOGS_DIR), jobs=concurrency or config.concurrency).config
         identities = identify_bots(config)
-        check_identities(store, identities)
+        check_identities(store, identities, config)
         strategy = plan_strategy(config, store)
+        run_config = strategy.run_config if isinstance(strategy, RunPlan) else config
         if executor is None:
-            executor = make_executor(config, concurrency or config.concurrency)
+            executor = make_executor(run_config, concurrency or config.concurrency)
         ready = ReadyNames(store, store.identities() or identities)
         played = play(store, strategy, executor, on_match, ready_names=ready) if strategy.has_work else 0
         return {**strategy.outcome(store), "played": played, "folder": config.output}
@@ -322,6 +388,7 @@ def run_tournament(
 __all__ = [
     "BotChangedError",
     "Completed",
+    "IdentityCheck",
     "LOGS_DIR",
     "ReadyNames",
     "RunPlan",

@@ -35,6 +35,7 @@ from arena.harness.protocol import Termination
 from arena.rating.table import DEFAULT_PRIOR, BotRating, MatchResult, Model, PairResult, RatingTable, fit_ratings
 
 if TYPE_CHECKING:  # the tables are derived from rows; the store is opened only by standings_from_store
+    from arena.tournament.identity import BotIdentity
     from arena.tournament.store import MatchRow, ResultStore
 
 FAILURE_REASONS = tuple(t.value for t in Termination if t.is_failure)
@@ -74,6 +75,10 @@ class BotStanding:
     group: int = 1  # the rating group (bots rated on one scale); see docs/RATINGS.md
     cpu_ms: float = 0.0  # CPU time of the bot's process tree over its measured matches
     wall_ms: float = 0.0  # the wall time of those matches (the same spans)
+    # The version and identity key (identity.py) of the program that played, when recorded;
+    # ``name`` is then its label when the folder holds several versions of the bot.
+    version: str | None = None
+    identity: str | None = None
 
     @property
     def record(self) -> str:
@@ -123,6 +128,8 @@ class BotStanding:
             "cpu_per_wall": plain_number(self.cpu_per_wall, 3),
             "status": self.status,
             "note": self.note,
+            "version": self.version,
+            "identity": self.identity,
         }
 
 
@@ -436,8 +443,42 @@ def unscored_escobas(record: Mapping[str, Any], sides: int) -> tuple[int, ...]:
     return tuple(counts)
 
 
-def standings_from_store(store: ResultStore, *, prior: float | None = DEFAULT_PRIOR) -> Standings:
-    """The standings of a results store. Only the records of forfeited matches are read (for
+@dataclass(frozen=True)
+class VersionedRows:
+    """A store's rows as tables and exports show them (``versioned_rows``)."""
+
+    rows: Sequence[MatchRow]
+    names: tuple[str, ...]  # the entrants shown, as labels
+    identities: Mapping[str, BotIdentity]  # label -> identity, where recorded
+    several: bool  # some bot changed in this folder (versions.py)
+
+
+def versioned_rows(store: ResultStore, names: Sequence[str], *, every_version: bool = True) -> VersionedRows:
+    """The store's checked rows (``audit.scheduled_rows``) with each version of a changed bot
+    under its label (``mybot@2.0``), of every version or only the current ones'."""
+    from arena.tournament.audit import keyed_identities, scheduled_rows
+    from arena.tournament.versions import Versions, is_current, version_labels
+
+    rows: Sequence[MatchRow] = scheduled_rows(store)
+    versions = Versions(store.generations())
+    shown = versions.all_entrants(names) if every_version or not versions.current else versions.current_entrants(names)
+    identities = keyed_identities(store) or {}
+    labels = version_labels(identities, versions.all_entrants(names))
+    if versions.current:
+        kept = frozenset(shown)
+        rows = [_renamed(row, labels) for row in rows if is_current(row.seats, kept)]
+    return VersionedRows(rows, tuple(labels[name] for name in shown),
+                         {labels[name]: identities[name] for name in shown if name in identities}, bool(versions.current))
+
+
+def _renamed(row: MatchRow, labels: Mapping[str, str]) -> MatchRow:
+    return replace(row, seats=tuple(labels.get(s, s) for s in row.seats), sides=tuple(labels.get(s, s) for s in row.sides))
+
+
+def standings_from_store(store: ResultStore, *, prior: float | None = DEFAULT_PRIOR,
+                         every_version: bool = False) -> Standings:
+    """The standings of a results store: of each bot's current version, or with
+    ``every_version`` of every version it played as (versions.py). Only the records of forfeited matches are read (for
     the escobas of the hand the forfeit cut short); one that cannot be read keeps them, and a
     note says so: the rows alone always give the table."""
     from arena.tournament.store import UNSEALED_KEY, StoreError
@@ -446,11 +487,10 @@ def standings_from_store(store: ResultStore, *, prior: float | None = DEFAULT_PR
     game = meta.get("game")
     if not isinstance(game, dict):
         raise StoreError(f"{store.folder}: the store has no tournament description")
-    from arena.tournament.audit import scheduled_rows
-
     seating = seating_of(game)
     # Only rows that are the schedule's matches are counted: an extra row is refused, not added.
-    rows = scheduled_rows(store)
+    versioned = versioned_rows(store, [bot["name"] for bot in game["bots"]], every_version=every_version)
+    rows = versioned.rows
     unscored: dict[str, tuple[int, ...]] = {}
     unreadable = 0
     for row in rows:
@@ -462,11 +502,19 @@ def standings_from_store(store: ResultStore, *, prior: float | None = DEFAULT_PR
     standings = compute_standings(
         rows,
         seating,
-        [bot["name"] for bot in game["bots"]],
+        versioned.names,
         by_bot_crosstable=game.get("teams") == "rotating",
         prior=prior,
         unscored=unscored,
     )
+    if versioned.identities:
+        by_label = versioned.identities
+        bots = tuple(replace(b, version=by_label[b.name].version, identity=by_label[b.name].key) if b.name in by_label
+                     else b for b in standings.bots)
+        standings = replace(standings, bots=bots)
+    if versioned.several and not every_version:
+        standings = replace(standings, notes=(*standings.notes, "current versions only; --versions all shows every "
+                                              "version of the bots that changed"))
     if unreadable:
         note = (
             f"{unreadable} forfeited match{'es' if unreadable != 1 else ''} with an unreadable record: "

@@ -15,7 +15,9 @@ the row. Standings, ratings and tables are derived from the rows every time, nev
 The meta table holds the tournament's description (``game``, ``config``, ``fingerprint``)
 and, since identities were recorded, ``identities``: each bot's ``BotIdentity.to_dict()`` by
 name (identity.py), so a resume can tell a rebuilt bot from the one that played. Stores
-written before that have no ``identities`` key and still open.
+written before that have no ``identities`` key and still open. Once a bot changed in the
+folder, ``versions`` lists its generations of versions (versions.py), and ``identities`` is
+keyed by entrant (``mybot``, ``mybot~2``).
 
 Reading is streamed: ``results()`` is a sequence that reads rows as it is walked, and
 ``stored_keys()`` gives the schedule keys of the stored matches without their summaries, so
@@ -47,6 +49,9 @@ if TYPE_CHECKING:
 SCHEMA_VERSION = 1
 STORE_FILE = "results.sqlite"
 IDENTITIES_KEY = "identities"
+# Set once a bot changed in this folder (versions.py): per generation, bot name -> the entrant
+# name its newest version plays under.
+VERSIONS_KEY = "versions"
 LAST_MATCH_KEY = "last_match_at"
 # Set when a run played matches with unsealed bots (arena.harness.seal): its value says why.
 UNSEALED_KEY = "unsealed"
@@ -540,6 +545,17 @@ class ResultStore:
             return None
         return _read_identities(data, lambda why: _damaged(self.path, f"meta {IDENTITIES_KEY!r}: {why}"))
 
+    def generations(self) -> tuple[dict[str, str], ...]:
+        """The folder's generations of versions (versions.py), oldest first; () when every
+        bot is the one that played first."""
+        data = self.meta().get(VERSIONS_KEY)
+        if data is None:
+            return ()
+        if not isinstance(data, list) or not all(
+                isinstance(g, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in g.items()) for g in data):
+            raise _damaged(self.path, f"meta {VERSIONS_KEY!r}: expected a list of objects of bot name -> entrant name")
+        return tuple(dict(g) for g in data)
+
     def last_match_at(self) -> datetime | None:
         """When the last match was stored (UTC); None for a store written before that was
         recorded, or with no match yet."""
@@ -595,6 +611,29 @@ class ResultStore:
         except sqlite3.DatabaseError as exc:
             if _is_write_failure(exc):
                 raise StoreWriteError(f"cannot write the bots' identities to {self.path}: {exc}") from None
+            raise _damaged(self.path, exc) from None
+
+    def add_generation(self, generation: Mapping[str, str], identities: Mapping[str, BotIdentity]) -> None:
+        """Record a new generation of versions and the identities with it, in one transaction."""
+        value = json.dumps([*self.generations(), dict(generation)], sort_keys=True)
+        ident = json.dumps({name: identity.to_dict() for name, identity in identities.items()}, sort_keys=True)
+        try:
+            with self._conn:
+                self._conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (VERSIONS_KEY, value))
+                self._conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (IDENTITIES_KEY, ident))
+        except sqlite3.DatabaseError as exc:
+            if _is_write_failure(exc):
+                raise StoreWriteError(f"cannot write the bots' versions to {self.path}: {exc}") from None
+            raise _damaged(self.path, exc) from None
+
+    def drop_matches(self, ids: Sequence[str]) -> None:
+        """Delete these matches, in one transaction (``arena run --drop-old``)."""
+        try:
+            with self._conn:
+                self._conn.executemany("DELETE FROM matches WHERE id = ?", [(i,) for i in ids])
+        except sqlite3.DatabaseError as exc:
+            if _is_write_failure(exc):
+                raise StoreWriteError(f"cannot delete matches from {self.path}: {exc}") from None
             raise _damaged(self.path, exc) from None
 
     def mark_unsealed(self, why: str) -> None:

@@ -59,16 +59,16 @@ def test_commands_are_listed_in_workflow_order_with_whole_sentences():
     panel = result.stdout.split("─ Commands ─", 1)[1]
     listed = re.findall(r"^│ ([a-z-]+) {2,}(.*?)\s*│$", panel, flags=re.M)
     names = [name for name, _ in listed]
-    assert names == ["run", "table", "report", "sprt", "sprt-stats", "replay", "analyze", "play", "check-bot", "rate", "verify",
-                     "validate", "export"]
+    assert names == ["run", "table", "compare", "report", "sprt", "sprt-stats", "replay", "analyze", "play", "check-bot",
+                     "rate", "verify", "validate", "export"]
     for name, summary in listed:
         assert summary.endswith("."), (name, summary)  # a whole sentence, not cut
     assert "<bool>" not in result.stdout
 
 
 @pytest.mark.parametrize(
-    "command", ["run", "table", "report", "sprt", "sprt-stats", "replay", "play", "check-bot", "rate", "verify", "validate",
-                "export"]
+    "command", ["run", "table", "compare", "report", "sprt", "sprt-stats", "replay", "play", "check-bot", "rate",
+                "verify", "validate", "export"]
 )
 def test_flags_show_as_flags_in_every_help(command):
     result = cli.invoke(app, [command, "--help"], env={"COLUMNS": "200"}, terminal_width=200)
@@ -80,7 +80,7 @@ def test_flags_show_as_flags_in_every_help(command):
 def test_a_missing_results_folder_is_the_same_error_and_code_in_every_command(tmp_path: Path):
     missing = str(tmp_path / "nowhere")
     for args in (["table", missing], ["report", missing], ["verify", missing], ["replay", missing, "some-id"],
-                 ["export", missing, "--games", "csv"]):
+                 ["export", missing, "--games", "csv"], ["compare", missing, "a", "b"]):
         result = cli.invoke(app, args)
         assert result.exit_code == ExitCode.BAD_INPUT, (args, result.output)
         lines = result.stderr.strip().splitlines()
@@ -361,5 +361,5 @@ def test_the_command_line_is_one_app_with_no_private_registry():
     source = inspect.getsource(cli_module)
     assert "importlib" not in source and "_register_all" not in source
     assert [c.name for c in app.registered_commands] == [
-        "run", "table", "report", "sprt", "sprt-stats", "replay", "analyze", "play", "check-bot", "rate", "verify",
+        "run", "table", "compare", "report", "sprt", "sprt-stats", "replay", "analyze", "play", "check-bot", "rate", "verify",
         "validate", "export"]

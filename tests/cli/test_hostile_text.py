@@ -125,7 +125,7 @@ def _rename(results: Path, old: str, new: str) -> None:
         if isinstance(value, list):
             return [walk(v) for v in value]
         if isinstance(value, dict):
-            return {k: walk(v) for k, v in value.items()}
+            return {(new if k == old else k): walk(v) for k, v in value.items()}  # keys too: identities by name
         return value
 
     conn = sqlite3.connect(results / "results.sqlite")

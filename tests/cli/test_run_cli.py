@@ -235,16 +235,15 @@ def test_run_builds_first_then_plays_the_built_bot_and_a_rebuilt_bot_is_refused(
     cached = arena("run", str(path), "--dry-run")
     assert "builds: 0 to run, 1 cached" in cached.stdout and "1 of" not in cached.stdout
 
-    # The source changes, the run rebuilds it, and the stored results are not credited to it.
+    # The source changes, the run rebuilds it, and the stored results are not credited to it:
+    # the rebuilt bot is a new version, playing its own matches.
     with open(tmp_path / "bot" / "bot.c", "a") as fh:
         fh.write("/* a change */\n")
-    refused = arena("run", str(path), "--no-progress", "--no-report")
-    assert refused.returncode == 2, refused.stderr
-    error = refused.stderr.strip().splitlines()[-1]
-    assert error.startswith("error: bot 'cbot' changed since its results were stored: ")
-    assert "build inputs changed" in error and "delete " + str(tmp_path / "out") in error and "--output DIR" in error
-    assert "its own name" in error and "resume with" not in refused.stderr
-    assert stored(tmp_path / "out") == 2
+    joined = arena("run", str(path), "--no-progress", "--no-report")
+    assert joined.returncode == 0, joined.stderr
+    [line] = [x for x in joined.stderr.splitlines() if "has a new version" in x]
+    assert line.startswith("cbot has a new version (build inputs changed") and "are kept" in line
+    assert stored(tmp_path / "out") == 4
 
 
 def test_a_failing_build_stops_the_run_before_any_match(tmp_path: Path):
@@ -259,18 +258,72 @@ def test_a_failing_build_stops_the_run_before_any_match(tmp_path: Path):
 # --- identities -----------------------------------------------------------------------------------
 
 
-def test_a_changed_python_bot_is_refused_on_resume_naming_it_and_what_changed(tmp_path: Path):
+def test_a_changed_python_bot_joins_its_tournament_as_a_new_version_on_the_same_deals(tmp_path: Path):
     shutil.copy(POLICYBOT / "policybot.py", tmp_path / "mybot.py")
-    path = tournament(tmp_path, '  - {name: mybot, cmd: "$PYTHON mybot.py hash"}\n' + policy("greedy"))
+    path = tournament(tmp_path, '  - {name: mybot, cmd: "$PYTHON mybot.py hash"}\n' + policy("greedy") + policy("random"))
     assert arena("run", str(path), "--no-progress", "--no-report").returncode == 0
+    with ResultStore.open_existing(str(tmp_path / "out")) as store:
+        before = {row.id: row for row in store.results()}
+    assert len(before) == 6
     with open(tmp_path / "mybot.py", "a") as fh:
         fh.write("# tuned\n")
-    for args in (("--no-progress",), ("--dry-run",)):
-        refused = arena("run", str(path), *args)
-        assert refused.returncode == 2, refused.stderr
-        assert re.search(r"error: bot 'mybot' changed since its results were stored: program file mybot.py changed "
-                         r"\(sha256 [0-9a-f]{12}\.\. -> [0-9a-f]{12}\.\.\)", refused.stderr), refused.stderr
-    assert stored(tmp_path / "out") == 2
+    dry = arena("run", str(path), "--dry-run")
+    assert dry.returncode == 0 and "mybot has a new version (program file mybot.py changed" in dry.stdout
+    joined = arena("run", str(path), "--no-progress", "--no-report")
+    assert joined.returncode == 0, joined.stderr
+    [line] = [x for x in joined.stderr.splitlines() if "new version" in x]
+    assert re.fullmatch(r"mybot has a new version \(program file mybot.py changed \(sha256 [0-9a-f]{12}\.\. -> "
+                        r"[0-9a-f]{12}\.\.\)\): the results of mybot@[0-9a-f]{7} are kept, and the new version plays "
+                        r"its own schedule against the field, on the same deals", line), line
+    with ResultStore.open_existing(str(tmp_path / "out")) as store:
+        after = {row.id: row for row in store.results()}
+        identities = store.identities()
+    assert {i: after[i] for i in before} == before  # every old result kept as it was
+    new = {i: r for i, r in after.items() if i not in before}
+    # Only its own matches: the new version against each other bot, on the deals the old one met it on.
+    assert sorted(new) == sorted(f"{r.id}~1" for r in before.values() if "mybot" in r.seats)
+    for match_id, row in new.items():
+        old = before[match_id.removesuffix("~1")]
+        assert row.seed == old.seed and row.seats == tuple("mybot~2" if s == "mybot" else s for s in old.seats)
+    assert identities["mybot"].key != identities["mybot~2"].key
+    current = json.loads(arena("table", str(tmp_path / "out"), "--format", "json").stdout)
+    label = identities["mybot~2"].label
+    assert sorted(r["name"] for r in current) == sorted(["greedy", "random", label])
+    assert {r["name"]: r["matches"] for r in current} == {"greedy": 4, "random": 4, label: 4}
+    every = json.loads(arena("table", str(tmp_path / "out"), "--format", "json", "--versions", "all").stdout)
+    assert {r["name"]: (r["version"], r["identity"]) for r in every if r["name"].startswith("mybot@")} == {
+        identities[e].label: (identities[e].version, identities[e].key) for e in ("mybot", "mybot~2")}
+    assert arena("verify", str(tmp_path / "out")).returncode == 0
+    again = arena("run", str(path), "--no-progress", "--no-report")
+    assert again.returncode == 0 and "new version" not in again.stderr and stored(tmp_path / "out") == 10
+    dropped = arena("run", str(path), "--no-progress", "--no-report", "--drop-old")
+    assert dropped.returncode == 0 and "--drop-old: 4 matches of earlier versions deleted" in dropped.stderr
+    with ResultStore.open_existing(str(tmp_path / "out")) as store:
+        assert all("mybot" not in row.seats for row in store.results()) and store.count() == 6
+
+
+def test_a_changed_bot_is_still_refused_where_versions_cannot_play_apart(tmp_path: Path):
+    from arena.core.outcome import EndReason
+    from arena.harness.protocol import Termination
+    from arena.tournament.identity import identify_bot
+    from arena.tournament.schedule import iter_schedule
+    from arena.tournament.store import MatchRow
+
+    shutil.copy(POLICYBOT / "policybot.py", tmp_path / "mybot.py")
+    path = tournament(tmp_path, '  - {name: mybot, cmd: "$PYTHON mybot.py hash"}\n' + policy("greedy")
+                      + policy("random") + "  - {name: fourth, cmd: \"$PYTHON mybot.py greedy\"}\n",
+                      extra="mode: pairs\nplayers: 4\nteams: [{name: red, members: [mybot, greedy]}, "
+                            "{name: blue, members: [random, fourth]}]\n")
+    config = load_config(path)
+    with tr.open_store(config) as store:
+        store.set_identities({bot.name: identify_bot(bot) for bot in config.bots})
+        spec = next(iter_schedule(config))
+        store.add(MatchRow(spec.id, spec.index, spec.pairing, spec.deal, spec.rotation, spec.seed, spec.sides, spec.seats,
+                           0, (5, 0), EndReason.TARGET, (Termination.OK,) * 4, (0, 0), 1), {})
+        with open(tmp_path / "mybot.py", "a") as fh:
+            fh.write("# tuned\n")
+        with pytest.raises(tr.BotChangedError, match="bot 'mybot' changed since its results were stored: program file"):
+            tr.check_identities(store, tr.identify_bots(config), config)
 
 
 def test_a_store_without_identities_still_resumes_and_then_records_them(tmp_path: Path):

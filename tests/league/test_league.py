@@ -134,17 +134,20 @@ def test_the_same_program_is_one_entry_and_a_changed_one_another(tmp_path: Path)
     assert old.label != new.label
     assert set(rows) == {old.label, new.label, "luis", "marta"}  # BotIdentity.label: name@short hash
     assert (rows[old.label]["tournaments"], rows[new.label]["tournaments"]) == (2, 1)
-    assert rows[new.label]["bot"] == "ana" and rows[new.label]["version"] == new.digest[:7]
+    assert rows[new.label]["bot"] == "ana" and rows[new.label]["version"] == new.key[:7]
+    assert rows[new.label]["identity"] == new.key and rows["luis"]["identity"] is not None
     assert rows[old.label]["matches"] + rows[new.label]["matches"] == rows["luis"]["matches"] == 24
     text = _arena("rate", league)
-    assert f"ana: 2 versions ({old.label}, {new.label}); --by-name pools them" in text.stdout
-    # --by-name: one entry per name, as the concatenated games would give.
+    assert f"ana: 2 versions ({old.label}, {new.label}); --by-name merges them" in text.stdout
+    # --by-name: one entry per name, as the concatenated games would give, and it says so.
     merged = {row["name"]: row for row in _json(_arena("rate", league, "--by-name", "--format", "json"))}
     assert set(merged) == {"ana", "luis", "marta"} and merged["ana"]["matches"] == 24
+    said = " ".join(_arena("rate", league, "--by-name").stdout.split())
+    assert "--by-name: every version of a name is one entry (merged: ana (2) versions)" in said
     # The anchor names an entry; a name with several versions is ambiguous.
     ambiguous = _arena("rate", league, "--anchor", "ana=100")
     assert ambiguous.exit_code == 2
-    assert f"anchor 'ana': it has 2 versions here; name one: {old.label}, {new.label}" in ambiguous.stderr
+    assert f"anchor 'ana': it has 2 versions here; name one: {', '.join(sorted([old.label, new.label]))}" in ambiguous.stderr
     pinned = {row["name"]: row for row in _json(_arena("rate", league, "--anchor", f"{new.label}=100", "--format", "json"))}
     assert pinned[new.label]["elo"] == pytest.approx(100.0)
 
@@ -171,11 +174,18 @@ def test_version_rules_for_unknown_identities_ready_names_and_commits():
     unknown_ready["ready_name"] = None
     entries, _ = assign_entries([t(0, {"ana": unknown_ready}), t(1, {"ana": _identity("ana", "a1")})])
     assert entries[0, "ana"] == entries[1, "ana"] and entries[0, "ana"].label == "ana"
-    # The same program answering under another ready name is another version.
-    x, y = _identity("ana", "a1", ready="x"), _identity("ana", "a1", ready="y")
-    entries, _ = assign_entries([t(0, {"ana": x}), t(1, {"ana": y})])
-    assert entries[0, "ana"] != entries[1, "ana"]
-    assert entries[0, "ana"].label.endswith("(x)") and entries[1, "ana"].label.endswith("(y)")
+    # A ready name with a version labels the program; one identity under two names is one entry.
+    v2 = _identity("ana", "a2", ready="ana 2.0")
+    renamed = {**v2, "name": "bob", "cmd": ["python3", "ana.py"]}  # another spelling, another name
+    entries, _ = assign_entries([t(0, {"ana": _identity("ana", "a1")}), t(1, {"ana": v2}),
+                                 t(2, {"bob": renamed}, bots=("bob",))])
+    assert entries[1, "ana"] == entries[2, "bob"] and entries[1, "ana"].label == "ana@2.0"
+    assert entries[1, "ana"].version == "2.0" and entries[0, "ana"].label.startswith("ana@")
+    # Two programs announcing one version are told apart by their keys.
+    twin = _identity("ana", "a3", ready="ana 2.0")
+    entries, _ = assign_entries([t(0, {"ana": v2}), t(1, {"ana": twin})])
+    labels = sorted(entries[i, "ana"].label for i in (0, 1))
+    assert labels[0] != labels[1] and all(label.startswith("ana@2.0(") for label in labels)
     # A bot from a revision is shown with its commit's short id.
     commit = "0123456789abcdef0123456789abcdef01234567"
     from_revision = _identity("ana", "a1", commit=commit)
@@ -394,12 +404,30 @@ def test_report_on_a_folder_of_results_writes_the_league_page(tmp_path: Path):
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", page)
 
 
-def test_a_bot_named_like_another_bots_version_is_refused_not_merged(tmp_path: Path):
+def test_a_results_file_naming_a_version_by_its_label_joins_that_version(tmp_path: Path):
     league = tmp_path / "league"
     label = BotIdentity.from_dict(_identity("ana", "a1")).label
     _store(league, "t1", versions={"ana": "a1", "luis": "l", "marta": "m"})
     _store(league, "t2", seed=7, versions={"ana": "a2", "luis": "l", "marta": "m"})
-    # Names in a tournament file cannot hold '@'; in a results file they can.
+    # Names in a tournament file cannot hold '@'; an export of a folder of versions writes labels.
     extra = tmp_path / "extra.csv"
     extra.write_text(f"side_a,side_b,score_a\n{label},luis,1\n")
-    _one_line_exit_2(_arena("rate", league, extra), f"bots 'ana' and '{label}' would both be listed as '{label}'; rename one")
+    rows = {row["name"]: row for row in _json(_arena("rate", league, extra, "--format", "json"))}
+    alone = {row["name"]: row for row in _json(_arena("rate", league, "--format", "json"))}
+    assert rows[label]["matches"] == alone[label]["matches"] + 1 and len(rows) == len(alone) == 4
+
+
+def test_two_programs_in_a_tournament_a_gauntlet_and_an_sprt_folder_are_exactly_two_entries(tmp_path: Path):
+    league = tmp_path / "league"
+    field = {"luis": "l", "marta": "m"}
+    _store(league, "t1", versions={"ana": "a1", **field}, date="2026-01-01T00:00:00+00:00")
+    # v2 under another name (and so another command) in a gauntlet...
+    _store(league, "t2", bots=("anav2", "luis", "marta"), extra="format: gauntlet\nchallenger: anav2",
+           versions={"anav2": "a2", **field}, date="2026-02-01T00:00:00+00:00")
+    # ... and both head to head in a folder named as arena sprt names its bots.
+    _store(league, "t3", bots=("bot", "bot_v1"), versions={"bot": "a2", "bot_v1": "a1"},
+           date="2026-03-01T00:00:00+00:00")
+    rows = {row["name"]: row for row in _json(_arena("rate", league, "--format", "json"))}
+    assert sorted(rows) == ["ana", "anav2", "luis", "marta"]
+    assert rows["ana"]["tournaments"] == rows["anav2"]["tournaments"] == 2
+    assert rows["ana"]["identity"] != rows["anav2"]["identity"] and {r["group"] for r in rows.values()} == {1}

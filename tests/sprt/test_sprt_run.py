@@ -498,8 +498,9 @@ def test_two_revisions_of_a_bot_are_built_tested_and_named_by_their_full_commits
     assert result.returncode == 0, result.stderr
     assert "build: dev at" in result.stderr and "build: base at" in result.stderr
     assert "Results of dev vs base" in result.stdout and "H1 was accepted" in result.stdout
-    assert f"A dev: commit {commits['my-change']}" in result.stdout
-    assert f"B base: commit {commits['main']}" in result.stdout
+    assert re.search(rf"A dev: \S+@\S+, identity [0-9a-f]{{12}}, commit {commits['my-change']}",
+                     result.stdout), result.stdout
+    assert f", commit {commits['main']}" in result.stdout
     page = (tmp_path / "results" / "sprt-dev-vs-base" / "report.html").read_text()
     assert commits["main"] in page and commits["my-change"] in page
     assert not (repo / "built.py").exists() and git(repo, "status", "--porcelain") == ""  # the user's tree untouched

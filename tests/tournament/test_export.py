@@ -293,8 +293,9 @@ def test_a_partners_failure_is_not_the_bots_own_forfeit():
 
 STANDINGS_KEYS_2 = ["rank", "name", "elo", "ci95", "los_next", "group", "matches", "wins", "draws", "losses",
                     "forfeits", "opponent_forfeits", "points_for", "points_against", "hands", "points_per_hand",
-                    "escobas", "escobas_per_hand", "failures", "cpu_s", "cpu_per_wall", "status", "note"]
-TEXT_COLUMNS = {"name", "status", "note"}
+                    "escobas", "escobas_per_hand", "failures", "cpu_s", "cpu_per_wall", "status", "note",
+                    "version", "identity"]
+TEXT_COLUMNS = {"name", "status", "note", "version", "identity"}
 
 
 @pytest.mark.parametrize("name", ["1v1", "pairs", "three"])

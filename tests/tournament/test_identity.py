@@ -56,7 +56,7 @@ def test_a_changed_program_file_is_a_different_identity_with_the_reason(tmp_path
 def test_a_changed_command_and_a_missing_file_are_named(tmp_path):
     path = write_bot(tmp_path, "")
     old = identify_bot(load_config(path).bot("b"))
-    (tmp_path / "v2.py").write_text("")
+    (tmp_path / "v2.py").write_text("x = 2\n")
     path.write_text(path.read_text().replace("{name: b, cmd: python3 bot.py}", "{name: b, cmd: python3 v2.py}"))
     new = identify_bot(load_config(path).bot("b"))
     assert identity_changes(old, new) == [
@@ -83,12 +83,56 @@ def test_build_inputs_count_for_a_bot_whose_command_names_no_file(tmp_path):
 def test_an_identity_is_a_plain_json_value_and_the_ready_name_counts_once_known(tmp_path):
     ident = identify_bot(load_config(write_bot(tmp_path, "x = 1\n")).bot("b"))
     assert BotIdentity.from_dict(json.loads(json.dumps(ident.to_dict()))) == ident
-    assert ident.label == f"b@{ident.digest[:7]}"
+    assert ident.label == f"b@{ident.key[:7]}" and ident.to_dict()["identity"] == ident.key
     named = ident.with_ready_name("mybot 1.0")
-    assert named.label == f"mybot 1.0@{ident.digest[:7]}" and named.digest == ident.digest
+    assert named.label == "mybot@1.0" and named.version == "1.0" and named.key == ident.key
+    assert ident.with_ready_name("policybot-greedy").label == f"b@{ident.key[:7]}"  # no version given
     assert identity_changes(ident, named) == []  # not known on one side: not compared
     assert identity_changes(named, ident.with_ready_name("mybot 1.1")) == ["ready name changed ('mybot 1.0' -> 'mybot 1.1')"]
     assert len({ident, named, ident.with_ready_name("mybot 1.0")}) == 2
     with_commit = BotIdentity.from_dict({**ident.to_dict(), "commit": "a" * 40})
     assert with_commit.label == "b@aaaaaaa"
     assert identity_changes(ident, with_commit) == ["now from revision aaaaaaaaaaaa"]
+
+
+@pytest.mark.parametrize("cmd, cwd", [
+    ("$PYTHON bot.py", "."),
+    ("/usr/bin/python3.11 {root}/bot.py", "/"),
+    ("python3 ../bot.py", "sub"),
+    ("[python3, link.py]", "."),
+])
+def test_one_program_under_any_spelling_of_its_command_is_one_identity(tmp_path, cmd, cwd):
+    root = tmp_path / "t"
+    root.mkdir()
+    (root / "sub").mkdir()
+    (root / "link.py").symlink_to(root / "bot.py")
+    reference = identify_bot(load_config(write_bot(root, "print('v1')\n")).bot("b"))
+    path = root / "u.yaml"
+    path.write_text(f"name: u\nseed: 1\nbots:\n  - {{name: b, cmd: {cmd.format(root=root)}, cwd: {cwd}}}\n"
+                    "  - {name: o, cmd: python3 other.py}\n")
+    spelled = identify_bot(load_config(path, check_commands=False).bot("b"))
+    assert (spelled.cmd, spelled.files) != (reference.cmd, reference.files)
+    assert spelled.key == reference.key and identity_changes(reference, spelled) == []
+
+
+def test_what_runs_makes_a_new_identity_the_arguments_and_environment_included(tmp_path):
+    path = write_bot(tmp_path, "print('v1')\n")
+    base = identify_bot(load_config(path).bot("b"))
+    text = path.read_text()
+    keys = {base.key}
+    for entry in ("{name: b, cmd: python3 bot.py --fast}", "{name: b, cmd: python3 bot.py, env: {LEVEL: 3}}",
+                  "{name: b, cmd: node bot.py}"):
+        path.write_text(text.replace("{name: b, cmd: python3 bot.py}", entry))
+        other = identify_bot(load_config(path, check_commands=False).bot("b"))
+        assert identity_changes(base, other), entry
+        keys.add(other.key)
+    assert len(keys) == 4
+
+
+def test_an_identity_recorded_by_an_older_arena_gets_its_key_from_its_bots_settings(tmp_path):
+    bot = load_config(write_bot(tmp_path, "print('v1')\n")).bot("b")
+    new = identify_bot(bot)
+    old = {key: value for key, value in new.to_dict().items() if key not in ("env", "built", "identity")}
+    recorded = BotIdentity.from_dict(old)
+    assert recorded.env is None and "identity" not in recorded.to_dict()
+    assert recorded.fill_from(bot).key == new.key and identity_changes(recorded.fill_from(bot), new) == []

@@ -222,7 +222,7 @@ def test_identities_are_stored_in_the_meta_and_read_back(tmp_path: Path):
         assert store.identities() == identities
         assert store.meta()["identities"]["a"] == {
             "name": "a", "cmd": "python3 bot.py", "files": {"bot.py": "1" * 64}, "inputs_sha256": None,
-            "commit": None, "ready_name": "Bot A",
+            "commit": None, "ready_name": "Bot A", "env": {}, "built": False, "identity": identities["a"].key,
         }
 
 
