@@ -23,6 +23,36 @@ ROOT = Path(__file__).resolve().parent.parent
 # Bots of tournaments/big.yaml that tests run by path.
 NEEDED = ("c-firstmove",)
 
+# The longest tests (``pytest --durations=30``), longest first, that use no fixture wider than a
+# test: they start first. Under pytest-xdist a test that starts last holds the run for its whole
+# length while the other workers are idle; started first, it runs beside all the short ones.
+LONG_FIRST = (
+    "tests/test_compiled.py::test_pip_install_compiles_the_hot_path_and_the_hardest_tests_pass_on_it",
+    "tests/test_compiled.py::test_without_a_c_compiler_the_install_goes_on_as_python",
+    "tests/sprt/test_sprt_run.py::test_kill_9_and_ctrl_c_resume_to_the_same_decision_as_an_uninterrupted_run",
+    "tests/cli/test_bundled_tournaments.py::test_every_bundled_tournament_and_bot_runs_short_with_no_failure",
+    "tests/cli/test_run_cli.py::test_a_newcomers_failing_bots_are_shown_as_they_fail_with_a_hint_and_summed_up",
+    "tests/test_static.py::test_mypy_finds_no_error_in_the_package",
+    "tests/tournament/test_runner.py::test_kill_9_at_random_moments_then_resume_gives_the_uninterrupted_results",
+    "tests/cli/test_run_cli.py::test_the_example_tournaments_run_from_a_fresh_clone_with_the_readme_commands",
+    "tests/tournament/test_runner.py::test_ctrl_c_stops_cleanly_and_prints_the_resume_command",
+    "tests/tournament/test_build.py::test_every_example_tournament_builds_and_its_bots_play_from_a_fresh_clone",
+)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # pytest-xdist hands out tests one by one (by default a quarter of the suite at once per
+    # worker), so that the long tests put first are spread over the workers, not queued on one.
+    if config.pluginmanager.hasplugin("xdist") and config.getoption("maxschedchunk", None) is None:
+        config.option.maxschedchunk = 1
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # After pytest-randomly's shuffle (it reorders before any other plugin); a stable sort, so
+    # the order stays the same on every worker, as pytest-xdist requires.
+    rank = {nodeid: i for i, nodeid in enumerate(LONG_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("[")[0], len(rank)))
+
 
 @pytest.fixture(scope="session", autouse=True)
 def built_bots(tmp_path_factory: pytest.TempPathFactory) -> BuildReport:
