@@ -9,9 +9,11 @@ passes alone, in any subset and in any order, on a fresh clone.
 import importlib.util
 import os
 import shutil
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -24,8 +26,10 @@ ROOT = Path(__file__).resolve().parent.parent
 NEEDED = ("c-firstmove",)
 
 # The longest tests (``pytest --durations=30``), longest first, that use no fixture wider than a
-# test: they start first. Under pytest-xdist a test that starts last holds the run for its whole
-# length while the other workers are idle; started first, it runs beside all the short ones.
+# test. Under pytest-xdist (-n) a long test that starts last holds one worker for its whole length
+# while the others are idle: these start first, each on its own, and the other tests follow a
+# module at a time, the largest modules first (as pytest-xdist's --dist loadfile), so that a
+# module's shared fixtures are made once, on one worker, and the last to start are small.
 LONG_FIRST = (
     "tests/test_compiled.py::test_pip_install_compiles_the_hot_path_and_the_hardest_tests_pass_on_it",
     "tests/test_compiled.py::test_without_a_c_compiler_the_install_goes_on_as_python",
@@ -40,18 +44,41 @@ LONG_FIRST = (
 )
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    # pytest-xdist hands out tests one by one (by default a quarter of the suite at once per
-    # worker), so that the long tests put first are spread over the workers, not queued on one.
-    if config.pluginmanager.hasplugin("xdist") and config.getoption("maxschedchunk", None) is None:
-        config.option.maxschedchunk = 1
+def _long(nodeid: str) -> bool:
+    return nodeid.split("[")[0] in LONG_FIRST
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # After pytest-randomly's shuffle (it reorders before any other plugin); a stable sort, so
-    # the order stays the same on every worker, as pytest-xdist requires.
+    # that the order is the same on every worker, as pytest-xdist requires.
     rank = {nodeid: i for i, nodeid in enumerate(LONG_FIRST)}
-    items.sort(key=lambda item: rank.get(item.nodeid.split("[")[0], len(rank)))
+    size = Counter(item.nodeid.split("::")[0] for item in items if not _long(item.nodeid))
+    first: dict[str, int] = {}
+    for i, item in enumerate(items):
+        first.setdefault(item.nodeid.split("::")[0], i)
+
+    def key(item: pytest.Item) -> tuple[int, int, int]:
+        module = item.nodeid.split("::")[0]
+        if _long(item.nodeid):
+            return 0, rank[item.nodeid.split("[")[0]], 0
+        return 1, -size[module], first[module]
+
+    items.sort(key=key)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Under ``-n`` with the default ``--dist load``: the order above, a module's tests together
+    and each long test on its own, handed out as the workers free up."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class LongFirst(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return nodeid if _long(nodeid) else nodeid.split("::")[0]
+
+    config.option.loadscopereorder = False  # keep the collection's order
+    return LongFirst(config, log)
 
 
 @pytest.fixture(scope="session", autouse=True)
