@@ -9,9 +9,11 @@ passes alone, in any subset and in any order, on a fresh clone.
 import importlib.util
 import os
 import shutil
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -22,6 +24,61 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # Bots of tournaments/big.yaml that tests run by path.
 NEEDED = ("c-firstmove",)
+
+# The longest tests (``pytest --durations=30``), longest first, that use no fixture wider than a
+# test. Under pytest-xdist (-n) a long test that starts last holds one worker for its whole length
+# while the others are idle: these start first, each on its own, and the other tests follow a
+# module at a time, the largest modules first (as pytest-xdist's --dist loadfile), so that a
+# module's shared fixtures are made once, on one worker, and the last to start are small.
+LONG_FIRST = (
+    "tests/test_compiled.py::test_pip_install_compiles_the_hot_path_and_the_hardest_tests_pass_on_it",
+    "tests/test_compiled.py::test_without_a_c_compiler_the_install_goes_on_as_python",
+    "tests/sprt/test_sprt_run.py::test_kill_9_and_ctrl_c_resume_to_the_same_decision_as_an_uninterrupted_run",
+    "tests/cli/test_bundled_tournaments.py::test_every_bundled_tournament_and_bot_runs_short_with_no_failure",
+    "tests/cli/test_run_cli.py::test_a_newcomers_failing_bots_are_shown_as_they_fail_with_a_hint_and_summed_up",
+    "tests/test_static.py::test_mypy_finds_no_error_in_the_package",
+    "tests/tournament/test_runner.py::test_kill_9_at_random_moments_then_resume_gives_the_uninterrupted_results",
+    "tests/cli/test_run_cli.py::test_the_example_tournaments_run_from_a_fresh_clone_with_the_readme_commands",
+    "tests/tournament/test_runner.py::test_ctrl_c_stops_cleanly_and_prints_the_resume_command",
+    "tests/tournament/test_build.py::test_every_example_tournament_builds_and_its_bots_play_from_a_fresh_clone",
+)
+
+
+def _long(nodeid: str) -> bool:
+    return nodeid.split("[")[0] in LONG_FIRST
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # After pytest-randomly's shuffle (it reorders before any other plugin); a stable sort, so
+    # that the order is the same on every worker, as pytest-xdist requires.
+    rank = {nodeid: i for i, nodeid in enumerate(LONG_FIRST)}
+    size = Counter(item.nodeid.split("::")[0] for item in items if not _long(item.nodeid))
+    first: dict[str, int] = {}
+    for i, item in enumerate(items):
+        first.setdefault(item.nodeid.split("::")[0], i)
+
+    def key(item: pytest.Item) -> tuple[int, int, int]:
+        module = item.nodeid.split("::")[0]
+        if _long(item.nodeid):
+            return 0, rank[item.nodeid.split("[")[0]], 0
+        return 1, -size[module], first[module]
+
+    items.sort(key=key)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Under ``-n`` with the default ``--dist load``: the order above, a module's tests together
+    and each long test on its own, handed out as the workers free up."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class LongFirst(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return nodeid if _long(nodeid) else nodeid.split("::")[0]
+
+    config.option.loadscopereorder = False  # keep the collection's order
+    return LongFirst(config, log)
 
 
 @pytest.fixture(scope="session", autouse=True)

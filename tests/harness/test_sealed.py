@@ -285,7 +285,12 @@ def test_as_an_ordinary_user_a_bot_is_sealed_the_same(tmp_path, listeners):
 
 @pytest.mark.slow
 def test_require_sealed_refuses_a_machine_that_cannot_seal(tmp_path):
-    cli = [sys.executable, "-m", "arena.cli", "run", str(ROOT / "tournaments" / "demo.yaml"), "--require-sealed",
+    # Two of the demo's bots, two short matches: what is checked is said before the first match
+    # and noted in the folder, whatever the tournament's length.
+    demo = tmp_path / "demo.yaml"
+    demo.write_text("name: demo\nseed: 20261130\nrules: {target: 5}\nmatches_per_pairing: 2\nbots:\n"
+                    + "".join(f"  - {{name: {b}, cmd: $PYTHON bots/{b}_bot.py, cwd: {ROOT}}}\n" for b in ("random", "greedy")))
+    cli = [sys.executable, "-m", "arena.cli", "run", str(demo), "--require-sealed",
            "--no-progress", "--no-report", "-o", str(tmp_path / "out")]
     refused = subprocess.run(cli, capture_output=True, text=True, timeout=120, cwd=ROOT,
                              env={**os.environ, seal.SEAL_ENV: "off"})
