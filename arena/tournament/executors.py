@@ -19,12 +19,25 @@ from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 from arena.errors import ArenaError, ExitCode
 from arena.tournament.failures import FailureNote
 from arena.tournament.schedule import MatchSpec
 from arena.tournament.store import MatchRow
+
+
+class Wait(Enum):
+    """What a stream of specs gives when its next match follows from results still in play
+    (an adaptive format, adaptive.py): the executor gives that worker nothing now and asks
+    the stream again once a match has finished and been stored."""
+
+    NOT_YET = "not yet"
+
+
+NOT_YET = Wait.NOT_YET
+Specs = Iterable[MatchSpec | Wait]
 
 
 class ExecutorError(ArenaError):
@@ -106,10 +119,11 @@ class Executor(ABC):
     @abstractmethod
     def run(self, specs: Sequence[MatchSpec]) -> Iterator[Completed]: ...
 
-    def run_stream(self, specs: Iterable[MatchSpec]) -> Iterator[Completed]:
-        """``run`` for specs given one at a time (a long schedule, streamed). An executor
-        that can take them lazily overrides this; the default gathers them first."""
-        return self.run(list(specs))
+    def run_stream(self, specs: Specs) -> Iterator[Completed]:
+        """``run`` for specs given one at a time (a long schedule, streamed), with ``NOT_YET``
+        while the next one waits for results in play. An executor that can take them lazily
+        overrides this; the default gathers them first (no ``NOT_YET`` then)."""
+        return self.run([spec for spec in specs if isinstance(spec, MatchSpec)])
 
 
 class InlineExecutor(Executor):
@@ -131,8 +145,11 @@ class InlineExecutor(Executor):
     def run(self, specs: Sequence[MatchSpec]) -> Iterator[Completed]:
         return self.run_stream(specs)
 
-    def run_stream(self, specs: Iterable[MatchSpec]) -> Iterator[Completed]:
+    def run_stream(self, specs: Specs) -> Iterator[Completed]:
         for spec in specs:
+            if not isinstance(spec, MatchSpec):
+                # Every match it gave was finished and stored before it was asked again.
+                raise ExecutorError("the schedule waits for a result while no match is in play (a bug)")
             yield self._plan.complete(spec, self._state, "w0")
 
 
@@ -254,18 +271,20 @@ class LocalExecutor(Executor):
     def run(self, specs: Sequence[MatchSpec]) -> Iterator[Completed]:
         return self.run_stream(specs)
 
-    def run_stream(self, specs: Iterable[MatchSpec]) -> Iterator[Completed]:
+    def run_stream(self, specs: Specs) -> Iterator[Completed]:
         """Specs are taken from ``specs`` only as workers become free, so a schedule of any
         length is never held here whole; a match whose worker died waits in ``retry``."""
         from multiprocess.connection import wait
 
-        source: Iterator[MatchSpec] | None = iter(specs)
+        source: Iterator[MatchSpec | Wait] | None = iter(specs)
         retry: deque[MatchSpec] = deque()
         # A few specs ahead, to start no more workers than there are matches to play.
         while source is not None and len(retry) < self._n:
             spec = next(source, None)
             if spec is None:
                 source = None
+            elif spec is NOT_YET:
+                break
             else:
                 retry.append(spec)
         while True:
@@ -278,6 +297,9 @@ class LocalExecutor(Executor):
                 self._spawn()
             for worker in list(self._workers.values()):
                 source = self._dispatch(worker, retry, source)
+            if source is not None and self._workers and all(w.ready and w.holding is None
+                                                            for w in self._workers.values()):
+                raise ExecutorError("the schedule waits for a result while no match is in play (a bug)")
             by_handle = {}
             for worker in self._workers.values():
                 by_handle[worker.conn] = worker
@@ -309,12 +331,16 @@ class LocalExecutor(Executor):
         self._finished = True
 
     def _dispatch(
-        self, worker: _Worker, retry: deque[MatchSpec], source: Iterator[MatchSpec] | None
-    ) -> Iterator[MatchSpec] | None:
-        """Hand the worker its next match if it is free; returns the source, None once it is exhausted."""
+        self, worker: _Worker, retry: deque[MatchSpec], source: Iterator[MatchSpec | Wait] | None
+    ) -> Iterator[MatchSpec | Wait] | None:
+        """Hand the worker its next match if it is free; returns the source, None once it is
+        exhausted. A source that says ``NOT_YET`` is asked again on the next pass, after the
+        results that arrived meanwhile are stored."""
         if not (worker.ready and worker.holding is None and worker.id in self._workers):
             return source
         spec = retry.popleft() if retry else next(source, None) if source is not None else None
+        if spec is NOT_YET:
+            return source
         if spec is None:
             return None
         worker.holding = spec
