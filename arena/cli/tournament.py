@@ -424,12 +424,18 @@ def _sprt_summary(config: TournamentConfig, show_seed: bool) -> str:
             f"concurrency {config.concurrency}; output {_rel(config.output)}")
 
 
+def _grows(config: TournamentConfig, store: ResultStore) -> bool:
+    from arena.tournament.adaptive import grown_field
+
+    return grown_field(config, store) is not None
+
+
 def _existing_store(config: TournamentConfig) -> ResultStore:
     """The results store a dry run reads, refused as the run would refuse it for a changed file."""
     from arena.tournament.store import ResultStore, ResumeMismatchError
 
     existing = ResultStore.open_existing(config.output)
-    if existing.fingerprint != config.fingerprint:
+    if existing.fingerprint != config.fingerprint and not _grows(config, existing):
         try:
             raise ResumeMismatchError(config.output, _changed(existing, config))
         finally:
@@ -473,8 +479,7 @@ def _dry_run(config: TournamentConfig, show_seed: bool) -> None:
 def _dry_run_adaptive(config: TournamentConfig, show_seed: bool) -> None:
     """``_dry_run`` of swiss, ladder or knockout: what is stored, and the matches chosen now
     (from the stored results), which a run plays first."""
-    from arena.tournament import runner
-    from arena.tournament.adaptive import AdaptiveRun, Replay, chosen_now
+    from arena.tournament.adaptive import AdaptiveRun, Replay, chosen_now, grown_field
     from arena.tournament.grants import grant_lines
 
     planned = _planned_builds(config)
@@ -482,10 +487,7 @@ def _dry_run_adaptive(config: TournamentConfig, show_seed: bool) -> None:
     strategy = AdaptiveRun(config, Replay(config))
     if os.path.isfile(os.path.join(config.output, "results.sqlite")):
         with _existing_store(config) as existing:
-            resumed = runner.plan_strategy(config, existing)
-            if not isinstance(resumed, AdaptiveRun):
-                raise TypeError(type(resumed).__name__)
-            strategy = resumed
+            strategy = AdaptiveRun.resume(config, existing, grown_field(config, existing))
             _check_identities_read_only(config, existing, planned)
             if strategy.done:
                 status = f"{strategy.done} matches already in {_rel(config.output)}"

@@ -25,6 +25,7 @@ The store stays the one source of truth: no choice is stored, they are recompute
 
 from __future__ import annotations
 
+import os
 from collections import deque
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -33,7 +34,7 @@ from arena.tournament.config import TournamentConfig
 from arena.tournament.executors import NOT_YET, Completed, Wait
 from arena.tournament.inorder import InOrder
 from arena.tournament.pairing import Chooser, KnockoutChooser, LadderChooser, Pairing, SwissChooser
-from arena.tournament.schedule import Format, MatchSpec, Side, deal_specs, entrants, most_matches
+from arena.tournament.schedule import Format, MatchSpec, Side, TeamMode, deal_specs, entrants, most_matches
 from arena.tournament.store import MatchRow, ResultStore, StoreDamagedError
 
 # Ladder newcomers: the meta key of the field's history, [[first pairing, [labels joining]], ...].
@@ -85,7 +86,9 @@ class AdaptiveSchedule:
         except ValueError as exc:
             raise StoreDamagedError(f"match {row.id!r}: {exc}") from None
 
-    def next_batch(self) -> list[MatchSpec] | Wait | None:
+    def next_batch(self, *, stored: bool = False) -> list[MatchSpec] | Wait | None:
+        """``stored``: the batch is known to be played (a stored row is in it), so a ladder's
+        stop, which the file may have moved since, does not end it."""
         if self.finished:
             return None
         while self.learned < self.chosen - self.chooser.lag:
@@ -93,7 +96,7 @@ class AdaptiveSchedule:
                 return NOT_YET
         while self._joining and self._joining[0][0] <= self.pairings:
             self.chooser.grow(self._joining.popleft()[1])
-        batch = self.chooser.choose()
+        batch = self.chooser.choose(stored=stored)
         if batch is None:
             self.finished = True
             return None
@@ -123,6 +126,71 @@ class AdaptiveSchedule:
         return True
 
 
+# What a ladder's file may change between runs besides adding bots: when it stops.
+LADDER_MAY_CHANGE = ("bots", "max_matches", "target_ci")
+
+
+def grown_field(config: TournamentConfig, store: ResultStore) -> Epochs | None:
+    """The field's history when ``config`` is the ladder of ``store`` with bots added (or with
+    its stop moved) since its results began: the newcomers join from the pairing after the
+    last stored one. None when it is the same file, or another change (refused as usual)."""
+    from arena.tournament.config import fingerprint_of, stored_game_dict
+
+    if config.format is not Format.LADDER or config.team_mode is TeamMode.FIXED:
+        return None
+    stored = stored_game_dict(store.meta().get("game") or {})
+    game = config.game_dict()
+    if fingerprint_of(stored) == config.fingerprint:
+        return None
+    listed = stored.get("bots")
+    old_bots: list[Any] = listed if isinstance(listed, list) else []
+    new_bots = {bot["name"]: bot for bot in game["bots"]}
+    kept = all(isinstance(bot, dict) and new_bots.get(bot.get("name")) == bot for bot in old_bots)
+    same = {k: v for k, v in stored.items() if k not in LADDER_MAY_CHANGE} == {
+        k: v for k, v in game.items() if k not in LADDER_MAY_CHANGE}
+    if not (kept and same):
+        return None
+    old = [bot["name"] for bot in old_bots]
+    epochs = [(first, list(labels)) for first, labels in stored_epochs(store) or [(0, old)]]
+    joining = [name for name in new_bots if name not in old]
+    if joining:
+        last = -1
+        keys = store.stored_keys()
+        try:
+            for index, *_ in keys:
+                last = index
+        finally:
+            keys.close()
+        epochs.append((last // config.matches_per_pairing + 1, joining))
+    return epochs
+
+
+def open_ladder_store(config: TournamentConfig) -> ResultStore:
+    """A ladder's store, as ``runner.open_store`` opens any other, but for a file that added
+    bots (or moved when the ladder stops) since its results began (``grown_field``): the
+    stored matches are kept, the newcomers join the field from the next pairing on (recorded
+    in the meta's ``field``), and the stored choices replay as they were made."""
+    from arena.tournament.store import STORE_FILE
+
+    game = config.game_dict()
+    if os.path.isfile(os.path.join(config.output, STORE_FILE)):
+        with ResultStore.open_existing(config.output) as existing:
+            grows = grown_field(config, existing) is not None
+            meta = existing.meta()
+        if grows:
+            store = ResultStore.open_for_run(config.output, meta["fingerprint"], meta["game"], meta["config"])
+            try:
+                epochs = grown_field(config, store)  # again, now that the folder is this run's
+                if epochs is None:
+                    raise StoreDamagedError(f"{store.path}: changed while it was opened")
+                store.redescribe(config.fingerprint, game, config.to_dict(), {FIELD_KEY: [list(e) for e in epochs]})
+            except BaseException:
+                store.close()
+                raise
+            return store
+    return ResultStore.open_for_run(config.output, config.fingerprint, game, config.to_dict())
+
+
 def stored_epochs(store: ResultStore) -> Epochs | None:
     """The field's history a ladder's store records (newcomers), or None: the file's field throughout."""
     value = store.meta().get(FIELD_KEY)
@@ -147,7 +215,7 @@ class Replay:
 
     def add(self, row: MatchRow) -> MatchSpec:
         while not self.upcoming or self.upcoming[-1].index < row.index:
-            batch = self.schedule.next_batch()
+            batch = self.schedule.next_batch(stored=True)
             if not isinstance(batch, list):
                 why = "after the format ended" if batch is None else "before the results it follows from"
                 raise NotChosen(row, f"match {row.id!r} is not in the tournament's schedule (stored {why})")
@@ -191,9 +259,10 @@ class AdaptiveRun:
             raise StoreDamagedError(f"{config.output}: the stored matches stop short of what they follow from")
 
     @classmethod
-    def resume(cls, config: TournamentConfig, store: ResultStore) -> AdaptiveRun:
-        """The format as the stored rows leave it (read once, in schedule order)."""
-        replay = Replay(config, stored_epochs(store))
+    def resume(cls, config: TournamentConfig, store: ResultStore, epochs: Epochs | None = None) -> AdaptiveRun:
+        """The format as the stored rows leave it (read once, in schedule order); ``epochs``:
+        the field's history, if not the stored one (a dry run of a ladder that bots join)."""
+        replay = Replay(config, epochs or stored_epochs(store))
         for row in store.iter_rows():
             try:
                 replay.add(row)
@@ -268,4 +337,4 @@ def replay_store(config: TournamentConfig, store: ResultStore, rows: Iterator[Ma
 
 
 __all__ = ["FIELD_KEY", "AdaptiveRun", "AdaptiveSchedule", "NotChosen", "Replay", "chosen_now", "chooser_for",
-           "describe_format", "replay_store", "stored_epochs"]
+           "describe_format", "grown_field", "open_ladder_store", "replay_store", "stored_epochs"]

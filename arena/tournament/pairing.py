@@ -71,8 +71,9 @@ class Chooser(Protocol):
 
     lag: int
 
-    def choose(self) -> list[Pairing] | None:
-        """The next batch of pairings (sides in their base seating order); None: no more."""
+    def choose(self, *, stored: bool = False) -> list[Pairing] | None:
+        """The next batch of pairings (sides in their base seating order); None: no more.
+        ``stored``: a batch the store holds, made before any stop the file may have moved."""
 
     def learn(self, sides: Pairing, rows: Sequence[MatchRow]) -> None:
         """A pairing's matches, in schedule order, given in pairing order."""
@@ -106,7 +107,7 @@ class SwissChooser:
         buchholz = [sum(self.score[j] for j in self.met[i]) for i in range(len(self.entrants))]
         return sorted(range(len(self.entrants)), key=lambda i: (-self.score[i], -buchholz[i], i))
 
-    def choose(self) -> list[Pairing] | None:
+    def choose(self, *, stored: bool = False) -> list[Pairing] | None:
         if self.played >= self.rounds:
             return None
         self.played += 1
@@ -226,8 +227,8 @@ class LadderChooser:
             return True
         return self.target_ci is not None and self.widest_ci() <= self.target_ci
 
-    def choose(self) -> list[Pairing] | None:
-        if self.done():
+    def choose(self, *, stored: bool = False) -> list[Pairing] | None:
+        if self.done() and not stored:
             return None
         group, info = self.pick()
         self.pending[group] += info
@@ -315,7 +316,7 @@ class KnockoutChooser:
         self._round: list[tuple[int, int | None]] = []
         self.champion: Side | None = self.entrants[0] if len(self.entrants) == 1 else None
 
-    def choose(self) -> list[Pairing] | None:
+    def choose(self, *, stored: bool = False) -> list[Pairing] | None:
         if self._round:
             self.alive = [self._winners.pop(tuple(self.entrants[s].label for s in (a, b))) if b is not None else a
                           for a, b in self._round]

@@ -118,7 +118,12 @@ class Strategy(Protocol):
 
 
 def open_store(config: TournamentConfig) -> ResultStore:
-    """The run's store: created, or reopened for a resume (refused if the file changed)."""
+    """The run's store: created, or reopened for a resume (refused if the file changed; a
+    ladder may have gained bots, ``adaptive.open_ladder_store``)."""
+    if config.format is Format.LADDER:
+        from arena.tournament.adaptive import open_ladder_store
+
+        return open_ladder_store(config)
     return ResultStore.open_for_run(config.output, config.fingerprint, config.game_dict(), config.to_dict())
 
 

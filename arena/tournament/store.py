@@ -596,6 +596,21 @@ class ResultStore:
                 raise StoreWriteError(f"cannot write the bots' identities to {self.path}: {exc}") from None
             raise _damaged(self.path, exc) from None
 
+    def redescribe(self, fingerprint: str, game_dict: Mapping[str, Any], config: Mapping[str, Any],
+                   extra: Mapping[str, Any]) -> None:
+        """Replace the tournament's description (and set the ``extra`` meta keys) in one
+        transaction: a ladder that bots joined (adaptive.py) goes on under its new file."""
+        items = [("fingerprint", json.dumps(fingerprint)), ("game", json.dumps(dict(game_dict), sort_keys=True)),
+                 ("config", json.dumps(dict(config), sort_keys=True)),
+                 *((key, json.dumps(value, sort_keys=True)) for key, value in extra.items())]
+        try:
+            with self._conn:
+                self._conn.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", items)
+        except sqlite3.DatabaseError as exc:
+            if _is_write_failure(exc):
+                raise StoreWriteError(f"cannot write to {self.path}: {exc}") from None
+            raise _damaged(self.path, exc) from None
+
     def mark_unsealed(self, why: str) -> None:
         """Record that this run plays with unsealed bots (the first reason given is kept): the
         tables and the report say so for as long as the folder holds those matches."""
