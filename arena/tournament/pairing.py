@@ -19,13 +19,14 @@ broken by that number.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
 
 from arena.core.rules import Seating
+from arena.rating.table import MatchResult, PairResult
 from arena.tournament.schedule import Side
 from arena.tournament.standings import match_places
 from arena.tournament.store import MatchRow
@@ -186,11 +187,16 @@ def _mates(head: int, rest: list[int], count: int, met: Sequence[set[int]], trie
 
 class LadderChooser:
     """One pairing per batch, where it gains most information, until ``max_matches`` would be
-    passed or every interval of the running estimate is within ``target_ci`` Elo.
+    passed or every 95% interval is within ``target_ci`` Elo.
 
     The running estimate is a Gaussian per entrant (natural-log units), updated match by
     match as Glicko does; a pairing chosen but not yet learned counts for its information
-    (not its outcome), so pairings chosen ahead of the results spread over the field."""
+    (not its outcome), so pairings chosen ahead of the results spread over the field. The
+    running intervals ignore how the ratings depend on each other, so they are narrower than
+    the table's: once they are within ``target_ci``, the rating fit of the table
+    (``arena.rating``) decides, from the results learned, and again after every further
+    ``max(field, chosen / 10)`` pairings until it agrees. The results are kept as counts per
+    pair of sides (a ladder meets the same neighbours again and again)."""
 
     def __init__(self, entrants: Sequence[Side], size: int, seating: Seating, *, lag: int, per_pairing: int,
                  max_matches: int | None, target_ci: float | None) -> None:
@@ -208,6 +214,9 @@ class LadderChooser:
         self.pending = np.zeros(n)
         self._number = {side.label: i for i, side in enumerate(self.entrants)}
         self._promised: dict[tuple[str, ...], list[tuple[list[int], np.ndarray]]] = {}
+        self._pairs: dict[tuple[str, str], list[int]] = {}  # (a, b), a < b -> [a won, drawn, b won]
+        self._orders: list[MatchResult] = []  # three or more sides: every finishing order
+        self._next_check = 0
 
     def grow(self, newcomers: Sequence[Side]) -> None:
         for side in newcomers:
@@ -225,7 +234,26 @@ class LadderChooser:
     def done(self) -> bool:
         if self.max_matches is not None and (self.chosen + 1) * self.per_pairing > self.max_matches:
             return True
-        return self.target_ci is not None and self.widest_ci() <= self.target_ci
+        if self.target_ci is None or self.widest_ci() > self.target_ci or self.chosen < self._next_check:
+            return False
+        if self.fitted_widest_ci() <= self.target_ci:
+            return True
+        self._next_check = self.chosen + max(len(self.entrants), self.chosen // 10)
+        return False
+
+    def fitted_widest_ci(self) -> float:
+        """The widest 95% half-width of the table's rating fit of the results learned, Elo."""
+        from arena.rating.table import fit_ratings
+
+        def results() -> Iterator[PairResult | MatchResult]:
+            for (a, b), (won, drawn, lost) in self._pairs.items():
+                for score, count in ((1.0, won), (0.5, drawn), (0.0, lost)):
+                    for _ in range(count):
+                        yield PairResult((a,), (b,), score)
+            yield from self._orders
+
+        table = fit_ratings(results(), players=[side.label for side in self.entrants])
+        return max(math.inf if row.ci95 is None else row.ci95 for row in table.ratings)
 
     def choose(self, *, stored: bool = False) -> list[Pairing] | None:
         if self.done() and not stored:
@@ -266,6 +294,7 @@ class LadderChooser:
         weight = 1.0 / (self.size - 1)
         for row in rows:
             places = match_places(row, self.seating)
+            self._count(row.sides, places)
             numbers = [self._number[label] for label in row.sides]
             mu, precision = self.mu.copy(), self.precision.copy()
             for a, ia in enumerate(numbers):
@@ -277,6 +306,16 @@ class LadderChooser:
                     e = 1.0 / (1.0 + math.exp(-g * (mu[ia] - mu[ib])))
                     self.precision[ia] += weight * g * g * e * (1.0 - e)
                     self.mu[ia] += weight * g * (s - e) / self.precision[ia]
+
+
+    def _count(self, labels: Sequence[str], places: Sequence[int]) -> None:
+        # Teams are rated as the sum of their members; an entrant here is one side.
+        if len(labels) > 2:
+            self._orders.append(MatchResult(tuple((label,) for label in labels), tuple(places)))
+            return
+        (a, pa), (b, pb) = sorted(zip(labels, places, strict=True))
+        counts = self._pairs.setdefault((a, b), [0, 0, 0])
+        counts[0 if pa < pb else 1 if pa == pb else 2] += 1
 
 
 def _expected_info(mu: np.ndarray, var: np.ndarray, focus: int) -> np.ndarray:
