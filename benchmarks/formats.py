@@ -86,7 +86,6 @@ def play_adaptive(field: Field, config: TournamentConfig, checkpoints, target: f
     schedule = AdaptiveSchedule(config)
     played, todo = 0, list(checkpoints)
     rho = cover = 0.0
-    in_play: list[MatchSpec] = []
     while todo:
         batch = schedule.next_batch()
         if batch is None:
