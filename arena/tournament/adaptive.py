@@ -154,14 +154,7 @@ def grown_field(config: TournamentConfig, store: ResultStore) -> Epochs | None:
     epochs = [(first, list(labels)) for first, labels in stored_epochs(store) or [(0, old)]]
     joining = [name for name in new_bots if name not in old]
     if joining:
-        last = -1
-        keys = store.stored_keys()
-        try:
-            for index, *_ in keys:
-                last = index
-        finally:
-            keys.close()
-        epochs.append((last // config.matches_per_pairing + 1, joining))
+        epochs.append((store.last_index() // config.matches_per_pairing + 1, joining))
     return epochs
 
 

@@ -207,14 +207,7 @@ def store_schedule(store: ResultStore) -> tuple[TournamentConfig, tuple[MatchSpe
     if config.format is Format.SPRT:
         # Open-ended: its schedule is every deal up to the last one the store holds (a
         # stopped test finished every pair it started; a gap below is a match missing).
-        last = -1
-        keys = store.stored_keys()
-        try:
-            for index, *_ in keys:
-                last = index
-        finally:
-            keys.close()
-        return config, build_schedule(config, deals=last // config.sides + 1)
+        return config, build_schedule(config, deals=store.last_index() // config.sides + 1)
     return config, build_schedule(config)
 
 

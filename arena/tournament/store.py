@@ -531,6 +531,14 @@ class ResultStore:
                     except _BadColumn as exc:
                         raise _damaged(self.path, f"match {_short(match_id)}, {exc}") from None
 
+    def last_index(self) -> int:
+        """The schedule place of the last stored match; -1 with none."""
+        with self._reading():
+            found = self._conn.execute("SELECT MAX(idx) FROM matches").fetchone()[0]
+        if found is None:
+            return -1
+        return _check("idx", found, int, "an integer")
+
     def identities(self) -> dict[str, BotIdentity] | None:
         """The bots' identities as last recorded, by name; None for a store written before
         identities were recorded."""
