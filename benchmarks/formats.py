@@ -14,7 +14,8 @@ strengths). After the round robin (one deal per pairing) the field is rated with
 target; swiss (round after round) and ladder (every ``--step`` matches) are rated as they
 go until they reach it. Printed per format: the matches needed (median over the fields) and
 the share of the round robin's. The ladder's 95% intervals at that point are checked against
-the truth (coverage, target 93-97%), and so are those of a ladder with ``target_ci``.
+the truth (coverage, target 93-97%), and so are those of ladders played to ``--target-ci``
+(``--ci-fields`` fields of ``--ci-bots`` bots).
 
 ``--real``: 12 bots of known order (``policybot.py mixP``: greedy with probability P, else a
 hashed random move; P = 0, 1/11, ..., 1), a swiss of 6 rounds and a ladder of 96 matches,
@@ -138,9 +139,9 @@ def simulate(args: argparse.Namespace) -> None:
     # A ladder that stops on its intervals: do they cover the truth?
     hits = total = 0
     played_ci = []
-    for _ in range(args.fields):
-        field = Field(rng, n, args.sd_elo)
-        ladder = config_of(n, f"format: ladder\ntarget_ci: {args.target_ci}\nwindow: {args.window}")
+    for _ in range(args.ci_fields):
+        field = Field(rng, args.ci_bots, args.sd_elo)
+        ladder = config_of(args.ci_bots, f"format: ladder\ntarget_ci: {args.target_ci}\nwindow: {args.window}")
         schedule = AdaptiveSchedule(ladder)
         while isinstance(batch := schedule.next_batch(), list):
             for spec in batch:
@@ -195,6 +196,8 @@ def main() -> None:
     parser.add_argument("--window", type=int, default=16)
     parser.add_argument("--step", type=int, default=1000, help="matches between the ladder's ratings")
     parser.add_argument("--target-ci", type=float, default=100.0)
+    parser.add_argument("--ci-bots", type=int, default=50, help="bots of the fields a ladder plays to --target-ci")
+    parser.add_argument("--ci-fields", type=int, default=4)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--real", action="store_true", help="the run of 12 real bots instead")
     parser.add_argument("--jobs", type=int, default=2)
