@@ -170,7 +170,8 @@ def group_up(ranked: Sequence[int], size: int, met: Sequence[set[int]], budget: 
     return out
 
 
-def _mates(head: int, rest: list[int], count: int, met: Sequence[set[int]], tries: list[int], budget: int):  # type: ignore[no-untyped-def]
+def _mates(head: int, rest: list[int], count: int, met: Sequence[set[int]], tries: list[int],
+           budget: int) -> Iterator[tuple[int, ...]]:
     """Sets of ``count`` entrants of ``rest`` (in order) none of whom met ``head`` or each other."""
     if count == 0:
         yield ()
