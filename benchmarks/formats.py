@@ -17,7 +17,7 @@ the share of the round robin's. The ladder's 95% intervals at that point are che
 the truth (coverage, target 93-97%), and so are those of ladders played to ``--target-ci``
 (``--ci-fields`` fields of ``--ci-bots`` bots).
 
-``--real``: 12 bots of known order (``policybot.py mixP``: greedy with probability P, else a
+``--real``: 12 bots of known order (``mixbot.py P``: greedy with probability P, else a
 hashed random move; P = 0, 1/11, ..., 1), a swiss of 6 rounds and a ladder of 96 matches,
 each through ``arena run``; the Spearman correlation of the table's ranking with P.
 """
@@ -164,7 +164,7 @@ def simulate(args: argparse.Namespace) -> None:
 def real(args: argparse.Namespace) -> None:
     bots_dir = ROOT / "tests" / "data" / "tournament_bots"
     ps = [round(i / 11, 3) for i in range(12)]
-    bots = "\n".join(f'  - {{name: p{p:.3f}, cmd: "$PYTHON policybot.py mix{p}", cwd: "{bots_dir}"}}' for p in ps)
+    bots = "\n".join(f'  - {{name: p{p:.3f}, cmd: "$PYTHON mixbot.py {p}", cwd: "{bots_dir}"}}' for p in ps)
     arena = str(Path(sys.executable).with_name("arena"))
     for name, extra in (("swiss", "format: swiss\nrounds: 6"), ("ladder", "format: ladder\nmax_matches: 96\nwindow: 4")):
         with tempfile.TemporaryDirectory() as tmp:

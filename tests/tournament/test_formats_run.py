@@ -62,7 +62,7 @@ def test_a_ladder_that_bots_join_keeps_its_results_and_rates_the_newcomers_with_
 
 
 def test_a_swiss_through_the_command_line(tmp_path: Path):
-    path = write(tmp_path, "format: swiss\nrounds: 2", ("first", "greedy", "hash", "last", "mix0.5"))
+    path = write(tmp_path, "format: swiss\nrounds: 2", ("first", "greedy", "hash", "last"))
     done = cli.invoke(app, ["run", str(path), "--quiet", "--no-report"])
     assert done.exit_code == 0, done.output
     stored = rows(tmp_path / "out")

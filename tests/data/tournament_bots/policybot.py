@@ -4,8 +4,7 @@ Deterministic per position (no state across matches), so a match's result depend
 on its seed and seating, whatever ran before on the same process.
 
 Policies: first (first legal move), last (last legal move), greedy (take the most cards,
-an escoba first), hash (a pseudo-random legal move chosen by a hash of the request), mixP
-(greedy with probability P, else hash: ``mix0.25``; a field of known order of strength).
+an escoba first), hash (a pseudo-random legal move chosen by a hash of the request).
 Env: POLICYBOT_SLEEP_MS sleeps that long before each move (to make matches slower);
 POLICYBOT_CRASH_AFTER exits after that many moves of a process (a failing bot).
 """
@@ -21,33 +20,22 @@ SLEEP = int(os.environ.get("POLICYBOT_SLEEP_MS", "0")) / 1000
 CRASH_AFTER = int(os.environ.get("POLICYBOT_CRASH_AFTER", "0"))
 
 
-def _draw(msg):
-    digest = hashlib.sha256(json.dumps([msg["view"], msg["legal"]], sort_keys=True).encode()).digest()
-    return int.from_bytes(digest[:4], "big")
-
-
 def choose(msg):
     legal = msg["legal"]
     if POLICY == "last":
         return legal[-1]
-    if POLICY.startswith("mix"):
-        greedy = (_draw(msg) >> 16) / 65536 < float(POLICY[3:])
-        return _greedy(msg) if greedy else legal[_draw(msg) % len(legal)]
     if POLICY == "greedy":
-        return _greedy(msg)
+        table = len(msg["view"]["table"])
+
+        def gain(move):
+            taken = move.count("+")
+            return (taken == table and taken > 0, taken)
+
+        return max(legal, key=gain)
     if POLICY == "hash":
-        return legal[_draw(msg) % len(legal)]
+        digest = hashlib.sha256(json.dumps([msg["view"], legal], sort_keys=True).encode()).digest()
+        return legal[int.from_bytes(digest[:4], "big") % len(legal)]
     return legal[0]
-
-
-def _greedy(msg):
-    table = len(msg["view"]["table"])
-
-    def gain(move):
-        taken = move.count("+")
-        return (taken == table and taken > 0, taken)
-
-    return max(msg["legal"], key=gain)
 
 
 def main():
