@@ -8,6 +8,7 @@ import sys
 
 import policybot
 
+_policy_choose = policybot.choose
 P = float(sys.argv[1]) if len(sys.argv) > 1 else 0.5
 
 
@@ -15,7 +16,7 @@ def choose(msg):
     digest = hashlib.sha256(json.dumps([msg["view"], msg["legal"]], sort_keys=True).encode()).digest()
     draw = int.from_bytes(digest[:4], "big")
     policybot.POLICY = "greedy" if (draw >> 16) / 65536 < P else "hash"
-    return policybot.choose(msg)
+    return _policy_choose(msg)
 
 
 policybot.choose = choose
