@@ -16,7 +16,10 @@ def choose(msg):
     digest = hashlib.sha256(json.dumps([msg["view"], msg["legal"]], sort_keys=True).encode()).digest()
     draw = int.from_bytes(digest[:4], "big")
     policybot.POLICY = "greedy" if (draw >> 16) / 65536 < P else "hash"
-    return _policy_choose(msg)
+    try:
+        return _policy_choose(msg)
+    finally:
+        policybot.POLICY = f"mix{P}"  # its ready name, the same in every match
 
 
 policybot.choose = choose
