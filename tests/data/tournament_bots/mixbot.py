@@ -23,6 +23,7 @@ def choose(msg):
 
 
 policybot.choose = choose
+policybot.POLICY = f"mix{P}"
 
 if __name__ == "__main__":
     policybot.main()
