@@ -169,7 +169,7 @@ def _file_config(file: Path, candidate: str, baseline: str, check: bool) -> Tour
     if config.sides != 2:
         raise InputError(f"{file}: sprt tests one side against another: it needs exactly 2 sides, the file's table "
                          f"has {config.sides} ({config.players} players)")
-    return replace(config, bots=tuple(chosen), team_mode=TeamMode.CLONES, teams=(), challenger=None)
+    return replace(config, bots=tuple(chosen), team_mode=TeamMode.CLONES, teams=(), challengers=())
 
 
 def sprt(
@@ -280,7 +280,7 @@ def _config(bots: tuple[BotConfig, BotConfig], params: SprtParams, base: Tournam
     if base is None:
         base = TournamentConfig(
             name=name, seed=DEFAULT_SEED, rules=Rules(), mode=Mode.SINGLE, players=2, team_size=1, team_mode=TeamMode.CLONES,
-            teams=(), bots=bots, format=Format.SPRT, challenger=None, matches_per_pairing=2, duplicate=True,
+            teams=(), bots=bots, format=Format.SPRT, challengers=(), matches_per_pairing=2, duplicate=True,
             failures=FailurePolicy(), concurrency=os.cpu_count() or 1, output=folder,
         )
     return replace(

@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # what a run needs is loaded by the commands that run, not by
     from rich.progress import ProgressColumn
 
     from arena.tournament import runner
+    from arena.tournament.adaptive import AdaptiveRun
     from arena.tournament.build import PlannedBuild
     from arena.tournament.config import TournamentConfig
     from arena.tournament.executors import Completed, Executor
@@ -95,7 +96,12 @@ def _summary(config: TournamentConfig, matches: int, deals: int, show_seed: bool
     shape = f"{config.players} players alone" if config.mode is Mode.SINGLE else (
         f"pairs: {config.players} players in teams of {config.team_size} ({config.team_mode})"
     )
-    fmt = config.format + (f" (challenger {config.challenger})" if config.challenger else "")
+    fmt = config.format + (f" (challenger{'s' if len(config.challengers) > 1 else ''} {', '.join(config.challengers)})"
+                           if config.challengers else "")
+    if config.format.adaptive:
+        from arena.tournament.adaptive import describe_format
+
+        fmt = describe_format(config)
     from arena.render.text import counted
 
     limit = ""
@@ -120,6 +126,13 @@ def _size(config: TournamentConfig) -> tuple[int, int]:
         matches += 1
         deals = spec.deal + 1
     return matches, deals
+
+
+def _adaptive_size(config: TournamentConfig) -> tuple[int, int]:
+    from arena.tournament.schedule import most_matches
+
+    matches = most_matches(config)
+    return matches, matches // (config.sides if config.duplicate else 1)
 
 
 def _rel(path: str) -> str:
@@ -193,8 +206,20 @@ def _file_schedule(config: TournamentConfig, show_seed: bool) -> tuple[tuple[Mat
     if config.format is Format.SPRT:
         caption = f"the first {SPRT_SHOWN_DEALS} deals of an open-ended schedule (the test decides how many):"
         return build_schedule(config, deals=SPRT_SHOWN_DEALS), _sprt_summary(config, show_seed), caption
+    if config.format.adaptive:
+        from arena.tournament.adaptive import AdaptiveRun, Replay, chosen_now
+
+        matches, deals = _adaptive_size(config)
+        first = tuple(chosen_now(AdaptiveRun(config, Replay(config))))
+        return first, _summary(config, matches, deals, show_seed), _adaptive_caption(first)
     schedule = build_schedule(config)
     return schedule, _summary(config, len(schedule), len({s.deal for s in schedule}), show_seed), ""
+
+
+def _adaptive_caption(chosen: Sequence[MatchSpec]) -> str:
+    pairings = len({spec.pairing for spec in chosen})
+    return (f"the {pairings} pairings chosen now ({len(chosen)} matches); the next follow from their results:"
+            if chosen else "nothing left to choose")
 
 
 def _resume_command(file: Path, concurrency: int | None, output: Path | None) -> str:
@@ -415,12 +440,18 @@ def _sprt_summary(config: TournamentConfig, show_seed: bool) -> str:
             f"concurrency {config.concurrency}; output {_rel(config.output)}")
 
 
+def _grows(config: TournamentConfig, store: ResultStore) -> bool:
+    from arena.tournament.adaptive import grown_field
+
+    return grown_field(config, store) is not None
+
+
 def _existing_store(config: TournamentConfig) -> ResultStore:
     """The results store a dry run reads, refused as the run would refuse it for a changed file."""
     from arena.tournament.store import ResultStore, ResumeMismatchError
 
     existing = ResultStore.open_existing(config.output)
-    if existing.fingerprint != config.fingerprint:
+    if existing.fingerprint != config.fingerprint and not _grows(config, existing):
         try:
             raise ResumeMismatchError(config.output, _changed(existing, config))
         finally:
@@ -436,6 +467,9 @@ def _dry_run(config: TournamentConfig, show_seed: bool) -> None:
 
     if config.format is Format.SPRT:
         _dry_run_sprt(config, show_seed)
+        return
+    if config.format.adaptive:
+        _dry_run_adaptive(config, show_seed)
         return
     schedule = build_schedule(config)
     planned = _planned_builds(config)
@@ -456,6 +490,34 @@ def _dry_run(config: TournamentConfig, show_seed: bool) -> None:
         console.echo(line)
     console.echo(f"{done} of {len(schedule)} matches already in {_rel(config.output)}" if done else "nothing played yet")
     console.echo(_schedule_table(config, schedule, stored if done else None, show_seed))
+
+
+def _dry_run_adaptive(config: TournamentConfig, show_seed: bool) -> None:
+    """``_dry_run`` of swiss, ladder or knockout: what is stored, and the matches chosen now
+    (from the stored results), which a run plays first."""
+    from arena.tournament.adaptive import AdaptiveRun, Replay, chosen_now, grown_field
+    from arena.tournament.grants import grant_lines
+
+    planned = _planned_builds(config)
+    status = "nothing played yet"
+    strategy = AdaptiveRun(config, Replay(config))
+    if os.path.isfile(os.path.join(config.output, "results.sqlite")):
+        with _existing_store(config) as existing:
+            strategy = AdaptiveRun.resume(config, existing, grown_field(config, existing))
+            _check_identities_read_only(config, existing, planned)
+            if strategy.done:
+                status = f"{strategy.done} matches already in {_rel(config.output)}"
+    matches, deals = _adaptive_size(config)
+    console.echo(_summary(config, matches, deals, show_seed))
+    for line in grant_lines(config):
+        console.echo(line)
+    for line in _build_lines(planned):
+        console.echo(line)
+    console.echo(status)
+    chosen = chosen_now(strategy)
+    console.echo(_adaptive_caption(chosen))
+    if chosen:
+        console.echo(_schedule_table(config, tuple(chosen), None, show_seed))
 
 
 def _dry_run_sprt(config: TournamentConfig, show_seed: bool) -> None:
@@ -587,11 +649,11 @@ class _ScheduleView:
 
     cluster_window: dict[str, int] = {}
 
-    def __init__(self, config: TournamentConfig, plan: runner.RunPlan) -> None:
+    def __init__(self, config: TournamentConfig, plan: runner.RunPlan | AdaptiveRun) -> None:
         self.config = config
         self.strategy = plan
         self.total: int | None = plan.total
-        self._matches, self._deals = _size(config)
+        self._matches, self._deals = _size(config) if not config.format.adaptive else _adaptive_size(config)
 
     def summary(self, show_seed: bool) -> str:
         return _summary(self.config, self._matches, self._deals, show_seed)
@@ -683,8 +745,9 @@ _RunView = _ScheduleView | _SprtView
 def _view_of(config: TournamentConfig, strategy: runner.Strategy) -> _RunView:
     """How the CLI shows a run of this strategy (``runner.plan_strategy``)."""
     from arena.tournament import runner
+    from arena.tournament.adaptive import AdaptiveRun
 
-    if isinstance(strategy, runner.RunPlan):
+    if isinstance(strategy, runner.RunPlan | AdaptiveRun):
         return _ScheduleView(config, strategy)
     from arena.tournament.sprt_run import SprtRun
 

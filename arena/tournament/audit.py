@@ -84,6 +84,12 @@ def config_from_game(game: Mapping[str, Any]) -> TournamentConfig:
     mpp = _get(game, "matches_per_pairing", int, "an integer")
     duplicate = _get(game, "duplicate", bool, "true or false")
     challenger = game.get("challenger")
+    many = game.get("challengers")
+    challengers = (challenger,) if isinstance(challenger, str) else ()
+    if many is not None:
+        if not isinstance(many, list) or not all(isinstance(c, str) for c in many) or challenger is not None:
+            raise _BadMeta("challengers: expected a list of names, with no challenger")
+        challengers = tuple(many)
     mode, fmt = _MODES.get(mode_text), _FORMATS.get(fmt_text)
     if mode is None or fmt is None:
         raise _BadMeta(f"mode {mode_text!r} or format {fmt_text!r} is not one this arena plays")
@@ -119,21 +125,45 @@ def config_from_game(game: Mapping[str, Any]) -> TournamentConfig:
     else:
         raise _BadMeta("teams: expected clones, rotating or a list of fixed teams")
     entrants = names if team_mode is not TeamMode.FIXED else [t.name for t in teams]
-    if len(set(names)) != len(names) or (challenger is not None and challenger not in entrants):
-        raise _BadMeta("bots: names must be unique, and the challenger one of them")
+    if len(set(names)) != len(names) or not set(challengers) <= set(entrants):
+        raise _BadMeta("bots: names must be unique, and the challengers among them")
     config = TournamentConfig(
         name=name, seed=seed, rules=rules, mode=mode, players=players, team_size=team_size if mode is Mode.PAIRS else 1,
-        team_mode=team_mode, teams=teams, bots=bots, format=fmt, challenger=challenger, matches_per_pairing=mpp,
+        team_mode=team_mode, teams=teams, bots=bots, format=fmt, challengers=challengers, matches_per_pairing=mpp,
         duplicate=duplicate, failures=failures, concurrency=1, output=".",
     )
     if fmt is Format.SPRT:
         config = replace(config, sprt=_sprt_params(game.get("sprt")))
+    if fmt.adaptive:
+        config = replace(config, **_adaptive_settings(game, entrants))
     if config.seating != seating:
         raise _BadMeta("players and team_size do not make a table")
     size = schedule_size(config)
     if size > MAX_AUDITED_MATCHES:
         raise _BadMeta(f"its schedule would have {size} matches, more than the {MAX_AUDITED_MATCHES} a store is checked for")
     return config
+
+
+def _adaptive_settings(game: Mapping[str, Any], entrants: Sequence[str]) -> dict[str, Any]:
+    """The adaptive formats' settings of a meta ``game`` (``TournamentConfig.adaptive_dict``)."""
+    out: dict[str, Any] = {}
+    for key in ("rounds", "max_matches", "window"):
+        value = game.get(key)
+        if value is not None:
+            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_MATCHES:
+                raise _BadMeta(f"{key}: expected an integer")
+            out[key] = value
+    target = game.get("target_ci")
+    if target is not None:
+        if not isinstance(target, (int, float)) or isinstance(target, bool) or not 0 < target <= 1000:
+            raise _BadMeta("target_ci: expected a number of Elo")
+        out["target_ci"] = float(target)
+    seeding = game.get("seeding")
+    if seeding is not None:
+        if not isinstance(seeding, list) or sorted(map(str, seeding)) != sorted(entrants):
+            raise _BadMeta("seeding: expected every entrant once")
+        out["seeding"] = tuple(seeding)
+    return out
 
 
 def _sprt_params(data: object) -> SprtParams:
@@ -176,6 +206,18 @@ def store_schedule(store: ResultStore) -> tuple[TournamentConfig, tuple[MatchSpe
     """The tournament and the whole schedule a store's meta describes (what ``arena verify``
     compares the store with, matches missing from it included)."""
     config = store_config(store)
+    if config.format.adaptive:
+        from arena.tournament.adaptive import NotChosen, Replay, stored_epochs
+
+        # The choices the stored rows give, as far as they go; a row that is not one of them
+        # is listed by verify as not in the schedule (the replay goes on without it).
+        replay, chosen = Replay(config, stored_epochs(store)), []
+        for row in store.iter_rows():
+            try:
+                chosen.append(replay.add(row))
+            except NotChosen:
+                continue
+        return config, tuple(sorted([*chosen, *replay.rest()], key=lambda spec: spec.index))
     versions = Versions(store.generations())
     if versions.current:
         keys = store.stored_keys()
@@ -187,14 +229,7 @@ def store_schedule(store: ResultStore) -> tuple[TournamentConfig, tuple[MatchSpe
     if config.format is Format.SPRT:
         # Open-ended: its schedule is every deal up to the last one the store holds (a
         # stopped test finished every pair it started; a gap below is a match missing).
-        last = -1
-        keys = store.stored_keys()
-        try:
-            for index, *_ in keys:
-                last = index
-        finally:
-            keys.close()
-        return config, build_schedule(config, deals=last // config.sides + 1)
+        return config, build_schedule(config, deals=store.last_index() // config.sides + 1)
     return config, build_schedule(config)
 
 
@@ -325,12 +360,40 @@ def scheduled_rows(store: ResultStore) -> Sequence[MatchRow]:
     seats); ``StoreDamagedError`` names the first that is not, so no table counts it.
 
     Rows and schedule are both walked in schedule order, side by side, so that a table of a
-    long tournament never holds its whole schedule."""
+    long tournament never holds its whole schedule. An adaptive format's schedule is its
+    choices, replayed from the rows as they are walked (adaptive.py)."""
     config = store_config(store)
+    bad: list[tuple[MatchRow, str]] = []
+    if config.format.adaptive:
+        _check_chosen(store, config, bad)
+    else:
+        _check_scheduled(store, config, bad)
+    if bad:
+        row, why = bad[0]
+        more = f" (and {len(bad) - 1} more rows)" if len(bad) > 1 else ""
+        raise StoreDamagedError(f"{store.path}: a stored row is not the tournament's: {why}{more}; the store was "
+                                f"edited or is damaged; arena verify {store.folder} lists every problem")
+    return store.results()
+
+
+def _check_chosen(store: ResultStore, config: TournamentConfig, bad: list[tuple[MatchRow, str]]) -> None:
+    from arena.tournament.adaptive import NotChosen, Replay, stored_epochs
+
+    replay = Replay(config, stored_epochs(store))
+    for row in store.iter_rows():
+        try:
+            diff = schedule_differences(row, replay.add(row))
+        except NotChosen as exc:
+            bad.append((row, exc.why))
+            continue
+        if diff:
+            bad.append((row, "; ".join(diff)))
+
+
+def _check_scheduled(store: ResultStore, config: TournamentConfig, bad: list[tuple[MatchRow, str]]) -> None:
     versions = Versions(store.generations())
     specs = versioned_schedule(config, versions) if versions.current else iter_schedule(config)
     spec: MatchSpec | None = None
-    bad: list[tuple[MatchRow, str]] = []
     for row in store.iter_rows():
         while spec is None or spec.index < row.index:
             spec = next(specs, None)
@@ -342,12 +405,6 @@ def scheduled_rows(store: ResultStore) -> Sequence[MatchRow]:
             diff = schedule_differences(row, spec)
             if diff:
                 bad.append((row, "; ".join(diff)))
-    if bad:
-        row, why = bad[0]
-        more = f" (and {len(bad) - 1} more rows)" if len(bad) > 1 else ""
-        raise StoreDamagedError(f"{store.path}: a stored row is not the tournament's: {why}{more}; the store was "
-                                f"edited or is damaged; arena verify {store.folder} lists every problem")
-    return store.results()
 
 
 __all__ = [

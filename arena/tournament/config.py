@@ -70,6 +70,12 @@ TOP_KEYS = (
     "bots",
     "format",
     "challenger",
+    "challengers",
+    "rounds",
+    "max_matches",
+    "target_ci",
+    "window",
+    "seeding",
     "matches_per_pairing",
     "duplicate",
     "failures",
@@ -153,7 +159,7 @@ class TournamentConfig:
     teams: tuple[TeamConfig, ...]  # fixed teams only
     bots: tuple[BotConfig, ...]
     format: Format
-    challenger: str | None
+    challengers: tuple[str, ...]  # gauntlet only: the sides that meet the field (and never each other)
     matches_per_pairing: int
     duplicate: bool
     failures: FailurePolicy  # arena.match.record's, as the referee applies it
@@ -166,6 +172,14 @@ class TournamentConfig:
     max_failed_matches: int | None = None
     # format sprt only: the sequential test's parameters (docs/SPRT.md); the first side is the candidate.
     sprt: SprtParams | None = None
+    # The adaptive formats' settings (adaptive.py, docs/TOURNAMENTS.md "Swiss, ladder, knockout"):
+    # swiss: its rounds; ladder: when it stops and how many pairings it chooses ahead of the
+    # results; knockout: the seeding order (entrant labels, best first).
+    rounds: int | None = None
+    max_matches: int | None = None
+    target_ci: float | None = None
+    window: int | None = None
+    seeding: tuple[str, ...] = ()
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -202,13 +216,22 @@ class TournamentConfig:
             "teams": self.team_mode.value if self.team_mode is not TeamMode.FIXED else [t.to_dict() for t in self.teams],
             "bots": [b.to_dict() for b in self.bots],
             "format": self.format.value,
-            "challenger": self.challenger,
+            # One challenger keeps the key it always had, so those files keep their fingerprint.
+            "challenger": self.challengers[0] if len(self.challengers) == 1 else None,
+            **({"challengers": list(self.challengers)} if len(self.challengers) > 1 else {}),
             "matches_per_pairing": self.matches_per_pairing,
             "duplicate": self.duplicate,
             "failures": self.failures.to_dict(),
             # Only for a sequential test, so every other file keeps its fingerprint.
             **({"sprt": self.sprt.to_dict()} if self.sprt is not None else {}),
+            **self.adaptive_dict(),
         }
+
+    def adaptive_dict(self) -> dict[str, Any]:
+        """The adaptive formats' settings that are set (none for the other formats)."""
+        values = {"rounds": self.rounds, "max_matches": self.max_matches, "target_ci": self.target_ci,
+                  "window": self.window, "seeding": list(self.seeding) or None}
+        return {key: value for key, value in values.items() if value is not None}
 
     def to_dict(self) -> dict[str, Any]:
         return {**self.game_dict(), "concurrency": self.concurrency, "output": self.output}
@@ -344,16 +367,10 @@ def parse_config(
         raise doc.error(node, key, f"at least {needed} {what} are needed for this table, got {len(entrants)}")
 
     fmt = doc.member(top["format"][1], "format", Format) if "format" in top else Format.ROUND_ROBIN
-    challenger: str | None = None
-    if fmt is Format.GAUNTLET:
-        if "challenger" not in top:
-            raise doc.error(
-                top["format"][1], "challenger",
-                "missing (required with format: gauntlet); expected one of " + some(entrants),
-            )
-        challenger = doc.choice(top["challenger"][1], "challenger", tuple(entrants))
-    elif "challenger" in top:
-        raise doc.error(top["challenger"][0], "challenger", f"only allowed with format: gauntlet (format is {fmt})")
+    challengers = _parse_challengers(doc, top, fmt, entrants, sides)
+    if fmt.adaptive and team_mode is TeamMode.ROTATING:
+        raise doc.error(top["teams"][1], "teams", f"format {fmt} pairs sides of fixed members: teams: clones, or fixed teams")
+    adaptive = _parse_adaptive(doc, top, fmt, sides, entrants)
 
     duplicate = doc.boolean(top["duplicate"][1], "duplicate") if "duplicate" in top else True
     sprt = None
@@ -391,9 +408,9 @@ def parse_config(
     )
     # Counted, not built: a file can ask for billions of matches in a few lines. (A sequential
     # test's schedule is within the limit by construction: at most SPRT_MAX_PAIRS pairs.)
-    matches = 0 if sprt is not None else count_matches(
+    matches = 0 if sprt is not None or fmt.adaptive else count_matches(
         mode=mode, team_mode=team_mode, format=fmt, players=players, team_size=team_size, bots=len(bots),
-        teams=len(teams), gauntlet=challenger is not None, matches_per_pairing=mpp, duplicate=duplicate,
+        teams=len(teams), challengers=len(challengers), matches_per_pairing=mpp, duplicate=duplicate,
     )
     if matches > MAX_MATCHES:
         where = "matches_per_pairing" if "matches_per_pairing" in top else "bots"
@@ -421,7 +438,7 @@ def parse_config(
         teams=teams,
         bots=bots,
         format=fmt,
-        challenger=challenger,
+        challengers=challengers,
         matches_per_pairing=mpp,
         duplicate=duplicate,
         failures=failures,
@@ -431,7 +448,88 @@ def parse_config(
         cluster=cluster,
         max_failed_matches=max_failed,
         sprt=sprt,
+        **adaptive,
     )
+
+
+def _parse_challengers(doc: Doc, top: dict[str, tuple[Node, Node]], fmt: Format, entrants: list[str],
+                       sides: int) -> tuple[str, ...]:
+    """A gauntlet's ``challenger`` (one) or ``challengers`` (a list): the entrants that meet the
+    rest of the field, never each other."""
+    given = [key for key in ("challenger", "challengers") if key in top]
+    if fmt is not Format.GAUNTLET:
+        if given:
+            raise doc.error(top[given[0]][0], given[0], f"only allowed with format: gauntlet (format is {fmt})")
+        return ()
+    if not given:
+        raise doc.error(top["format"][1], "challenger",
+                        "missing (required with format: gauntlet); expected one of " + some(entrants))
+    if len(given) == 2:
+        raise doc.error(top["challengers"][0], "challengers", "give challenger or challengers, not both")
+    if given[0] == "challenger":
+        return (doc.choice(top["challenger"][1], "challenger", tuple(entrants)),)
+    node = top["challengers"][1]
+    items = doc.sequence(node, "challengers", "a list of bot names (team names with fixed teams)")
+    out: list[str] = []
+    for i, item in enumerate(items):
+        name = doc.choice(item, f"challengers[{i}]", tuple(entrants))
+        if name in out:
+            raise doc.error(item, f"challengers[{i}]", f"{name!r} is listed twice")
+        out.append(name)
+    if not out or len(entrants) - len(out) < sides - 1:
+        raise doc.error(node, "challengers", f"expected at least one challenger and {sides - 1} of the field to meet, "
+                                             f"got {len(out)} challengers of {len(entrants)}")
+    return tuple(out)
+
+
+MAX_ROUNDS = 1000
+MAX_WINDOW = 1024
+DEFAULT_WINDOW = 16
+_ADAPTIVE_KEYS = {"rounds": Format.SWISS, "max_matches": Format.LADDER, "target_ci": Format.LADDER,
+                  "window": Format.LADDER, "seeding": Format.KNOCKOUT}
+
+
+def _parse_adaptive(doc: Doc, top: dict[str, tuple[Node, Node]], fmt: Format, sides: int,
+                    entrants: list[str]) -> dict[str, Any]:
+    """The settings of format swiss (``rounds``), ladder (``max_matches``, ``target_ci``,
+    ``window``) and knockout (``seeding``), each refused with another format."""
+    for key, owner in _ADAPTIVE_KEYS.items():
+        if key in top and fmt is not owner:
+            raise doc.error(top[key][0], key, f"only allowed with format: {owner} (format is {fmt})")
+    out: dict[str, Any] = {}
+    if fmt is Format.SWISS:
+        if "rounds" not in top:
+            raise doc.error(top["format"][1], "rounds", f"missing (required with format: swiss); expected 1 to {MAX_ROUNDS}")
+        out["rounds"] = doc.integer(top["rounds"][1], "rounds", 1, MAX_ROUNDS)
+    elif fmt is Format.LADDER:
+        if "max_matches" not in top and "target_ci" not in top:
+            raise doc.error(top["format"][1], "max_matches",
+                            "missing: format ladder needs max_matches, target_ci or both (when to stop)")
+        if "max_matches" in top:
+            out["max_matches"] = doc.integer(top["max_matches"][1], "max_matches", 1, MAX_MATCHES)
+        if "target_ci" in top:
+            node = top["target_ci"][1]
+            value = doc.value(node, "target_ci") if isinstance(node, ScalarNode) and node.tag in (INT, FLOAT) else None
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 1 <= value <= 1000:
+                raise doc.error(node, "target_ci", f"expected a number of Elo from 1 to 1000 (the 95% interval's "
+                                                   f"half-width every bot must reach), got {describe(node)}")
+            out["target_ci"] = float(value)
+        out["window"] = (doc.integer(top["window"][1], "window", 0, MAX_WINDOW) if "window" in top
+                         else DEFAULT_WINDOW)
+    elif fmt is Format.KNOCKOUT:
+        if sides != 2:
+            raise doc.error(top["format"][1], "format", f"knockout plays one side against another: it needs 2 sides, "
+                                                        f"this table has {sides}")
+        out["seeding"] = tuple(entrants)
+        if "seeding" in top:
+            node = top["seeding"][1]
+            items = doc.sequence(node, "seeding", "the entrants in seeding order, best first")
+            order = [doc.choice(item, f"seeding[{i}]", tuple(entrants)) for i, item in enumerate(items)]
+            if sorted(order) != sorted(entrants):
+                raise doc.error(node, "seeding", f"expected every entrant once ({some(entrants)}), got {len(order)} "
+                                                 f"names")
+            out["seeding"] = tuple(order)
+    return out
 
 
 def _parse_sprt(doc: Doc, top: dict[str, tuple[Node, Node]], team_mode: TeamMode, entrants: list[str],

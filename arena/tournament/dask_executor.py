@@ -26,13 +26,13 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 from arena.tournament.config import TournamentConfig
-from arena.tournament.executors import Completed, Executor, ExecutorError, WorkerPlan
+from arena.tournament.executors import NOT_YET, Completed, Executor, ExecutorError, Specs, Wait, WorkerPlan
 from arena.tournament.schedule import MatchSpec
 
 MISSING_EXTRA = "the cluster executor needs the cluster extra: pip install '.[cluster]'"
@@ -124,11 +124,12 @@ class DaskExecutor(Executor):
     def run(self, specs: Sequence[MatchSpec]) -> Iterator[Completed]:
         return self.run_stream(specs)
 
-    def run_stream(self, specs: Iterable[MatchSpec]) -> Iterator[Completed]:
-        """Specs are taken from ``specs`` as the window frees up, in their order."""
+    def run_stream(self, specs: Specs) -> Iterator[Completed]:
+        """Specs are taken from ``specs`` as the window frees up, in their order; after a
+        ``NOT_YET``, again once the next finished match is stored."""
         distributed = _distributed()
         client = self._client
-        todo: Iterator[MatchSpec] | None = iter(specs)
+        todo: Iterator[MatchSpec | Wait] | None = iter(specs)
         window = max(self._min_window, self._per_thread * sum(self.workers().values()))
         pending = distributed.as_completed(loop=client.loop)
         done: set[str] = set()
@@ -139,6 +140,8 @@ class DaskExecutor(Executor):
                 spec = next(todo, None)
                 if spec is None:
                     todo = None
+                    return
+                if spec is NOT_YET:
                     return
                 if spec.id in self._futures or spec.id in done:
                     continue  # given twice: played once
@@ -180,6 +183,9 @@ class DaskExecutor(Executor):
             done.add(match_id)
             submit_more()
             yield completed
+            submit_more()  # the stored result may be what the next choice waited for
+            if todo is not None and not self._futures:
+                raise ExecutorError("the schedule waits for a result while no match is in play (a bug)")
 
     def __exit__(self, *exc: object) -> None:
         if self._client is None:

@@ -20,12 +20,25 @@ from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any
 
 from arena.errors import ArenaError, ExitCode
 from arena.tournament.failures import FailureNote
 from arena.tournament.schedule import MatchSpec
 from arena.tournament.store import MatchRow
+
+
+class Wait(Enum):
+    """What a stream of specs gives when its next match follows from results still in play
+    (an adaptive format, adaptive.py): the executor gives that worker nothing now and asks
+    the stream again once a match has finished and been stored."""
+
+    NOT_YET = "not yet"
+
+
+NOT_YET = Wait.NOT_YET
+Specs = Iterable[MatchSpec | Wait]
 
 
 class ExecutorError(ArenaError):
@@ -107,12 +120,13 @@ class Executor(ABC):
     @abstractmethod
     def run(self, specs: Sequence[MatchSpec]) -> Iterator[Completed]: ...
 
-    def run_stream(self, specs: Iterable[MatchSpec]) -> Iterator[Completed]:
-        """``run`` for specs given one at a time (a long schedule, streamed). An executor
-        that can take them lazily overrides this; the default gathers them first."""
-        return self.run(list(specs))
+    def run_stream(self, specs: Specs) -> Iterator[Completed]:
+        """``run`` for specs given one at a time (a long schedule, streamed), with ``NOT_YET``
+        while the next one waits for results in play. An executor that can take them lazily
+        overrides this; the default gathers them first (no ``NOT_YET`` then)."""
+        return self.run([spec for spec in specs if isinstance(spec, MatchSpec)])
 
-    def run_batches(self, specs: Iterable[MatchSpec]) -> Iterator[list[Completed]]:
+    def run_batches(self, specs: Specs) -> Iterator[list[Completed]]:
         """``run_stream``, the matches that finished together in one list (the runner stores
         each list in one transaction). The default: one match a list."""
         for completed in self.run_stream(specs):
@@ -138,8 +152,11 @@ class InlineExecutor(Executor):
     def run(self, specs: Sequence[MatchSpec]) -> Iterator[Completed]:
         return self.run_stream(specs)
 
-    def run_stream(self, specs: Iterable[MatchSpec]) -> Iterator[Completed]:
+    def run_stream(self, specs: Specs) -> Iterator[Completed]:
         for spec in specs:
+            if not isinstance(spec, MatchSpec):
+                # Every match it gave was finished and stored before it was asked again.
+                raise ExecutorError("the schedule waits for a result while no match is in play (a bug)")
             yield self._plan.complete(spec, self._state, "w0")
 
 
@@ -271,23 +288,25 @@ class LocalExecutor(Executor):
     def run(self, specs: Sequence[MatchSpec]) -> Iterator[Completed]:
         return self.run_stream(specs)
 
-    def run_stream(self, specs: Iterable[MatchSpec]) -> Iterator[Completed]:
+    def run_stream(self, specs: Specs) -> Iterator[Completed]:
         for batch in self.run_batches(specs):
             yield from batch
 
-    def run_batches(self, specs: Iterable[MatchSpec]) -> Iterator[list[Completed]]:
+    def run_batches(self, specs: Specs) -> Iterator[list[Completed]]:
         """Specs are taken from ``specs`` only as workers become free, so a schedule of any
         length is never held here whole; a match whose worker died waits in ``retry``. The
         matches whose results are waiting at one look come as one list."""
         from multiprocess.connection import wait
 
-        source: Iterator[MatchSpec] | None = iter(specs)
+        source: Iterator[MatchSpec | Wait] | None = iter(specs)
         retry: deque[MatchSpec] = deque()
         # A few specs ahead, to start no more workers than there are matches to play.
         while source is not None and len(retry) < self._n:
             spec = next(source, None)
             if spec is None:
                 source = None
+            elif spec is NOT_YET:
+                break
             else:
                 retry.append(spec)
         while True:
@@ -300,6 +319,9 @@ class LocalExecutor(Executor):
                 self._spawn()
             for worker in list(self._workers.values()):
                 source = self._dispatch(worker, retry, source)
+            if source is not None and self._workers and all(w.ready and w.holding is None
+                                                            for w in self._workers.values()):
+                raise ExecutorError("the schedule waits for a result while no match is in play (a bug)")
             by_handle = {}
             for worker in self._workers.values():
                 by_handle[worker.conn] = worker
@@ -335,14 +357,18 @@ class LocalExecutor(Executor):
         self._finished = True
 
     def _dispatch(
-        self, worker: _Worker, retry: deque[MatchSpec], source: Iterator[MatchSpec] | None
-    ) -> Iterator[MatchSpec] | None:
+        self, worker: _Worker, retry: deque[MatchSpec], source: Iterator[MatchSpec | Wait] | None
+    ) -> Iterator[MatchSpec | Wait] | None:
         """Hand the worker a match if it holds none, and a second one while every other worker
-        (starting ones too) holds one; returns the source, None once it is exhausted."""
+        (starting ones too) holds one; returns the source, None once it is exhausted. A source
+        that says ``NOT_YET`` is asked again on the next pass, after the results that arrived
+        meanwhile are stored."""
         while worker.ready and worker.id in self._workers and (
                 not worker.holding or (len(worker.holding) < _HELD
                                        and all(w.holding for w in self._workers.values() if w is not worker))):
             spec = retry.popleft() if retry else next(source, None) if source is not None else None
+            if spec is NOT_YET:
+                return source
             if spec is None:
                 return None
             worker.holding.append(spec)

@@ -27,7 +27,7 @@ from typing import Any, Protocol
 
 from arena.safe_files import make_folder
 from arena.tournament.config import TournamentConfig
-from arena.tournament.executors import Completed, Executor, InlineExecutor, LocalExecutor
+from arena.tournament.executors import Completed, Executor, InlineExecutor, LocalExecutor, Wait
 from arena.tournament.identity import BotIdentity, bot_name, identify_bot, identity_changes
 from arena.tournament.schedule import Format, MatchSpec, build_schedule, iter_schedule
 from arena.tournament.store import MatchRow, ResultStore, StoreError
@@ -118,8 +118,9 @@ class Strategy(Protocol):
         """Whether any match is left to play."""
 
     @property
-    def pending(self) -> Iterator[MatchSpec]:
-        """The matches to play, in schedule order, generated as they are asked for."""
+    def pending(self) -> Iterator[MatchSpec | Wait]:
+        """The matches to play, in schedule order, generated as they are asked for; ``NOT_YET``
+        while the next one follows from results still in play (an adaptive format)."""
 
     def on_completed(self, completed: Completed, done: int) -> None:
         """Told of every match as it is stored, before the caller's callbacks."""
@@ -131,7 +132,12 @@ class Strategy(Protocol):
 
 
 def open_store(config: TournamentConfig) -> ResultStore:
-    """The run's store: created, or reopened for a resume (refused if the file changed)."""
+    """The run's store: created, or reopened for a resume (refused if the file changed; a
+    ladder may have gained bots, ``adaptive.open_ladder_store``)."""
+    if config.format is Format.LADDER:
+        from arena.tournament.adaptive import open_ladder_store
+
+        return open_ladder_store(config)
     return ResultStore.open_for_run(config.output, config.fingerprint, config.game_dict(), config.to_dict())
 
 
@@ -183,7 +189,12 @@ def _plan_versions(config: TournamentConfig, store: ResultStore, versions: Versi
 
 def plan_strategy(config: TournamentConfig, store: ResultStore) -> Strategy:
     """The run's strategy, from what the store holds: ``plan_run``'s plan, played whole, or for
-    format sprt the sequential test it leaves (``SprtRun.resume`` reads the stored rows)."""
+    format sprt the sequential test it leaves (``SprtRun.resume`` reads the stored rows), or for
+    swiss, ladder and knockout the choices the stored rows replay (``AdaptiveRun.resume``)."""
+    if config.format.adaptive:
+        from arena.tournament.adaptive import AdaptiveRun
+
+        return AdaptiveRun.resume(config, store)
     plan = plan_run(config, store)
     if config.format is Format.SPRT:
         from arena.tournament.sprt_run import SprtRun

@@ -50,6 +50,15 @@ class Format(TextEnum):
     DOUBLE_ROUND_ROBIN = "double_round_robin"
     GAUNTLET = "gauntlet"
     SPRT = "sprt"  # two sides, deal after deal, each deal from both seats, until the test stops (sprt_run.py)
+    # Chosen from the results so far (adaptive.py): who meets whom is not known in advance.
+    SWISS = "swiss"
+    LADDER = "ladder"
+    KNOCKOUT = "knockout"
+
+    @property
+    def adaptive(self) -> bool:
+        """Whether the pairings follow from the results (adaptive.py), not from the file alone."""
+        return self in (Format.SWISS, Format.LADDER, Format.KNOCKOUT)
 
 
 SPRT_MAX_PAIRS = MAX_MATCHES // 2
@@ -128,17 +137,18 @@ def pairings(config: TournamentConfig) -> list[tuple[Side, ...]]:
         names = [b.name for b in config.bots]
         out: list[tuple[Side, ...]] = []
         for group in combinations(names, config.players):
-            if config.challenger is not None and config.challenger not in group:
+            if config.challengers and sum(name in config.challengers for name in group) != 1:
                 continue
             for split in _partitions(group, config.team_size):
                 out.append(tuple(Side("+".join(team), team) for team in split))
         return out
     pool = entrants(config)
-    if config.challenger is None:
+    if not config.challengers:
         return [tuple(c) for c in combinations(pool, k)]
-    champion = next(s for s in pool if s.label == config.challenger)
-    field = [s for s in pool if s.label != config.challenger]
-    return [(champion, *rest) for rest in combinations(field, k - 1)]
+    # Each challenger meets the field, never another challenger (cutechess's gauntlet seeds).
+    field = [s for s in pool if s.label not in config.challengers]
+    return [(champion, *rest) for champion in pool if champion.label in config.challengers
+            for rest in combinations(field, k - 1)]
 
 
 def _partitions(group: Sequence[str], size: int) -> Iterator[tuple[tuple[str, ...], ...]]:
@@ -165,10 +175,8 @@ def iter_schedule(config: TournamentConfig, *, deals: int | None = None) -> Iter
     pairing, each played from both seats, up to its pair limit (``sprt_pair_limit``); the
     test stops long before, and the runner stops taking matches from it then. ``deals``
     ends any schedule after that many deals (what a store of a stopped test holds)."""
-    k = config.sides
-    seating = config.seating
     legs = 2 if config.format is Format.DOUBLE_ROUND_ROBIN else 1
-    rotations = k if config.duplicate else 1
+    rotations = config.sides if config.duplicate else 1
     deals_per_leg = sprt_pair_limit(config) if config.format is Format.SPRT else config.matches_per_pairing // rotations
     index = 0
     deal = 0
@@ -179,27 +187,31 @@ def iter_schedule(config: TournamentConfig, *, deals: int | None = None) -> Iter
             for d in range(deals_per_leg):
                 if deals is not None and deal >= deals:
                     return
-                seed = derive_seed(config.seed, "deal", deal)
-                # Without duplicates, successive deals still alternate who sits first.
-                shifts = range(k) if config.duplicate else range(d % k, d % k + 1)
-                for r, shift in enumerate(shifts):
-                    order = tuple(base[(s + shift) % k] for s in range(k))
-                    seats = [""] * config.players
-                    for side_index, side in enumerate(order):
-                        for member, seat in zip(side.members, seating.seats_of(side_index), strict=False):
-                            seats[seat] = member
-                    yield MatchSpec(
-                        id=match_id(deal, r),
-                        index=index,
-                        pairing=p,
-                        deal=deal,
-                        rotation=r,
-                        seed=seed,
-                        sides=tuple(s.label for s in order),
-                        seats=tuple(seats),
-                    )
-                    index += 1
+                specs = deal_specs(config, base, pairing=p, deal=deal, index=index, turn=d)
+                yield from specs
+                index += len(specs)
                 deal += 1
+
+
+def deal_specs(config: TournamentConfig, sides: Sequence[Side], *, pairing: int, deal: int, index: int,
+               turn: int) -> list[MatchSpec]:
+    """The matches of one deal between ``sides`` (in their base seating order): once per seat
+    rotation with duplicate deals, else once, the sides shifted by ``turn`` so that successive
+    deals alternate who sits first. ``index`` is the first match's place in the schedule."""
+    k = config.sides
+    seating = config.seating
+    seed = derive_seed(config.seed, "deal", deal)
+    shifts = range(k) if config.duplicate else range(turn % k, turn % k + 1)
+    out = []
+    for r, shift in enumerate(shifts):
+        order = tuple(sides[(s + shift) % k] for s in range(k))
+        seats = [""] * config.players
+        for side_index, side in enumerate(order):
+            for member, seat in zip(side.members, seating.seats_of(side_index), strict=False):
+                seats[seat] = member
+        out.append(MatchSpec(id=match_id(deal, r), index=index + r, pairing=pairing, deal=deal, rotation=r, seed=seed,
+                             sides=tuple(s.label for s in order), seats=tuple(seats)))
+    return out
 
 
 def count_matches(
@@ -211,7 +223,7 @@ def count_matches(
     team_size: int,
     bots: int,
     teams: int,
-    gauntlet: bool,
+    challengers: int,
     matches_per_pairing: int,
     duplicate: bool,
 ) -> int:
@@ -219,14 +231,14 @@ def count_matches(
     file asking for billions of matches is refused before any is built."""
     sides = players // team_size
     if mode is Mode.PAIRS and team_mode is TeamMode.ROTATING:
-        # Every group of `players` bots (the challenger's, in a gauntlet), split every way
+        # Every group of `players` bots (one challenger's, in a gauntlet), split every way
         # into teams of `team_size`.
-        groups = comb(bots - 1, players - 1) if gauntlet else comb(bots, players)
+        groups = challengers * comb(bots - challengers, players - 1) if challengers else comb(bots, players)
         same_team_orders: int = factorial(team_size) ** sides * factorial(sides)
         pairings = groups * factorial(players) // same_team_orders
     else:
         pool = teams if mode is Mode.PAIRS and team_mode is TeamMode.FIXED else bots
-        pairings = comb(pool - 1, sides - 1) if gauntlet else comb(pool, sides)
+        pairings = challengers * comb(pool - challengers, sides - 1) if challengers else comb(pool, sides)
     legs = 2 if format is Format.DOUBLE_ROUND_ROBIN else 1
     rotations = sides if duplicate else 1
     return pairings * legs * (matches_per_pairing // rotations) * rotations
@@ -236,6 +248,8 @@ def schedule_size(config: TournamentConfig) -> int:
     """How many matches ``build_schedule(config)`` makes, without making them."""
     if config.format is Format.SPRT:
         return config.sides * sprt_pair_limit(config)
+    if config.format.adaptive:
+        return most_matches(config)
     return count_matches(
         mode=config.mode,
         team_mode=config.team_mode,
@@ -244,10 +258,22 @@ def schedule_size(config: TournamentConfig) -> int:
         team_size=config.team_size,
         bots=len(config.bots),
         teams=len(config.teams),
-        gauntlet=config.challenger is not None,
+        challengers=len(config.challengers),
         matches_per_pairing=config.matches_per_pairing,
         duplicate=config.duplicate,
     )
+
+
+def most_matches(config: TournamentConfig) -> int:
+    """The most matches the format can play: exactly this many for swiss and knockout; a
+    ladder's ``max_matches`` (in whole pairings), or the cap of every schedule."""
+    per = config.matches_per_pairing
+    field = len(entrants(config))
+    if config.format is Format.SWISS:
+        return (config.rounds or 0) * (field // config.sides) * per
+    if config.format is Format.KNOCKOUT:
+        return (field - 1) * per
+    return ((config.max_matches or MAX_MATCHES) // per) * per
 
 
 def side_members(config: TournamentConfig) -> dict[str, tuple[str, ...]]:

@@ -33,6 +33,7 @@ from typing import Any
 from arena.sprt import DealPair, GameResult, SprtParams, SprtState, SprtSummary
 from arena.tournament.config import TournamentConfig
 from arena.tournament.executors import Completed
+from arena.tournament.inorder import InOrder
 from arena.tournament.runner import RunPlan
 from arena.tournament.schedule import Format, MatchSpec, iter_schedule, pairings, sprt_pair_limit
 from arena.tournament.standings import hands_played
@@ -72,28 +73,29 @@ class PairBook:
         self.candidate = candidate
         self.state = SprtState.start(params)
         self.trace: list[float] = []
-        self.next_deal = 0
-        self._held: dict[int, dict[int, GameResult]] = {}
+        self._book: InOrder[GameResult] = InOrder(2)
 
     @classmethod
     def of(cls, config: TournamentConfig) -> PairBook:
         return cls(sprt_params(config), sides_of(config)[0])
 
+    @property
+    def next_deal(self) -> int:
+        return self._book.next
+
     def add(self, row: MatchRow) -> None:
-        if row.deal < self.next_deal or row.rotation not in (0, 1):
+        try:
+            self._book.add(row.deal, row.rotation, game_result(row, self.candidate))
+        except ValueError:
             raise StoreDamagedError(f"match {row.id!r}: deal {row.deal}, rotation {row.rotation} was already counted "
-                                    "or is not one of a pair's two matches")
-        games = self._held.setdefault(row.deal, {})
-        games[row.rotation] = game_result(row, self.candidate)
-        while len(self._held.get(self.next_deal, ())) == 2:
-            games = self._held.pop(self.next_deal)
+                                    "or is not one of a pair's two matches") from None
+        while (games := self._book.pop()) is not None:
             self.state = self.state.add(DealPair.from_games(games[0], games[1]))
             self.trace.append(self.state.llr)
-            self.next_deal += 1
 
     @property
     def waiting(self) -> int:
-        return sum(len(games) for games in self._held.values())
+        return self._book.held
 
 
 class SprtRun:

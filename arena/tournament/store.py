@@ -537,6 +537,14 @@ class ResultStore:
                     except _BadColumn as exc:
                         raise _damaged(self.path, f"match {_short(match_id)}, {exc}") from None
 
+    def last_index(self) -> int:
+        """The schedule place of the last stored match; -1 with none."""
+        with self._reading():
+            found = self._conn.execute("SELECT MAX(idx) FROM matches").fetchone()[0]
+        if found is None:
+            return -1
+        return _check("idx", found, int, "an integer")
+
     def identities(self) -> dict[str, BotIdentity] | None:
         """The bots' identities as last recorded, by name; None for a store written before
         identities were recorded."""
@@ -634,6 +642,21 @@ class ResultStore:
         except sqlite3.DatabaseError as exc:
             if _is_write_failure(exc):
                 raise StoreWriteError(f"cannot delete matches from {self.path}: {exc}") from None
+            raise _damaged(self.path, exc) from None
+
+    def redescribe(self, fingerprint: str, game_dict: Mapping[str, Any], config: Mapping[str, Any],
+                   extra: Mapping[str, Any]) -> None:
+        """Replace the tournament's description (and set the ``extra`` meta keys) in one
+        transaction: a ladder that bots joined (adaptive.py) goes on under its new file."""
+        items = [("fingerprint", json.dumps(fingerprint)), ("game", json.dumps(dict(game_dict), sort_keys=True)),
+                 ("config", json.dumps(dict(config), sort_keys=True)),
+                 *((key, json.dumps(value, sort_keys=True)) for key, value in extra.items())]
+        try:
+            with self._conn:
+                self._conn.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", items)
+        except sqlite3.DatabaseError as exc:
+            if _is_write_failure(exc):
+                raise StoreWriteError(f"cannot write to {self.path}: {exc}") from None
             raise _damaged(self.path, exc) from None
 
     def mark_unsealed(self, why: str) -> None:

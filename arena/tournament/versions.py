@@ -62,9 +62,12 @@ class Versions:
 
 def can_version(config: TournamentConfig) -> bool:
     """Whether a changed bot can join as a new version: a side is one bot (alone, or copies of
-    it). A sequential test is about its two programs, and fixed or rotating teams name their
-    members: there a changed bot is refused, as before."""
-    return config.format is not Format.SPRT and (config.mode is Mode.SINGLE or config.team_mode is TeamMode.CLONES)
+    it). A sequential test is about its two programs, fixed or rotating teams name their
+    members, and a swiss, ladder or knockout chooses its pairings from the results of the bots
+    it has (a new version would change what its stored rows replay to): there a changed bot is
+    refused, as before (a ladder takes a new entry in the file instead)."""
+    return (config.format is not Format.SPRT and not config.format.adaptive
+            and (config.mode is Mode.SINGLE or config.team_mode is TeamMode.CLONES))
 
 
 def generation_config(config: TournamentConfig, versions: Versions, generation: int | None = None) -> TournamentConfig:
@@ -73,8 +76,8 @@ def generation_config(config: TournamentConfig, versions: Versions, generation: 
     if g == 0:
         return config
     bots = tuple(replace(bot, name=versions.entrant(bot.name, g)) for bot in config.bots)
-    challenger = versions.entrant(config.challenger, g) if config.challenger is not None else None
-    return replace(config, bots=bots, challenger=challenger)
+    challengers = tuple(versions.entrant(name, g) for name in config.challengers)
+    return replace(config, bots=bots, challengers=challengers)
 
 
 def generation_id(match_id: str, generation: int) -> str:

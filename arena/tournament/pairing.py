@@ -1,0 +1,399 @@
+"""Who meets whom next, from the results so far: the choosers of the adaptive formats.
+
+Pure and deterministic: a chooser is told the results of whole pairings in pairing order
+(``learn``) and asked for the next batch of pairings (``choose``); the same results give
+the same choices. adaptive.py decides when each is called, so that the workers' finishing
+order never matters. Entrants are numbered by their place in the file; every tie is
+broken by that number.
+
+* ``SwissChooser``: rounds of groups of similar score (Monrad: each entrant, from the top of
+  the standings, meets the nearest below it that it has not met), byes for the lowest
+  entrants with the fewest byes.
+* ``LadderChooser``: one pairing at a time, where it gains most information: the entrant
+  with the widest interval meets the opponent whose match shrinks both intervals most
+  (close ratings, wide intervals), from a running Gaussian estimate of every strength.
+* ``KnockoutChooser``: single elimination, seeded (1 meets the last seed, byes for the top
+  seeds when the field is not a power of two).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+
+from arena.core.rules import Seating
+from arena.rating.table import MatchResult, PairResult
+from arena.tournament.schedule import Side
+from arena.tournament.standings import match_places
+from arena.tournament.store import MatchRow
+
+# Elo points per natural-log unit of strength (docs/RATINGS.md).
+ELO_PER_UNIT = 400 / math.log(10)
+# The running estimate's prior: the rating fit's default, 2 virtual draws (precision 2/4).
+PRIOR_PRECISION = 0.5
+# Pairings tried by the search for a round without a repeat before it settles for fewest repeats.
+SEARCH_BUDGET = 20_000
+
+Pairing = tuple[Side, ...]
+
+
+def set_scores(rows: Sequence[MatchRow], seating: Seating) -> dict[str, float]:
+    """Each side's score over the matches of one pairing, from 0 to 1: per match, the share of
+    the other sides it finished ahead of (a tie counts half), averaged over the set."""
+    out: dict[str, float] = {}
+    others = seating.sides - 1
+    for row in rows:
+        places = match_places(row, seating)
+        for side, label in enumerate(row.sides):
+            mine = places[side]
+            ahead = sum((mine < theirs) + 0.5 * (mine == theirs) for other, theirs in enumerate(places) if other != side)
+            out[label] = out.get(label, 0.0) + ahead / others / len(rows)
+    return out
+
+
+def set_points(rows: Sequence[MatchRow]) -> dict[str, int]:
+    """Each side's points over the set, minus the other sides' mean (a tie-break)."""
+    out: dict[str, float] = {}
+    for row in rows:
+        total = sum(row.scores)
+        for side, label in enumerate(row.sides):
+            others = (total - row.scores[side]) / max(1, len(row.sides) - 1)
+            out[label] = out.get(label, 0.0) + row.scores[side] - others
+    return {label: round(value) for label, value in out.items()}
+
+
+class Chooser(Protocol):
+    """What adaptive.py drives: batch ``b`` is chosen once the pairings of batches before
+    ``b - lag`` are learned, and from those alone."""
+
+    lag: int
+
+    def choose(self, *, stored: bool = False) -> list[Pairing] | None:
+        """The next batch of pairings (sides in their base seating order); None: no more.
+        ``stored``: a batch the store holds, made before any stop the file may have moved."""
+
+    def learn(self, sides: Pairing, rows: Sequence[MatchRow]) -> None:
+        """A pairing's matches, in schedule order, given in pairing order."""
+
+    def grow(self, newcomers: Sequence[Side]) -> None:
+        """Entrants who join the field from the next choice on (a ladder's newcomers)."""
+
+
+@dataclass
+class SwissChooser:
+    """``rounds`` rounds; each pairs groups of ``size`` entrants of similar score."""
+
+    entrants: Sequence[Side]
+    size: int
+    rounds: int
+    seating: Seating
+    lag: int = 0
+    played: int = 0
+    score: list[float] = field(default_factory=list)
+    met: list[set[int]] = field(default_factory=list)
+    byes: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        n = len(self.entrants)
+        self.score, self.met, self.byes = [0.0] * n, [set() for _ in range(n)], [0] * n
+        self._number = {side.label: i for i, side in enumerate(self.entrants)}
+
+    def standings(self) -> list[int]:
+        """Entrant numbers, best first: by score, then Buchholz (the sum of the scores of the
+        opponents met), then file order."""
+        buchholz = [sum(self.score[j] for j in self.met[i]) for i in range(len(self.entrants))]
+        return sorted(range(len(self.entrants)), key=lambda i: (-self.score[i], -buchholz[i], i))
+
+    def choose(self, *, stored: bool = False) -> list[Pairing] | None:
+        if self.played >= self.rounds:
+            return None
+        self.played += 1
+        ranked = self.standings()
+        spare = len(ranked) % self.size
+        # The byes go to the lowest in the standings among those with the fewest byes; a bye
+        # scores as a won set.
+        bye = sorted(ranked[::-1], key=lambda i: self.byes[i])[:spare]
+        for i in bye:
+            self.byes[i] += 1
+            self.score[i] += 1.0
+        playing = [i for i in ranked if i not in bye]
+        groups = group_up(playing, self.size, self.met)
+        return [tuple(self.entrants[i] for i in group) for group in groups]
+
+    def learn(self, sides: Pairing, rows: Sequence[MatchRow]) -> None:
+        scores = set_scores(rows, self.seating)
+        numbers = [self._number[side.label] for side in sides]
+        for i in numbers:
+            self.score[i] += scores.get(self.entrants[i].label, 0.0)
+            self.met[i].update(j for j in numbers if j != i)
+
+    def grow(self, newcomers: Sequence[Side]) -> None:
+        raise ValueError("a swiss field is fixed")
+
+
+def group_up(ranked: Sequence[int], size: int, met: Sequence[set[int]], budget: int = SEARCH_BUDGET) -> list[tuple[int, ...]]:
+    """Split ``ranked`` (best first; its length a multiple of ``size``) into groups: the first
+    entrant left with the nearest below it, so that no two in a group have met. A search
+    (depth first, in standings order) finds such a split when one exists within ``budget``
+    steps; otherwise groups are filled greedily with the fewest repeats."""
+    tries = [0]
+
+    def search(left: list[int]) -> list[tuple[int, ...]] | None:
+        if not left:
+            return []
+        head, rest = left[0], left[1:]
+        for mates in _mates(head, rest, size - 1, met, tries, budget):
+            remaining = [i for i in rest if i not in mates]
+            found = search(remaining)
+            if found is not None:
+                return [(head, *mates), *found]
+            if tries[0] > budget:
+                return None
+        return None
+
+    found = search(list(ranked))
+    if found is not None:
+        return found
+    out: list[tuple[int, ...]] = []
+    left = list(ranked)
+    while left:
+        head = left.pop(0)
+        group = [head]
+        for _ in range(size - 1):
+            best = min(range(len(left)), key=lambda k: (sum(left[k] in met[g] for g in group), k))
+            group.append(left.pop(best))
+        out.append(tuple(group))
+    return out
+
+
+def _mates(head: int, rest: list[int], count: int, met: Sequence[set[int]], tries: list[int],
+           budget: int) -> Iterator[tuple[int, ...]]:
+    """Sets of ``count`` entrants of ``rest`` (in order) none of whom met ``head`` or each other."""
+    if count == 0:
+        yield ()
+        return
+    for k, j in enumerate(rest):
+        tries[0] += 1
+        if tries[0] > budget:
+            return
+        if j in met[head]:
+            continue
+        for more in _mates(head, [x for x in rest[k + 1:] if x not in met[j]], count - 1, met, tries, budget):
+            yield (j, *more)
+
+
+class LadderChooser:
+    """One pairing per batch, where it gains most information, until ``max_matches`` would be
+    passed or every 95% interval is within ``target_ci`` Elo.
+
+    The running estimate is a Gaussian per entrant (natural-log units), updated match by
+    match as Glicko does; a pairing chosen but not yet learned counts for its information
+    (not its outcome), so pairings chosen ahead of the results spread over the field. The
+    running intervals ignore how the ratings depend on each other, so they are narrower than
+    the table's: once they are within ``target_ci``, the rating fit of the table
+    (``arena.rating``) decides, from the results learned, and again after every further
+    ``max(field, chosen / 10)`` pairings until it agrees. The results are kept as counts per
+    pair of sides (a ladder meets the same neighbours again and again)."""
+
+    def __init__(self, entrants: Sequence[Side], size: int, seating: Seating, *, lag: int, per_pairing: int,
+                 max_matches: int | None, target_ci: float | None) -> None:
+        self.entrants = list(entrants)
+        self.size = size
+        self.seating = seating
+        self.lag = lag
+        self.per_pairing = per_pairing
+        self.max_matches = max_matches
+        self.target_ci = target_ci
+        self.chosen = 0
+        n = len(self.entrants)
+        self.mu = np.zeros(n)
+        self.precision = np.full(n, PRIOR_PRECISION)
+        self.pending = np.zeros(n)
+        self._number = {side.label: i for i, side in enumerate(self.entrants)}
+        self._promised: dict[tuple[str, ...], list[tuple[list[int], np.ndarray]]] = {}
+        self._pairs: dict[tuple[str, str], list[int]] = {}  # (a, b), a < b -> [a won, drawn, b won]
+        self._orders: list[MatchResult] = []  # three or more sides: every finishing order
+        self._next_check = 0
+
+    def grow(self, newcomers: Sequence[Side]) -> None:
+        for side in newcomers:
+            self._number[side.label] = len(self.entrants)
+            self.entrants.append(side)
+        extra = len(newcomers)
+        self.mu = np.concatenate([self.mu, np.zeros(extra)])
+        self.precision = np.concatenate([self.precision, np.full(extra, PRIOR_PRECISION)])
+        self.pending = np.concatenate([self.pending, np.zeros(extra)])
+
+    def widest_ci(self) -> float:
+        """The widest 95% half-width of the running estimate, Elo (learned results only)."""
+        return float(1.96 * ELO_PER_UNIT / math.sqrt(float(self.precision.min())))
+
+    def done(self) -> bool:
+        if self.max_matches is not None and (self.chosen + 1) * self.per_pairing > self.max_matches:
+            return True
+        if self.target_ci is None or self.widest_ci() > self.target_ci or self.chosen < self._next_check:
+            return False
+        if self.fitted_widest_ci() <= self.target_ci:
+            return True
+        self._next_check = self.chosen + max(len(self.entrants), self.chosen // 10)
+        return False
+
+    def fitted_widest_ci(self) -> float:
+        """The widest 95% half-width of the table's rating fit of the results learned, Elo."""
+        from arena.rating.table import fit_ratings
+
+        def results() -> Iterator[PairResult | MatchResult]:
+            for (a, b), (won, drawn, lost) in self._pairs.items():
+                for score, count in ((1.0, won), (0.5, drawn), (0.0, lost)):
+                    for _ in range(count):
+                        yield PairResult((a,), (b,), score)
+            yield from self._orders
+
+        table = fit_ratings(results(), players=[side.label for side in self.entrants])
+        return max(math.inf if row.ci95 is None else row.ci95 for row in table.ratings)
+
+    def choose(self, *, stored: bool = False) -> list[Pairing] | None:
+        if self.done() and not stored:
+            return None
+        group, info = self.pick()
+        self.pending[group] += info
+        key = tuple(self.entrants[i].label for i in group)
+        self._promised.setdefault(key, []).append((group, info))
+        self.chosen += 1
+        return [tuple(self.entrants[i] for i in group)]
+
+    def pick(self) -> tuple[list[int], np.ndarray]:
+        """The next group and the information its set is expected to give each member: the
+        entrant with the widest interval (counting what is in play), and the opponents that
+        shrink the group's intervals most."""
+        var = 1.0 / (self.precision + self.pending)
+        focus = int(np.argmax(var))
+        info = self.per_pairing * _expected_info(self.mu, var, focus)
+        # Variance each side would lose: v - 1/(1/v + I).
+        gain = var * var * info / (1.0 + var * info)
+        gain = gain + gain[focus]
+        gain[focus] = -np.inf
+        if self.size == 2:
+            others = [int(np.argmax(gain))]
+        else:
+            others = [int(i) for i in np.argsort(-gain, kind="stable")[: self.size - 1]]
+        group = [focus, *others]
+        return group, np.concatenate([[info[others].mean()], info[others]])
+
+    def learn(self, sides: Pairing, rows: Sequence[MatchRow]) -> None:
+        key = tuple(side.label for side in sides)
+        promised = self._promised.get(key)
+        if promised:
+            group, info = promised.pop(0)
+            if not promised:
+                del self._promised[key]
+            self.pending[group] -= info
+        weight = 1.0 / (self.size - 1)
+        for row in rows:
+            places = match_places(row, self.seating)
+            self._count(row.sides, places)
+            numbers = [self._number[label] for label in row.sides]
+            mu, precision = self.mu.copy(), self.precision.copy()
+            for a, ia in enumerate(numbers):
+                for b, ib in enumerate(numbers):
+                    if a == b:
+                        continue
+                    s = 1.0 if places[a] < places[b] else 0.5 if places[a] == places[b] else 0.0
+                    g = 1.0 / math.sqrt(1.0 + 3.0 / precision[ib] / math.pi ** 2)
+                    e = 1.0 / (1.0 + math.exp(-g * (mu[ia] - mu[ib])))
+                    self.precision[ia] += weight * g * g * e * (1.0 - e)
+                    self.mu[ia] += weight * g * (s - e) / self.precision[ia]
+
+
+    def _count(self, labels: Sequence[str], places: Sequence[int]) -> None:
+        # Teams are rated as the sum of their members; an entrant here is one side.
+        if len(labels) > 2:
+            self._orders.append(MatchResult(tuple((label,) for label in labels), tuple(places)))
+            return
+        (a, pa), (b, pb) = sorted(zip(labels, places, strict=True))
+        counts = self._pairs.setdefault((a, b), [0, 0, 0])
+        counts[0 if pa < pb else 1 if pa == pb else 2] += 1
+
+
+def _expected_info(mu: np.ndarray, var: np.ndarray, focus: int) -> np.ndarray:
+    """Fisher information of one match between ``focus`` and each entrant (Glicko's, with the
+    two uncertainties damping the expected score)."""
+    g = 1.0 / np.sqrt(1.0 + 3.0 * (var + var[focus]) / math.pi ** 2)
+    e = 1.0 / (1.0 + np.exp(-g * (mu - mu[focus])))
+    out: np.ndarray = g * g * e * (1.0 - e)
+    return out
+
+
+def bracket_order(slots: int) -> list[int]:
+    """Seed numbers (0 is the top seed) in bracket order for ``slots`` (a power of two): the top
+    seed meets the last, and the top two can meet only in the final."""
+    order = [0]
+    while len(order) < slots:
+        order = [x for s in order for x in (s, 2 * len(order) - 1 - s)]
+    return order
+
+
+class KnockoutChooser:
+    """Single elimination by sets, seeded by ``entrants``' order (best first). A set is won by
+    more match wins; tied, by the points difference over the set; still tied, by the better
+    seed. A seed without an opponent in the first round (the field is not a power of two)
+    goes through with a bye."""
+
+    lag = 0
+
+    def __init__(self, entrants: Sequence[Side], seating: Seating) -> None:
+        self.entrants = list(entrants)
+        self.seating = seating
+        slots = 1
+        while slots < len(self.entrants):
+            slots *= 2
+        self.alive: list[int | None] = [s if s < len(self.entrants) else None for s in bracket_order(slots)]
+        self._winners: dict[tuple[str, ...], int] = {}
+        self._round: list[tuple[int, int | None]] = []
+        self.champion: Side | None = self.entrants[0] if len(self.entrants) == 1 else None
+
+    def choose(self, *, stored: bool = False) -> list[Pairing] | None:
+        if self._round:
+            self.alive = [self._winners.pop(tuple(self.entrants[s].label for s in (a, b))) if b is not None else a
+                          for a, b in self._round]
+        if len(self.alive) == 1:
+            winner = self.alive[0]
+            self.champion = self.entrants[winner] if winner is not None else None
+            return None
+        pairs: list[tuple[int, int | None]] = []
+        for a, b in zip(self.alive[::2], self.alive[1::2], strict=True):
+            # Byes are only in the first round, and never two in one pair (bracket_order).
+            first, second = (a, b) if b is not None and a is not None else ((a if a is not None else b), None)
+            if first is None:
+                raise ValueError("a bracket slot pair with no entrant")
+            if second is not None and second < first:
+                first, second = second, first
+            pairs.append((first, second))
+        self._round = pairs
+        return [(self.entrants[a], self.entrants[b]) for a, b in pairs if b is not None]
+
+    def learn(self, sides: Pairing, rows: Sequence[MatchRow]) -> None:
+        scores, points = set_scores(rows, self.seating), set_points(rows)
+        numbers = [self.entrants.index(side) for side in sides]
+        best = min(numbers, key=lambda i: (-scores.get(self.entrants[i].label, 0.0),
+                                           -points.get(self.entrants[i].label, 0), i))
+        self._winners[tuple(side.label for side in sides)] = best
+
+    def grow(self, newcomers: Sequence[Side]) -> None:
+        raise ValueError("a knockout field is fixed")
+
+
+__all__ = [
+    "Chooser",
+    "KnockoutChooser",
+    "LadderChooser",
+    "SwissChooser",
+    "bracket_order",
+    "group_up",
+    "set_points",
+    "set_scores",
+]

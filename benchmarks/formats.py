@@ -1,0 +1,215 @@
+"""How many matches does each format need to rank a field? Round robin, swiss and ladder in
+simulation, then a real run.
+
+    .venv/bin/python benchmarks/formats.py [--bots 200] [--fields 4] [--sd-elo 350] [--window 16] [--seed 7]
+    .venv/bin/python benchmarks/formats.py --real [--jobs 2]
+
+Simulation (no processes): ``--fields`` fields of ``--bots`` bots with known strengths
+(normal, sd ``--sd-elo``). The arena's own schedules are played (``schedule.build_schedule``
+for the round robin, ``adaptive.AdaptiveSchedule`` for swiss and ladder, the ladder with
+``--window`` pairings chosen ahead of the results), each match a duplicate deal of two
+matches, each match's result drawn from the rating model (Bradley-Terry on the true
+strengths). After the round robin (one deal per pairing) the field is rated with
+``arena.rating.table.fit_ratings`` and the Spearman rank correlation with the truth is its
+target; swiss (round after round) and ladder (every ``--step`` matches) are rated as they
+go until they reach it. Printed per format: the matches needed (median over the fields) and
+the share of the round robin's. The ladder's 95% intervals at that point are checked against
+the truth (coverage, target 93-97%), and so are those of ladders played to ``--target-ci``
+(``--ci-fields`` fields of ``--ci-bots`` bots).
+
+``--real``: 12 bots of known order (``mixbot.py P``: greedy with probability P, else a
+hashed random move; P = 0, 1/11, ..., 1), a swiss of 6 rounds and a ladder of 96 matches,
+each through ``arena run``; the Spearman correlation of the table's ranking with P.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from scipy.stats import spearmanr
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from arena.core.outcome import EndReason  # noqa: E402
+from arena.harness.protocol import Termination  # noqa: E402
+from arena.rating.table import ELO_PER_NAT, PairResult, fit_ratings  # noqa: E402
+from arena.tournament.adaptive import AdaptiveSchedule  # noqa: E402
+from arena.tournament.config import TournamentConfig, parse_config  # noqa: E402
+from arena.tournament.executors import NOT_YET  # noqa: E402
+from arena.tournament.schedule import MatchSpec, build_schedule  # noqa: E402
+from arena.tournament.store import MatchRow  # noqa: E402
+
+
+def config_of(n: int, extra: str) -> TournamentConfig:
+    bots = "\n".join(f"  - {{name: b{i:03d}, cmd: x}}" for i in range(n))
+    return parse_config(f"name: sim\nseed: 1\n{extra}\nbots:\n{bots}\n")
+
+
+class Field:
+    def __init__(self, rng: np.random.Generator, n: int, sd_elo: float) -> None:
+        self.rng = rng
+        self.elo = rng.normal(0.0, sd_elo, n)
+        self.results: list[PairResult] = []
+
+    def row(self, spec: MatchSpec) -> MatchRow:
+        a, b = (self.elo[int(label[1:])] for label in spec.sides)
+        win = self.rng.random() < 1.0 / (1.0 + 10 ** (-(a - b) / 400))
+        self.results.append(PairResult((spec.sides[0],), (spec.sides[1],), 1.0 if win else 0.0))
+        return MatchRow(id=spec.id, index=spec.index, pairing=spec.pairing, deal=spec.deal, rotation=spec.rotation,
+                        seed=spec.seed, sides=spec.sides, seats=spec.seats, winner=0 if win else 1,
+                        scores=(21, 10) if win else (10, 21), reason=EndReason.TARGET,
+                        terminations=(Termination.OK, Termination.OK), escobas=(0, 0), hands=3)
+
+    def rate(self) -> tuple[float, float]:
+        """(Spearman with the truth, coverage of the 95% intervals) of the results so far."""
+        table = fit_ratings(self.results)
+        fitted = np.array([next(r.elo for r in table.ratings if r.name == f"b{i:03d}") for i in range(len(self.elo))])
+        ci = np.array([next(r.ci95 for r in table.ratings if r.name == f"b{i:03d}") for i in range(len(self.elo))])
+        truth = self.elo - self.elo.mean()
+        rho = float(spearmanr(fitted, truth).statistic)
+        return rho, float(np.mean(np.abs(fitted - truth) <= ci))
+
+
+def play_adaptive(field: Field, config: TournamentConfig, checkpoints, target: float):  # type: ignore[no-untyped-def]
+    """Play the format's choices; at each checkpoint (a count of matches) rate the field.
+    Returns (matches when the rank correlation first reached ``target`` or None, last rho,
+    coverage then, matches played, the widest running interval)."""
+    schedule = AdaptiveSchedule(config)
+    played, todo = 0, list(checkpoints)
+    rho = cover = 0.0
+    while todo:
+        batch = schedule.next_batch()
+        if batch is None:
+            break
+        if batch is NOT_YET or not isinstance(batch, list):
+            raise SystemExit("waits with nothing in play")
+        for spec in batch:
+            schedule.add(field.row(spec))
+            played += 1
+            if played >= todo[0]:
+                todo.pop(0)
+                rho, cover = field.rate()
+                if rho >= target:
+                    return played, rho, cover, played
+    rho, cover = field.rate()
+    return (played if rho >= target else None), rho, cover, played
+
+
+def simulate(args: argparse.Namespace) -> None:
+    rng = np.random.default_rng(args.seed)
+    n = args.bots
+    rr_config = config_of(n, "format: round_robin")
+    needs: dict[str, list[float]] = {"swiss": [], "ladder": []}
+    covers: list[float] = []
+    rr_matches = 0
+    start = time.process_time()
+    for f in range(args.fields):
+        field = Field(rng, n, args.sd_elo)
+        for spec in build_schedule(rr_config):
+            field.row(spec)
+        rr_matches = len(field.results)
+        target, _ = field.rate()
+        field.results.clear()
+        per_round = n // 2 * 2
+        swiss = config_of(n, f"format: swiss\nrounds: {n - 1}")
+        s_need, s_rho, _, s_played = play_adaptive(field, swiss, [r * per_round for r in range(4, n, 4)], target)
+        field.results.clear()
+        ladder = config_of(n, f"format: ladder\nmax_matches: {rr_matches}\nwindow: {args.window}")
+        l_need, l_rho, l_cover, l_played = play_adaptive(field, ladder, range(args.step, rr_matches + 1, args.step),
+                                                          target)
+        covers.append(l_cover)
+        needs["swiss"].append(s_need if s_need is not None else math.inf)
+        needs["ladder"].append(l_need if l_need is not None else math.inf)
+        print(f"  field {f}: round robin {rr_matches} matches, rho {target:.4f}; swiss {s_need} (rho {s_rho:.4f}); "
+              f"ladder {l_need} (rho {l_rho:.4f}, coverage {100 * l_cover:.1f}%)", flush=True)
+    for name, values in needs.items():
+        median = float(np.median(values))
+        print(f"{name}: median {median:.0f} matches to the round robin's rank correlation, "
+              f"{median / rr_matches:.2f} of the round robin's {rr_matches}")
+    # A ladder that stops on its intervals: do they cover the truth?
+    hits = total = 0
+    played_ci = []
+    for _ in range(args.ci_fields):
+        field = Field(rng, args.ci_bots, args.sd_elo)
+        ladder = config_of(args.ci_bots, f"format: ladder\ntarget_ci: {args.target_ci}\nwindow: {args.window}")
+        schedule = AdaptiveSchedule(ladder)
+        while isinstance(batch := schedule.next_batch(), list):
+            for spec in batch:
+                schedule.add(field.row(spec))
+        table = fit_ratings(field.results)
+        truth = field.elo - field.elo.mean()
+        for r in table.ratings:
+            hits += abs((r.elo or 0.0) - truth[int(r.name[1:])]) <= (r.ci95 or 0.0)
+            total += 1
+        widest = max(r.ci95 or 0.0 for r in table.ratings)
+        played_ci.append((len(field.results), widest))
+    rate = hits / total
+    se = math.sqrt(rate * (1 - rate) / total)
+    print(f"ladder target_ci {args.target_ci:g}: {', '.join(f'{m} matches (widest fitted ci95 {w:.0f})' for m, w in played_ci)}")
+    print(f"coverage: ladder at the round robin's rank correlation {100 * float(np.mean(covers)):.1f}%; "
+          f"ladder to target_ci {100 * rate:.1f}% (se {100 * se:.1f}, {total} bots)")
+    print(f"cpu {time.process_time() - start:.0f} s")
+
+
+def real(args: argparse.Namespace) -> None:
+    bots_dir = ROOT / "tests" / "data" / "tournament_bots"
+    ps = [round(i / 11, 3) for i in range(12)]
+    bots = "\n".join(f'  - {{name: p{p:.3f}, cmd: "$PYTHON mixbot.py {p}", cwd: "{bots_dir}"}}' for p in ps)
+    arena = str(Path(sys.executable).with_name("arena"))
+    for name, extra in (("swiss", "format: swiss\nrounds: 6"), ("ladder", "format: ladder\nmax_matches: 96\nwindow: 4")):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / f"{name}.yaml"
+            path.write_text(f"name: {name}\nseed: {args.seed}\noutput: {tmp}/out\nconcurrency: {args.jobs}\n{extra}\n"
+                            f"bots:\n{bots}\n")
+            start = time.monotonic()
+            done = subprocess.run([arena, "run", str(path), "--quiet", "--no-report"], capture_output=True, text=True)
+            if done.returncode:
+                raise SystemExit(done.stdout + done.stderr)
+            wall = time.monotonic() - start
+            table = subprocess.run([arena, "table", f"{tmp}/out", "--format", "csv"], capture_output=True, text=True)
+            lines = table.stdout.strip().splitlines()
+            header = lines[0].split(",")
+            rows = [dict(zip(header, line.split(","), strict=False)) for line in lines[1:]]
+            elo = [float(r["elo"]) for r in rows]
+            p = [float(r["name"][1:]) for r in rows]
+            matches = sum(int(r["matches"]) for r in rows) // 2
+            rho = float(spearmanr(elo, p).statistic)
+            print(f"real {name}: {matches} matches in {wall:.0f} s at concurrency {args.jobs}; Spearman of the "
+                  f"ratings with P: {rho:.3f}; order: {' '.join(r['name'] for r in rows)}", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bots", type=int, default=200)
+    parser.add_argument("--fields", type=int, default=4)
+    parser.add_argument("--sd-elo", type=float, default=350.0, help="spread of the true strengths, Elo")
+    parser.add_argument("--window", type=int, default=16)
+    parser.add_argument("--step", type=int, default=1000, help="matches between the ladder's ratings")
+    parser.add_argument("--target-ci", type=float, default=100.0)
+    parser.add_argument("--ci-bots", type=int, default=50, help="bots of the fields a ladder plays to --target-ci")
+    parser.add_argument("--ci-fields", type=int, default=4)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--real", action="store_true", help="the run of 12 real bots instead")
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args()
+    print(f"load average: {' '.join(f'{v:.2f}' for v in os.getloadavg())} on {os.cpu_count()} cpus")
+    if args.real:
+        real(args)
+        return
+    print(f"seed {args.seed}; {args.fields} fields x {args.bots} bots, true sd {args.sd_elo:g} Elo "
+          f"({args.sd_elo / ELO_PER_NAT:.2f} nats); ladder window {args.window}")
+    simulate(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,287 @@
+"""Swiss, ladder, knockout and several challengers: pairing logic in-process, no bot processes
+(tests/formats_helpers.py decides matches by the rating model)."""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+from collections import Counter
+from itertools import combinations
+
+import pytest
+
+from arena.tournament.adaptive import AdaptiveRun, AdaptiveSchedule, Replay, chosen_now
+from arena.tournament.config import ConfigError
+from arena.tournament.executors import NOT_YET
+from arena.tournament.pairing import LadderChooser, bracket_order, group_up
+from arena.tournament.schedule import Side, build_schedule, entrants, schedule_size
+from tests.formats_helpers import field, outcome_row, play
+
+NAMES = [f"b{i:02d}" for i in range(10)]
+STRENGTH = {name: 60.0 * i for i, name in enumerate(NAMES)}
+
+
+def schedule_of(rows):
+    return sorted((r.index, r.id, r.seed, r.seats) for r in rows)
+
+
+def pairs_by_round(rows, per_round):
+    rounds: dict[int, list[frozenset[str]]] = {}
+    for row in rows:
+        if row.rotation == 0:
+            rounds.setdefault(row.pairing // per_round, []).append(frozenset(row.seats))
+    return rounds
+
+
+# --- several challengers ------------------------------------------------------------------------
+
+
+def test_several_challengers_meet_the_field_and_never_each_other():
+    config = field("abcde", "format: gauntlet\nchallengers: [a, b]")
+    met = Counter(frozenset(s.seats) for s in build_schedule(config))
+    assert set(met) == {frozenset((c, f)) for c in "ab" for f in "cde"}
+    assert len(build_schedule(config)) == schedule_size(config) == 6 * 2
+    assert config.game_dict()["challengers"] == ["a", "b"] and config.game_dict()["challenger"] is None
+
+
+def test_one_challenger_keeps_its_fingerprint_key():
+    one = field("abc", "format: gauntlet\nchallenger: a")
+    assert one.game_dict()["challenger"] == "a" and "challengers" not in one.game_dict()
+    assert one.fingerprint == field("abc", "format: gauntlet\nchallengers: [a]").fingerprint
+
+
+def test_several_challengers_at_four_player_tables_and_rotating_partners():
+    config = field("abcdef", "format: gauntlet\nchallengers: [a, b]\nplayers: 3")
+    groups = {frozenset(s.seats) for s in build_schedule(config)}
+    assert groups == {frozenset((c, *rest)) for c in "ab" for rest in combinations("cdef", 2)}
+    rotating = field("abcdef", "format: gauntlet\nchallengers: [a, b]\nmode: pairs\nteams: rotating")
+    assert len(build_schedule(rotating)) == schedule_size(rotating)
+    assert all(sum(bot in "ab" for bot in set(s.seats)) == 1 for s in build_schedule(rotating))
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    ("format: gauntlet\nchallengers: [a, zed]", "key 'challengers[1]': expected one of a, b, c"),
+    ("format: gauntlet\nchallengers: [a, a]", "'a' is listed twice"),
+    ("format: gauntlet\nchallengers: [a, b, c]", "expected at least one challenger and 1 of the field"),
+    ("format: gauntlet\nchallenger: a\nchallengers: [b]", "give challenger or challengers, not both"),
+    ("challengers: [a]", "only allowed with format: gauntlet"),
+])
+def test_bad_challengers_are_one_line(extra, message):
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        field("abc", extra)
+
+
+# --- swiss --------------------------------------------------------------------------------------
+
+
+def test_swiss_pairs_similar_scores_without_repeats_and_gives_byes_to_the_lowest():
+    names = NAMES[:9]
+    config = field(names, "format: swiss\nrounds: 5")
+    rows = play(config, STRENGTH)
+    assert len(rows) == schedule_size(config) == 5 * 4 * 2
+    rounds = pairs_by_round(rows, 4)
+    met = [pair for pairs in rounds.values() for pair in pairs]
+    assert len(met) == len(set(met)) == 20  # no pair twice
+    for pairs in rounds.values():
+        seated = [bot for pair in pairs for bot in pair]
+        assert len(seated) == len(set(seated)) == 8  # one bye a round
+    byes = Counter(bot for pairs in rounds.values() for bot in set(names) - {b for p in pairs for b in p})
+    assert set(byes.values()) == {1}  # nobody gets a second bye while another has none
+    # Round 1 from the file's order (all scores 0); the last one waits.
+    assert rounds[0] == [frozenset(p) for p in (("b00", "b01"), ("b02", "b03"), ("b04", "b05"), ("b06", "b07"))]
+
+
+def test_swiss_ranks_the_strong_first():
+    config = field(NAMES, "format: swiss\nrounds: 6")
+    run = AdaptiveSchedule(config)
+    rows = play(config, {n: 400.0 * i for i, n in enumerate(NAMES)})
+    for row in sorted(rows, key=lambda r: r.index):
+        run.add(row)
+    while run.next_batch() is not None:
+        pass
+    order = [run.chooser.entrants[i].label for i in run.chooser.standings()]  # type: ignore[attr-defined]
+    assert order[:3] == ["b09", "b08", "b07"] and "b00" in order[-3:]
+
+
+def test_swiss_repeats_only_when_unavoidable():
+    config = field("abcd", "format: swiss\nrounds: 4")  # 3 rounds exhaust every pair
+    rounds = pairs_by_round(play(config, STRENGTH | {c: 0.0 for c in "abcd"}), 2)
+    first_three = [p for r in range(3) for p in rounds[r]]
+    assert len(set(first_three)) == 6
+    assert len(rounds[3]) == 2
+
+
+def test_group_up_three_and_four_player_tables_of_similar_score():
+    groups = group_up(list(range(12)), 3, [set() for _ in range(12)])
+    assert groups == [(0, 1, 2), (3, 4, 5), (6, 7, 8), (9, 10, 11)]
+    met = [set() for _ in range(8)]
+    for a, b in ((0, 1), (0, 2), (1, 2)):
+        met[a].add(b)
+        met[b].add(a)
+    # 0, 1 and 2 met each other and two tables cannot keep them apart: one repeat, no more.
+    tables = group_up(list(range(8)), 4, met)
+    assert sorted(x for g in tables for x in g) == list(range(8))
+    assert sum(len(set(g) & {0, 1, 2}) - 1 for g in tables if set(g) & {0, 1, 2}) == 1
+
+
+def test_swiss_four_player_tables():
+    config = field(NAMES[:9], "format: swiss\nrounds: 3\nplayers: 4")
+    rows = play(config, STRENGTH)
+    assert len(rows) == 3 * 2 * 4  # two tables a round, one bye, 4 rotations each
+    assert all(len(set(row.seats)) == 4 for row in rows)
+
+
+@pytest.mark.parametrize("fmt", ["format: swiss\nrounds: 5", "format: ladder\nmax_matches: 60\nwindow: 4",
+                                 "format: knockout", "format: swiss\nrounds: 3\nplayers: 3"])
+def test_same_seed_same_results_same_schedule_at_any_concurrency(fmt):
+    config = field(NAMES, fmt)
+    one = play(config, STRENGTH)
+    for concurrency, order in ((2, 1), (7, 2), (40, 3)):
+        assert schedule_of(play(config, STRENGTH, concurrency=concurrency, order_seed=order)) == schedule_of(one)
+
+
+@pytest.mark.parametrize("fmt", ["format: swiss\nrounds: 5", "format: ladder\nmax_matches: 60\nwindow: 4",
+                                 "format: knockout"])
+def test_killed_mid_round_resumes_with_no_match_lost_or_twice(fmt):
+    config = field(NAMES, fmt)
+    whole = play(config, STRENGTH, concurrency=4, order_seed=9)
+    for cut in (1, 7, 13, 29):
+        # What finished before the kill is stored; what was in play is lost and played again.
+        first = play(config, STRENGTH, concurrency=4, order_seed=cut, stop_after=cut)
+        resumed = play(config, STRENGTH, concurrency=3, order_seed=cut + 1, stored=first)
+        ids = [row.id for row in resumed]
+        assert len(ids) == len(set(ids))
+        assert schedule_of(resumed) == schedule_of(whole)
+
+
+def test_a_stored_row_that_was_not_chosen_is_refused():
+    config = field(NAMES, "format: swiss\nrounds: 2")
+    rows = sorted(play(config, STRENGTH), key=lambda r: r.index)
+    replay = Replay(config)
+    replay.add(rows[0])
+    from arena.tournament.adaptive import NotChosen
+
+    with pytest.raises(NotChosen, match="not in the tournament's schedule"):
+        replay.add(rows[12])  # a match of round 2, before round 1's results
+
+
+# --- ladder -------------------------------------------------------------------------------------
+
+
+def test_ladder_stops_at_max_matches_in_whole_pairings():
+    config = field(NAMES, "format: ladder\nmax_matches: 31")
+    assert len(play(config, STRENGTH)) == schedule_size(config) == 30
+
+
+def test_ladder_window_sets_how_many_pairings_are_chosen_ahead_of_the_results():
+    config = field(NAMES, "format: ladder\nmax_matches: 1000\nwindow: 3")
+    first = chosen_now(AdaptiveRun(config, Replay(config)))
+    assert len({spec.pairing for spec in first}) == 4
+    # Pairings in play at once spread over the field.
+    assert len({bot for spec in first for bot in spec.seats}) == 8
+
+
+def test_ladder_pairs_close_ratings_once_it_knows_them():
+    names = [f"b{i:02d}" for i in range(30)]
+    strength = {n: 40.0 * i for i, n in enumerate(names)}
+    config = field(names, "format: ladder\nmax_matches: 1200\nwindow: 2")
+    rows = play(config, strength)
+    late = [r for r in rows if r.pairing > 400 and r.rotation == 0]
+    gaps = [abs(strength[r.seats[0]] - strength[r.seats[1]]) for r in late]
+    assert sum(gaps) / len(gaps) < 200  # a random pairing's mean gap is 413
+
+
+def test_ladder_target_ci_stops_when_every_interval_is_narrow():
+    config = field(NAMES[:6], "format: ladder\ntarget_ci: 150\nwindow: 0")
+    schedule = AdaptiveSchedule(config)
+    played = 0
+    while isinstance(batch := schedule.next_batch(), list):
+        for spec in batch:
+            schedule.add(outcome_row(spec, STRENGTH, random.Random(0)))
+        played += len(batch)
+    chooser = schedule.chooser
+    assert isinstance(chooser, LadderChooser)
+    assert chooser.widest_ci() <= 150 and 20 < played < 400
+
+
+def test_ladder_choice_for_a_thousand_bots_is_under_a_millisecond():
+    field_ = [Side(f"b{i}", (f"b{i}",)) for i in range(1000)]
+    config = field(["a", "b"], "format: ladder\nmax_matches: 100000")
+    chooser = LadderChooser(field_, 2, config.seating, lag=16, per_pairing=2, max_matches=None, target_ci=None)
+    rng = random.Random(1)
+    chooser.mu[:] = [rng.gauss(0, 1) for _ in range(1000)]
+    chooser.choose()
+    start = time.process_time()
+    for _ in range(500):
+        chooser.choose()
+    assert (time.process_time() - start) / 500 < 0.001
+
+
+def test_ladder_newcomers_are_chosen_first():
+    config = field(NAMES, "format: ladder\nmax_matches: 400\nwindow: 0")
+    old = [(0, NAMES[:7])]
+    schedule = AdaptiveSchedule(config, [*old, (60, NAMES[7:])])
+    pairings = []
+    while isinstance(batch := schedule.next_batch(), list):
+        for spec in batch:
+            schedule.add(outcome_row(spec, STRENGTH, random.Random(0)))
+        pairings.append(set(batch[0].seats))
+    assert all(not (p & set(NAMES[7:])) for p in pairings[:60])
+    assert all(p & set(NAMES[7:]) for p in pairings[60:63])
+
+
+# --- knockout -----------------------------------------------------------------------------------
+
+
+def test_bracket_order_keeps_the_top_seeds_apart():
+    assert bracket_order(8) == [0, 7, 3, 4, 1, 6, 2, 5]
+
+
+def test_knockout_plays_a_bracket_and_the_strongest_wins():
+    names = NAMES[:6]
+    config = field(names, "format: knockout\nmatches_per_pairing: 6")
+    strength = {n: 500.0 * i for i, n in enumerate(names)}  # b05 far the strongest
+    rows = play(config, strength)
+    assert len(rows) == schedule_size(config) == 5 * 6
+    schedule = AdaptiveSchedule(config)
+    for row in sorted(rows, key=lambda r: r.index):
+        schedule.add(row)
+    while schedule.next_batch() is not None:
+        pass
+    assert schedule.chooser.champion.label == "b05"  # type: ignore[attr-defined]
+    first_round = {frozenset(r.seats) for r in rows if r.pairing < 2}
+    # Six in a bracket of eight: seeds 1 and 2 have byes; 3-6 and 4-5 play.
+    assert first_round == {frozenset(("b02", "b05")), frozenset(("b03", "b04"))}
+
+
+def test_knockout_seeding_from_the_file_and_a_tied_set_to_the_better_seed():
+    config = field("abcd", "format: knockout\nseeding: [d, c, b, a]")
+    assert config.seeding == ("d", "c", "b", "a")
+    run = AdaptiveRun(config, Replay(config))
+    first = chosen_now(run)
+    assert {frozenset(s.seats) for s in first} == {frozenset("da"), frozenset("cb")}
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    ("format: swiss", "key 'rounds': missing (required with format: swiss)"),
+    ("format: swiss\nrounds: 0", "key 'rounds': expected an integer from 1 to 1000"),
+    ("rounds: 3", "key 'rounds': only allowed with format: swiss"),
+    ("format: ladder", "key 'max_matches': missing: format ladder needs max_matches, target_ci or both"),
+    ("format: ladder\ntarget_ci: fast", "key 'target_ci': expected a number of Elo from 1 to 1000"),
+    ("format: ladder\nmax_matches: 10\nwindow: 2000", "key 'window': expected an integer from 0 to 1024"),
+    ("format: knockout\nplayers: 3", "knockout plays one side against another"),
+    ("format: knockout\nseeding: [a, b]", "key 'seeding': expected every entrant once"),
+    ("format: swiss\nrounds: 2\nmode: pairs\nteams: rotating", "key 'teams': format swiss pairs sides of fixed"),
+])
+def test_bad_adaptive_keys_are_one_line(extra, message):
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        field("abcd", extra)
+
+
+def test_a_ladder_never_builds_the_round_robin_of_its_field():
+    names = [f"b{i}" for i in range(1000)]
+    config = field(names, "format: ladder\nmax_matches: 20000")
+    assert schedule_size(config) == 20000 and len(entrants(config)) == 1000
+    run = AdaptiveRun(config, Replay(config))
+    assert next(iter(run.pending)) is not NOT_YET
