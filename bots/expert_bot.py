@@ -92,10 +92,17 @@ def inferred_voids(game: kit.Game) -> dict[int, set[int]]:
                        if p.round == game.round and not p.take and p.seat != game.seat)
 
 
+INFERRED_TABLE = 12
+
+
 def other_plays(game: kit.Game, rules: Rules) -> Round | None:
     """The other seats' plays this round, to hold the sampled hands to (arena.search.inference),
     if they have played as greedy does in the rounds already shown this hand (the cards a seat
-    played in a finished round are the whole hand it held); else None."""
+    played in a finished round are the whole hand it held); else None. None too when a play
+    found a table of more than INFERRED_TABLE cards: what it could have taken there is every
+    subset of the table (2 ** n of them), seconds of work on a table nobody has cleared."""
+    if any(len(p.table) > INFERRED_TABLE for p in game.played):
+        return None
     piled = [0] * 11
     for pile in game.piles:
         for c in pile:

@@ -328,7 +328,9 @@ def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, p
     import arena.cli.replay  # noqa: F401  (the report, at the end)
     import arena.render.html  # noqa: F401
     import arena.render.report  # noqa: F401
+    import arena.rating.fit  # noqa: F401  (numpy and scipy, for the live leader's first fit)
     import arena.render.standings  # noqa: F401
+    import arena.tournament.adaptive  # noqa: F401
     import arena.tournament.audit  # noqa: F401
     import arena.tournament.failures  # noqa: F401  (each failure as it comes)
     import arena.tournament.progress  # noqa: F401

@@ -319,7 +319,7 @@ class LocalExecutor(Executor):
                 self._spawn()
             for worker in list(self._workers.values()):
                 source = self._dispatch(worker, retry, source)
-            if source is not None and self._workers and all(w.ready and w.holding is None
+            if source is not None and self._workers and all(w.ready and not w.holding
                                                             for w in self._workers.values()):
                 raise ExecutorError("the schedule waits for a result while no match is in play (a bug)")
             by_handle = {}
