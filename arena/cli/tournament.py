@@ -326,9 +326,9 @@ def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, p
     # _get_module_lock"), not raised as the interrupt handled below; the commands import their
     # work lazily so that --help stays quick, and this is where a run pays for it.
     import arena.cli.replay  # noqa: F401  (the report, at the end)
+    import arena.rating.fit  # noqa: F401  (numpy and scipy, for the live leader's first fit)
     import arena.render.html  # noqa: F401
     import arena.render.report  # noqa: F401
-    import arena.rating.fit  # noqa: F401  (numpy and scipy, for the live leader's first fit)
     import arena.render.standings  # noqa: F401
     import arena.tournament.adaptive  # noqa: F401
     import arena.tournament.audit  # noqa: F401
