@@ -189,7 +189,33 @@ def _belongs_to_typer(exc: BaseException) -> bool:
 
 
 class ArenaGroup(TyperGroup):
-    """The ``arena`` group: one place where errors, signals and exit codes are handled."""
+    """The ``arena`` group: one place where errors, signals and exit codes are handled.
+
+    Its commands are ``lazy_commands`` (``arena.cli.app.COMMANDS``: name, ``"module:function"``,
+    summary): a command's module is imported when the command is resolved to run, never to be
+    listed in ``arena --help``, which shows each summary from the table."""
+
+    lazy_commands: tuple[Any, ...] = ()
+    _listing = False
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return [*super().list_commands(ctx), *(c.name for c in self.lazy_commands)]
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        known = super().get_command(ctx, cmd_name)
+        entry = next((c for c in self.lazy_commands if c.name == cmd_name), None)
+        if known is not None or entry is None:
+            return known
+        if self._listing:  # the group's help: the name and summary are all it shows
+            return TyperCommand(cmd_name, short_help=entry.summary)
+        return _load_command(entry.name, entry.target, entry.summary)
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        self._listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
 
     def invoke(self, ctx: Any) -> Any:
         with stop_signals_as_interrupts():
@@ -211,6 +237,16 @@ class ArenaGroup(TyperGroup):
 
     def get_params(self, ctx: Any) -> list[Any]:
         return _flags_without_type(super().get_params(ctx))
+
+
+def _load_command(name: str, target: str, summary: str) -> Any:
+    """The click command typer makes of ``target``'s function, as a one-command app would."""
+    from importlib import import_module
+
+    module, function = target.split(":")
+    single = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
+    single.command(name, cls=ArenaCommand, short_help=summary)(getattr(import_module(module), function))
+    return typer.main.get_command(single)
 
 
 class ArenaCommand(TyperCommand):

@@ -36,3 +36,15 @@ def test_the_cli_loads_what_a_command_runs_only_when_it_runs():
     done = subprocess.run([sys.executable, "-c", code.format(run_only=RUN_ONLY)], capture_output=True, text=True,
                           check=True)
     assert done.stdout.strip() == ""
+
+
+def test_arena_help_lists_every_command_without_importing_one():
+    code = ("import sys, typer; from arena.cli.app import app\n"
+            "try:\n    typer.main.get_command(app).main(['--help'], prog_name='arena')\n"
+            "except SystemExit:\n    pass\n"
+            "print('LOADED', ' '.join(sorted(m for m in sys.modules if m.startswith('arena.cli.') and m not in "
+            "('arena.cli.app', 'arena.cli.edge', 'arena.cli.console') or m.split('.')[0] == 'rich')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    listed, loaded = done.stdout.split("LOADED")
+    assert "check-bot" in listed and "export" in listed
+    assert loaded.strip() == ""
