@@ -3,15 +3,34 @@
 ``arena.cli.app`` holds the application; ``python -m arena.cli`` runs it.
 
 ``arena play`` and ``arena run`` start their bots' launcher (a Python of its own) first, before
-the command line's own imports, so that the two starts overlap (``containment.prestart``).
+the command line's own imports, so that the two starts overlap (``containment.prestart``);
+``arena run`` and ``arena sprt`` start the server their worker processes are forked from
+(``arena.tournament.forkserver``) as early, for the same reason.
 """
 
+import os
 import sys
+
+_script = sys.modules.get("__main__")
+if _script is not None and getattr(_script, "__spec__", None) is None and sys.argv[:1] == [getattr(_script, "__file__", None)] \
+        and os.path.basename(sys.argv[0]) == "arena":
+    # The ``arena`` script is ``python -m arena.cli`` under another name. Said so, a worker process
+    # does not run the script again to rebuild a main module it never uses (``multiprocess``
+    # re-runs a main module known only by its path, but not a package's ``__main__``): a
+    # worker starts without the command line's imports, and without starting a launcher and a
+    # fork server of its own below.
+    from importlib.machinery import ModuleSpec
+
+    _script.__spec__ = ModuleSpec("arena.cli.__main__", None)
 
 if sys.argv[1:2] in (["play"], ["run"]) and "--help" not in sys.argv:
     from arena.harness.containment import prestart
 
     prestart()
+if sys.argv[1:2] in (["run"], ["sprt"]) and not {"--help", "--dry-run"} & set(sys.argv):
+    from arena.tournament.forkserver import prestart as prestart_workers
+
+    prestart_workers()
 
 from arena.cli.app import app, main  # noqa: E402
 

@@ -303,6 +303,48 @@ def run(
                 quiet=quiet, strict=strict, report=report, show_seed=show_seed, drop_old=drop_old)
 
 
+# What the rest of a run imports: the tables' fit (numpy, scipy) for the live leader, the
+# failures as they come, the report at the end.
+_RUN_MODULES = ("arena.rating.fit", "arena.tournament.failures", "arena.tournament.progress",
+                "arena.tournament.standings", "arena.tournament.store", "arena.tournament.adaptive",
+                "arena.tournament.audit", "arena.render.standings", "arena.render.html", "arena.render.report",
+                "arena.cli.replay")
+
+
+class _Warm:
+    """Imports ``modules`` on a thread of their own while the run starts its workers and plays
+    their first matches, instead of before: about a second of start-up off every run.
+
+    Every one is imported before a result is handled (``wait``), never in the middle of the run:
+    a Ctrl-C or SIGTERM that lands inside an import on the main thread is lost in Python's
+    import machinery ("Exception ignored in _get_module_lock"), not raised as the interrupt the
+    run handles; on this thread it never lands (signals are taken on the main thread), and the
+    main thread waits in ``join``, which a signal interrupts."""
+
+    def __init__(self, modules: Sequence[str]) -> None:
+        import threading
+
+        self._modules = modules
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="arena-imports", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        from importlib import import_module
+
+        try:
+            for name in self._modules:
+                import_module(name)
+        except BaseException as exc:  # noqa: BLE001 - raised again on the main thread, in wait()
+            self._error = exc
+
+    def wait(self) -> None:
+        if self._thread.is_alive():
+            self._thread.join()
+        if self._error is not None:
+            raise self._error
+
+
 def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, progress: Progress, no_progress: bool,
                 verbose: bool, quiet: bool, strict: bool, report: bool | None, show_seed: bool,
                 drop_old: bool = False) -> None:
@@ -319,23 +361,9 @@ def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, p
         mode = Progress.NONE  # quiet silences what is for a person, not the JSON lines for a script
     out = _Human(quiet=quiet, tables_to_stderr=mode is Progress.JSONL)
 
+    warm = _Warm(_RUN_MODULES)
     import rich.progress  # noqa: F401
 
-    # Everything a run imports is imported before any match is played: a Ctrl-C or SIGTERM that
-    # lands inside an import is lost in Python's import machinery ("Exception ignored in
-    # _get_module_lock"), not raised as the interrupt handled below; the commands import their
-    # work lazily so that --help stays quick, and this is where a run pays for it.
-    import arena.cli.replay  # noqa: F401  (the report, at the end)
-    import arena.rating.fit  # noqa: F401  (numpy and scipy, for the live leader's first fit)
-    import arena.render.html  # noqa: F401
-    import arena.render.report  # noqa: F401
-    import arena.render.standings  # noqa: F401
-    import arena.tournament.adaptive  # noqa: F401
-    import arena.tournament.audit  # noqa: F401
-    import arena.tournament.failures  # noqa: F401  (each failure as it comes)
-    import arena.tournament.progress  # noqa: F401
-    import arena.tournament.standings  # noqa: F401
-    import arena.tournament.store  # noqa: F401
     from arena.tournament.build import run_builds
 
     address = cluster or config.cluster
@@ -389,7 +417,7 @@ def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, p
                     executor = runner.make_executor(config, config.concurrency)
                 ready = runner.ReadyNames(store, store.identities() or {})
                 try:
-                    live.play(executor, ready)
+                    live.play(executor, ready, warm)
                 except ArenaError as exc:
                     # A changed bot says itself what to do; anything else may simply resume.
                     if exc.hint is None and not isinstance(exc, runner.BotChangedError):
@@ -400,6 +428,7 @@ def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, p
             _say_interrupted(store, view.total if view is not None else None, config, resume, stop)
             raise typer.Exit(interrupt_exit_code(stop)) from None
         try:
+            warm.wait()
             _finish(store, config, live, out, strict=strict, report=report)
         except KeyboardInterrupt as stop:
             # Stopped while writing the tables or the report: the matches are all stored, and
@@ -785,7 +814,7 @@ class _Live:
                 self.tally.add(row)
                 self.leader.add(row)
 
-    def play(self, executor: Executor, ready: runner.ReadyNames) -> None:
+    def play(self, executor: Executor, ready: runner.ReadyNames, warm: _Warm | None = None) -> None:
         from rich.console import Console
         from rich.progress import (
             BarColumn,
@@ -826,6 +855,8 @@ class _Live:
 
             def on_completed(completed: Completed, done: int) -> None:
                 nonlocal last_status, decided
+                if warm is not None:
+                    warm.wait()  # the first match's fit needs the numerical libraries
                 self.finished(completed, done)
                 bar.update(task, completed=done, rate=self.rate.text(), leader=console.bar_field(self.leader.text()),
                            failures=self.failures_text(), sprt=view.state_text())

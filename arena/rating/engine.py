@@ -28,7 +28,6 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import sparse
 from scipy.linalg import lapack
-from scipy.optimize import linprog
 from scipy.sparse import csgraph
 
 from arena.errors import ArenaError
@@ -382,6 +381,10 @@ def _separated_lp(x: sparse.csr_matrix, points: Floats, games: Floats) -> tuple[
     of them (a large multiple of the first direction plus the next one keeps the earlier
     margins positive). Returns their row indices and the combined direction.
     """
+    # Here, not at the top: scipy.optimize costs a quarter of the fit's import, and only teams'
+    # records (not one bot a side, the common case) need this programme.
+    from scipy.optimize import linprog
+
     n = x.shape[1]
     unanimous_mask = (points == 0.0) | (points == games)
     unanimous = np.flatnonzero(unanimous_mask)

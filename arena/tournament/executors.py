@@ -175,15 +175,17 @@ _MAX_STARTUP_DEATHS = 3
 _POLL = 0.5
 
 
-def _worker_main(plan: WorkerPlan, worker_id: str, conn: Any, parent_pid: int) -> None:
+def _worker_main(plan: WorkerPlan, worker_id: str, conn: Any) -> None:
     # Ctrl-C and a closed terminal's SIGHUP reach the whole foreground process group; only
     # the parent decides what happens then. SIGTERM (from the parent, or sent to the whole
     # group) must still run the finally below (bots closed).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _exit_on_signal)
-    # If the arena dies (kill -9), SIGTERM us too, so the finally below closes the bots.
-    _die_with_parent(signal.SIGTERM)
+    # Our parent is the fork server, which exits with the arena: when it goes (the arena was
+    # killed, kill -9), SIGTERM us too, so the finally below closes the bots.
+    parent_pid = os.getppid()
+    _die_with_parent(signal.SIGTERM, f"arena-{worker_id}")
     if os.getppid() != parent_pid:
         return
     state = None
@@ -228,12 +230,14 @@ def _exit_on_signal(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
-def _die_with_parent(sig: int) -> None:
+def _die_with_parent(sig: int, name: str) -> None:
     try:
         import ctypes
 
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, int(sig), 0, 0, 0)  # PR_SET_PDEATHSIG (Linux); elsewhere the ppid poll remains
+        # PR_SET_NAME: ps and top show "arena-w0", not the fork server's command line.
+        libc.prctl(15, ctypes.c_char_p(name.encode()[:15]), 0, 0, 0)
     except (OSError, AttributeError):
         pass
 
@@ -249,7 +253,8 @@ class _Worker:
 
 
 class LocalExecutor(Executor):
-    """``workers`` processes (the ``multiprocess`` package, spawn start), fed one spec at a time."""
+    """``workers`` processes (the ``multiprocess`` package, forks of a preloaded server:
+    arena/tournament/forkserver.py), fed one spec at a time."""
 
     def __init__(self, plan: WorkerPlan, workers: int, *, stop_grace: float = 3.0) -> None:
         if workers < 1:
@@ -264,11 +269,11 @@ class LocalExecutor(Executor):
         self._startup_deaths = 0
 
     def __enter__(self) -> LocalExecutor:
-        import multiprocess
+        from arena.tournament.forkserver import context
 
-        # spawn, not fork: the parent runs a progress-bar thread, and forking a threaded
-        # process can deadlock the child.
-        self._ctx = multiprocess.get_context("spawn")
+        # Not forks of this process: it runs a progress-bar thread (and the launcher client's),
+        # and forking a threaded process can deadlock the child.
+        self._ctx = context()
         return self
 
     def _spawn(self) -> None:
@@ -277,7 +282,7 @@ class LocalExecutor(Executor):
         parent_conn, child_conn = self._ctx.Pipe(duplex=True)
         proc = self._ctx.Process(
             target=_worker_main,
-            args=(self._plan, worker_id, child_conn, os.getpid()),
+            args=(self._plan, worker_id, child_conn),
             name=f"arena-{worker_id}",
             daemon=True,
         )

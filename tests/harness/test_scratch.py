@@ -160,6 +160,15 @@ def _tree(pid: int) -> list[int]:
     return out
 
 
+def _is_worker(pid: int) -> bool:
+    # Workers are forks of the run's fork server, each named after itself.
+    try:
+        with open(f"/proc/{pid}/comm") as fh:
+            return fh.read().startswith("arena-w")
+    except OSError:
+        return False
+
+
 def _is_launcher(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as fh:
@@ -217,7 +226,7 @@ def test_what_a_killed_worker_and_a_killed_arena_leave_is_gone_after_the_next_st
         def worker_with_folders() -> tuple[int, set[str]] | None:
             # A worker that holds bot folders now (the other one may be between its matches).
             folders = _folders(tmp)
-            for p in _children().get(run.pid, []):
+            for p in filter(_is_worker, _tree(run.pid)):
                 mine = {n for n in folders if Owner.parse(n).pid == p}  # type: ignore[union-attr]
                 if mine and any(_is_launcher(c) for c in _tree(p)[1:]):
                     return p, mine

@@ -262,19 +262,19 @@ def _stored(folder: str) -> int:
 
 
 def _worker_pids() -> list[int]:
+    """This test's worker processes: named arena-wN, forks of a fork server this process started."""
     me = str(os.getpid())
-    pids = []
+    parents, names = {}, {}
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             with open(f"/proc/{pid}/stat") as fh:
-                ppid = fh.read().rsplit(")", 1)[1].split()[1]
-            with open(f"/proc/{pid}/cmdline", "rb") as fh:
-                cmdline = fh.read()
+                parents[pid] = fh.read().rsplit(")", 1)[1].split()[1]
+            with open(f"/proc/{pid}/comm") as fh:
+                names[pid] = fh.read().strip()
         except OSError:
             continue
-        if ppid == me and b"spawn_main" in cmdline:
-            pids.append(int(pid))
-    return pids
+    return [int(pid) for pid, name in names.items()
+            if name.startswith("arena-w") and parents.get(parents.get(pid, ""), "") == me]
 
 
 def test_a_worker_killed_mid_run_is_replaced_and_nothing_is_lost(tmp_path: Path):
