@@ -26,15 +26,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def greedy_tournament(folder: Path, matches_per_pairing: int, concurrency: int | None = None) -> Path:
-    """A round robin of four bots built from bots/c/greedy.c, written into ``folder``."""
+def greedy_tournament(folder: Path, matches_per_pairing: int, concurrency: int | None = None, bots: int = 4) -> Path:
+    """A round robin of ``bots`` bots built from bots/c/greedy.c, written into ``folder``."""
     program = folder / "greedy.bin"
     subprocess.run(["cc", "-O2", "-o", str(program), str(ROOT / "bots" / "c" / "greedy.c")], check=True)
-    bots = "\n".join(f"  - {{name: g{i}, cmd: {program}}}" for i in range(4))
+    entries = "\n".join(f"  - {{name: g{i}, cmd: {program}}}" for i in range(bots))
     level = "" if concurrency is None else f"concurrency: {concurrency}\n"
     path = folder / "t.yaml"
     path.write_text(f"name: c\nseed: 7\nformat: round_robin\nmatches_per_pairing: {matches_per_pairing}\n{level}"
-                    f"bots:\n{bots}\n")
+                    f"bots:\n{entries}\n")
     return path
 
 
@@ -43,13 +43,15 @@ def main() -> int:
     parser.add_argument("old", help="the older arena program")
     parser.add_argument("new", nargs="?", default=shutil.which("arena") or "arena", help="the newer one (default: arena)")
     parser.add_argument("--runs", type=int, default=7, help="runs of each, alternating")
-    parser.add_argument("--matches-per-pairing", type=int, default=80, help="6 pairings of this many (default 80: 480)")
+    parser.add_argument("--matches-per-pairing", type=int, default=80, help="matches a pairing (default 80: 480 with 4 bots)")
     parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument("--bots", type=int, default=4, help="bots in the round robin (default 4; 2 with "
+                        "--matches-per-pairing 2 is a 2-match run: the fixed cost of a run)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="c-tournament-"))
     try:
-        path = greedy_tournament(work, args.matches_per_pairing, args.concurrency)
-        matches = 6 * args.matches_per_pairing
+        path = greedy_tournament(work, args.matches_per_pairing, args.concurrency, args.bots)
+        matches = args.bots * (args.bots - 1) // 2 * args.matches_per_pairing
         times: dict[str, list[float]] = {"old": [], "new": []}
         print(f"{args.runs} runs each, alternating; load average {os.getloadavg()[0]:.2f}")
         for run in range(args.runs + 1):  # the first pair warms the disk cache and is not counted
