@@ -574,8 +574,10 @@ def _check_identities_read_only(config: TournamentConfig, store: ResultStore, pl
         if changes and not can_version(config):
             raise runner.BotChangedError(store.folder, bot.name, changes)
         if changes:
+            plays = ("join the ladder with the new one, as a newcomer" if config.format is Format.LADDER
+                     else "play the new one's own schedule")
             console.echo(f"{bot.name} has a new version ({'; '.join(changes)}): the run would keep the results of "
-                         "its earlier version and play the new one's own schedule")
+                         f"its earlier version and {plays}")
 
 
 def _drop_old(store: ResultStore, config: TournamentConfig, out: _Human) -> None:

@@ -286,7 +286,8 @@ def check_identities(store: ResultStore, identities: Mapping[str, BotIdentity], 
         if new == bot.name:
             del generation[bot.name]
         then = "it plays as that version again" if earlier else (
-            "the new version plays its own schedule against the field, on the same deals")
+            "the new version joins the ladder as a newcomer, from its next pairing" if config.format is Format.LADDER
+            else "the new version plays its own schedule against the field, on the same deals")
         lines.append(f"{bot.name} has a new version ({'; '.join(changes)}): the results of {old.label} are kept, and {then}")
     if lines:
         store.add_generation(generation, current, _ladder_joins(store, config, joined))

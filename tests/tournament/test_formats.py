@@ -266,6 +266,7 @@ def test_a_ladders_changed_bot_joins_as_a_new_version_and_plays_new_matches_only
     with runner.open_store(more) as store:
         checked = runner.check_identities(store, _identities("b"), more)
         assert len(checked.new_versions) == 1 and checked.new_versions[0].startswith("b has a new version")
+        assert checked.new_versions[0].endswith("the new version joins the ladder as a newcomer, from its next pairing")
         run = runner.plan_strategy(more, store)
         assert isinstance(run, AdaptiveRun) and "b~2" in {bot.name for bot in run.run_config.bots}
         new = []
