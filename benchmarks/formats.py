@@ -3,6 +3,7 @@ simulation, then a real run.
 
     .venv/bin/python benchmarks/formats.py [--bots 200] [--fields 4] [--sd-elo 350] [--window 16] [--seed 7]
     .venv/bin/python benchmarks/formats.py --real [--jobs 2]
+    .venv/bin/python benchmarks/formats.py --scale [--scale-bots 1000]
 
 Simulation (no processes): ``--fields`` fields of ``--bots`` bots with known strengths
 (normal, sd ``--sd-elo``). The arena's own schedules are played (``schedule.build_schedule``
@@ -12,10 +13,14 @@ matches, each match's result drawn from the rating model (Bradley-Terry on the t
 strengths). After the round robin (one deal per pairing) the field is rated with
 ``arena.rating.table.fit_ratings`` and the Spearman rank correlation with the truth is its
 target; swiss (round after round) and ladder (every ``--step`` matches) are rated as they
-go until they reach it. Printed per format: the matches needed (median over the fields) and
-the share of the round robin's. The ladder's 95% intervals at that point are checked against
-the truth (coverage, target 93-97%), and so are those of ladders played to ``--target-ci``
-(``--ci-fields`` fields of ``--ci-bots`` bots).
+go until they reach it. The round robin's figure is its whole schedule: the arena plays it in
+pairing order, so a round robin cut short is unbalanced and its correlation is only known at
+the end; every format counts matches the same way (a pairing's duplicate deal is two
+matches), and every format meets the same fields with the same stream of luck. Printed per
+format: the matches needed (median over the fields) and the share of the round robin's.
+The ladder's 95% intervals at that point are checked against the truth (coverage, target
+93-97%), and so are those of ladders played to ``--target-ci`` (``--ci-fields`` fields of
+``--ci-bots`` bots).
 
 ``--real``: 12 bots of known order (``mixbot.py P``: greedy with probability P, else a
 hashed random move; P = 0, 1/11, ..., 1), a swiss of 6 rounds and a ladder of 96 matches,
@@ -57,8 +62,11 @@ def config_of(n: int, extra: str) -> TournamentConfig:
 
 class Field:
     def __init__(self, rng: np.random.Generator, n: int, sd_elo: float) -> None:
-        self.rng = rng
         self.elo = rng.normal(0.0, sd_elo, n)
+        # The results' draws come from their own stream, restarted for every format (``luck``),
+        # so that the formats rank the same fields with the same luck whatever each consumed.
+        self._seed = int(rng.integers(2**62))
+        self.rng = np.random.default_rng(self._seed)
         self.results: list[PairResult] = []
 
     def row(self, spec: MatchSpec) -> MatchRow:
@@ -69,6 +77,10 @@ class Field:
                         seed=spec.seed, sides=spec.sides, seats=spec.seats, winner=0 if win else 1,
                         scores=(21, 10) if win else (10, 21), reason=EndReason.TARGET,
                         terminations=(Termination.OK, Termination.OK), escobas=(0, 0), hands=3)
+
+    def luck(self, stream: int) -> None:
+        self.results.clear()
+        self.rng = np.random.default_rng([self._seed, stream])
 
     def rate(self) -> tuple[float, float]:
         """(Spearman with the truth, coverage of the 95% intervals) of the results so far."""
@@ -115,15 +127,16 @@ def simulate(args: argparse.Namespace) -> None:
     start = time.process_time()
     for f in range(args.fields):
         field = Field(rng, n, args.sd_elo)
+        field.luck(0)
         for spec in build_schedule(rr_config):
             field.row(spec)
         rr_matches = len(field.results)
         target, _ = field.rate()
-        field.results.clear()
+        field.luck(1)
         per_round = n // 2 * 2
         swiss = config_of(n, f"format: swiss\nrounds: {n - 1}")
         s_need, s_rho, _, s_played = play_adaptive(field, swiss, [r * per_round for r in range(4, n, 4)], target)
-        field.results.clear()
+        field.luck(2)
         ladder = config_of(n, f"format: ladder\nmax_matches: {rr_matches}\nwindow: {args.window}")
         l_need, l_rho, l_cover, l_played = play_adaptive(field, ladder, range(args.step, rr_matches + 1, args.step),
                                                           target)
@@ -153,12 +166,56 @@ def simulate(args: argparse.Namespace) -> None:
             total += 1
         widest = max(r.ci95 or 0.0 for r in table.ratings)
         played_ci.append((len(field.results), widest))
-    rate = hits / total
-    se = math.sqrt(rate * (1 - rate) / total)
+    rate = hits / total if total else math.nan
+    se = math.sqrt(rate * (1 - rate) / total) if total else math.nan
     print(f"ladder target_ci {args.target_ci:g}: {', '.join(f'{m} matches (widest fitted ci95 {w:.0f})' for m, w in played_ci)}")
     print(f"coverage: ladder at the round robin's rank correlation {100 * float(np.mean(covers)):.1f}%; "
           f"ladder to target_ci {100 * rate:.1f}% (se {100 * se:.1f}, {total} bots)")
     print(f"cpu {time.process_time() - start:.0f} s")
+
+
+def scale(args: argparse.Namespace) -> None:
+    """A ladder of ``--scale-bots`` bots in-process (its chooser and its schedule, results drawn
+    from the model): CPU per pick (the chooser's choice alone), per pairing chosen, played and
+    learned; then, traced by tracemalloc (which slows it), the memory it holds as it goes."""
+    import tracemalloc
+
+    n = args.scale_bots
+    for traced in (False, True):
+        field = Field(np.random.default_rng(args.seed), n, args.sd_elo)
+        field.luck(0)
+        schedule = AdaptiveSchedule(config_of(n, "format: ladder\nmax_matches: 1000000\nwindow: 16"))
+        chooser = schedule.chooser
+        if traced:
+            tracemalloc.start()
+        start = time.process_time()
+        picking = 0.0
+        for pairing in range(1, max(args.scale_marks) + 1):
+            batch = schedule.next_batch()
+            if not isinstance(batch, list):
+                raise SystemExit("waits with nothing in play")
+            for spec in batch:
+                schedule.add(field.row(spec))
+            field.results.clear()  # the benchmark's own list, not the ladder's memory
+            if not traced and pairing % 10 == 0:
+                before = time.process_time()
+                chooser.pick()  # type: ignore[attr-defined]
+                picking += time.process_time() - before
+            if pairing not in args.scale_marks:
+                continue
+            cpu = time.process_time() - start - picking
+            if traced:
+                held, peak = tracemalloc.get_traced_memory()
+                print(f"  {pairing:,} pairings: held {held / 1e6:.1f} MB (peak {peak / 1e6:.1f}), "
+                      f"{len(chooser._pairs):,} pairs met", flush=True)  # type: ignore[attr-defined]
+            else:
+                print(f"{n} bots, {pairing:,} pairings: a pick {1e6 * picking / (pairing // 10):.0f} us CPU; a pairing "
+                      f"chosen, played and learned {1e3 * cpu / pairing:.2f} ms", flush=True)
+        if traced:
+            tracemalloc.stop()
+    import resource
+
+    print(f"peak resident {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
 
 
 def real(args: argparse.Namespace) -> None:
@@ -200,11 +257,17 @@ def main() -> None:
     parser.add_argument("--ci-fields", type=int, default=4)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--real", action="store_true", help="the run of 12 real bots instead")
+    parser.add_argument("--scale", action="store_true", help="a large ladder's cost per pairing and memory instead")
+    parser.add_argument("--scale-bots", type=int, default=1000)
+    parser.add_argument("--scale-marks", type=int, nargs="+", default=[5000, 20000, 40000])
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
     print(f"load average: {' '.join(f'{v:.2f}' for v in os.getloadavg())} on {os.cpu_count()} cpus")
     if args.real:
         real(args)
+        return
+    if args.scale:
+        scale(args)
         return
     print(f"seed {args.seed}; {args.fields} fields x {args.bots} bots, true sd {args.sd_elo:g} Elo "
           f"({args.sd_elo / ELO_PER_NAT:.2f} nats); ladder window {args.window}")

@@ -33,6 +33,9 @@ DEFERRED_UPWARD = {
     ("arena.rating.table", "arena.rating.fit"),
     # A run with an sprt section hands its schedule to SprtRun, which plans with runner's RunPlan.
     ("arena.tournament.runner", "arena.tournament.sprt_run"),
+    # A knockout seeded by a results folder (seeding: FOLDER) reads that folder's ratings
+    # while the file is parsed, so that a bad folder is the file's error (file, line, key).
+    ("arena.tournament.config", "arena.tournament.adaptive"),
 }
 
 

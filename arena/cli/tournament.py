@@ -402,7 +402,9 @@ def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, p
                 # A new generation of versions: its own schedule, planned afresh.
                 view = _view_of(config, runner.plan_strategy(config, store))
                 live = _Live(config, store, view, out, mode=mode, verbose=verbose)
-            if isinstance(view.strategy, runner.RunPlan):
+            from arena.tournament.adaptive import AdaptiveRun
+
+            if isinstance(view.strategy, (runner.RunPlan, AdaptiveRun)):
                 config = view.strategy.run_config
             if view.strategy.done:
                 out.say(view.resuming())
@@ -601,8 +603,10 @@ def _check_identities_read_only(config: TournamentConfig, store: ResultStore, pl
         if changes and not can_version(config):
             raise runner.BotChangedError(store.folder, bot.name, changes)
         if changes:
+            plays = ("join the ladder with the new one, as a newcomer" if config.format is Format.LADDER
+                     else "play the new one's own schedule")
             console.echo(f"{bot.name} has a new version ({'; '.join(changes)}): the run would keep the results of "
-                         "its earlier version and play the new one's own schedule")
+                         f"its earlier version and {plays}")
 
 
 def _drop_old(store: ResultStore, config: TournamentConfig, out: _Human) -> None:
@@ -976,11 +980,25 @@ def _finish(store: ResultStore, config: TournamentConfig, live: _Live, out: _Hum
         out.table("")
         for line in sprt_lines(store):
             out.table(line)
+    for line in knockout_lines(store):
+        out.table(printable(line))
     limit = 0 if strict else config.max_failed_matches
     failed = live.tally.failed_matches
     if limit is not None and failed > limit:
         why = "--strict" if strict else f"failures.max_failed_matches is {limit}"
         raise FailureLimitError(f"{why}: {failed} of {count} matches had a bot failure (see the summary above)")
+
+
+def knockout_lines(store: ResultStore) -> list[str]:
+    """A knockout's champion (or that its bracket is not played out yet); nothing for another format."""
+    from arena.tournament.adaptive import champion
+    from arena.tournament.audit import store_config
+
+    config = store_config(store)
+    if config.format is not Format.KNOCKOUT:
+        return []
+    winner = champion(config, store)
+    return [f"champion: {winner}" if winner is not None else "champion: not decided yet (the bracket is not played out)"]
 
 
 def sprt_lines(store: ResultStore) -> list[str]:
@@ -1077,6 +1095,7 @@ def table(
         from arena.tournament.sprt_run import is_sprt_store
 
         test = sprt_lines(store) if not machine and is_sprt_store(store) else []
+        cup = knockout_lines(store)
     if what is None:
         shown = [TableWhat.STANDINGS] if machine else [TableWhat.STANDINGS, TableWhat.CROSSTABLE]
     else:
@@ -1092,9 +1111,12 @@ def table(
         console.echo("")
         for line in test:
             console.echo(printable(line))
+    if cup and not machine:
+        console.echo("")
+        console.echo(printable(cup[0]))
     if machine and TableWhat.STANDINGS in shown:
         # Keep the machine-readable output clean; the caveats go to stderr, as in arena rate.
-        for note in standings_notes(standings):
+        for note in (*standings_notes(standings), *cup):
             console.echo(f"note: {printable(note)}", err=True)
 
 

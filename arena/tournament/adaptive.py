@@ -27,14 +27,16 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 from arena.tournament.config import TournamentConfig
 from arena.tournament.executors import NOT_YET, Completed, Wait
+from arena.tournament.identity import bot_name
 from arena.tournament.inorder import InOrder
 from arena.tournament.pairing import Chooser, KnockoutChooser, LadderChooser, Pairing, SwissChooser
-from arena.tournament.schedule import Format, MatchSpec, Side, TeamMode, deal_specs, entrants, most_matches
+from arena.tournament.schedule import Format, MatchSpec, Mode, Side, TeamMode, deal_specs, entrants, most_matches
 from arena.tournament.store import MatchRow, ResultStore, StoreDamagedError
 
 # Ladder newcomers: the meta key of the field's history, [[first pairing, [labels joining]], ...].
@@ -67,8 +69,19 @@ class AdaptiveSchedule:
         self.config = config
         pool = {side.label: side for side in entrants(config)}
         history = list(epochs) if epochs else [(0, list(pool))]
-        self._joining = deque((first, [pool[label] for label in labels]) for first, labels in history[1:])
-        self.chooser = chooser_for(config, [pool[label] for label in history[0][1]])
+
+        def side(label: str) -> Side:
+            # A version of a changed bot (versions.py) that the file does not name: ``mybot~2``
+            # under the file's names, or the old ``mybot`` under the current versions' names.
+            if label in pool:
+                return pool[label]
+            if config.mode is not Mode.SINGLE or bot_name(label) not in {bot_name(name) for name in pool}:
+                raise StoreDamagedError(f"{config.output}: the ladder's field names {label!r}, not a bot of the file")
+            return Side(label, (label,))
+
+        self._joining = deque((first, [side(label) for label in labels]) for first, labels in history[1:])
+        self._field = list(history[0][1])
+        self.chooser = chooser_for(config, [side(label) for label in history[0][1]])
         self.per = config.matches_per_pairing
         self.deals = self.per // (config.sides if config.duplicate else 1)
         self.book: InOrder[MatchRow] = InOrder(self.per)
@@ -95,7 +108,14 @@ class AdaptiveSchedule:
             if not self._learn_first():
                 return NOT_YET
         while self._joining and self._joining[0][0] <= self.pairings:
-            self.chooser.grow(self._joining.popleft()[1])
+            joining = self._joining.popleft()[1]
+            labels = {side.label for side in joining}
+            # A changed bot's new version replaces its older ones in the field.
+            versions = {bot_name(label) for label in labels}
+            leaving = [label for label in self._field if label not in labels and bot_name(label) in versions]
+            self._field = [label for label in self._field if label not in leaving]
+            self._field += [label for label in labels if label not in self._field]
+            self.chooser.grow(joining, leaving)
         batch = self.chooser.choose(stored=stored)
         if batch is None:
             self.finished = True
@@ -156,6 +176,27 @@ def grown_field(config: TournamentConfig, store: ResultStore) -> Epochs | None:
     if joining:
         epochs.append((store.last_index() // config.matches_per_pairing + 1, joining))
     return epochs
+
+
+def version_joins(config: TournamentConfig, store: ResultStore, joining: Sequence[str]) -> list[list[Any]]:
+    """The meta ``field`` of a ladder whose changed bots join as new versions (``joining``,
+    their entrant names): from the pairing after the last stored one, each replacing its
+    bot's older version. ``ValueError`` (the reason) when an older version has matches
+    chosen before and not stored (a run stopped with them in play): the program that would
+    play them is gone, and the choices after them follow from their results."""
+    replay = Replay(config, stored_epochs(store))
+    for row in store.iter_rows():
+        try:
+            replay.add(row)
+        except NotChosen as exc:
+            raise StoreDamagedError(f"{store.path}: {exc.why}; use a new output folder") from None
+    versions = {bot_name(label) for label in joining}
+    unplayed = sorted({seat for spec in replay.rest() for seat in spec.seats if bot_name(seat) in versions})
+    if unplayed:
+        raise ValueError(f"{', '.join(unplayed)} had matches of the ladder in play when it stopped; run them with the "
+                         "version that was chosen for them first")
+    epochs = [[first, list(labels)] for first, labels in stored_epochs(store) or [(0, [s.label for s in entrants(config)])]]
+    return [*epochs, [store.last_index() // config.matches_per_pairing + 1, list(joining)]]
 
 
 def open_ladder_store(config: TournamentConfig) -> ResultStore:
@@ -268,6 +309,11 @@ class AdaptiveRun:
         return self._done
 
     @property
+    def run_config(self) -> TournamentConfig:
+        """The tournament as its workers play it (each bot under its current version's name)."""
+        return self.config
+
+    @property
     def total(self) -> int:
         """The most it plays (``most_matches``): a ladder with a ``target_ci`` may stop before."""
         return most_matches(self.config)
@@ -308,17 +354,62 @@ def chosen_now(run: AdaptiveRun) -> list[MatchSpec]:
     return out
 
 
+def champion(config: TournamentConfig, store: ResultStore) -> str | None:
+    """A knockout's winner, from its stored matches; None while the bracket is not played out."""
+    replay = replay_store(config, store)
+    if replay.rest() or replay.schedule.next_batch() is not None:
+        return None
+    chooser = replay.schedule.chooser
+    winner = chooser.champion if isinstance(chooser, KnockoutChooser) else None
+    return None if winner is None else winner.label
+
+
 def describe_format(config: TournamentConfig) -> str:
     """The format in a few words, for the run's summary line."""
     if config.format is Format.SWISS:
         return f"swiss, {config.rounds} rounds"
     if config.format is Format.KNOCKOUT:
+        if config.seeding_from is not None:
+            return f"knockout (single elimination, seeded by the ratings of {config.seeding_from}: {', '.join(config.seeding)})"
         return "knockout (single elimination, seeded " + (
             "in the file's order)" if list(config.seeding) == [s.label for s in entrants(config)] else "by seeding)")
     stops = [f"at most {config.max_matches:,} matches"] if config.max_matches is not None else []
     if config.target_ci is not None:
         stops.append(f"until every interval is within +/-{config.target_ci:g} Elo")
     return f"ladder ({' or '.join(stops)}; {config.window} pairings chosen ahead of the results)"
+
+
+def seeded_by_ratings(config: TournamentConfig, refuse: Callable[[str], Exception]) -> TournamentConfig:
+    """A knockout with ``seeding: FOLDER``: its entrants in the order of that results folder's
+    table (the standings' rating fit, as ``arena table FOLDER`` ranks them), those it does not
+    rate after them in the file's order. The order is the one of the day the knockout's
+    results began: a resume keeps the one its store holds, whatever the folder played since
+    (the bracket is the store's). ``refuse`` makes the file's error of a folder that gives none."""
+    from arena.errors import ArenaError
+    from arena.tournament.config import stored_game_dict
+    from arena.tournament.standings import standings_from_store
+    from arena.tournament.store import STORE_FILE
+
+    labels = [side.label for side in entrants(config)]
+    if os.path.isfile(os.path.join(config.output, STORE_FILE)):
+        try:
+            with ResultStore.open_existing(config.output) as own:
+                stored = stored_game_dict(own.meta().get("game") or {}).get("seeding")
+        except ArenaError:
+            stored = None  # the run refuses the folder itself, with the store's own message
+        if isinstance(stored, list) and sorted(str(label) for label in stored) == sorted(labels):
+            return replace(config, seeding=tuple(str(label) for label in stored))
+    folder = config.seeding_from or ""
+    if not os.path.isfile(os.path.join(folder, STORE_FILE)):
+        raise refuse(f"expected a results folder to seed by its ratings, or the entrants in seeding order; "
+                     f"{folder} holds no results")
+    try:
+        with ResultStore.open_existing(folder) as store:
+            standings = standings_from_store(store)
+    except ArenaError as exc:
+        raise refuse(f"{folder}: its results give no ratings to seed by: {exc}") from None
+    rated = [bot.name for bot in standings.bots if bot.matches and bot.name in labels]
+    return replace(config, seeding=(*rated, *(label for label in labels if label not in rated)))
 
 
 def replay_store(config: TournamentConfig, store: ResultStore, rows: Iterator[MatchRow] | None = None) -> Replay:
@@ -329,5 +420,6 @@ def replay_store(config: TournamentConfig, store: ResultStore, rows: Iterator[Ma
     return replay
 
 
-__all__ = ["FIELD_KEY", "AdaptiveRun", "AdaptiveSchedule", "NotChosen", "Replay", "chosen_now", "chooser_for",
-           "describe_format", "grown_field", "open_ladder_store", "replay_store", "stored_epochs"]
+__all__ = ["FIELD_KEY", "AdaptiveRun", "AdaptiveSchedule", "NotChosen", "Replay", "champion", "chosen_now",
+           "chooser_for", "describe_format", "grown_field", "open_ladder_store", "replay_store", "seeded_by_ratings",
+           "stored_epochs", "version_joins"]

@@ -180,6 +180,9 @@ class TournamentConfig:
     target_ci: float | None = None
     window: int | None = None
     seeding: tuple[str, ...] = ()
+    # knockout seeded by ratings: the results folder whose table gave ``seeding`` (adaptive.
+    # seeded_by_ratings). Not in game_dict: the order it gave is, and that is what resume compares.
+    seeding_from: str | None = None
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -370,7 +373,7 @@ def parse_config(
     challengers = _parse_challengers(doc, top, fmt, entrants, sides)
     if fmt.adaptive and team_mode is TeamMode.ROTATING:
         raise doc.error(top["teams"][1], "teams", f"format {fmt} pairs sides of fixed members: teams: clones, or fixed teams")
-    adaptive = _parse_adaptive(doc, top, fmt, sides, entrants)
+    adaptive = _parse_adaptive(doc, top, fmt, sides, entrants, base_dir)
 
     duplicate = doc.boolean(top["duplicate"][1], "duplicate") if "duplicate" in top else True
     sprt = None
@@ -427,7 +430,7 @@ def parse_config(
             if missing:
                 raise doc.error(cmd_node, key, missing)
 
-    return TournamentConfig(
+    config = TournamentConfig(
         name=name,
         seed=seed,
         rules=rules,
@@ -450,6 +453,11 @@ def parse_config(
         sprt=sprt,
         **adaptive,
     )
+    if config.seeding_from is None:
+        return config
+    from arena.tournament.adaptive import seeded_by_ratings
+
+    return seeded_by_ratings(config, lambda message: doc.error(top["seeding"][1], "seeding", message))
 
 
 def _parse_challengers(doc: Doc, top: dict[str, tuple[Node, Node]], fmt: Format, entrants: list[str],
@@ -490,9 +498,10 @@ _ADAPTIVE_KEYS = {"rounds": Format.SWISS, "max_matches": Format.LADDER, "target_
 
 
 def _parse_adaptive(doc: Doc, top: dict[str, tuple[Node, Node]], fmt: Format, sides: int,
-                    entrants: list[str]) -> dict[str, Any]:
+                    entrants: list[str], base_dir: str) -> dict[str, Any]:
     """The settings of format swiss (``rounds``), ladder (``max_matches``, ``target_ci``,
-    ``window``) and knockout (``seeding``), each refused with another format."""
+    ``window``) and knockout (``seeding``: a list, or a results folder to seed by its
+    ratings), each refused with another format."""
     for key, owner in _ADAPTIVE_KEYS.items():
         if key in top and fmt is not owner:
             raise doc.error(top[key][0], key, f"only allowed with format: {owner} (format is {fmt})")
@@ -521,7 +530,11 @@ def _parse_adaptive(doc: Doc, top: dict[str, tuple[Node, Node]], fmt: Format, si
             raise doc.error(top["format"][1], "format", f"knockout plays one side against another: it needs 2 sides, "
                                                         f"this table has {sides}")
         out["seeding"] = tuple(entrants)
-        if "seeding" in top:
+        if "seeding" in top and isinstance(top["seeding"][1], ScalarNode):
+            folder = doc.string(top["seeding"][1], "seeding", "a results folder (seeds by its ratings) or the "
+                                "entrants in seeding order, best first")
+            out["seeding_from"] = os.path.normpath(os.path.join(base_dir, os.path.expanduser(folder)))
+        elif "seeding" in top:
             node = top["seeding"][1]
             items = doc.sequence(node, "seeding", "the entrants in seeding order, best first")
             order = [doc.choice(item, f"seeding[{i}]", tuple(entrants)) for i, item in enumerate(items)]

@@ -10,8 +10,9 @@ broken by that number.
   the standings, meets the nearest below it that it has not met), byes for the lowest
   entrants with the fewest byes.
 * ``LadderChooser``: one pairing at a time, where it gains most information: the entrant
-  with the widest interval meets the opponent whose match shrinks both intervals most
-  (close ratings, wide intervals), from a running Gaussian estimate of every strength.
+  with the widest interval meets the opponent of the most informative match for it (close
+  ratings), weighted by the opponent's own uncertainty (wide intervals), from a running
+  Gaussian estimate of every strength.
 * ``KnockoutChooser``: single elimination, seeded (1 meets the last seed, byes for the top
   seeds when the field is not a power of two).
 """
@@ -35,6 +36,13 @@ from arena.tournament.store import MatchRow
 ELO_PER_UNIT = 400 / math.log(10)
 # The running estimate's prior: the rating fit's default, 2 virtual draws (precision 2/4).
 PRIOR_PRECISION = 0.5
+# The opponent's weight is its variance to this power times the match's information: at 2
+# (the variance each side would lose) the widest intervals won over close ratings and a
+# ladder's matches were worth 0.14 in p(1-p), little more than a round robin's; at 0.5 they
+# are worth 0.24 (0.25 between equals). Below 0.5 a bot meets the same neighbour again and
+# again, and the ranking gets worse (benchmarks/RESULTS.md); so does dividing by the times
+# the two met.
+VARIANCE_POWER = 0.5
 # Pairings tried by the search for a round without a repeat before it settles for fewest repeats.
 SEARCH_BUDGET = 20_000
 
@@ -79,8 +87,10 @@ class Chooser(Protocol):
     def learn(self, sides: Pairing, rows: Sequence[MatchRow]) -> None:
         """A pairing's matches, in schedule order, given in pairing order."""
 
-    def grow(self, newcomers: Sequence[Side]) -> None:
-        """Entrants who join the field from the next choice on (a ladder's newcomers)."""
+    def grow(self, newcomers: Sequence[Side], leaving: Sequence[str] = ()) -> None:
+        """Entrants who join the field from the next choice on (a ladder's newcomers), and the
+        labels of those who leave it then (the older versions of a changed bot): their results
+        stay learned, they are never chosen again."""
 
 
 @dataclass
@@ -131,7 +141,7 @@ class SwissChooser:
             self.score[i] += scores.get(self.entrants[i].label, 0.0)
             self.met[i].update(j for j in numbers if j != i)
 
-    def grow(self, newcomers: Sequence[Side]) -> None:
+    def grow(self, newcomers: Sequence[Side], leaving: Sequence[str] = ()) -> None:
         raise ValueError("a swiss field is fixed")
 
 
@@ -213,24 +223,32 @@ class LadderChooser:
         self.mu = np.zeros(n)
         self.precision = np.full(n, PRIOR_PRECISION)
         self.pending = np.zeros(n)
+        self.retired = np.zeros(n, dtype=bool)  # older versions of a changed bot: never chosen again
         self._number = {side.label: i for i, side in enumerate(self.entrants)}
         self._promised: dict[tuple[str, ...], list[tuple[list[int], np.ndarray]]] = {}
         self._pairs: dict[tuple[str, str], list[int]] = {}  # (a, b), a < b -> [a won, drawn, b won]
         self._orders: list[MatchResult] = []  # three or more sides: every finishing order
         self._next_check = 0
 
-    def grow(self, newcomers: Sequence[Side]) -> None:
-        for side in newcomers:
+    def grow(self, newcomers: Sequence[Side], leaving: Sequence[str] = ()) -> None:
+        fresh = [side for side in newcomers if side.label not in self._number]
+        for side in fresh:
             self._number[side.label] = len(self.entrants)
             self.entrants.append(side)
-        extra = len(newcomers)
+        extra = len(fresh)
         self.mu = np.concatenate([self.mu, np.zeros(extra)])
         self.precision = np.concatenate([self.precision, np.full(extra, PRIOR_PRECISION)])
         self.pending = np.concatenate([self.pending, np.zeros(extra)])
+        self.retired = np.concatenate([self.retired, np.zeros(extra, dtype=bool)])
+        # A version the field had before comes back with what it learned then.
+        for side in newcomers:
+            self.retired[self._number[side.label]] = False
+        for label in leaving:
+            self.retired[self._number[label]] = True
 
     def widest_ci(self) -> float:
         """The widest 95% half-width of the running estimate, Elo (learned results only)."""
-        return float(1.96 * ELO_PER_UNIT / math.sqrt(float(self.precision.min())))
+        return float(1.96 * ELO_PER_UNIT / math.sqrt(float(self.precision[~self.retired].min())))
 
     def done(self) -> bool:
         if self.max_matches is not None and (self.chosen + 1) * self.per_pairing > self.max_matches:
@@ -254,7 +272,8 @@ class LadderChooser:
             yield from self._orders
 
         table = fit_ratings(results(), players=[side.label for side in self.entrants])
-        return max(math.inf if row.ci95 is None else row.ci95 for row in table.ratings)
+        active = {side.label for i, side in enumerate(self.entrants) if not self.retired[i]}
+        return max(math.inf if row.ci95 is None else row.ci95 for row in table.ratings if row.name in active)
 
     def choose(self, *, stored: bool = False) -> list[Pairing] | None:
         if self.done() and not stored:
@@ -268,14 +287,14 @@ class LadderChooser:
 
     def pick(self) -> tuple[list[int], np.ndarray]:
         """The next group and the information its set is expected to give each member: the
-        entrant with the widest interval (counting what is in play), and the opponents that
-        shrink the group's intervals most."""
+        entrant with the widest interval (counting what is in play), and the opponents of the
+        most information for it, weighted by their own uncertainty (``VARIANCE_POWER``)."""
         var = 1.0 / (self.precision + self.pending)
-        focus = int(np.argmax(var))
+        focus = int(np.argmax(np.where(self.retired, -np.inf, var)))
         info = self.per_pairing * _expected_info(self.mu, var, focus)
         # Variance each side would lose: v - 1/(1/v + I).
-        gain = var * var * info / (1.0 + var * info)
-        gain = gain + gain[focus]
+        gain = var**VARIANCE_POWER * info
+        gain[self.retired] = -np.inf
         gain[focus] = -np.inf
         if self.size == 2:
             others = [int(np.argmax(gain))]
@@ -383,7 +402,7 @@ class KnockoutChooser:
                                            -points.get(self.entrants[i].label, 0), i))
         self._winners[tuple(side.label for side in sides)] = best
 
-    def grow(self, newcomers: Sequence[Side]) -> None:
+    def grow(self, newcomers: Sequence[Side], leaving: Sequence[str] = ()) -> None:
         raise ValueError("a knockout field is fixed")
 
 

@@ -194,7 +194,8 @@ def plan_strategy(config: TournamentConfig, store: ResultStore) -> Strategy:
     if config.format.adaptive:
         from arena.tournament.adaptive import AdaptiveRun
 
-        return AdaptiveRun.resume(config, store)
+        # A ladder's changed bots play as their current versions (versions.py), joined to its field.
+        return AdaptiveRun.resume(generation_config(config, Versions(store.generations())), store)
     plan = plan_run(config, store)
     if config.format is Format.SPRT:
         from arena.tournament.sprt_run import SprtRun
@@ -256,6 +257,7 @@ def check_identities(store: ResultStore, identities: Mapping[str, BotIdentity], 
     current = dict(recorded)
     generation = {bot.name: versions.entrant(bot.name) for bot in config.bots if versions.entrant(bot.name) != bot.name}
     lines: list[str] = []
+    joined: list[str] = []  # the entrants the changed bots play as from now on
     for bot in config.bots:
         identity = identities.get(bot.name)
         if identity is None:
@@ -279,17 +281,32 @@ def check_identities(store: ResultStore, identities: Mapping[str, BotIdentity], 
         new = earlier[0] if earlier else versions.next_entrant(bot.name)
         if not earlier:
             current[new] = replace(identity, name=new)
+        joined.append(new)
         generation[bot.name] = new
         if new == bot.name:
             del generation[bot.name]
         then = "it plays as that version again" if earlier else (
-            "the new version plays its own schedule against the field, on the same deals")
+            "the new version joins the ladder as a newcomer, from its next pairing" if config.format is Format.LADDER
+            else "the new version plays its own schedule against the field, on the same deals")
         lines.append(f"{bot.name} has a new version ({'; '.join(changes)}): the results of {old.label} are kept, and {then}")
     if lines:
-        store.add_generation(generation, current)
+        store.add_generation(generation, current, _ladder_joins(store, config, joined))
     elif recorded != current:
         store.set_identities(current)
     return IdentityCheck(None, tuple(lines))
+
+
+def _ladder_joins(store: ResultStore, config: TournamentConfig, joined: list[str]) -> dict[str, Any]:
+    """A ladder's new versions join its field as newcomers (adaptive.py ``version_joins``):
+    the meta that says from when, recorded with the new generation."""
+    if config.format is not Format.LADDER:
+        return {}
+    from arena.tournament.adaptive import FIELD_KEY, version_joins
+
+    try:
+        return {FIELD_KEY: version_joins(config, store, joined)}
+    except ValueError as exc:
+        raise StoreError(f"{store.folder}: a ladder's changed bot cannot join yet: {exc}") from None
 
 
 class ReadyNames:

@@ -621,14 +621,19 @@ class ResultStore:
                 raise StoreWriteError(f"cannot write the bots' identities to {self.path}: {exc}") from None
             raise _damaged(self.path, exc) from None
 
-    def add_generation(self, generation: Mapping[str, str], identities: Mapping[str, BotIdentity]) -> None:
-        """Record a new generation of versions and the identities with it, in one transaction."""
+    def add_generation(self, generation: Mapping[str, str], identities: Mapping[str, BotIdentity],
+                       extra: Mapping[str, Any] | None = None) -> None:
+        """Record a new generation of versions and the identities with it (and the ``extra``
+        meta keys: a ladder's field, that the new versions join), in one transaction."""
         value = json.dumps([*self.generations(), dict(generation)], sort_keys=True)
         ident = json.dumps({name: identity.to_dict() for name, identity in identities.items()}, sort_keys=True)
         try:
             with self._conn:
                 self._conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (VERSIONS_KEY, value))
                 self._conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (IDENTITIES_KEY, ident))
+                for key, more in (extra or {}).items():
+                    self._conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+                                       (key, json.dumps(more, sort_keys=True)))
         except sqlite3.DatabaseError as exc:
             if _is_write_failure(exc):
                 raise StoreWriteError(f"cannot write the bots' versions to {self.path}: {exc}") from None

@@ -5,17 +5,25 @@ from __future__ import annotations
 
 import random
 import re
+import shutil
 import time
 from collections import Counter
 from itertools import combinations
 
 import pytest
+from typer.testing import CliRunner
 
-from arena.tournament.adaptive import AdaptiveRun, AdaptiveSchedule, Replay, chosen_now
+from arena.cli import app
+from arena.tournament import runner
+from arena.tournament.adaptive import AdaptiveRun, AdaptiveSchedule, Replay, champion, chosen_now, describe_format
+from arena.tournament.audit import scheduled_rows
 from arena.tournament.config import ConfigError
-from arena.tournament.executors import NOT_YET
+from arena.tournament.executors import NOT_YET, Completed
+from arena.tournament.identity import BotIdentity
 from arena.tournament.pairing import LadderChooser, bracket_order, group_up
 from arena.tournament.schedule import Side, build_schedule, entrants, schedule_size
+from arena.tournament.standings import standings_from_store
+from arena.tournament.store import ResultStore, StoreError
 from tests.formats_helpers import field, outcome_row, play
 
 NAMES = [f"b{i:02d}" for i in range(10)]
@@ -231,6 +239,67 @@ def test_ladder_newcomers_are_chosen_first():
     assert all(p & set(NAMES[7:]) for p in pairings[60:63])
 
 
+# --- a ladder's changed bot -----------------------------------------------------------------------
+
+
+LADDER_STRENGTH = {"a": 0.0, "b": 200.0, "c": 400.0, "d": 600.0, "b~2": 900.0}
+
+
+def _identities(changed: str = ""):
+    return {n: BotIdentity(n, "python3 bot.py", files=(("bot.py", ("2" if n == changed else "1") * 64),)) for n in "abcd"}
+
+
+def _ladder_versions(tmp_path, stored_of):
+    """A ladder of 12 matches, stored as ``stored_of`` keeps them; then b changes and the file
+    asks for 24: the run's store, after the identity check."""
+    config = field("abcd", "format: ladder\nmax_matches: 12\nwindow: 1", output=str(tmp_path / "out"))
+    first = stored_of(play(config, LADDER_STRENGTH))
+    _stored(config, first)
+    with ResultStore.open_for_run(config.output, config.fingerprint, config.game_dict(), config.to_dict()) as store:
+        runner.check_identities(store, _identities(), config)
+    more = field("abcd", "format: ladder\nmax_matches: 24\nwindow: 1", output=str(tmp_path / "out"))
+    return more, first
+
+
+def test_a_ladders_changed_bot_joins_as_a_new_version_and_plays_new_matches_only(tmp_path):
+    more, first = _ladder_versions(tmp_path, lambda rows: rows)
+    with runner.open_store(more) as store:
+        checked = runner.check_identities(store, _identities("b"), more)
+        assert len(checked.new_versions) == 1 and checked.new_versions[0].startswith("b has a new version")
+        assert checked.new_versions[0].endswith("the new version joins the ladder as a newcomer, from its next pairing")
+        run = runner.plan_strategy(more, store)
+        assert isinstance(run, AdaptiveRun) and "b~2" in {bot.name for bot in run.run_config.bots}
+        new = []
+        rng = random.Random(3)
+        for spec in run.pending:
+            assert spec is not NOT_YET  # one at a time: each result is in before the next choice
+            row = outcome_row(spec, LADDER_STRENGTH, rng)
+            store.add(row, {})
+            run.on_completed(Completed(spec, row, "{}", 0.0, "w"), store.count())
+            new.append(row)
+    # Every stored result kept; the old b never chosen again, the new one chosen at once (widest interval).
+    assert len(new) == 12 and not any("b" in row.seats for row in new)
+    assert "b~2" in new[0].seats
+    with ResultStore.open_existing(more.output) as store:
+        assert store.count() == 24
+        assert [r.id for r in scheduled_rows(store)][:12] == [r.id for r in sorted(first, key=lambda r: r.index)]
+        standings = standings_from_store(store)
+    # The table of current versions: the new matches and the old ones the old b did not play.
+    assert len(standings.bots) == 4 and standings.matches == 12 + sum("b" not in r.seats for r in first)
+    assert any(bot.name.startswith("b@") for bot in standings.bots)
+
+
+def test_a_ladders_changed_bot_with_matches_in_play_is_refused_in_one_line(tmp_path):
+    def cut(rows):
+        last_b = max(r.pairing for r in rows if "b" in r.seats)
+        return [r for r in rows if r.pairing < last_b or (r.pairing == last_b and r.rotation == 0)]
+
+    more, _ = _ladder_versions(tmp_path, cut)
+    with runner.open_store(more) as store, pytest.raises(StoreError, match=re.escape(
+            "a ladder's changed bot cannot join yet: b had matches of the ladder in play when it stopped")):
+        runner.check_identities(store, _identities("b"), more)
+
+
 # --- knockout -----------------------------------------------------------------------------------
 
 
@@ -261,6 +330,53 @@ def test_knockout_seeding_from_the_file_and_a_tied_set_to_the_better_seed():
     run = AdaptiveRun(config, Replay(config))
     first = chosen_now(run)
     assert {frozenset(s.seats) for s in first} == {frozenset("da"), frozenset("cb")}
+
+
+def _stored(config, rows) -> None:
+    with ResultStore.open_for_run(config.output, config.fingerprint, config.game_dict(), config.to_dict()) as store:
+        for row in sorted(rows, key=lambda r: r.index):
+            store.add(row, {})
+
+
+def _rated(folder, strength, seed) -> None:
+    config = field("abcd", "format: round_robin\nmatches_per_pairing: 8", output=str(folder))
+    rng = random.Random(seed)
+    _stored(config, [outcome_row(spec, strength, rng) for spec in build_schedule(config)])
+
+
+def test_knockout_seeded_by_a_results_folders_ratings_keeps_its_bracket_and_names_its_champion(tmp_path):
+    strength = {"a": 0.0, "b": 300.0, "c": 600.0, "d": 900.0, "e": 100.0}
+    _rated(tmp_path / "rated", strength, 1)
+    # e never played there: it follows the rated, in the file's order.
+    extra = f"format: knockout\nmatches_per_pairing: 6\nseeding: rated\noutput: {tmp_path / 'cup'}"
+    config = field("abcde", extra, base_dir=str(tmp_path))
+    assert config.seeding == ("d", "c", "b", "a", "e")
+    assert config.seeding_from == str(tmp_path / "rated")
+    assert "seeded by the ratings of" in describe_format(config)
+    first = play(config, strength, stop_after=6)  # the first round: a meets e, the others have byes
+    _stored(config, first)
+    # The folder ranks a first now: a new knockout seeds by that, this one keeps the seeds it began with.
+    shutil.rmtree(tmp_path / "rated")
+    _rated(tmp_path / "rated", {**strength, "a": 2000.0}, 2)
+    other = field("abcd", "format: knockout\nseeding: rated", base_dir=str(tmp_path), output=str(tmp_path / "o"))
+    assert other.seeding[0] == "a"
+    again = field("abcde", extra, base_dir=str(tmp_path))
+    assert again.seeding == config.seeding and again.fingerprint == config.fingerprint
+    with ResultStore.open_existing(again.output) as store:
+        assert champion(again, store) is None  # the bracket is not played out
+    rows = play(again, strength, stored=first)
+    shutil.rmtree(again.output)
+    _stored(again, rows)
+    with ResultStore.open_existing(again.output) as store:
+        assert champion(again, store) == "d"
+    shown = CliRunner().invoke(app, ["table", again.output, "--what", "standings"])
+    assert shown.exit_code == 0 and shown.stdout.rstrip().endswith("champion: d")
+
+
+def test_knockout_seeding_from_a_folder_without_results_is_one_line(tmp_path):
+    with pytest.raises(ConfigError, match=re.escape("key 'seeding': expected a results folder to seed by its "
+                                                    "ratings, or the entrants in seeding order;")):
+        field("abcd", "format: knockout\nseeding: nowhere", base_dir=str(tmp_path), output=str(tmp_path / "o"))
 
 
 @pytest.mark.parametrize(("extra", "message"), [
