@@ -586,7 +586,7 @@ def _check_identities_read_only(config: TournamentConfig, store: ResultStore, pl
     said to join as a new version, or refused where it cannot."""
     from arena.tournament import runner
     from arena.tournament.identity import identify_bot, identity_changes
-    from arena.tournament.versions import Versions, can_version
+    from arena.tournament.versions import Versions, can_version, version_refusal
 
     recorded = store.identities()
     if not recorded or not store.count():
@@ -599,7 +599,7 @@ def _check_identities_read_only(config: TournamentConfig, store: ResultStore, pl
             continue
         changes = identity_changes(recorded[entrant].fill_from(bot), identify_bot(bot))
         if changes and not can_version(config):
-            raise runner.BotChangedError(store.folder, bot.name, changes)
+            raise runner.BotChangedError(store.folder, bot.name, changes, way_out=version_refusal(config, store.folder))
         if changes:
             console.echo(f"{bot.name} has a new version ({'; '.join(changes)}): the run would keep the results of "
                          "its earlier version and play the new one's own schedule")

@@ -12,7 +12,7 @@ Results belong to the bots that played them. Before a resume plays anything, eac
 identity (identity.py: what it runs) is compared with the one stored with the results. A
 changed bot joins the tournament as a new version (versions.py): its old results are kept,
 and the new version plays its own schedule on the same deals. Where versions cannot be told
-apart in the schedule (a sequential test, fixed or rotating teams) a changed bot is refused
+apart in the schedule (a sequential test, fixed teams, an adaptive format) a changed bot is refused
 (``BotChangedError``), as is, always, a bot whose ``ready`` name changes during the run:
 another program answered under its name.
 """
@@ -31,7 +31,7 @@ from arena.tournament.executors import Completed, Executor, InlineExecutor, Loca
 from arena.tournament.identity import BotIdentity, bot_name, identify_bot, identity_changes
 from arena.tournament.schedule import Format, MatchSpec, build_schedule, iter_schedule
 from arena.tournament.store import MatchRow, ResultStore, StoreError
-from arena.tournament.versions import Versions, can_version, coverage, generation_config, pending
+from arena.tournament.versions import Versions, can_version, coverage, generation_config, pending, version_refusal
 
 LOGS_DIR = "logs"
 
@@ -41,15 +41,18 @@ class BotChangedError(StoreError):
     or commit differ, or another program answered under its name): a resume would mix two
     programs under one name."""
 
-    def __init__(self, folder: str, bot: str, changes: list[str], *, during_run: bool = False) -> None:
+    def __init__(self, folder: str, bot: str, changes: list[str], *, during_run: bool = False,
+                 way_out: str | None = None) -> None:
         self.folder = folder
         self.bot = bot
         self.changes = changes
         what = "answered differently during this run" if during_run else "changed since its results were stored"
+        way_out = way_out or (
+            f"to start afresh, delete {folder} or use a new folder (--output DIR); to keep both versions, "
+            "give the new one its own name in the file and use a new folder")
         super().__init__(
             f"bot {bot!r} {what}: {'; '.join(changes)}. The results in {folder} belong to the bot that played "
-            f"them: to start afresh, delete {folder} or use a new folder (--output DIR); to keep both versions, "
-            "give the new one its own name in the file and use a new folder"
+            f"them: {way_out}"
         )
 
 
@@ -273,7 +276,7 @@ def check_identities(store: ResultStore, identities: Mapping[str, BotIdentity], 
             current[entrant] = replace(identity, name=entrant).with_ready_name(old.ready_name)
             continue
         if not can_version(config):
-            raise BotChangedError(store.folder, bot.name, changes)
+            raise BotChangedError(store.folder, bot.name, changes, way_out=version_refusal(config, store.folder))
         earlier = [name for name, known in recorded.items()
                    if name != entrant and bot_name(name) == bot.name and known.fill_from(bot).key == identity.key]
         new = earlier[0] if earlier else versions.next_entrant(bot.name)

@@ -472,7 +472,9 @@ def versioned_rows(store: ResultStore, names: Sequence[str], *, every_version: b
 
 
 def _renamed(row: MatchRow, labels: Mapping[str, str]) -> MatchRow:
-    return replace(row, seats=tuple(labels.get(s, s) for s in row.seats), sides=tuple(labels.get(s, s) for s in row.sides))
+    # A rotating team's side is its members' names joined by "+" (schedule.py; a name holds no "+").
+    return replace(row, seats=tuple(labels.get(s, s) for s in row.seats),
+                   sides=tuple("+".join(labels.get(m, m) for m in side.split("+")) for side in row.sides))
 
 
 def standings_from_store(store: ResultStore, *, prior: float | None = DEFAULT_PRIOR,

@@ -322,8 +322,45 @@ def test_a_changed_bot_is_still_refused_where_versions_cannot_play_apart(tmp_pat
                            0, (5, 0), EndReason.TARGET, (Termination.OK,) * 4, (0, 0), 1), {})
         with open(tmp_path / "mybot.py", "a") as fh:
             fh.write("# tuned\n")
-        with pytest.raises(tr.BotChangedError, match="bot 'mybot' changed since its results were stored: program file"):
+        with pytest.raises(tr.BotChangedError, match="bot 'mybot' changed since its results were stored: program file") \
+                as caught:
             tr.check_identities(store, tr.identify_bots(config), config)
+    assert str(caught.value).endswith(
+        "a fixed team is the members the file names, so a new version of one cannot join the team that played: to "
+        "keep both, give the new version its own name and team in the file and use a new folder (--output DIR); to "
+        f"start afresh, delete {config.output}")
+
+
+def test_a_changed_bot_of_rotating_teams_joins_as_a_new_version_with_its_own_matches(tmp_path: Path):
+    from arena.core.outcome import EndReason
+    from arena.harness.protocol import Termination
+    from arena.tournament.identity import identify_bot
+    from arena.tournament.schedule import iter_schedule
+    from arena.tournament.store import MatchRow
+
+    shutil.copy(POLICYBOT / "policybot.py", tmp_path / "mybot.py")
+    path = tournament(tmp_path, '  - {name: mybot, cmd: "$PYTHON mybot.py hash"}\n' + policy("greedy")
+                      + policy("random") + policy("first") + policy("hash"),
+                      extra="mode: pairs\nplayers: 4\nteams: rotating\nmatches_per_pairing: 2\n")
+    config = load_config(path)
+    with tr.open_store(config) as store:
+        store.set_identities({bot.name: identify_bot(bot) for bot in config.bots})
+        for spec in iter_schedule(config):
+            store.add(MatchRow(spec.id, spec.index, spec.pairing, spec.deal, spec.rotation, spec.seed, spec.sides,
+                               spec.seats, 0, (5, 0), EndReason.TARGET, (Termination.OK,) * 4, (0, 0), 1), {})
+        with open(tmp_path / "mybot.py", "a") as fh:
+            fh.write("# tuned\n")
+        checked = tr.check_identities(store, tr.identify_bots(config), config)
+        assert [line.split(" (")[0] for line in checked.new_versions] == ["mybot has a new version"]
+        plan = tr.plan_run(config, store)
+        pending = list(plan.pending)
+        # Its own matches: every match it sat in, on the same deal and seats, and none without it.
+        played = [spec for spec in iter_schedule(config) if "mybot" in spec.seats]
+        assert 0 < len(played) < len(list(iter_schedule(config)))
+        assert [(s.seed, s.seats) for s in pending] == [
+            (s.seed, tuple("mybot~2" if seat == "mybot" else seat for seat in s.seats)) for s in played]
+        assert all("mybot" not in side.split("+") for s in pending for side in s.sides)
+        assert sum("mybot~2" in side.split("+") for s in pending for side in s.sides) == len(pending)
 
 
 def test_a_store_without_identities_still_resumes_and_then_records_them(tmp_path: Path):
