@@ -144,9 +144,10 @@ def comparison_lines(c: Comparison, fmt: TableFormat, limit: int) -> list[str]:
     out.append("")
     if c.deals_shared:
         a_better = sum(f.a_points > f.b_points for f in c.flips)
-        out.append(f"{names} played {counted(c.deals_shared, 'deal')} against the same opponents from the same seats; "
-                   f"the results differ on {len(c.flips)} ({c.a.label} better on {a_better}, "
-                   f"{c.b.label} on {len(c.flips) - a_better}):")
+        played = f"{names} played {counted(c.deals_shared, 'deal')} against the same opponents from the same seats; "
+        out.append(played + (f"the results differ on {len(c.flips)} ({c.a.label} better on {a_better}, "
+                             f"{c.b.label} on {len(c.flips) - a_better}):" if c.flips else
+                             "the results are the same on every one"))
         for flip in shown(c.flips):
             first = flip.a[0]
             out.append(f"  deal {first.deal} of {first.folder} against {' and '.join(flip.opponents)}: "
