@@ -396,6 +396,8 @@ def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, p
                 out.say(f"note: {checked.note}")
             for line in checked.new_versions:
                 out.say(line, always=True)
+            for line in checked.respelled:
+                out.say(f"note: {line}")
             if drop_old:
                 _drop_old(store, config, out)
             if checked.new_versions or drop_old:
@@ -477,12 +479,20 @@ def _grows(config: TournamentConfig, store: ResultStore) -> bool:
     return grown_field(config, store) is not None
 
 
+def _respelled(config: TournamentConfig, store: ResultStore) -> bool:
+    """Whether the file only spells bots' commands anew (the dry run then checks their identities)."""
+    from arena.tournament.config import respelled_bots, stored_game_dict
+
+    return not config.format.adaptive and bool(respelled_bots(stored_game_dict(store.meta().get("game") or {}),
+                                                              config.game_dict()))
+
+
 def _existing_store(config: TournamentConfig) -> ResultStore:
     """The results store a dry run reads, refused as the run would refuse it for a changed file."""
     from arena.tournament.store import ResultStore, ResumeMismatchError
 
     existing = ResultStore.open_existing(config.output)
-    if existing.fingerprint != config.fingerprint and not _grows(config, existing):
+    if existing.fingerprint != config.fingerprint and not _grows(config, existing) and not _respelled(config, existing):
         try:
             raise ResumeMismatchError(config.output, _changed(existing, config))
         finally:

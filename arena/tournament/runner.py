@@ -237,6 +237,7 @@ class IdentityCheck:
 
     note: str | None = None
     new_versions: tuple[str, ...] = ()
+    respelled: tuple[str, ...] = ()  # a line per bot whose command the file spells anew, the same program
 
 
 def check_identities(store: ResultStore, identities: Mapping[str, BotIdentity], config: TournamentConfig) -> IdentityCheck:
@@ -247,12 +248,18 @@ def check_identities(store: ResultStore, identities: Mapping[str, BotIdentity], 
     recorded = store.identities()
     count = store.count()
     versions = Versions(store.generations())
+    if store.respelled and count and (recorded is None or config.format.adaptive):
+        # Without identities the arena cannot tell the same program; an adaptive format's
+        # choices are not re-examined here: the file's change is refused as any other.
+        from arena.tournament.store import ResumeMismatchError
+
+        raise ResumeMismatchError(store.folder, [f"bots.{name}.cmd" for name in store.respelled])
     if recorded is None:
         named = {name: identity for name, identity in identities.items()}
         if named:
             store.set_identities(named)
         if not count:
-            return IdentityCheck()
+            return IdentityCheck(respelled=_respell(store, config, set()))
         return IdentityCheck(
             f"the bots' identities were not recorded with the {count} matches in {store.folder} (an earlier "
             "version of the arena); they are taken as played by these bots, and recorded from now on")
@@ -292,7 +299,27 @@ def check_identities(store: ResultStore, identities: Mapping[str, BotIdentity], 
         store.add_generation(generation, current)
     elif recorded != current:
         store.set_identities(current)
-    return IdentityCheck(None, tuple(lines))
+    return IdentityCheck(None, tuple(lines), _respell(store, config, {line.split(" ", 1)[0] for line in lines}))
+
+
+def _respell(store: ResultStore, config: TournamentConfig, changed: set[str]) -> tuple[str, ...]:
+    """Record the file's new spelling of its bots' commands (``store.respelled``), once their
+    identities are checked; a line for each that runs the same program as before."""
+    if not store.respelled:
+        return ()
+    before = {bot.get("name"): bot for bot in (store.meta().get("game") or {}).get("bots", []) if isinstance(bot, dict)}
+    store.redescribe(config.fingerprint, config.game_dict(), config.to_dict(), {})
+    lines = []
+    for name in store.respelled:
+        if name in changed:
+            continue
+        old, new = before.get(name, {}), config.bot(name)
+        spelled = (f"cmd {old.get('cmd')!r} -> {new.cmd!r}" if old.get("cmd") != new.to_dict()["cmd"]
+                   else f"cwd {old.get('cwd')!r} -> {new.cwd!r}")
+        lines.append(f"{name}: the file spells its command anew ({spelled}) for the same program (its identity): "
+                     "its results stand")
+    store.respelled = ()
+    return tuple(lines)
 
 
 class ReadyNames:

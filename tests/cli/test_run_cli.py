@@ -561,3 +561,42 @@ def test_a_ctrl_c_while_the_report_is_written_stops_cleanly_with_every_match_sto
     assert done.exit_code == 130, done.output
     assert "interrupted: 2 of 2 matches are safely stored" in done.stderr and f"resume with: arena run {path}" in done.stderr
     assert stored(tmp_path / "out") == 2 and (tmp_path / "out" / "standings.json").is_file()
+
+
+def test_a_command_spelled_anew_for_the_same_program_resumes_as_that_bot(tmp_path: Path):
+    from arena.core.outcome import EndReason
+    from arena.harness.protocol import Termination
+    from arena.tournament.identity import identify_bot
+    from arena.tournament.schedule import iter_schedule
+    from arena.tournament.store import MatchRow, ResumeMismatchError
+
+    (tmp_path / "mybot").mkdir()
+    shutil.copy(POLICYBOT / "policybot.py", tmp_path / "mybot" / "bot.py")
+    first = '  - {name: mybot, cmd: "python3 bot.py hash", cwd: mybot}\n'
+    path = tournament(tmp_path, first + policy("greedy"))
+    config = load_config(path)
+    specs = list(iter_schedule(config))
+    with tr.open_store(config) as store:
+        store.set_identities({bot.name: identify_bot(bot) for bot in config.bots})
+        for spec in specs[:1]:
+            store.add(MatchRow(spec.id, spec.index, spec.pairing, spec.deal, spec.rotation, spec.seed, spec.sides,
+                               spec.seats, 0, (5, 0), EndReason.TARGET, (Termination.OK,) * 2, (0, 0), 1), {})
+    # The same file through $PYTHON and an absolute path, no cwd: the same program.
+    respelled = f'  - {{name: mybot, cmd: "$PYTHON {tmp_path}/mybot/bot.py hash"}}\n'
+    path.write_text(path.read_text().replace(first, respelled))
+    again = load_config(path)
+    assert again.fingerprint != config.fingerprint
+    with tr.open_store(again) as store:
+        checked = tr.check_identities(store, tr.identify_bots(again), again)
+        assert checked.new_versions == () and len(checked.respelled) == 1
+        assert checked.respelled[0].startswith("mybot: the file spells its command anew (cmd 'python3 bot.py hash' -> ")
+        assert store.fingerprint == again.fingerprint and store.count() == 1
+        plan = tr.plan_run(again, store)
+        assert plan.done == 1 and [s.id for s in plan.pending] == [s.id for s in specs[1:]]
+    # Without recorded identities the arena cannot tell: the file's change is refused, as before.
+    conn = sqlite3.connect(tmp_path / "out" / "results.sqlite")
+    with conn:
+        conn.execute("DELETE FROM meta WHERE key = 'identities'")
+    conn.close()
+    with tr.open_store(config) as store, pytest.raises(ResumeMismatchError, match="bots.mybot.cmd"):
+        tr.check_identities(store, tr.identify_bots(config), config)
