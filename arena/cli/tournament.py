@@ -712,7 +712,7 @@ class _ScheduleView:
         return (f"{self.config.name}: {done}/{self.strategy.total} matches, {live.rate.text()}, "
                 f"leader: {live.leader.text()}, failures: {live.failures_text()}")
 
-    def json_line(self, row: MatchRow, notes: Sequence[FailureNote], done: int) -> str:
+    def json_line(self, row: MatchRow, notes: Sequence[FailureNote], done: int, store: ResultStore) -> str:
         from arena.tournament.progress import match_json
 
         return match_json(row, notes, done, self.strategy.total)
@@ -758,12 +758,21 @@ class _SprtView:
         return (f"{self.config.name}: {self.state_text()}  ({done} matches, {live.rate.text()}, "
                 f"failures: {live.failures_text()})")
 
-    def json_line(self, row: MatchRow, notes: Sequence[FailureNote], done: int) -> str:
+    def json_line(self, row: MatchRow, notes: Sequence[FailureNote], done: int, store: ResultStore) -> str:
         from arena.render.sprt_text import status_json
         from arena.tournament.progress import match_json
+        from arena.tournament.sprt_run import sides_of
 
-        # No total (the test decides how many): null, and the test's state as "sprt".
-        line = {**json.loads(match_json(row, notes, done, 0)), "total": None, "sprt": status_json(self.strategy.summary())}
+        # No total (the test decides how many): null, and the test's state as "sprt", with
+        # which program each side is (read afresh: a ready name, and so a label, comes with
+        # a bot's first match).
+        identities = store.identities() or {}
+        sprt = status_json(self.strategy.summary())
+        for role, name in zip(("a", "b"), sides_of(self.config), strict=True):
+            identity = identities.get(name)
+            sprt[role] = {"name": name, "label": identity.label if identity else None,
+                          "version": identity.version if identity else None, "identity": identity.key if identity else None}
+        line = {**json.loads(match_json(row, notes, done, 0)), "total": None, "sprt": sprt}
         return json.dumps(line, separators=(",", ":"))
 
     def news(self, before: bool) -> str | None:
@@ -912,7 +921,7 @@ class _Live:
         self.leader.add(row)
         self.rate.add()
         if self.mode is Progress.JSONL:
-            console.echo(self.view.json_line(row, notes, done))
+            console.echo(self.view.json_line(row, notes, done, self.store))
         if self.verbose:
             self.out.say(match_line(row, notes))
         for note in notes:

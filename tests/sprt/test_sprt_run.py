@@ -343,6 +343,13 @@ def test_the_command_with_two_bot_commands_plays_until_it_decides_then_resumes_t
     last = lines[-1]["sprt"]
     assert last["decision"] == "H1" and last["params"] == SprtParams.elo(0, 100, model=EloModel.LOGISTIC).to_dict()
     assert [line["sprt"]["pairs"] for line in lines] == sorted(line["sprt"]["pairs"] for line in lines)
+    # Which program each side is: its name in the test, label, version and identity.
+    with ResultStore.open_existing(str(tmp_path / "out")) as store:
+        identities = store.identities()
+    for role, name in (("a", "policybot-A"), ("b", "policybot-B")):
+        known = identities[name]
+        assert lines[-1]["sprt"][role] == {"name": name, "label": known.label, "version": known.version,
+                                           "identity": known.key}
     # The final lines (with --progress jsonl, on stderr) name both sides and the decision.
     assert "Results of policybot-A vs policybot-B" in result.stderr
     assert f"H1 was accepted at pair {last['decided_at']}" in result.stderr
