@@ -471,10 +471,38 @@ def versioned_rows(store: ResultStore, names: Sequence[str], *, every_version: b
                          {labels[name]: identities[name] for name in shown if name in identities}, bool(versions.current))
 
 
+def store_labels(store: ResultStore) -> dict[str, str]:
+    """What each entrant of a folder where a bot changed is shown as (``mybot~2`` ->
+    ``mybot@2.0``, versions.py); empty where no bot changed, every name shown as it is."""
+    from arena.tournament.audit import keyed_identities
+    from arena.tournament.versions import Versions, version_labels
+
+    versions = Versions(store.generations())
+    if not versions.current:
+        return {}
+    game = store.meta().get("game") or {}
+    names = [bot["name"] for bot in game.get("bots", []) if isinstance(bot, dict) and "name" in bot]
+    return version_labels(keyed_identities(store) or {}, versions.all_entrants(names))
+
+
+def relabelled(record: Any, labels: Mapping[str, str]) -> Any:
+    """A ``GameRecord`` with its seats' names as people read them (``store_labels``), for a
+    replay to show; never for checking it."""
+    if not labels:
+        return record
+    return replace(record, seats=tuple(labels.get(s, s) for s in record.seats),
+                   outcomes=tuple(replace(o, bot=labels.get(o.bot, o.bot)) for o in record.outcomes))
+
+
 def _renamed(row: MatchRow, labels: Mapping[str, str]) -> MatchRow:
-    # A rotating team's side is its members' names joined by "+" (schedule.py; a name holds no "+").
     return replace(row, seats=tuple(labels.get(s, s) for s in row.seats),
-                   sides=tuple("+".join(labels.get(m, m) for m in side.split("+")) for side in row.sides))
+                   sides=tuple(shown_side(side, labels) for side in row.sides))
+
+
+def shown_side(side: str, labels: Mapping[str, str]) -> str:
+    """A side's label with each bot by its label: a rotating team's side is its members'
+    names joined by "+" (schedule.py; a name holds no "+")."""
+    return "+".join(labels.get(member, member) for member in side.split("+"))
 
 
 def standings_from_store(store: ResultStore, *, prior: float | None = DEFAULT_PRIOR,

@@ -294,6 +294,21 @@ def test_a_changed_python_bot_joins_its_tournament_as_a_new_version_on_the_same_
     assert {r["name"]: (r["version"], r["identity"]) for r in every if r["name"].startswith("mybot@")} == {
         identities[e].label: (identities[e].version, identities[e].key) for e in ("mybot", "mybot~2")}
     assert arena("verify", str(tmp_path / "out")).returncode == 0
+    # A replay and the report show each version by its label, never the store's mybot~2.
+    old_label = identities["mybot"].label
+    from typer.testing import CliRunner
+
+    from arena.cli.app import app
+
+    [new_id] = [i for i in new if new[i].seats[0] == "mybot~2"][:1]
+    shown = CliRunner().invoke(app, ["replay", str(tmp_path / "out"), new_id])
+    assert shown.exit_code == 0 and label in shown.stdout and "mybot~2" not in shown.stdout, shown.output
+    from arena.render.report import TournamentReport
+
+    report = TournamentReport(tmp_path / "out", replays_dir="r")
+    scripts = "".join(script for _file, script in report.replay_files())
+    assert "mybot~2" not in scripts and label in scripts and old_label in scripts
+    assert {side for m in report.matches for side in m["sides"] if side.startswith("mybot")} == {label, old_label}
     again = arena("run", str(path), "--no-progress", "--no-report")
     assert again.returncode == 0 and "new version" not in again.stderr and stored(tmp_path / "out") == 10
     dropped = arena("run", str(path), "--no-progress", "--no-report", "--drop-old")
