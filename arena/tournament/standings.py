@@ -461,14 +461,21 @@ def versioned_rows(store: ResultStore, names: Sequence[str], *, every_version: b
 
     rows: Sequence[MatchRow] = scheduled_rows(store)
     versions = Versions(store.generations())
-    shown = versions.all_entrants(names) if every_version or not versions.current else versions.current_entrants(names)
+    current = versions.current_entrants(names)
+    shown = versions.all_entrants(names) if every_version or not versions.current else current
     identities = keyed_identities(store) or {}
     labels = version_labels(identities, versions.all_entrants(names))
+    several = False
     if versions.current:
+        # An earlier version is listed while the folder holds its results (--drop-old deletes them).
+        played = {seat for row in rows for seat in row.seats}
+        older = [name for name in versions.all_entrants(names) if name not in current and name in played]
+        several = bool(older)
+        shown = tuple(name for name in shown if name in current or name in older)
         kept = frozenset(shown)
         rows = [_renamed(row, labels) for row in rows if is_current(row.seats, kept)]
     return VersionedRows(rows, tuple(labels[name] for name in shown),
-                         {labels[name]: identities[name] for name in shown if name in identities}, bool(versions.current))
+                         {labels[name]: identities[name] for name in shown if name in identities}, several)
 
 
 def store_labels(store: ResultStore) -> dict[str, str]:

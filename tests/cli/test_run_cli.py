@@ -315,6 +315,10 @@ def test_a_changed_python_bot_joins_its_tournament_as_a_new_version_on_the_same_
     assert dropped.returncode == 0 and "--drop-old: 4 matches of earlier versions deleted" in dropped.stderr
     with ResultStore.open_existing(str(tmp_path / "out")) as store:
         assert all("mybot" not in row.seats for row in store.results()) and store.count() == 6
+    # The old version's results are gone, and so is it from the tables, with the note about versions.
+    left = arena("table", str(tmp_path / "out"), "--versions", "all", "--format", "json")
+    assert sorted(r["name"] for r in json.loads(left.stdout)) == sorted(["greedy", "random", label])
+    assert "current versions only" not in arena("table", str(tmp_path / "out")).stdout
 
 
 def test_a_changed_bot_is_still_refused_where_versions_cannot_play_apart(tmp_path: Path):
