@@ -28,7 +28,7 @@ class Command(NamedTuple):
 COMMANDS = (
     Command("run", "arena.cli.tournament:run", "Play a tournament from a YAML file, or resume it."),
     Command("table", "arena.cli.tournament:table", "Print the standings and crosstable of a results folder."),
-    Command("compare", "arena.cli.compare:compare_cmd", "Show two bots (two versions) of a results folder side by side."),
+    Command("compare", "arena.cli.compare:compare_cmd", "Show two versions of a bot side by side, wherever they played."),
     Command("report", "arena.cli.replay:report_cmd",
             "Write a tournament's report page (a verified replay per match), or a league's page."),
     Command("sprt", "arena.cli.sprt:sprt", "Test whether one bot is stronger than another with the fewest games (SPRT)."),

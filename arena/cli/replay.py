@@ -259,6 +259,15 @@ def replay_cmd(
         rep = replay(data)
     except RecordError as exc:
         raise RecordError(f"{label}: {exc}") from None
+    if game.is_dir() and _is_store(game):
+        # Checked as recorded, shown as people read the bots: a version by its label (mybot@2.0).
+        from dataclasses import replace
+
+        from arena.tournament.standings import relabelled, store_labels
+        from arena.tournament.store import ResultStore
+
+        with ResultStore.open_existing(str(game)) as store:
+            rep = replace(rep, record=relabelled(rep.record, store_labels(store)))
     if seat is not None and not 0 <= seat < rep.seating.players:
         raise InputError(f"--seat {seat}: this match has seats 0 to {rep.seating.players - 1}")
     if stderr:

@@ -260,6 +260,8 @@ def sprt(
     if clock is not None:
         bots = (replace(bots[0], clock=clock), replace(bots[1], clock=clock))
     config = _config(bots, params, base_config, seed, concurrency, output, cluster)
+    if output is None:
+        config = _own_folder(config)
     resume = _resume_command(candidate, baseline, params, file, repo, base, dev, build, cmd, cwd,
                              None if seed is None else seed_argument(seed, show_seed), concurrency, output, cluster,
                              clock)
@@ -288,6 +290,41 @@ def _config(bots: tuple[BotConfig, BotConfig], params: SprtParams, base: Tournam
         seed=seed if seed is not None else base.seed, concurrency=concurrency or base.concurrency,
         cluster=cluster or base.cluster, source=base.source,
     )
+
+
+def _own_folder(config: TournamentConfig) -> TournamentConfig:
+    """The test's default folder; or, when the test stored there was played by another version
+    of a side (a sequential test is about the two programs it began with, so the new version
+    cannot join it), the first beside it (``-2``, ``-3``, ...) that holds a test of these two
+    programs, or none yet: the old test is kept, and running the same command again resumes
+    the new one. A side with a build or from a revision is known only once built: its run
+    checks it, and refuses a changed one with the way out."""
+    from arena.cli.tournament import _rel
+    from arena.tournament.identity import identify_bot, identity_changes
+    from arena.tournament.store import STORE_FILE, ResultStore
+
+    if any(bot.build is not None or bot.source is not None for bot in config.bots):
+        return config
+    first: tuple[str, list[str]] | None = None
+    number = 1
+    while True:
+        folder = config.output if number == 1 else f"{config.output}-{number}"
+        if not os.path.isfile(os.path.join(folder, STORE_FILE)):
+            break
+        with ResultStore.open_existing(folder) as store:
+            recorded = store.identities() if store.count() else None
+        changes = [f"{bot.name} has a new version ({'; '.join(found)})" for bot in config.bots
+                   if recorded and bot.name in recorded
+                   and (found := identity_changes(recorded[bot.name].fill_from(bot), identify_bot(bot)))]
+        if not changes:
+            break
+        first = first or (folder, changes)
+        number += 1
+    if first is None:
+        return config
+    console.say(f"{'; '.join(first[1])}: the test in {_rel(first[0])} is about the programs it began with and is kept; "
+                f"this test goes in {_rel(folder)}")
+    return replace(config, output=folder)
 
 
 def sprt_stats(

@@ -396,6 +396,8 @@ def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, p
                 out.say(f"note: {checked.note}")
             for line in checked.new_versions:
                 out.say(line, always=True)
+            for line in checked.respelled:
+                out.say(f"note: {line}")
             if drop_old:
                 _drop_old(store, config, out)
             if checked.new_versions or drop_old:
@@ -479,12 +481,20 @@ def _grows(config: TournamentConfig, store: ResultStore) -> bool:
     return grown_field(config, store) is not None
 
 
+def _respelled(config: TournamentConfig, store: ResultStore) -> bool:
+    """Whether the file only spells bots' commands anew (the dry run then checks their identities)."""
+    from arena.tournament.config import respelled_bots, stored_game_dict
+
+    return not config.format.adaptive and bool(respelled_bots(stored_game_dict(store.meta().get("game") or {}),
+                                                              config.game_dict()))
+
+
 def _existing_store(config: TournamentConfig) -> ResultStore:
     """The results store a dry run reads, refused as the run would refuse it for a changed file."""
     from arena.tournament.store import ResultStore, ResumeMismatchError
 
     existing = ResultStore.open_existing(config.output)
-    if existing.fingerprint != config.fingerprint and not _grows(config, existing):
+    if existing.fingerprint != config.fingerprint and not _grows(config, existing) and not _respelled(config, existing):
         try:
             raise ResumeMismatchError(config.output, _changed(existing, config))
         finally:
@@ -588,7 +598,7 @@ def _check_identities_read_only(config: TournamentConfig, store: ResultStore, pl
     said to join as a new version, or refused where it cannot."""
     from arena.tournament import runner
     from arena.tournament.identity import identify_bot, identity_changes
-    from arena.tournament.versions import Versions, can_version
+    from arena.tournament.versions import Versions, can_version, version_refusal
 
     recorded = store.identities()
     if not recorded or not store.count():
@@ -601,7 +611,7 @@ def _check_identities_read_only(config: TournamentConfig, store: ResultStore, pl
             continue
         changes = identity_changes(recorded[entrant].fill_from(bot), identify_bot(bot))
         if changes and not can_version(config):
-            raise runner.BotChangedError(store.folder, bot.name, changes)
+            raise runner.BotChangedError(store.folder, bot.name, changes, way_out=version_refusal(config, store.folder))
         if changes:
             plays = ("join the ladder with the new one, as a newcomer" if config.format is Format.LADDER
                      else "play the new one's own schedule")
@@ -706,7 +716,7 @@ class _ScheduleView:
         return (f"{self.config.name}: {done}/{self.strategy.total} matches, {live.rate.text()}, "
                 f"leader: {live.leader.text()}, failures: {live.failures_text()}")
 
-    def json_line(self, row: MatchRow, notes: Sequence[FailureNote], done: int) -> str:
+    def json_line(self, row: MatchRow, notes: Sequence[FailureNote], done: int, store: ResultStore) -> str:
         from arena.tournament.progress import match_json
 
         return match_json(row, notes, done, self.strategy.total)
@@ -752,12 +762,21 @@ class _SprtView:
         return (f"{self.config.name}: {self.state_text()}  ({done} matches, {live.rate.text()}, "
                 f"failures: {live.failures_text()})")
 
-    def json_line(self, row: MatchRow, notes: Sequence[FailureNote], done: int) -> str:
+    def json_line(self, row: MatchRow, notes: Sequence[FailureNote], done: int, store: ResultStore) -> str:
         from arena.render.sprt_text import status_json
         from arena.tournament.progress import match_json
+        from arena.tournament.sprt_run import sides_of
 
-        # No total (the test decides how many): null, and the test's state as "sprt".
-        line = {**json.loads(match_json(row, notes, done, 0)), "total": None, "sprt": status_json(self.strategy.summary())}
+        # No total (the test decides how many): null, and the test's state as "sprt", with
+        # which program each side is (read afresh: a ready name, and so a label, comes with
+        # a bot's first match).
+        identities = store.identities() or {}
+        sprt = status_json(self.strategy.summary())
+        for role, name in zip(("a", "b"), sides_of(self.config), strict=True):
+            identity = identities.get(name)
+            sprt[role] = {"name": name, "label": identity.label if identity else None,
+                          "version": identity.version if identity else None, "identity": identity.key if identity else None}
+        line = {**json.loads(match_json(row, notes, done, 0)), "total": None, "sprt": sprt}
         return json.dumps(line, separators=(",", ":"))
 
     def news(self, before: bool) -> str | None:
@@ -906,7 +925,7 @@ class _Live:
         self.leader.add(row)
         self.rate.add()
         if self.mode is Progress.JSONL:
-            console.echo(self.view.json_line(row, notes, done))
+            console.echo(self.view.json_line(row, notes, done, self.store))
         if self.verbose:
             self.out.say(match_line(row, notes))
         for note in notes:

@@ -283,15 +283,19 @@ def assign_entries(
     joins its bot's only version (or a label it names), else it is ``name@unknown``."""
     notes: list[str] = []
     if by_name:
+        # Each program as its entry first (an SPRT's "bot_v1" is the version of mybot it runs),
+        # then every version of a name as one: the name its label gives.
+        exact, _ = assign_entries(tournaments)
         merged: dict[str, set[str]] = defaultdict(set)
-        for t in tournaments:
-            for name in t.bots:
-                identity = (t.identities or {}).get(name)
-                merged[bot_name(name)].add(identity.key if identity is not None else name)
-        several = [f"{name} ({len(keys)})" for name, keys in merged.items() if len(keys) > 1]
+        pooled: dict[tuple[int, str], Entry] = {}
+        for place, entry in exact.items():
+            name = entry.label.split("@", 1)[0]
+            merged[name].add(entry.label)
+            pooled[place] = Entry(name, name)
+        several = [f"{name} ({len(labels)})" for name, labels in merged.items() if len(labels) > 1]
         notes.append("--by-name: every version of a name is one entry" + (
             f" (merged: {', '.join(several)} versions)" if several else " (no name here has more than one version)"))
-        return {(t.index, name): Entry(bot_name(name), bot_name(name)) for t in tournaments for name in t.bots}, notes
+        return pooled, notes
     first: dict[str, BotIdentity] = {}  # key -> the identity as first seen (its ready name once known)
     for t in tournaments:
         for name in t.bots:
@@ -380,6 +384,7 @@ class League:
     pools: tuple[Pool, ...]
     entries: Mapping[tuple[int, str], Entry]
     notes: tuple[str, ...] = ()
+    by_name: bool = False  # versions merged: a match between two of them is one entry against itself
 
     def names(self, tournament: Tournament) -> Callable[[str], str]:
         """The entry label of each name in one tournament's results."""
@@ -445,7 +450,7 @@ def open_league(paths: Sequence[str | Path], *, by_name: bool = False, mix: bool
     tournaments.sort(key=lambda t: (t.date, t.index))
     entries, entry_notes = assign_entries(tournaments, by_name=by_name)
     pools = _pools(tournaments, mix)
-    return League(pools, entries, (*notes, *entry_notes))
+    return League(pools, entries, (*notes, *entry_notes), by_name)
 
 
 def _pools(tournaments: Sequence[Tournament], mix: bool) -> tuple[Pool, ...]:
@@ -525,11 +530,17 @@ def rate_pool(
     tournaments = pool.tournaments[: upto if upto is not None else len(pool.tournaments)]
     read = results if results is not None else league.results
     seen: dict[str, set[int]] = defaultdict(set)
+    itself = 0  # matches between versions merged by --by-name: no information about the entry
 
     def tracked() -> Iterator[Result]:
+        nonlocal itself
         for position, t in enumerate(tournaments):
             for result in read(t):
-                for side in _sides(result):
+                sides = _sides(result)
+                if league.by_name and len({name for side in sides for name in side}) < sum(map(len, sides)):
+                    itself += 1
+                    continue
+                for side in sides:
                     for name in side:
                         seen[name].add(position)
                 yield result
@@ -542,6 +553,9 @@ def rate_pool(
         notes.append(f"anchor {label} did not play here: ratings centred on {anchor_elo:g}")
         label = None
     table = fit_ratings(tracked(), anchor=label, anchor_elo=anchor_elo, prior=prior)
+    if itself:
+        notes.append(f"--by-name: {itself} match{'es' if itself != 1 else ''} between versions of one name "
+                     "(an entry against itself) left out")
     if anchor is not None and label is None:
         table = _shifted(table, anchor_elo)
     rows = []

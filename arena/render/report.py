@@ -55,11 +55,14 @@ def store_differences(record: Any, row: Any = None, config: Any = None, spec: An
     return None
 
 
-def replay_script(record: Any, row: Any, config: Any, spec: Any, title: str) -> tuple[str | None, str | None]:
+def replay_script(record: Any, row: Any, config: Any, spec: Any, title: str,
+                  labels: Mapping[str, str] | None = None) -> tuple[str | None, str | None]:
     """(the replay's data file, or None; why the record was refused, or None) for a record
-    (JSON) of a results store, with its row, the tournament's config and its schedule's match."""
+    (JSON) of a results store, with its row, the tournament's config and its schedule's match;
+    the seats are shown by ``labels`` (``standings.store_labels``: a version's label)."""
     from arena.match.replay import verify_afterwards
     from arena.render.html import replay_data_script
+    from arena.tournament.standings import relabelled
 
     try:
         rec, steps, seen = verify_afterwards(record)
@@ -68,7 +71,7 @@ def replay_script(record: Any, row: Any, config: Any, spec: Any, title: str) -> 
     why = store_differences(rec, row, config, spec)
     if why is not None:
         return None, why
-    return replay_data_script(rec, steps, title, seen), None
+    return replay_data_script(relabelled(rec, labels or {}), steps, title, seen), None
 
 
 Checker = Callable[[str], tuple[str | None, str | None]]
@@ -79,10 +82,12 @@ def store_checker(results: str | Path) -> Iterator[Checker]:
     """``replay_script`` by match id for the results folder ``results``, its store open (read
     only) while this lasts: what the report's workers each hold."""
     from arena.tournament.audit import store_schedule
+    from arena.tournament.standings import store_labels
     from arena.tournament.store import ResultStore, StoreError
 
     with ResultStore.open_existing(str(results)) as store:
         name = _tournament_name(store, results)
+        labels = store_labels(store)
         config, schedule = store_schedule(store)
         by_id = {spec.id: spec for spec in schedule}
         rows = {row.id: row for row in store.results()}
@@ -95,7 +100,7 @@ def store_checker(results: str | Path) -> Iterator[Checker]:
                 record = store.record(match_id)
             except (StoreError, ValueError) as exc:
                 return None, f"unreadable record: {exc}"
-            return replay_script(record, row, config, spec, f"{name} · match {match_id}")
+            return replay_script(record, row, config, spec, f"{name} · match {match_id}", labels)
 
         yield check
 
@@ -168,9 +173,12 @@ class TournamentReport:
 
         self.refusals.clear()
         self.matches.clear()
+        from arena.tournament.standings import store_labels
+
         with ResultStore.open_existing(str(self.results)) as store:
             self._name = _tournament_name(store, self.results)
             rows = store.results()
+            labels = store_labels(store)
         with ExitStack() as stack:
             check = self._check
             if check is None:
@@ -184,7 +192,7 @@ class TournamentReport:
                     href = f"{self.replays_dir}/{VIEWER}#{file.removesuffix('.js')}"
                 else:
                     self.refusals.append(f"refused {row.id}: {why}")
-                self.matches.append(_match_entry(row, href, why))
+                self.matches.append(_match_entry(row, href, why, labels))
         self._walked = True
 
     def page(self, *, prior: float | None = None) -> str:
@@ -253,10 +261,12 @@ def sprt_section(store: Any) -> dict[str, Any] | None:
             "notes": notes}
 
 
-def _match_entry(row: Any, href: str | None, why: str | None) -> dict[str, Any]:
+def _match_entry(row: Any, href: str | None, why: str | None, labels: Mapping[str, str]) -> dict[str, Any]:
+    from arena.tournament.standings import shown_side
+
     return {
         "id": row.id,
-        "sides": list(row.sides),
+        "sides": [shown_side(side, labels) for side in row.sides],
         "winner": row.winner,
         "score": "-".join(map(str, row.scores)),
         "reason": row.reason.value,

@@ -285,6 +285,27 @@ def diff_game_dicts(old: Mapping[str, Any], new: Mapping[str, Any], prefix: str 
     return out
 
 
+SPELLING_KEYS = ("cmd", "cwd")
+"""A bot's keys that say where its program is, not what it is: the identity check tells (identity.py)."""
+
+
+def respelled_bots(old: Mapping[str, Any], new: Mapping[str, Any]) -> tuple[str, ...] | None:
+    """The bots whose command is spelled anew (``SPELLING_KEYS``) when that is all two game
+    dicts differ in, else None: the same schedule of the same entries, whose programs a resume
+    compares by identity (``./mybot``, ``/home/me/mybot`` and ``mybot`` with a ``cwd`` are one)."""
+    def plain(game: Mapping[str, Any]) -> dict[str, Any]:
+        bots = game.get("bots")
+        if not isinstance(bots, list):
+            return dict(game)
+        return {**game, "bots": [{k: v for k, v in b.items() if k not in SPELLING_KEYS} if isinstance(b, Mapping)
+                                 else b for b in bots]}
+
+    if plain(old) != plain(new):
+        return None
+    return tuple(str(b.get("name")) for a, b in zip(old.get("bots") or [], new.get("bots") or [], strict=True)
+                 if isinstance(a, Mapping) and isinstance(b, Mapping) and a != b)
+
+
 # --- loading ------------------------------------------------------------------------
 
 

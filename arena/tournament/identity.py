@@ -262,22 +262,28 @@ def content_key(cmd: str | tuple[str, ...], files: Mapping[str, str | None], inp
                 commit: str | None, env: Iterable[tuple[str, str]], built: bool) -> str:
     """The identity of what a command runs (BotIdentity.key): each word of the command as what
     it stands for. ``files`` maps the files the command names (as written) to their SHA-256."""
-    argv = split_command(expand_python(cmd, "python3"))
-    words: list[list[str]]
-    if argv[:2] == ("/bin/sh", "-c"):
-        words = [["shell", argv[2]]]
-    else:
-        scripts = [word for word in argv[1:] if word in files]
-        words = []
-        for position, word in enumerate(argv):
-            if word in files and not (position == 0 and scripts):
-                # A built bot's binary is what the build made of its known inputs.
-                words.append(["built"] if built and inputs_sha256 is not None else ["file", files[word] or "missing"])
-            elif position == 0:
-                words.append(["program", interpreter_family(word)])
-            else:
-                words.append(["arg", word])
+    words = [word for word, _path in _command_words(cmd, files, inputs_sha256, built)]
     return digest_of({"words": words, "inputs": inputs_sha256, "commit": commit, "env": sorted(map(list, env))})
+
+
+def _command_words(cmd: str | tuple[str, ...], files: Mapping[str, str | None], inputs_sha256: str | None,
+                   built: bool) -> list[tuple[list[str], str | None]]:
+    """Each word of the command as what it stands for, with the path of a file it names (None
+    for the other words)."""
+    argv = split_command(expand_python(cmd, "python3"))
+    if argv[:2] == ("/bin/sh", "-c"):
+        return [(["shell", argv[2]], None)]
+    scripts = [word for word in argv[1:] if word in files]
+    words: list[tuple[list[str], str | None]] = []
+    for position, word in enumerate(argv):
+        if word in files and not (position == 0 and scripts):
+            # A built bot's binary is what the build made of its known inputs.
+            words.append((["built"] if built and inputs_sha256 is not None else ["file", files[word] or "missing"], word))
+        elif position == 0:
+            words.append((["program", interpreter_family(word)], None))
+        else:
+            words.append((["arg", word], None))
+    return words
 
 
 def identify_bot(bot: BotConfig) -> BotIdentity:
@@ -321,10 +327,18 @@ def identity_changes(old: BotIdentity, new: BotIdentity) -> list[str]:
     """Why ``new`` is not the bot ``old`` describes, in words; empty when it is the same program
     (the same ``key``: a command spelled another way is the same bot). The ready names count
     only when both are known."""
-    reasons: list[str] = []
     if old.env is not None and new.env is not None and old.key == new.key:
         return _ready_change(old, new)
-    if old.cmd != new.cmd:
+    reasons: list[str] = []
+    old_words = _command_words(old.cmd, dict(old.files), old.inputs_sha256, old.built)
+    new_words = _command_words(new.cmd, dict(new.files), new.inputs_sha256, new.built)
+
+    def shape(words: list[tuple[list[str], str | None]]) -> list[list[str]]:
+        return [word if path is None else ["file"] for word, path in words]
+
+    respelled = shape(old_words) == shape(new_words)
+    if not respelled:
+        # More than where its files are: the program, an argument, the files it names.
         reasons.append(f"command changed ({_cmd_text(old.cmd)!r} -> {_cmd_text(new.cmd)!r})")
     if old.commit != new.commit:
         if old.commit and new.commit:
@@ -334,6 +348,14 @@ def identity_changes(old: BotIdentity, new: BotIdentity) -> list[str]:
         elif old.commit:
             reasons.append(f"no longer from revision {old.commit[:12]}")
     old_files, new_files = dict(old.files), dict(new.files)
+    if respelled:
+        # The same command, its files perhaps elsewhere: each counts by its content, in its place.
+        pairs = [(o, n) for (_w, o), (_v, n) in zip(old_words, new_words, strict=True) if o is not None and n is not None]
+        for old_path, new_path in pairs:
+            if old_files[old_path] != new_files[new_path]:
+                where = old_path if old_path == new_path else f"{old_path} (now {new_path})"
+                reasons.append(f"program file {where} changed ({_change(old_files[old_path], new_files[new_path])})")
+        return reasons + _other_changes(old, new) + _ready_change(old, new)
     for path in dict.fromkeys([*old_files, *new_files]):
         if path not in old_files:
             reasons.append(f"program file {path} is new ({_short(new_files[path])})")
@@ -341,11 +363,16 @@ def identity_changes(old: BotIdentity, new: BotIdentity) -> list[str]:
             reasons.append(f"program file {path} is no longer run")
         elif old_files[path] != new_files[path]:
             reasons.append(f"program file {path} changed ({_change(old_files[path], new_files[path])})")
+    return reasons + _other_changes(old, new) + _ready_change(old, new)
+
+
+def _other_changes(old: BotIdentity, new: BotIdentity) -> list[str]:
+    reasons = []
     if old.inputs_sha256 != new.inputs_sha256:
         reasons.append(f"build inputs changed ({_change(old.inputs_sha256, new.inputs_sha256, 'none known')})")
     if old.env is not None and new.env is not None and old.env != new.env:
         reasons.append("environment changed")
-    return reasons + _ready_change(old, new)
+    return reasons
 
 
 def _ready_change(old: BotIdentity, new: BotIdentity) -> list[str]:

@@ -12,7 +12,7 @@ Results belong to the bots that played them. Before a resume plays anything, eac
 identity (identity.py: what it runs) is compared with the one stored with the results. A
 changed bot joins the tournament as a new version (versions.py): its old results are kept,
 and the new version plays its own schedule on the same deals. Where versions cannot be told
-apart in the schedule (a sequential test, fixed or rotating teams) a changed bot is refused
+apart in the schedule (a sequential test, fixed teams, an adaptive format) a changed bot is refused
 (``BotChangedError``), as is, always, a bot whose ``ready`` name changes during the run:
 another program answered under its name.
 """
@@ -31,7 +31,7 @@ from arena.tournament.executors import Completed, Executor, InlineExecutor, Loca
 from arena.tournament.identity import BotIdentity, bot_name, identify_bot, identity_changes
 from arena.tournament.schedule import Format, MatchSpec, build_schedule, iter_schedule
 from arena.tournament.store import MatchRow, ResultStore, StoreError
-from arena.tournament.versions import Versions, can_version, coverage, generation_config, pending
+from arena.tournament.versions import Versions, can_version, coverage, generation_config, pending, version_refusal
 
 LOGS_DIR = "logs"
 
@@ -41,15 +41,18 @@ class BotChangedError(StoreError):
     or commit differ, or another program answered under its name): a resume would mix two
     programs under one name."""
 
-    def __init__(self, folder: str, bot: str, changes: list[str], *, during_run: bool = False) -> None:
+    def __init__(self, folder: str, bot: str, changes: list[str], *, during_run: bool = False,
+                 way_out: str | None = None) -> None:
         self.folder = folder
         self.bot = bot
         self.changes = changes
         what = "answered differently during this run" if during_run else "changed since its results were stored"
+        way_out = way_out or (
+            f"to start afresh, delete {folder} or use a new folder (--output DIR); to keep both versions, "
+            "give the new one its own name in the file and use a new folder")
         super().__init__(
             f"bot {bot!r} {what}: {'; '.join(changes)}. The results in {folder} belong to the bot that played "
-            f"them: to start afresh, delete {folder} or use a new folder (--output DIR); to keep both versions, "
-            "give the new one its own name in the file and use a new folder"
+            f"them: {way_out}"
         )
 
 
@@ -235,6 +238,7 @@ class IdentityCheck:
 
     note: str | None = None
     new_versions: tuple[str, ...] = ()
+    respelled: tuple[str, ...] = ()  # a line per bot whose command the file spells anew, the same program
 
 
 def check_identities(store: ResultStore, identities: Mapping[str, BotIdentity], config: TournamentConfig) -> IdentityCheck:
@@ -245,12 +249,18 @@ def check_identities(store: ResultStore, identities: Mapping[str, BotIdentity], 
     recorded = store.identities()
     count = store.count()
     versions = Versions(store.generations())
+    if store.respelled and count and (recorded is None or config.format.adaptive):
+        # Without identities the arena cannot tell the same program; an adaptive format's
+        # choices are not re-examined here: the file's change is refused as any other.
+        from arena.tournament.store import ResumeMismatchError
+
+        raise ResumeMismatchError(store.folder, [f"bots.{name}.cmd" for name in store.respelled])
     if recorded is None:
         named = {name: identity for name, identity in identities.items()}
         if named:
             store.set_identities(named)
         if not count:
-            return IdentityCheck()
+            return IdentityCheck(respelled=_respell(store, config, set()))
         return IdentityCheck(
             f"the bots' identities were not recorded with the {count} matches in {store.folder} (an earlier "
             "version of the arena); they are taken as played by these bots, and recorded from now on")
@@ -275,7 +285,7 @@ def check_identities(store: ResultStore, identities: Mapping[str, BotIdentity], 
             current[entrant] = replace(identity, name=entrant).with_ready_name(old.ready_name)
             continue
         if not can_version(config):
-            raise BotChangedError(store.folder, bot.name, changes)
+            raise BotChangedError(store.folder, bot.name, changes, way_out=version_refusal(config, store.folder))
         earlier = [name for name, known in recorded.items()
                    if name != entrant and bot_name(name) == bot.name and known.fill_from(bot).key == identity.key]
         new = earlier[0] if earlier else versions.next_entrant(bot.name)
@@ -293,7 +303,27 @@ def check_identities(store: ResultStore, identities: Mapping[str, BotIdentity], 
         store.add_generation(generation, current, _ladder_joins(store, config, joined))
     elif recorded != current:
         store.set_identities(current)
-    return IdentityCheck(None, tuple(lines))
+    return IdentityCheck(None, tuple(lines), _respell(store, config, {line.split(" ", 1)[0] for line in lines}))
+
+
+def _respell(store: ResultStore, config: TournamentConfig, changed: set[str]) -> tuple[str, ...]:
+    """Record the file's new spelling of its bots' commands (``store.respelled``), once their
+    identities are checked; a line for each that runs the same program as before."""
+    if not store.respelled:
+        return ()
+    before = {bot.get("name"): bot for bot in (store.meta().get("game") or {}).get("bots", []) if isinstance(bot, dict)}
+    store.redescribe(config.fingerprint, config.game_dict(), config.to_dict(), {})
+    lines = []
+    for name in store.respelled:
+        if name in changed:
+            continue
+        old, new = before.get(name, {}), config.bot(name)
+        spelled = (f"cmd {old.get('cmd')!r} -> {new.cmd!r}" if old.get("cmd") != new.to_dict()["cmd"]
+                   else f"cwd {old.get('cwd')!r} -> {new.cwd!r}")
+        lines.append(f"{name}: the file spells its command anew ({spelled}) for the same program (its identity): "
+                     "its results stand")
+    store.respelled = ()
+    return tuple(lines)
 
 
 def _ladder_joins(store: ResultStore, config: TournamentConfig, joined: list[str]) -> dict[str, Any]:

@@ -461,18 +461,55 @@ def versioned_rows(store: ResultStore, names: Sequence[str], *, every_version: b
 
     rows: Sequence[MatchRow] = scheduled_rows(store)
     versions = Versions(store.generations())
-    shown = versions.all_entrants(names) if every_version or not versions.current else versions.current_entrants(names)
+    current = versions.current_entrants(names)
+    shown = versions.all_entrants(names) if every_version or not versions.current else current
     identities = keyed_identities(store) or {}
     labels = version_labels(identities, versions.all_entrants(names))
+    several = False
     if versions.current:
+        # An earlier version is listed while the folder holds its results (--drop-old deletes them).
+        played = {seat for row in rows for seat in row.seats}
+        older = [name for name in versions.all_entrants(names) if name not in current and name in played]
+        several = bool(older)
+        shown = tuple(name for name in shown if name in current or name in older)
         kept = frozenset(shown)
         rows = [_renamed(row, labels) for row in rows if is_current(row.seats, kept)]
     return VersionedRows(rows, tuple(labels[name] for name in shown),
-                         {labels[name]: identities[name] for name in shown if name in identities}, bool(versions.current))
+                         {labels[name]: identities[name] for name in shown if name in identities}, several)
+
+
+def store_labels(store: ResultStore) -> dict[str, str]:
+    """What each entrant of a folder where a bot changed is shown as (``mybot~2`` ->
+    ``mybot@2.0``, versions.py); empty where no bot changed, every name shown as it is."""
+    from arena.tournament.audit import keyed_identities
+    from arena.tournament.versions import Versions, version_labels
+
+    versions = Versions(store.generations())
+    if not versions.current:
+        return {}
+    game = store.meta().get("game") or {}
+    names = [bot["name"] for bot in game.get("bots", []) if isinstance(bot, dict) and "name" in bot]
+    return version_labels(keyed_identities(store) or {}, versions.all_entrants(names))
+
+
+def relabelled(record: Any, labels: Mapping[str, str]) -> Any:
+    """A ``GameRecord`` with its seats' names as people read them (``store_labels``), for a
+    replay to show; never for checking it."""
+    if not labels:
+        return record
+    return replace(record, seats=tuple(labels.get(s, s) for s in record.seats),
+                   outcomes=tuple(replace(o, bot=labels.get(o.bot, o.bot)) for o in record.outcomes))
 
 
 def _renamed(row: MatchRow, labels: Mapping[str, str]) -> MatchRow:
-    return replace(row, seats=tuple(labels.get(s, s) for s in row.seats), sides=tuple(labels.get(s, s) for s in row.sides))
+    return replace(row, seats=tuple(labels.get(s, s) for s in row.seats),
+                   sides=tuple(shown_side(side, labels) for side in row.sides))
+
+
+def shown_side(side: str, labels: Mapping[str, str]) -> str:
+    """A side's label with each bot by its label: a rotating team's side is its members'
+    names joined by "+" (schedule.py; a name holds no "+")."""
+    return "+".join(labels.get(member, member) for member in side.split("+"))
 
 
 def standings_from_store(store: ResultStore, *, prior: float | None = DEFAULT_PRIOR,

@@ -304,6 +304,9 @@ class ResultStore:
         self._lock = lock
         self._sequences: list[weakref.ref[StoredRows]] = []
         self._columns = _ROW_COLUMNS
+        # The bots whose command the file spells anew, all else unchanged (config.respelled_bots):
+        # opened for a run, which compares their identities and then records the new spelling.
+        self.respelled: tuple[str, ...] = ()
 
     @property
     def path(self) -> str:
@@ -398,11 +401,14 @@ class ResultStore:
             return self
         self._check_meta(meta)
         if meta.get("fingerprint") != fingerprint:
-            from arena.tournament.config import diff_game_dicts, fingerprint_of, stored_game_dict
+            from arena.tournament.config import diff_game_dicts, fingerprint_of, respelled_bots, stored_game_dict
 
             stored = stored_game_dict(meta.get("game") or {})
             if fingerprint_of(stored) != fingerprint:
-                raise ResumeMismatchError(self.folder, diff_game_dicts(stored, game_dict))
+                respelled = respelled_bots(stored, game_dict)
+                if not respelled:
+                    raise ResumeMismatchError(self.folder, diff_game_dicts(stored, game_dict))
+                self.respelled = respelled
         return self
 
     @classmethod

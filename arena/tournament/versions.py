@@ -61,6 +61,7 @@ class Versions:
 
 
 def can_version(config: TournamentConfig) -> bool:
+<<<<<<< HEAD
     """Whether a changed bot can join as a new version: a side is one bot (alone, or copies of
     it). A sequential test is about its two programs, fixed or rotating teams name their
     members, and a swiss or knockout plays a bracket of the bots it began with: there a changed
@@ -68,8 +69,29 @@ def can_version(config: TournamentConfig) -> bool:
     replaces the old one from its next pairing on (adaptive.py ``version_joins``)."""
     if config.format is Format.LADDER:
         return config.mode is Mode.SINGLE
+=======
+    """Whether a changed bot can join as a new version: its entrant is the bot itself (alone,
+    copies of it, or a member of rotating teams, whose sides the schedule makes of whichever
+    bots it has). A sequential test is about its two programs, fixed teams are the members the
+    file names, and a swiss, ladder or knockout chooses its pairings from the results of the
+    bots it has (a new version would change what its stored rows replay to): there a changed
+    bot is refused (``version_refusal`` says why and what to do)."""
+>>>>>>> h-versions
     return (config.format is not Format.SPRT and not config.format.adaptive
-            and (config.mode is Mode.SINGLE or config.team_mode is TeamMode.CLONES))
+            and (config.mode is Mode.SINGLE or config.team_mode is not TeamMode.FIXED))
+
+
+def version_refusal(config: TournamentConfig, folder: str) -> str | None:
+    """Why a changed bot cannot join this tournament, and the way out; None where the general
+    way out is all there is to say (a swiss, ladder or knockout)."""
+    if config.format is Format.SPRT:
+        return (f"a sequential test decides about the two programs it began with, so a new version cannot join "
+                f"it: test the new version in a folder of its own (--output DIR), or delete {folder} to start afresh")
+    if config.mode is Mode.PAIRS and config.team_mode is TeamMode.FIXED:
+        return (f"a fixed team is the members the file names, so a new version of one cannot join the team that "
+                f"played: to keep both, give the new version its own name and team in the file and use a new folder "
+                f"(--output DIR); to start afresh, delete {folder}")
+    return None
 
 
 def generation_config(config: TournamentConfig, versions: Versions, generation: int | None = None) -> TournamentConfig:
@@ -166,6 +188,7 @@ def version_labels(identities: Mapping[str, BotIdentity] | None, entrants: Seque
 __all__ = [
     "Versions",
     "can_version",
+    "version_refusal",
     "coverage",
     "expected_schedule",
     "generation_config",

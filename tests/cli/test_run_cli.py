@@ -294,12 +294,31 @@ def test_a_changed_python_bot_joins_its_tournament_as_a_new_version_on_the_same_
     assert {r["name"]: (r["version"], r["identity"]) for r in every if r["name"].startswith("mybot@")} == {
         identities[e].label: (identities[e].version, identities[e].key) for e in ("mybot", "mybot~2")}
     assert arena("verify", str(tmp_path / "out")).returncode == 0
+    # A replay and the report show each version by its label, never the store's mybot~2.
+    old_label = identities["mybot"].label
+    from typer.testing import CliRunner
+
+    from arena.cli.app import app
+
+    [new_id] = [i for i in new if new[i].seats[0] == "mybot~2"][:1]
+    shown = CliRunner().invoke(app, ["replay", str(tmp_path / "out"), new_id])
+    assert shown.exit_code == 0 and label in shown.stdout and "mybot~2" not in shown.stdout, shown.output
+    from arena.render.report import TournamentReport
+
+    report = TournamentReport(tmp_path / "out", replays_dir="r")
+    scripts = "".join(script for _file, script in report.replay_files())
+    assert "mybot~2" not in scripts and label in scripts and old_label in scripts
+    assert {side for m in report.matches for side in m["sides"] if side.startswith("mybot")} == {label, old_label}
     again = arena("run", str(path), "--no-progress", "--no-report")
     assert again.returncode == 0 and "new version" not in again.stderr and stored(tmp_path / "out") == 10
     dropped = arena("run", str(path), "--no-progress", "--no-report", "--drop-old")
     assert dropped.returncode == 0 and "--drop-old: 4 matches of earlier versions deleted" in dropped.stderr
     with ResultStore.open_existing(str(tmp_path / "out")) as store:
         assert all("mybot" not in row.seats for row in store.results()) and store.count() == 6
+    # The old version's results are gone, and so is it from the tables, with the note about versions.
+    left = arena("table", str(tmp_path / "out"), "--versions", "all", "--format", "json")
+    assert sorted(r["name"] for r in json.loads(left.stdout)) == sorted(["greedy", "random", label])
+    assert "current versions only" not in arena("table", str(tmp_path / "out")).stdout
 
 
 def test_a_changed_bot_is_still_refused_where_versions_cannot_play_apart(tmp_path: Path):
@@ -322,8 +341,45 @@ def test_a_changed_bot_is_still_refused_where_versions_cannot_play_apart(tmp_pat
                            0, (5, 0), EndReason.TARGET, (Termination.OK,) * 4, (0, 0), 1), {})
         with open(tmp_path / "mybot.py", "a") as fh:
             fh.write("# tuned\n")
-        with pytest.raises(tr.BotChangedError, match="bot 'mybot' changed since its results were stored: program file"):
+        with pytest.raises(tr.BotChangedError, match="bot 'mybot' changed since its results were stored: program file") \
+                as caught:
             tr.check_identities(store, tr.identify_bots(config), config)
+    assert str(caught.value).endswith(
+        "a fixed team is the members the file names, so a new version of one cannot join the team that played: to "
+        "keep both, give the new version its own name and team in the file and use a new folder (--output DIR); to "
+        f"start afresh, delete {config.output}")
+
+
+def test_a_changed_bot_of_rotating_teams_joins_as_a_new_version_with_its_own_matches(tmp_path: Path):
+    from arena.core.outcome import EndReason
+    from arena.harness.protocol import Termination
+    from arena.tournament.identity import identify_bot
+    from arena.tournament.schedule import iter_schedule
+    from arena.tournament.store import MatchRow
+
+    shutil.copy(POLICYBOT / "policybot.py", tmp_path / "mybot.py")
+    path = tournament(tmp_path, '  - {name: mybot, cmd: "$PYTHON mybot.py hash"}\n' + policy("greedy")
+                      + policy("random") + policy("first") + policy("hash"),
+                      extra="mode: pairs\nplayers: 4\nteams: rotating\nmatches_per_pairing: 2\n")
+    config = load_config(path)
+    with tr.open_store(config) as store:
+        store.set_identities({bot.name: identify_bot(bot) for bot in config.bots})
+        for spec in iter_schedule(config):
+            store.add(MatchRow(spec.id, spec.index, spec.pairing, spec.deal, spec.rotation, spec.seed, spec.sides,
+                               spec.seats, 0, (5, 0), EndReason.TARGET, (Termination.OK,) * 4, (0, 0), 1), {})
+        with open(tmp_path / "mybot.py", "a") as fh:
+            fh.write("# tuned\n")
+        checked = tr.check_identities(store, tr.identify_bots(config), config)
+        assert [line.split(" (")[0] for line in checked.new_versions] == ["mybot has a new version"]
+        plan = tr.plan_run(config, store)
+        pending = list(plan.pending)
+        # Its own matches: every match it sat in, on the same deal and seats, and none without it.
+        played = [spec for spec in iter_schedule(config) if "mybot" in spec.seats]
+        assert 0 < len(played) < len(list(iter_schedule(config)))
+        assert [(s.seed, s.seats) for s in pending] == [
+            (s.seed, tuple("mybot~2" if seat == "mybot" else seat for seat in s.seats)) for s in played]
+        assert all("mybot" not in side.split("+") for s in pending for side in s.sides)
+        assert sum("mybot~2" in side.split("+") for s in pending for side in s.sides) == len(pending)
 
 
 def test_a_store_without_identities_still_resumes_and_then_records_them(tmp_path: Path):
@@ -524,3 +580,42 @@ def test_a_ctrl_c_while_the_report_is_written_stops_cleanly_with_every_match_sto
     assert done.exit_code == 130, done.output
     assert "interrupted: 2 of 2 matches are safely stored" in done.stderr and f"resume with: arena run {path}" in done.stderr
     assert stored(tmp_path / "out") == 2 and (tmp_path / "out" / "standings.json").is_file()
+
+
+def test_a_command_spelled_anew_for_the_same_program_resumes_as_that_bot(tmp_path: Path):
+    from arena.core.outcome import EndReason
+    from arena.harness.protocol import Termination
+    from arena.tournament.identity import identify_bot
+    from arena.tournament.schedule import iter_schedule
+    from arena.tournament.store import MatchRow, ResumeMismatchError
+
+    (tmp_path / "mybot").mkdir()
+    shutil.copy(POLICYBOT / "policybot.py", tmp_path / "mybot" / "bot.py")
+    first = '  - {name: mybot, cmd: "python3 bot.py hash", cwd: mybot}\n'
+    path = tournament(tmp_path, first + policy("greedy"))
+    config = load_config(path)
+    specs = list(iter_schedule(config))
+    with tr.open_store(config) as store:
+        store.set_identities({bot.name: identify_bot(bot) for bot in config.bots})
+        for spec in specs[:1]:
+            store.add(MatchRow(spec.id, spec.index, spec.pairing, spec.deal, spec.rotation, spec.seed, spec.sides,
+                               spec.seats, 0, (5, 0), EndReason.TARGET, (Termination.OK,) * 2, (0, 0), 1), {})
+    # The same file through $PYTHON and an absolute path, no cwd: the same program.
+    respelled = f'  - {{name: mybot, cmd: "$PYTHON {tmp_path}/mybot/bot.py hash"}}\n'
+    path.write_text(path.read_text().replace(first, respelled))
+    again = load_config(path)
+    assert again.fingerprint != config.fingerprint
+    with tr.open_store(again) as store:
+        checked = tr.check_identities(store, tr.identify_bots(again), again)
+        assert checked.new_versions == () and len(checked.respelled) == 1
+        assert checked.respelled[0].startswith("mybot: the file spells its command anew (cmd 'python3 bot.py hash' -> ")
+        assert store.fingerprint == again.fingerprint and store.count() == 1
+        plan = tr.plan_run(again, store)
+        assert plan.done == 1 and [s.id for s in plan.pending] == [s.id for s in specs[1:]]
+    # Without recorded identities the arena cannot tell: the file's change is refused, as before.
+    conn = sqlite3.connect(tmp_path / "out" / "results.sqlite")
+    with conn:
+        conn.execute("DELETE FROM meta WHERE key = 'identities'")
+    conn.close()
+    with tr.open_store(config) as store, pytest.raises(ResumeMismatchError, match="bots.mybot.cmd"):
+        tr.check_identities(store, tr.identify_bots(config), config)

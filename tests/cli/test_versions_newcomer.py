@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -79,13 +80,19 @@ def test_a_bots_versions_from_a_tournament_an_edit_and_an_sprt_are_two_entries(t
     assert {r["group"] for r in rows.values()} == {1}
     text = read("rate", str(results))
     assert "mybot@1.0" in text and "mybot@2.0" in text
-    # The two versions side by side, where they met head to head.
+    # The versions side by side across everything: where they met head to head (the SPRT), and
+    # where they played the same deals against greedy (the tournament's two schedules).
     sprt_folder = results / "sprt-bot-vs-bot_v1"
-    lines = read("compare", str(sprt_folder), "bot", "bot_v1").splitlines()
-    assert lines[0].split()[:3] == ["bot", "version", "elo"] and lines[2].split()[:2] == ["bot", "2.0"]
-    assert lines[3].split()[:2] == ["bot_v1", "1.0"]
+    lines = read("compare", str(results), "mybot@2.0", "bot_v1").splitlines()
+    assert lines[0].split()[:3] == ["bot", "version", "identity"] and lines[2].split()[:2] == ["mybot@2.0", "2.0"]
+    assert lines[3].split()[:2] == ["mybot@1.0", "1.0"]
     met = next(line for line in lines if " met on " in line)
-    assert met.startswith("bot and bot_v1 met on 2 duplicate deals; ")
-    sweeps = [line for line in lines if line.startswith("  deal ")]
+    assert met.startswith("mybot@2.0 and mybot@1.0 met on 2 duplicate deals; ")
+    sweeps = [line for line in lines if line.startswith("  deal ") and " won both seats" in line]
     assert len(sweeps) == int(met.split("; ")[1].split()[0])
-    assert all(f"won both seats (arena replay {sprt_folder} 0000" in line for line in sweeps)
+    assert all(re.match(rf"  deal \d+ of {re.escape(str(sprt_folder))}: mybot@[12]\.0 won both seats$", line)
+               for line in sweeps)
+    apart = next(line for line in lines if " against the same opponents " in line)
+    assert apart.startswith("mybot@2.0 and mybot@1.0 played 1 deal against the same opponents from the same seats")
+    replays = [line.split()[:4] for line in lines if line.startswith("    arena replay ")]
+    assert replays and all(words[2] in (str(sprt_folder), str(results / "mine")) for words in replays)

@@ -431,3 +431,27 @@ def test_two_programs_in_a_tournament_a_gauntlet_and_an_sprt_folder_are_exactly_
     assert sorted(rows) == ["ana", "anav2", "luis", "marta"]
     assert rows["ana"]["tournaments"] == rows["anav2"]["tournaments"] == 2
     assert rows["ana"]["identity"] != rows["anav2"]["identity"] and {r["group"] for r in rows.values()} == {1}
+
+
+def test_by_name_merges_every_version_of_a_name_wherever_it_played_and_leaves_out_their_own_matches(tmp_path: Path):
+    league = tmp_path / "league"
+    _store(league, "t1", date="2026-01-01T00:00:00+00:00")
+    _store(league, "t2", seed=7, date="2026-02-01T00:00:00+00:00")
+    _store(league, "t3", bots=("bot", "bot_v1"), date="2026-03-01T00:00:00+00:00")  # named as arena sprt names them
+    field = {"luis": _identity("luis", "l"), "marta": _identity("marta", "m")}
+    _set_meta(league / "t1", "identities", {"ana": _identity("ana", "a1", ready="ana 1.0"), **field})
+    _set_meta(league / "t2", "identities", {"ana": _identity("ana", "a2", ready="ana 2.0"), **field})
+    _set_meta(league / "t3", "identities", {"bot": _identity("bot", "a2", ready="ana 2.0"),
+                                            "bot_v1": _identity("bot_v1", "a1", ready="ana 1.0")})
+    apart = {row["name"]: row for row in _json(_arena("rate", league, "--format", "json"))}
+    assert sorted(apart) == ["ana@1.0", "ana@2.0", "luis", "marta"]
+    merged = {row["name"]: row for row in _json(_arena("rate", league, "--by-name", "--format", "json"))}
+    assert sorted(merged) == ["ana", "luis", "marta"]
+    # The versions' matches against the field, not those of one version against the other.
+    against_field = {
+        name: sum(1 for t in ("t1", "t2") for line in _games(league / t) if name in line) for name in ("ana",)}
+    assert merged["ana"]["matches"] == against_field["ana"] == apart["ana@1.0"]["matches"] + apart["ana@2.0"][
+        "matches"] - 2 * 4
+    said = " ".join(_arena("rate", league, "--by-name").stdout.split())
+    assert "--by-name: 4 matches between versions of one name (an entry against itself) left out" in said
+    assert "--by-name: every version of a name is one entry (merged: ana (2) versions)" in said

@@ -16,6 +16,7 @@ import os
 import random
 import re
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -342,6 +343,13 @@ def test_the_command_with_two_bot_commands_plays_until_it_decides_then_resumes_t
     last = lines[-1]["sprt"]
     assert last["decision"] == "H1" and last["params"] == SprtParams.elo(0, 100, model=EloModel.LOGISTIC).to_dict()
     assert [line["sprt"]["pairs"] for line in lines] == sorted(line["sprt"]["pairs"] for line in lines)
+    # Which program each side is: its name in the test, label, version and identity.
+    with ResultStore.open_existing(str(tmp_path / "out")) as store:
+        identities = store.identities()
+    for role, name in (("a", "policybot-A"), ("b", "policybot-B")):
+        known = identities[name]
+        assert lines[-1]["sprt"][role] == {"name": name, "label": known.label, "version": known.version,
+                                           "identity": known.key}
     # The final lines (with --progress jsonl, on stderr) name both sides and the decision.
     assert "Results of policybot-A vs policybot-B" in result.stderr
     assert f"H1 was accepted at pair {last['decided_at']}" in result.stderr
@@ -514,3 +522,32 @@ def test_sprt_stats_is_its_own_command_and_the_old_spelling_still_works():
     assert own.stdout == old.stdout and own.stdout.splitlines()[-1].endswith("H1 was accepted at pair 297")
     refused = cli.invoke(app, ["sprt-stats", *counts, "--elo0", "0", "--elo1", "10", "--model", "bayes"])
     assert refused.exit_code == 2 and "--model: expected normalized or logistic" in refused.stderr
+
+
+@pytest.mark.slow  # real bots played, by three runs of the command
+def test_a_changed_side_tests_in_a_folder_of_its_own_and_a_given_folder_refuses_it_with_the_way_out(tmp_path: Path):
+    shutil.copy(POLICYBOT, tmp_path / "bot.py")
+    args = ["sprt", "$PYTHON bot.py greedy", f"$PYTHON {shlex.quote(str(POLICYBOT))} first", "--elo0", "0",
+            "--elo1", "100", "--max-pairs", "1", "-j", "2", "--seed", "5", "--no-progress", "--no-report"]
+    old, new = tmp_path / "results" / "sprt-bot-vs-policybot", tmp_path / "results" / "sprt-bot-vs-policybot-2"
+    assert arena(*args, cwd=tmp_path).returncode == 0
+    before = stored_rows(old)
+    with open(tmp_path / "bot.py", "a") as fh:
+        fh.write("# tuned\n")
+    again = arena(*args, cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    said = [line for line in again.stderr.splitlines() if "new version" in line]
+    assert said == ["bot has a new version (program file bot.py changed (sha256 " + said[0].split("(sha256 ")[1]]
+    assert said[0].endswith(": the test in results/sprt-bot-vs-policybot is about the programs it began with and is "
+                            "kept; this test goes in results/sprt-bot-vs-policybot-2")
+    assert stored_rows(old) == before and len(stored_rows(new)) == 2  # its own pair of the same deal
+    with ResultStore.open_existing(str(old)) as a, ResultStore.open_existing(str(new)) as b:
+        assert a.identities()["bot"].key != b.identities()["bot"].key
+        assert a.identities()["policybot"].key == b.identities()["policybot"].key
+    given = arena(*args, "--output", str(old), cwd=tmp_path)
+    assert given.returncode == 2
+    error = given.stderr.strip().splitlines()[-1]
+    assert error.startswith("error: bot 'bot' changed since its results were stored: program file bot.py changed")
+    assert error.endswith("a sequential test decides about the two programs it began with, so a new version cannot "
+                          f"join it: test the new version in a folder of its own (--output DIR), or delete {old} to "
+                          "start afresh")

@@ -59,8 +59,15 @@ def test_a_changed_command_and_a_missing_file_are_named(tmp_path):
     (tmp_path / "v2.py").write_text("x = 2\n")
     path.write_text(path.read_text().replace("{name: b, cmd: python3 bot.py}", "{name: b, cmd: python3 v2.py}"))
     new = identify_bot(load_config(path).bot("b"))
+    # The same command but for where its script is: the script counts by its content.
     assert identity_changes(old, new) == [
-        "command changed ('python3 bot.py' -> 'python3 v2.py')",
+        f"program file bot.py (now v2.py) changed (sha256 {dict(old.files)['bot.py'][:12]}.. -> "
+        f"{dict(new.files)['v2.py'][:12]}..)",
+    ]
+    path.write_text(path.read_text().replace("{name: b, cmd: python3 v2.py}", "{name: b, cmd: python3 v2.py --fast}"))
+    other = identify_bot(load_config(path).bot("b"))
+    assert identity_changes(old, other) == [
+        "command changed ('python3 bot.py' -> 'python3 v2.py --fast')",
         "program file bot.py is no longer run",
         f"program file v2.py is new (sha256 {dict(new.files)['v2.py'][:12]}..)",
     ]
