@@ -61,22 +61,15 @@ class Versions:
 
 
 def can_version(config: TournamentConfig) -> bool:
-<<<<<<< HEAD
-    """Whether a changed bot can join as a new version: a side is one bot (alone, or copies of
-    it). A sequential test is about its two programs, fixed or rotating teams name their
-    members, and a swiss or knockout plays a bracket of the bots it began with: there a changed
-    bot is refused, as before. A ladder of single bots takes the new version as a newcomer that
-    replaces the old one from its next pairing on (adaptive.py ``version_joins``)."""
-    if config.format is Format.LADDER:
-        return config.mode is Mode.SINGLE
-=======
     """Whether a changed bot can join as a new version: its entrant is the bot itself (alone,
     copies of it, or a member of rotating teams, whose sides the schedule makes of whichever
-    bots it has). A sequential test is about its two programs, fixed teams are the members the
-    file names, and a swiss, ladder or knockout chooses its pairings from the results of the
-    bots it has (a new version would change what its stored rows replay to): there a changed
-    bot is refused (``version_refusal`` says why and what to do)."""
->>>>>>> h-versions
+    bots it has). A ladder of single bots takes the new version as a newcomer that replaces the
+    old one from its next pairing on (adaptive.py ``version_joins``). A sequential test is about
+    its two programs, fixed teams are the members the file names, and a swiss or knockout plays
+    a bracket of the bots it began with: there a changed bot is refused (``version_refusal``
+    says why and what to do)."""
+    if config.format is Format.LADDER:
+        return config.mode is Mode.SINGLE
     return (config.format is not Format.SPRT and not config.format.adaptive
             and (config.mode is Mode.SINGLE or config.team_mode is not TeamMode.FIXED))
 
