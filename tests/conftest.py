@@ -25,22 +25,25 @@ ROOT = Path(__file__).resolve().parent.parent
 # Bots of tournaments/big.yaml that tests run by path.
 NEEDED = ("c-firstmove",)
 
-# The longest tests (``pytest --durations=30``), longest first, that use no fixture wider than a
-# test. Under pytest-xdist (-n) a long test that starts last holds one worker for its whole length
-# while the others are idle: these start first, each on its own, and the other tests follow a
-# module at a time, the largest modules first (as pytest-xdist's --dist loadfile), so that a
-# module's shared fixtures are made once, on one worker, and the last to start are small.
+# The longest tests (``pytest --durations=30``, 2026-12-02), longest first, that use no fixture
+# wider than a test (of a parametrized test, each case). Under pytest-xdist (-n) a long test that
+# starts last holds one worker for its whole length while the others are idle: these start first,
+# each on its own, and the other tests follow a module at a time, the largest modules first (as
+# pytest-xdist's --dist loadfile), so that a module's shared fixtures are made once, on one
+# worker, and the last to start are small.
 LONG_FIRST = (
     "tests/test_compiled.py::test_pip_install_compiles_the_hot_path_and_the_hardest_tests_pass_on_it",
-    "tests/test_compiled.py::test_without_a_c_compiler_the_install_goes_on_as_python",
     "tests/sprt/test_sprt_run.py::test_kill_9_and_ctrl_c_resume_to_the_same_decision_as_an_uninterrupted_run",
-    "tests/cli/test_bundled_tournaments.py::test_every_bundled_tournament_and_bot_runs_short_with_no_failure",
-    "tests/cli/test_run_cli.py::test_a_newcomers_failing_bots_are_shown_as_they_fail_with_a_hint_and_summed_up",
+    "tests/test_compiled.py::test_without_a_c_compiler_the_install_goes_on_as_python",
     "tests/test_static.py::test_mypy_finds_no_error_in_the_package",
-    "tests/tournament/test_runner.py::test_kill_9_at_random_moments_then_resume_gives_the_uninterrupted_results",
+    "tests/cli/test_run_cli.py::test_a_changed_python_bot_joins_its_tournament_as_a_new_version_on_the_same_deals",
+    "tests/sprt/test_sprt.py::test_decision_is_the_first_crossing_of_the_prefix_llrs",
+    "tests/cli/test_bundled_tournaments.py::test_every_bundled_tournament_and_bot_runs_short_with_no_failure",
+    "tests/bots/test_playouts.py::test_random_hands_keep_every_invariant",
+    "tests/sprt/test_sprt_run.py::test_the_command_with_two_bot_commands_plays_until_it_decides_then_resumes_to_the_same",
     "tests/cli/test_run_cli.py::test_the_example_tournaments_run_from_a_fresh_clone_with_the_readme_commands",
     "tests/tournament/test_runner.py::test_ctrl_c_stops_cleanly_and_prints_the_resume_command",
-    "tests/tournament/test_build.py::test_every_example_tournament_builds_and_its_bots_play_from_a_fresh_clone",
+    "tests/harness/test_scratch.py::test_what_a_killed_worker_and_a_killed_arena_leave_is_gone_after_the_next_start",
 )
 
 

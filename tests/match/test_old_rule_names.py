@@ -16,7 +16,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import Result
+from typer.testing import CliRunner
 
+from arena.cli import app
 from arena.core.rules import Rules
 from arena.match.replay import ReplayMismatch, verify
 from arena.tournament.store import ResultStore
@@ -66,20 +69,26 @@ def test_an_old_record_replays_as_refereed_and_not_under_the_new_false(old_store
         verify({**record, "rules": {**renamed, "last_round_escoba": False}})
 
 
+def _in_process(*args: str) -> Result:
+    """The command's exit code and output, from the app in this process (no arena to start): for
+    the commands that only read the folder and print."""
+    return CliRunner().invoke(app, list(args))
+
+
 def test_an_old_folder_verifies_replays_rates_and_reports(old_store, tmp_path: Path):
-    done = _arena("verify", str(old_store))
-    assert done.returncode == 0, done.stdout + done.stderr
+    done = _in_process("verify", str(old_store))
+    assert done.exit_code == 0, done.stdout + done.stderr
     assert "all 4 records replay" in done.stdout
-    done = _arena("replay", str(old_store), LATE_SWEEP, "--html", str(tmp_path / "replay.html"))
-    assert done.returncode == 0 and "verified" in done.stdout, done.stdout + done.stderr
-    table = _arena("table", str(old_store), "--format", "json")
+    done = _in_process("replay", str(old_store), LATE_SWEEP, "--html", str(tmp_path / "replay.html"))
+    assert done.exit_code == 0 and "verified" in done.stdout, done.stdout + done.stderr
+    table = _in_process("table", str(old_store), "--format", "json")
     got = {r["name"]: [r["matches"], r["wins"], r["draws"], r["losses"], r["points_for"], r["points_against"]]
            for r in json.loads(table.stdout)}
     assert got == json.loads((GOLDEN / "store-last-play-escoba-standings.json").read_text())
-    rated = _arena("rate", str(old_store), "--format", "json")
-    assert rated.returncode == 0 and {"greedy", "hash"} <= set(rated.stdout.replace('"', " ").split()), rated.stderr
-    report = _arena("report", str(old_store), "--html", str(tmp_path / "report.html"))
-    assert report.returncode == 0, report.stderr
+    rated = _in_process("rate", str(old_store), "--format", "json")
+    assert rated.exit_code == 0 and {"greedy", "hash"} <= set(rated.stdout.replace('"', " ").split()), rated.stderr
+    report = _in_process("report", str(old_store), "--html", str(tmp_path / "report.html"))
+    assert report.exit_code == 0, report.stderr
     assert (tmp_path / "report.html").is_file()
 
 
