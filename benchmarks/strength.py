@@ -61,16 +61,18 @@ def make_policy(spec: str) -> Any:
     if name == "greedy" and not settings:
         return greedy_bot.choose
     if name == "expert":
-        allowed = {"ms", "playouts", "infer", "horizon"}
+        allowed = {"ms", "playouts", "infer", "horizon", "wary", "endgame", "finish"}
         unknown = set(settings) - allowed
         if unknown:
-            raise ValueError(f"expert settings: unknown {', '.join(sorted(unknown))} (allowed: ms, playouts, infer, horizon)")
+            raise ValueError(f"expert settings: unknown {', '.join(sorted(unknown))} "
+                             f"(allowed: {', '.join(sorted(allowed))})")
         if "playouts" in settings:
             settings["playouts"] = int(settings["playouts"])
         if "horizon" in settings:
             settings["horizon"] = int(settings["horizon"])
-        if "infer" in settings:
-            settings["infer"] = bool(settings["infer"])
+        for flag in ("infer", "wary", "endgame", "finish"):
+            if flag in settings:
+                settings[flag] = bool(settings[flag])
         return expert_bot.Expert(**settings)  # type: ignore[arg-type]
     raise ValueError(f"unknown bot {spec!r}: expected one of {', '.join(BOTS)} (expert may take settings)")
 

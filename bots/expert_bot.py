@@ -165,12 +165,16 @@ class Expert:
     machine then takes from it (benchmarks/clocks.py)."""
 
     def __init__(self, ms: float = DEFAULT_MS, playouts: int | None = None, infer: bool = True,
-                 horizon: int = 0, timed: bool = False) -> None:
+                 horizon: int = 0, timed: bool = False, wary: bool = False,
+                 endgame: bool = False, finish: bool = False) -> None:
         self.ms = ms
         self.playouts = playouts
         self.timed = timed
         self.infer = infer
         self.horizon = horizon
+        self.wary = wary
+        self.endgame = endgame
+        self.finish = finish
         self._cache: dict[Any, tuple[Rules, Seating]] = {}
 
     def _setup(self, game: kit.Game) -> tuple[Rules, Seating]:
@@ -198,19 +202,22 @@ class Expert:
         if ranked:
             keep = shortlist(view, candidates, seed)
             distinct, candidates = [distinct[i] for i in keep], [candidates[i] for i in keep]
+        horizon = self.horizon
+        if self.finish and view.stock_count <= 3 * seating.players:
+            horizon = max(horizon, 1)  # the next round is the hand's last: play it out, score it for real
         on_cpu = request.clock == "cpu"
         if self.timed or (on_cpu and self.playouts is None):
             budget = kit.Budget(request, 0.5) if request.time_ms else None
             seconds = min(self.ms / 1000, budget.seconds) if budget is not None else self.ms / 1000
-            best, _, _ = search(view, candidates, seed, seconds, 0, voids, self.horizon, None, by_time=True,
+            best, _, _ = search(view, candidates, seed, seconds, 0, voids, horizon, None, by_time=True,
                                 clock=time.process_time if on_cpu else time.perf_counter, ranked=ranked,
-                                seen=seen)
+                                seen=seen, wary=self.wary, endgame=self.endgame)
             return distinct[best]
         # Against the arena's deadline only: half its time is far more than the search needs.
         wall_s = request.time_ms * 0.5 / 1000 if request.time_ms else None
         playouts = DEFAULT_PLAYOUTS if self.playouts is None else self.playouts
-        best, _, _ = search(view, candidates, seed, self.ms / 1000, playouts, voids, self.horizon, wall_s,
-                            ranked=ranked, seen=seen)
+        best, _, _ = search(view, candidates, seed, self.ms / 1000, playouts, voids, horizon, wall_s,
+                            ranked=ranked, seen=seen, wary=self.wary, endgame=self.endgame)
         return distinct[best]
 
 
