@@ -12,7 +12,8 @@ Printed: the mean point difference per hand (A minus B) with its 95% interval ov
 the win rate of A over full matches (also played in seat-swapped pairs; a draw counts half)
 and each bot's mean and worst time per move.
 
-Bots: ``random``, ``greedy``, ``expert`` (its settings as ``expert:ms=90,playouts=1000,horizon=0,infer=1``),
+Bots: ``random``, ``greedy``, ``expert`` (its settings as
+``expert:ms=90,playouts=2000,horizon=0,infer=1,wary=1,endgame=1``),
 each played in-process through the same kit code (bots/kit/escoba_kit.py) a real bot process
 runs: fast enough for thousands of deals. Or ``cmd:COMMAND``: a real bot process through the
 referee (each deal is then a match of exactly one hand), for bots in any language; against
@@ -61,16 +62,18 @@ def make_policy(spec: str) -> Any:
     if name == "greedy" and not settings:
         return greedy_bot.choose
     if name == "expert":
-        allowed = {"ms", "playouts", "infer", "horizon"}
+        allowed = {"ms", "playouts", "infer", "horizon", "wary", "endgame"}
         unknown = set(settings) - allowed
         if unknown:
-            raise ValueError(f"expert settings: unknown {', '.join(sorted(unknown))} (allowed: ms, playouts, infer, horizon)")
+            raise ValueError(f"expert settings: unknown {', '.join(sorted(unknown))} "
+                             f"(allowed: {', '.join(sorted(allowed))})")
         if "playouts" in settings:
             settings["playouts"] = int(settings["playouts"])
         if "horizon" in settings:
             settings["horizon"] = int(settings["horizon"])
-        if "infer" in settings:
-            settings["infer"] = bool(settings["infer"])
+        for flag in ("infer", "wary", "endgame"):
+            if flag in settings:
+                settings[flag] = bool(settings[flag])
         return expert_bot.Expert(**settings)  # type: ignore[arg-type]
     raise ValueError(f"unknown bot {spec!r}: expected one of {', '.join(BOTS)} (expert may take settings)")
 
@@ -301,7 +304,7 @@ def parse_rule(text: str) -> tuple[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("bot_a", help="random, greedy or expert[:ms=90,playouts=1000,horizon=0,infer=1], "
+    parser.add_argument("bot_a", help="random, greedy or expert[:ms=90,playouts=2000,horizon=0,infer=1,wary=1,endgame=1], "
                                       "or cmd:COMMAND for a bot process played through the referee")
     parser.add_argument("bot_b")
     parser.add_argument("--move-ms", type=int, default=2000, help="time per decision for bot processes")

@@ -2,12 +2,14 @@
 
 For each decision it deals the cards it has not seen at random into the other hands and the
 stock, consistently with what it knows and has inferred (a "determinization"), plays every
-candidate move in that deal followed by a greedy playout (every seat choosing as
-bots/greedy_bot.py does) to the end of the round and one move into the next, and scores the
-outcome for its side: the real points if the hand is over, else the escobas and the velo as
-they stand and the odds of each majority (cards, oros, sevens). Every candidate is tried on
+candidate move in that deal followed by a playout (the other seats choosing as
+bots/greedy_bot.py does, its own seat by a wary greedy that weighs the sweep it leaves) to the
+end of the round and one move into the next, and scores the outcome for its side: the real
+points if the hand is over, else the escobas and the velo as they stand and the odds of each
+majority (cards, oros, sevens). Every candidate is tried on
 the same deals (common random numbers); sequential halving drops the worse half of the
-candidates as evidence accumulates, and it plays the best mean.
+candidates as evidence accumulates, and it plays the best mean. In the last round of a
+2-player hand the unseen cards are the other seat's hand, and it solves the rest exactly.
 
 Its budget is a number of playouts (default DEFAULT_PLAYOUTS), not time, so a busy machine
 makes it slower but not weaker, and it is deterministic: the deals come from the kit's seeded
@@ -56,7 +58,7 @@ else:  # run as a script: its directory, bots/, is first on sys.path
     from kit import escoba_kit as kit  # type: ignore[no-redef, import-not-found]  # the script's own folder
 
 DEFAULT_MS = 90.0
-DEFAULT_PLAYOUTS = 1000
+DEFAULT_PLAYOUTS = 2000
 
 _CORE = {c.text: Card.parse(c.text) for c in kit.DECK}
 _PHASE = {kit.PLAY: PLAY, kit.CLAIM: CLAIM, kit.TAKE: TAKE}
@@ -153,7 +155,7 @@ def distinct_moves(legal: list[kit.Move], rules: Rules) -> list[kit.Move]:
 
 
 class Expert:
-    """The expert policy with its settings: ``Expert(playouts=1000, ms=90)(game, request, rng)``:
+    """The expert policy with its settings: ``Expert(playouts=2000, ms=90)(game, request, rng)``:
     ``playouts`` is the budget, ``ms`` a cap on the CPU time of one search (see the module doc).
 
     Without ``playouts`` (None), on the arena's cpu clock (``request.clock``) the budget is CPU
@@ -162,15 +164,21 @@ class Expert:
     playouts that makes; on the wall clock it is DEFAULT_PLAYOUTS. Given ``playouts``, it is
     them on either clock (deterministic). ``timed=True`` budgets by time on the wall clock
     too, by wall time: what a bot that thinks "until its time is up" does, and what a loaded
-    machine then takes from it (benchmarks/clocks.py)."""
+    machine then takes from it (benchmarks/clocks.py). ``wary``: its own later moves in the
+    playouts by ``arena.search.playout.wary_move`` (else greedy's); ``endgame``: the last
+    round of a 2-player hand solved exactly (``arena.search.determinized.solve``). Both pay
+    against greedy (benchmarks/RESULTS.md, "Bot strength") and are on by default."""
 
     def __init__(self, ms: float = DEFAULT_MS, playouts: int | None = None, infer: bool = True,
-                 horizon: int = 0, timed: bool = False) -> None:
+                 horizon: int = 0, timed: bool = False, wary: bool = True,
+                 endgame: bool = True) -> None:
         self.ms = ms
         self.playouts = playouts
         self.timed = timed
         self.infer = infer
         self.horizon = horizon
+        self.wary = wary
+        self.endgame = endgame
         self._cache: dict[Any, tuple[Rules, Seating]] = {}
 
     def _setup(self, game: kit.Game) -> tuple[Rules, Seating]:
@@ -204,13 +212,13 @@ class Expert:
             seconds = min(self.ms / 1000, budget.seconds) if budget is not None else self.ms / 1000
             best, _, _ = search(view, candidates, seed, seconds, 0, voids, self.horizon, None, by_time=True,
                                 clock=time.process_time if on_cpu else time.perf_counter, ranked=ranked,
-                                seen=seen)
+                                seen=seen, wary=self.wary, endgame=self.endgame)
             return distinct[best]
         # Against the arena's deadline only: half its time is far more than the search needs.
         wall_s = request.time_ms * 0.5 / 1000 if request.time_ms else None
         playouts = DEFAULT_PLAYOUTS if self.playouts is None else self.playouts
         best, _, _ = search(view, candidates, seed, self.ms / 1000, playouts, voids, self.horizon, wall_s,
-                            ranked=ranked, seen=seen)
+                            ranked=ranked, seen=seen, wary=self.wary, endgame=self.endgame)
         return distinct[best]
 
 

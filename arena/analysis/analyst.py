@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from arena.analysis.budget import ANALYST_PLAYOUTS, ANALYST_SEED
+from arena.analysis.budget import ANALYST_PLAYOUTS, ANALYST_SEED, ANALYST_WARY
 from arena.core.moves import Move
 from arena.core.outcome import TextEnum
 from arena.core.seeding import Rng, derive_seed
@@ -137,7 +137,7 @@ def analyse(task: Task, playouts: int = ANALYST_PLAYOUTS) -> MoveAnalysis:
         keep = shortlist(view, [legal[i] for i in searched], Rng(derive_seed(task.seed, "shortlist")))
         searched = sorted({searched[i] for i in keep} | {played})
     voids = {seat: set(values) for seat, values in task.voids} or None
-    found = move_values(view, [legal[i] for i in searched], Rng(task.seed), playouts, voids)
+    found = move_values(view, [legal[i] for i in searched], Rng(task.seed), playouts, voids, wary=ANALYST_WARY)
     value_of = dict(zip(searched, found, strict=True))
     best = max(searched, key=lambda i: (value_of[i], -i))  # the first of equals, in the core's order
     loss = max(0.0, value_of[best] - value_of[played])
@@ -145,7 +145,8 @@ def analyse(task: Task, playouts: int = ANALYST_PLAYOUTS) -> MoveAnalysis:
     if loss > 0:
         # The same deals (the same seed), for the two moves alone; a move worth the best's
         # loses nothing, by any category.
-        terms = category_values(view, [legal[best], legal[played]], Rng(task.seed), playouts, voids)
+        terms = category_values(view, [legal[best], legal[played]], Rng(task.seed), playouts, voids,
+                                wary=ANALYST_WARY)
         loss_by = tuple(b - p for b, p in zip(terms[0], terms[1], strict=True))
     return MoveAnalysis(
         match=task.match, index=task.index, seat=view.seat, bot=task.bot, legal=legal,

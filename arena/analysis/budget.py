@@ -7,3 +7,7 @@ them without loading the search (``arena --help`` starts fast)."""
 ANALYST_PLAYOUTS = 200
 # The seed of the analyst's own deals; each decision's seed is derived from it.
 ANALYST_SEED = 29
+# The analysed seat's own later moves in the playouts are played as the expert's search plays its
+# own (arena.search.playout.wary_move, bots/expert_bot.py's default), so that the analyst
+# judges a move by what the expert would make of it, at the larger budget above.
+ANALYST_WARY = True

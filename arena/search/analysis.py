@@ -23,7 +23,7 @@ from arena.core.game import HandState, SeatView
 from arena.core.moves import Move
 from arena.core.rules import Rules
 from arena.core.seeding import Rng
-from arena.search.determinized import capturing_values, deal, fast_view, last_round
+from arena.search.determinized import capturing_values, deal, fast_view, last_round, wary_seat
 from arena.search.evaluation import evaluate, evaluate_terms
 from arena.search.inference import Round
 from arena.search.playout import playout
@@ -101,44 +101,48 @@ def representatives(moves: Sequence[Move], rules: Rules) -> list[int]:
 
 def _outcomes(view: SeatView, candidates: Sequence[Move], rng: Rng, playouts: int,
               voids: dict[int, set[int]] | None, seen: Round | None,
-              score: Callable[[HandState, int], T]) -> Iterator[list[T]]:
+              score: Callable[[HandState, int], T], wary: bool) -> Iterator[list[T]]:
     """Per deal, ``score`` of each candidate's playout, as the expert's search plays it."""
     side = view.side
     view = fast_view(view)
     stop = last_round(view)
+    me = wary_seat(view, wary)
     for _ in range(playouts):
         world = deal(view, rng, voids, seen)
         scores: list[T] = []
         for move in candidates:
             state = world.copy()
             state.apply(move)
-            playout(state, stop)
+            playout(state, stop, me)
             scores.append(score(state, side))
         yield scores
 
 
 def move_values(view: SeatView, candidates: list[Move], rng: Rng, playouts: int,
-                voids: dict[int, set[int]] | None = None, seen: Round | None = None) -> list[float]:
+                voids: dict[int, set[int]] | None = None, seen: Round | None = None,
+                wary: bool = False) -> list[float]:
     """The expected point margin for ``view.side`` of each candidate (its points minus the
     other sides' average at the end of the hand, as the expert's search scores it): its mean
     over the same ``playouts`` determinized deals (common random numbers: differences between
     candidates are far less noisy than the values). ``voids``: per other seat, the card values
     it cannot hold; ``seen``: the other seats' plays this round, which every deal's hands must
-    explain (``arena.search.inference``)."""
+    explain (``arena.search.inference``); ``wary``: the seat's own later moves played as the
+    expert's playouts play them (``arena.search.determinized.wary_seat``)."""
     totals = [0.0] * len(candidates)
-    for scores in _outcomes(view, candidates, rng, playouts, voids, seen, evaluate):
+    for scores in _outcomes(view, candidates, rng, playouts, voids, seen, evaluate, wary):
         for i, value in enumerate(scores):
             totals[i] += value
     return [t / max(1, playouts) for t in totals]
 
 
 def category_values(view: SeatView, candidates: list[Move], rng: Rng, playouts: int,
-                    voids: dict[int, set[int]] | None = None, seen: Round | None = None) -> list[tuple[float, ...]]:
+                    voids: dict[int, set[int]] | None = None, seen: Round | None = None,
+                    wary: bool = False) -> list[tuple[float, ...]]:
     """``move_values`` by category (``arena.search.evaluation.TERMS``: escobas, velo, oros,
     cards, sevens), on the same deals for the same seed; each candidate's terms add up to its
     value (to rounding)."""
     totals = [[0.0] * 5 for _ in candidates]
-    for scores in _outcomes(view, candidates, rng, playouts, voids, seen, evaluate_terms):
+    for scores in _outcomes(view, candidates, rng, playouts, voids, seen, evaluate_terms, wary):
         for total, terms in zip(totals, scores, strict=True):
             for k, term in enumerate(terms):
                 total[k] += term

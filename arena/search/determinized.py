@@ -8,12 +8,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from arena.core.cards import Card
-from arena.core.game import HandState, SeatView
+from arena.core.game import OVER, PLAY, HandState, SeatView
 from arena.core.moves import Move
 from arena.core.seeding import Rng
-from arena.search.evaluation import estimate, evaluate
+from arena.search.evaluation import estimate, evaluate, margin
 from arena.search.inference import Round
-from arena.search.playout import playout
+from arena.search.playout import greedy_move, playout
 
 
 def _order(c: Card) -> int:
@@ -93,19 +93,69 @@ def last_round(view: SeatView, horizon: int = 0) -> int:
     return view.round + horizon if view.seating.sides == 2 else 99
 
 
-def play_out(world: HandState, move: Move, view: SeatView, horizon: int = 0) -> float:
-    """The value for ``view.side`` of ``move`` in the deal ``world`` (left as it is)."""
+def wary_seat(view: SeatView, wary: bool) -> int:
+    """The seat the playouts play by ``wary_move`` (``playout``'s ``wary``): the view's own,
+    given ``wary`` in a 2-player hand; else none (-1)."""
+    return view.seat if wary and view.seating.players == 2 else -1
+
+
+def play_out(world: HandState, move: Move, view: SeatView, horizon: int = 0, wary: int = -1) -> float:
+    """The value for ``view.side`` of ``move`` in the deal ``world`` (left as it is); ``wary``:
+    as ``playout``'s."""
     state = world.copy()
     state.apply(move)
-    playout(state, last_round(view, horizon))
+    playout(state, last_round(view, horizon), wary)
     return evaluate(state, view.side)
+
+
+def _public(state: HandState) -> list[int]:
+    public = [0] * 11
+    for c in state.table:
+        public[c.value] += 1
+    for pile in state.piles:
+        for c in pile:
+            public[c.value] += 1
+    return public
+
+
+def solve(state: HandState, side: int, greedy: bool) -> float:
+    """The margin for ``side`` at the end of a hand whose cards are all known (2 players, the
+    stock spent): the seat of ``side`` choosing the best at every turn, the other choosing as
+    greedy does (``greedy``: the other seat is known to play so) or the worst for ``side``."""
+    if state.phase is OVER:
+        return margin(state.points(), side)
+    legal = state.legal_moves()
+    mine = state.turn == side
+    if len(legal) == 1 or (greedy and not mine):
+        move = legal[0] if len(legal) == 1 else greedy_move(state, legal, _public(state))
+        state.apply(move)
+        return solve(state, side, greedy)
+    values = []
+    for move in legal:
+        after = state.copy()
+        after.apply(move)
+        values.append(solve(after, side, greedy))
+    return max(values) if mine else min(values)
+
+
+SOLVED_TABLE = 8
+
+
+def solvable(view: SeatView) -> bool:
+    """Whether the hand left is a game of known cards: 2 players and the stock spent, so that the
+    cards the seat has not seen are the other seat's hand."""
+    # A table nobody has cleared (random play) makes the tree of captures explode (1.4 s of CPU
+    # once against random): past SOLVED_TABLE cards the sampled search keeps its CPU cap.
+    return (view.seating.players == 2 and view.stock_count == 0 and view.phase is PLAY
+            and len(view.table) <= SOLVED_TABLE)
 
 
 def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_playouts: int,
            voids: dict[int, set[int]] | None = None, horizon: int = 0,
            wall_s: float | None = None, by_time: bool = False,
            clock: Callable[[], float] | None = None, ranked: bool = False,
-           seen: Round | None = None) -> tuple[int, list[float], list[int]]:
+           seen: Round | None = None, wary: bool = False,
+           endgame: bool = False) -> tuple[int, list[float], list[int]]:
     """(index of the best candidate, total margin per candidate, deals per candidate).
 
     Sequential halving: the budget of ``max_playouts`` is split over rounds; in each round
@@ -117,12 +167,24 @@ def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_p
     (a round ends with the first whole deal past its share), and playouts do not count.
     ``ranked``: the candidates come best first (``shortlist``), so a cap may stop the search
     even before its first whole deal (else it plays that deal out whatever the cap). ``seen``:
-    the other seats' plays this round, which every deal's hands must explain (``deal``)."""
+    the other seats' plays this round, which every deal's hands must explain (``deal``).
+    ``wary``: the seat's own later moves in the playouts are played by ``wary_move``
+    (``wary_seat``). ``endgame``: in the hand's last round (``solvable``), every candidate is
+    valued exactly instead (``solve``: the other seat as greedy if ``seen`` says it plays so),
+    one "deal" each."""
     n = len(candidates)
     totals = [0.0] * n
     deals = [0] * n
     if n == 1:
         return 0, totals, deals
+    if endgame and solvable(view):
+        world = deal(fast_view(view), rng)
+        for i, move in enumerate(candidates):
+            state = world.copy()
+            state.apply(move)
+            totals[i] = solve(state, view.seat, seen is not None)
+            deals[i] = 1
+        return max(range(n), key=lambda i: totals[i]), totals, deals
     cpu = clock or time.thread_time
     wall = time.perf_counter
     start = wall()
@@ -133,6 +195,7 @@ def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_p
     # call costing microseconds, is read only then, with the same verdict as after every playout.
     cpu_check = start + cpu_s
     view = fast_view(view)
+    me = wary_seat(view, wary)
     alive = list(range(n))
     rounds = max(1, (n - 1).bit_length())
     scratch = [0.0] * n
@@ -147,7 +210,7 @@ def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_p
         for _ in range(per_round):
             world = deal(view, rng, voids, seen)
             for i in alive:
-                scratch[i] = play_out(world, candidates[i], view, horizon)
+                scratch[i] = play_out(world, candidates[i], view, horizon, me)
                 now = wall()
                 over = now > wall_deadline
                 if now >= cpu_check:
