@@ -97,7 +97,10 @@ def test_arena_play_refuses_what_a_person_cannot_use():
 
 def _own_terminal() -> None:
     """In the child: a session of its own whose controlling terminal is the pty on its stdin,
-    so that Ctrl-C typed there is SIGINT to it, as in a real terminal."""
+    so that Ctrl-C typed there is SIGINT to it, as in a real terminal. SIGINT as a shell leaves it:
+    an ignored SIGINT is inherited through exec, and a test process that ran an earlier test
+    (one ignoring it, as a worker does) would hand the arena a Ctrl-C it can never see."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     os.setsid()
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
