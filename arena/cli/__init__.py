@@ -12,8 +12,8 @@ import os
 import sys
 
 _script = sys.modules.get("__main__")
-if _script is not None and getattr(_script, "__spec__", None) is None and sys.argv[:1] == [getattr(_script, "__file__", None)] \
-        and os.path.basename(sys.argv[0]) == "arena":
+if _script is not None and getattr(_script, "__spec__", None) is None \
+        and os.path.basename(getattr(_script, "__file__", None) or "") == "arena":
     # The ``arena`` script is ``python -m arena.cli`` under another name. Said so, a worker process
     # does not run the script again to rebuild a main module it never uses (``multiprocess``
     # re-runs a main module known only by its path, but not a package's ``__main__``): a
@@ -23,11 +23,16 @@ if _script is not None and getattr(_script, "__spec__", None) is None and sys.ar
 
     _script.__spec__ = ModuleSpec("arena.cli.__main__", None)
 
-if sys.argv[1:2] in (["play"], ["run"]) and "--help" not in sys.argv:
+# Never in a worker process that rebuilds its main module (a script run by path that imports
+# this): there the parent's launcher and fork server are the ones in use.
+_mp = sys.modules.get("multiprocess")
+_worker = _mp is not None and (getattr(_mp.current_process(), "_inheriting", False) or _mp.parent_process() is not None)
+
+if sys.argv[1:2] in (["play"], ["run"]) and "--help" not in sys.argv and not _worker:
     from arena.harness.containment import prestart
 
     prestart()
-if sys.argv[1:2] in (["run"], ["sprt"]) and not {"--help", "--dry-run"} & set(sys.argv):
+if sys.argv[1:2] in (["run"], ["sprt"]) and not {"--help", "--dry-run"} & set(sys.argv) and not _worker:
     from arena.tournament.forkserver import prestart as prestart_workers
 
     prestart_workers()

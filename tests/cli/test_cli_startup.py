@@ -4,6 +4,7 @@ test loads numpy and scipy (about a second of start-up on the development machin
 bot processes, the runner, the store, the league): each command imports those when it runs.
 benchmarks/RESULTS.md ("Start-up") has the times."""
 
+import os
 import subprocess
 import sys
 
@@ -48,3 +49,21 @@ def test_arena_help_lists_every_command_without_importing_one():
     listed, loaded = done.stdout.split("LOADED")
     assert "check-bot" in listed and "export" in listed
     assert loaded.strip() == ""
+
+
+def test_the_arena_script_run_by_a_relative_path_plays_on_its_workers(tmp_path):
+    # `.venv/bin/arena run ...`, as the README says: the script's __file__ is absolute, argv[0]
+    # is not, and a worker that ran the script again (to rebuild its main module) started a
+    # fork server of its own while bootstrapping and died.
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    script = Path(sys.executable).parent / "arena"
+    bots = "\n".join(f"  - {{name: r{i}, cmd: $PYTHON bots/random_bot.py, cwd: {root}}}" for i in range(2))
+    (tmp_path / "t.yaml").write_text(f"name: t\nseed: 3\nrules: {{target: 3}}\nconcurrency: 2\nmatches_per_pairing: 2\n"
+                                     f"bots:\n{bots}\n")
+    relative = os.path.relpath(script, tmp_path)
+    done = subprocess.run([relative, "run", "t.yaml", "-o", "out", "--no-progress", "--no-report", "--quiet"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr
