@@ -11,6 +11,8 @@ the arena does (the ``multiprocess`` package's forkserver: its "alive" pipe ends
 
 from __future__ import annotations
 
+import os
+import tempfile
 import threading
 from typing import Any
 
@@ -18,12 +20,51 @@ from typing import Any
 PRELOAD = ["arena.tournament.worker"]
 
 _lock = threading.Lock()
+_tempdir_chosen = False
+
+# The server listens on a Unix socket at TMPDIR/pymp-XXXXXXXX/listener-XXXXXXXX, and a socket's
+# path holds at most 107 bytes: under a deep TMPDIR (a test's folder, a CI runner's work area)
+# binding it fails and no worker starts. Python 3.14 falls back to a short folder in that case;
+# this does the same for the Pythons before it.
+_SOCKET_PATH_MAX = 107
+_SOCKET_SUFFIX = len("/pymp-XXXXXXXX/listener-XXXXXXXX")
+_SHORT_TEMPDIRS = ("/tmp", "/var/tmp", "/dev/shm")
+
+
+def _short_enough(folder: str) -> bool:
+    return len(os.fsencode(folder)) + _SOCKET_SUFFIX <= _SOCKET_PATH_MAX
+
+
+def _choose_tempdir() -> None:
+    """Make the ``multiprocess`` package's private temp folder (which holds the socket) one
+    whose path leaves room for the socket's name. Only the server's socket lives there; the
+    bots' folders follow TMPDIR as before."""
+    global _tempdir_chosen
+    if _tempdir_chosen:
+        return
+    _tempdir_chosen = True
+    if _short_enough(tempfile.gettempdir()):
+        return
+    short = next(
+        (d for d in _SHORT_TEMPDIRS if _short_enough(d) and os.access(d, os.W_OK | os.X_OK)), None
+    )
+    if short is None:
+        return
+    from multiprocess import util
+
+    before, tempfile.tempdir = tempfile.tempdir, short
+    try:
+        util.get_temp_dir()  # created now, under the short folder, and remembered for the run
+    finally:
+        tempfile.tempdir = before
 
 
 def context() -> Any:
     """The ``multiprocess`` context whose processes are forks of the preloaded server."""
     import multiprocess
 
+    with _lock:
+        _choose_tempdir()
     ctx = multiprocess.get_context("forkserver")
     ctx.set_forkserver_preload(PRELOAD)
     return ctx
@@ -32,11 +73,14 @@ def context() -> Any:
 def prestart() -> None:
     """Start the server now, without waiting for its imports: the first worker forked from it
     waits for them, by then mostly done. Safe to call more than once."""
-    with _lock:
-        from multiprocess import forkserver
+    from multiprocess import forkserver
 
-        context()
-        forkserver.ensure_running()
+    context()
+    with _lock:
+        try:
+            forkserver.ensure_running()
+        except OSError:
+            pass  # only an early start: the run starts it again with its first worker and reports there
 
 
 __all__ = ["PRELOAD", "context", "prestart"]

@@ -67,3 +67,27 @@ def test_the_arena_script_run_by_a_relative_path_plays_on_its_workers(tmp_path):
                           cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "Traceback" not in done.stderr
+
+
+def test_a_run_plays_on_its_workers_under_a_temp_folder_too_deep_for_a_socket(tmp_path):
+    # The fork server's socket lives under TMPDIR, and a socket's path holds 107 bytes: a CI
+    # runner's folder like this one once left a run with no worker at all.
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    bots = "\n".join(f"  - {{name: r{i}, cmd: $PYTHON bots/random_bot.py, cwd: {root}}}" for i in range(2))
+    (tmp_path / "t.yaml").write_text(f"name: t\nseed: 3\nrules: {{target: 3}}\nconcurrency: 2\nmatches_per_pairing: 2\n"
+                                     f"bots:\n{bots}\n")
+    env = {**os.environ, "TMPDIR": str(deep)}
+    script = str(Path(sys.executable).parent / "arena")
+    done = subprocess.run([script, "run", "t.yaml", "-o", "out", "--no-progress", "--no-report", "--quiet"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr
+    table = subprocess.run([script, "table", "out", "--format", "json"], cwd=tmp_path, capture_output=True,
+                           text=True, check=True)
+    import json
+
+    assert sum(row["matches"] for row in json.loads(table.stdout)) == 2 * 2
