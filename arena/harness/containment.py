@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from arena.errors import ArenaError, ExitCode
-from arena.harness import cgroups, sandbox, seal
+from arena.harness import cgroups, proctree, sandbox, seal
 from arena.harness import launcher as launcher_program
 from arena.harness.proctree import TreeClock
 from arena.harness.protocol import Clock
@@ -43,6 +43,63 @@ _REPLY_TIMEOUT = 10.0
 _SEND_TIMEOUT = 5.0
 # No heartbeat for this long: the launcher is stuck (it never blocks longer than a start's exec).
 _SILENCE_S = 15 * launcher_program.BEAT_S
+
+
+# How long a lost launcher's orphans may take to come to this process, once none is left.
+_ORPHANS_QUIET_S = 0.3
+_ORPHANS_MAX_S = 3.0
+_PR_SET_CHILD_SUBREAPER = 36
+_subreaper_of = 0  # the pid of the process that made itself a subreaper (0: none yet)
+
+
+def _become_subreaper() -> bool:
+    """Make this process a child subreaper (Linux), once: where bots have no cgroup and no
+    PID namespace of their own, what they leave when their launcher is killed then comes to
+    this process, not to init, and ``_kill_orphans`` can still reach it."""
+    global _subreaper_of
+    if _subreaper_of == os.getpid():
+        return True
+    try:
+        import ctypes
+
+        if ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+            return False
+    except (OSError, AttributeError):
+        return False
+    _subreaper_of = os.getpid()
+    return True
+
+
+def _kill_orphans(sessions: set[int]) -> None:
+    """Kill, with all their descendants, this process's children that belong to one of
+    ``sessions`` (a lost launcher's bots: each is the leader of a session of its own), and reap
+    them. They are the orphans a killed launcher's bots left, re-parented here because this
+    process is their subreaper; a descendant that made a session of its own is out of reach.
+    Sweeps until none has come for a moment: the bots die by their parent-death signal, and
+    their orphans come here as they do."""
+    if _subreaper_of != os.getpid() or not sessions:
+        return
+    me = os.getpid()
+    start = last = time.monotonic()
+    while True:
+        now = time.monotonic()
+        found = []
+        for pid in proctree.children(me):
+            fields = proctree.stat_fields(pid)
+            if fields is not None and len(fields) > 3 and int(fields[3]) in sessions:
+                found.append(pid)
+        if found:
+            last = now
+            doomed = proctree.tree(found)
+            proctree.signal_all(doomed, 9)
+            for pid in found:
+                try:
+                    os.waitpid(pid, 0)
+                except ChildProcessError:
+                    pass
+        elif now - last >= _ORPHANS_QUIET_S or now - start >= _ORPHANS_MAX_S:
+            return
+        time.sleep(0.02)
 
 
 class LauncherError(ArenaError):
@@ -248,6 +305,8 @@ class LauncherClient:
         self.info = hello
         self.pid = int(hello["pid"])
         self._last_beat = time.monotonic()
+        if not self.sealed and not hello.get("roots"):
+            _become_subreaper()  # before its first bot: see _kill_orphans
         self._reader = threading.Thread(target=self._read_forever, name="arena-launcher", daemon=True)
         self._reader.start()
 
@@ -335,17 +394,22 @@ class LauncherClient:
 
     def _on_lost(self) -> None:
         """The launcher is gone (killed, or crashed): its bots died with it (PR_SET_PDEATHSIG);
-        what they started may remain in its cgroups, which are cleaned here."""
+        what they started may remain in its cgroups, which are cleaned here, or, without
+        cgroups, come to this process as orphans, killed here."""
         with self._cond:
             if self._lost:
                 return
             self._lost = True
+            sessions = set()
             for child in self._children.values():
                 if child.exit is None:
                     child.exit = ChildExit(None, "", "its launcher was lost")
+                    sessions.add(child.pid)
             self._cond.notify_all()
         for root in self.info.get("roots", ()):
             cgroups.clean_root(str(root))
+        if not self.sealed and not self.info.get("roots"):
+            _kill_orphans(sessions)
         try:
             self._proc.wait(timeout=1.0)
         except subprocess.TimeoutExpired:
