@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 import stat
 from collections.abc import Iterable
 from typing import BinaryIO, TextIO
@@ -234,7 +233,7 @@ def write_bytes(path: str | os.PathLike[str], data: bytes, *, folder_may_be_link
 def _write_new(dir_fd: int, name: str, data: bytes) -> None:
     """``data`` in a new file of a fresh name in the folder ``dir_fd``, renamed to ``name``."""
     for _ in range(_TRIES):
-        tmp = f".{name[:180]}.{secrets.token_hex(8)}.tmp"
+        tmp = f".{name[:180]}.{os.urandom(8).hex()}.tmp"
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666, dir_fd=dir_fd)
         except FileExistsError:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -256,7 +255,8 @@ def play(
             f"--cpu {cpu}: not one of the CPUs this process may use ({', '.join(map(str, sorted(allowed)))})"
         )
     if seed is None:
-        seed = secrets.randbelow(2**63)
+        # os.urandom, not the secrets module: the same bytes, without its import (hmac, hashlib).
+        seed = int.from_bytes(os.urandom(8), "big") >> 1  # uniform below 2**63
 
     def echo(text: str) -> None:
         if not as_json:  # --json: only the result object at the end
