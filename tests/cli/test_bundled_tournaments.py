@@ -37,6 +37,10 @@ def _short(doc: dict[str, Any], output: Path) -> dict[str, Any]:
         doc["sprt"] = {**doc["sprt"], "max_pairs": 1}
     else:
         doc["matches_per_pairing"] = 2 if doc.get("duplicate", True) else 1
+    if doc.get("format") == "ladder":
+        # A few pairings, not its 40 matches: every bot still plays (the pairings chosen ahead
+        # of the results spread over the field), and the last two are chosen from results.
+        doc["max_matches"] = doc["matches_per_pairing"] * ((doc.get("window") or 0) + 2)
     return doc
 
 

@@ -36,6 +36,17 @@ def arena(*args: str, cwd: Path = ROOT, timeout: float = 300) -> subprocess.Comp
                           timeout=timeout, env=env)
 
 
+def read(*args: str) -> subprocess.CompletedProcess[str]:
+    """A command that only reads results (no bot runs: table, verify, report, validate), run in
+    this process: the same command and output, without another Python and its imports."""
+    from typer.testing import CliRunner
+
+    from arena.cli.app import app
+
+    result = CliRunner().invoke(app, list(args))
+    return subprocess.CompletedProcess(list(args), result.exit_code, result.stdout, result.stderr)
+
+
 def tournament(folder: Path, bots: str, extra: str = "", name: str = "t") -> Path:
     path = folder / f"{name}.yaml"
     path.write_text(f"name: {name}\nseed: 5\nrules: {{target: 5}}\noutput: {folder / 'out'}\nconcurrency: 2\n"
@@ -165,7 +176,7 @@ def test_the_run_writes_the_report_page_and_says_where(tmp_path: Path):
     replays = sorted(p.stem for p in (out / "report_replays" / "data").iterdir())
     assert len(replays) == 2 and all(f'href="report_replays/replay.html#{name}"' in html for name in replays)
     # The same page arena report writes.
-    again = arena("report", str(out), "--html", str(tmp_path / "other.html"))
+    again = read("report", str(out), "--html", str(tmp_path / "other.html"))
     assert again.returncode == 0
     assert (tmp_path / "other.html").read_text().replace("other_replays", "report_replays") == html
     shutil.rmtree(out)
@@ -216,7 +227,7 @@ def c_tournament(tmp_path: Path, build: str = "cc -O2 -o bot.bin bot.c") -> Path
 
 def test_run_builds_first_then_plays_the_built_bot_and_a_rebuilt_bot_is_refused(tmp_path: Path):
     path = c_tournament(tmp_path)
-    validate = arena("validate", str(path))
+    validate = read("validate", str(path))
     assert validate.returncode == 0 and "builds: 1 to run, 0 cached" in validate.stdout
     assert "cbot: build: cc -O2 -o bot.bin bot.c (no earlier build is recorded)" in validate.stdout
     dry = arena("run", str(path), "--dry-run")
@@ -286,14 +297,14 @@ def test_a_changed_python_bot_joins_its_tournament_as_a_new_version_on_the_same_
         old = before[match_id.removesuffix("~1")]
         assert row.seed == old.seed and row.seats == tuple("mybot~2" if s == "mybot" else s for s in old.seats)
     assert identities["mybot"].key != identities["mybot~2"].key
-    current = json.loads(arena("table", str(tmp_path / "out"), "--format", "json").stdout)
+    current = json.loads(read("table", str(tmp_path / "out"), "--format", "json").stdout)
     label = identities["mybot~2"].label
     assert sorted(r["name"] for r in current) == sorted(["greedy", "random", label])
     assert {r["name"]: r["matches"] for r in current} == {"greedy": 4, "random": 4, label: 4}
-    every = json.loads(arena("table", str(tmp_path / "out"), "--format", "json", "--versions", "all").stdout)
+    every = json.loads(read("table", str(tmp_path / "out"), "--format", "json", "--versions", "all").stdout)
     assert {r["name"]: (r["version"], r["identity"]) for r in every if r["name"].startswith("mybot@")} == {
         identities[e].label: (identities[e].version, identities[e].key) for e in ("mybot", "mybot~2")}
-    assert arena("verify", str(tmp_path / "out")).returncode == 0
+    assert read("verify", str(tmp_path / "out")).returncode == 0
     # A replay and the report show each version by its label, never the store's mybot~2.
     old_label = identities["mybot"].label
     from typer.testing import CliRunner
@@ -316,9 +327,9 @@ def test_a_changed_python_bot_joins_its_tournament_as_a_new_version_on_the_same_
     with ResultStore.open_existing(str(tmp_path / "out")) as store:
         assert all("mybot" not in row.seats for row in store.results()) and store.count() == 6
     # The old version's results are gone, and so is it from the tables, with the note about versions.
-    left = arena("table", str(tmp_path / "out"), "--versions", "all", "--format", "json")
+    left = read("table", str(tmp_path / "out"), "--versions", "all", "--format", "json")
     assert sorted(r["name"] for r in json.loads(left.stdout)) == sorted(["greedy", "random", label])
-    assert "current versions only" not in arena("table", str(tmp_path / "out")).stdout
+    assert "current versions only" not in read("table", str(tmp_path / "out")).stdout
 
 
 def test_a_changed_bot_is_still_refused_where_versions_cannot_play_apart(tmp_path: Path):
@@ -392,7 +403,7 @@ def test_a_store_without_identities_still_resumes_and_then_records_them(tmp_path
         assert set(store.identities()) == {"hash", "greedy", "crashy"} and store.count() == 12
     again = arena("run", "tests/golden/tournament.yaml", "--output", str(tmp_path / "golden"), "--no-progress", "--no-report")
     assert again.returncode == 0 and "not recorded" not in again.stderr
-    table = arena("table", str(tmp_path / "golden"), "--format", "json")
+    table = read("table", str(tmp_path / "golden"), "--format", "json")
     expected = json.loads((ROOT / "tests" / "golden" / "store-standings.json").read_text())
     got = {r["name"]: [r["matches"], r["wins"], r["draws"], r["losses"], r["points_for"], r["points_against"]]
            for r in json.loads(table.stdout)}
@@ -518,11 +529,12 @@ def test_the_example_tournaments_run_from_a_fresh_clone_with_the_readme_commands
     assert not list(clone.glob("bots/**/*.bin"))
     files = sorted(p.name for p in (clone / "tournaments").glob("*.yaml"))
     assert files == sorted(p.name for p in (ROOT / "tournaments").glob("*.yaml"))
+    dries = {}
     for name in files:
-        dry = arena("run", f"tournaments/{name}", "--dry-run", cwd=clone)
+        dry = dries[name] = arena("run", f"tournaments/{name}", "--dry-run", cwd=clone)
         assert dry.returncode == 0, (name, dry.stderr)
         assert "nothing played yet" in dry.stdout
-    big = arena("run", "tournaments/big.yaml", "--dry-run", cwd=clone)
+    big = dries["big.yaml"]
     assert "builds: 2 to run, 0 cached" in big.stdout
     assert "c-firstmove: build: cc -O2 -o bots/c/firstmove.bin bots/c/firstmove.c" in big.stdout
     assert "java-greedy: build: javac" in big.stdout

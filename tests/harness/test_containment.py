@@ -516,12 +516,14 @@ def test_nothing_survives_arena_play():
 
 
 def test_arena_play_and_check_bot_end_against_a_blank_line_flood():
+    # A flood uses little CPU (it waits on the pipe), so on the cpu clock its request ends on
+    # the wall backstop, max(10 x move_ms, move_ms + 2 s): 2.5 s at 250 ms, not 5 s at 500.
     token = new_token()
     done = _arena("play", _cmd("blank_flood", token), f"{shlex.quote(sys.executable)} bots/random_bot.py",
-                  "--move-ms", "500", "--target", "6")
+                  "--move-ms", "250", "--target", "6")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "forfeit" in done.stdout and "timeout" in done.stdout
-    checked = _arena("check-bot", _cmd("blank_flood", token, 3), "--move-ms", "500")
+    checked = _arena("check-bot", _cmd("blank_flood", token, 3), "--move-ms", "250")
     assert checked.returncode == 1, checked.stdout + checked.stderr
     assert "result: FAIL (first problem: timeout" in checked.stdout
     assert survivors(token) == []

@@ -104,11 +104,11 @@ def test_a_source_checkout_cut_short_is_removed_by_the_next_checkout(tmp_path: P
 # --- real arenas killed with SIGKILL -------------------------------------------------------------
 
 
-def _tournament(folder: Path, name: str, sleep_ms: int, matches: int = 2, concurrency: int = 2) -> Path:
+def _tournament(folder: Path, name: str, sleep_ms: int, matches: int = 2, concurrency: int = 2, target: int = 21) -> Path:
     path = folder / f"{name}.yaml"
     bots = "".join(f'  - {{name: {b}, cmd: "$PYTHON policybot.py first", cwd: "{POLICYBOT}", '
                    f'env: {{POLICYBOT_SLEEP_MS: {sleep_ms}}}}}\n' for b in ("a", "b", "c"))
-    path.write_text(f"name: {name}\nseed: 3\nrules: {{target: 21}}\noutput: {folder / name}\n"
+    path.write_text(f"name: {name}\nseed: 3\nrules: {{target: {target}}}\noutput: {folder / name}\n"
                     f"concurrency: {concurrency}\nmatches_per_pairing: {matches}\nbots:\n{bots}")
     return path
 
@@ -246,7 +246,9 @@ def test_what_a_killed_worker_and_a_killed_arena_leave_is_gone_after_the_next_st
     finally:
         _kill_all(_tree(run.pid))
         run.wait()
-    again = _arena(path, env)
+    # The next start: another arena on the same TMPDIR (the sweep is the place's, whichever
+    # tournament starts there), a short one, not the rest of the killed run's twelve matches.
+    again = _arena(_tournament(tmp_path, "next", sleep_ms=0, matches=2, target=5), env)
     _, err = again.communicate(timeout=600)
     assert again.returncode == 0, err
     assert _folders(tmp) == set(), _folders(tmp)  # the dead run's (swept) and its own (removed)
