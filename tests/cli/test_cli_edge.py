@@ -144,12 +144,13 @@ def test_the_traceback_goes_to_the_temporary_folder_when_the_state_folder_cannot
 # --- a real tournament, interrupted and damaged --------------------------------------------------------
 
 
-def write_tournament(folder: Path, *, matches: int = 2, sleep_ms: int = 0) -> Path:
+def write_tournament(folder: Path, *, matches: int = 2, sleep_ms: int = 0, target: int | None = None) -> Path:
     env = f", env: {{POLICYBOT_SLEEP_MS: {sleep_ms}}}" if sleep_ms else ""
     bots = "\n".join(f'  - {{name: {p}, cmd: "$PYTHON policybot.py {p}", cwd: "{BOTS}"{env}}}'
                      for p in ("first", "greedy", "hash"))
+    rules = f"rules: {{target: {target}}}\n" if target is not None else ""
     path = folder / "tiny.yaml"
-    path.write_text(f"name: tiny\nseed: 2024\noutput: {folder / 'out'}\nconcurrency: 2\n"
+    path.write_text(f"name: tiny\nseed: 2024\n{rules}output: {folder / 'out'}\nconcurrency: 2\n"
                     f"matches_per_pairing: {matches}\nbots:\n{bots}\n")
     return path
 
@@ -178,11 +179,13 @@ def _wait_for_a_stored_match(proc: subprocess.Popen, folder: str) -> None:
     ids=["SIGTERM to the arena", "SIGTERM to its process group", "SIGHUP to its process group"],
 )
 def test_sigterm_and_sighup_stop_a_run_like_ctrl_c(tmp_path: Path, sig: signal.Signals, to_group: bool):
-    path = write_tournament(tmp_path, matches=4, sleep_ms=1)
+    # Matches to 5 points; only the run to stop has 5 ms moves (in its environment, which the bots
+    # inherit: the sleep changes no move and is not in the file), so the resume plays at full speed.
+    path = write_tournament(tmp_path, matches=4, target=5)
     output = load_config(path).output
     # To the group: a closed terminal, or `kill -TERM -PGID` (the workers get it too); to the
     # arena alone: a process manager stopping it.
-    returncode, err = _signal_a_run(path, sig, as_from_a_terminal, to_group=to_group)
+    returncode, err = _signal_a_run(path, sig, as_from_a_terminal, to_group=to_group, sleep_ms=5)
     assert returncode == 128 + sig, err
     assert "Traceback" not in err and "Exception ignored" not in err and "SystemExit" not in err, err
     kept = len(stored_ids(output))
@@ -204,12 +207,14 @@ def test_under_nohup_a_closed_terminal_does_not_stop_the_run(tmp_path: Path):
     assert len(ids) == len(set(ids)) == 6
 
 
-def _signal_a_run(path: Path, sig: signal.Signals, started_as, *, to_group: bool) -> tuple[int, str]:
+def _signal_a_run(path: Path, sig: signal.Signals, started_as, *, to_group: bool,
+                  sleep_ms: int = 0) -> tuple[int, str]:
     """``arena run`` started with ``started_as`` (a ``preexec_fn``) and sent ``sig`` once a
-    match is stored: its exit code and stderr."""
+    match is stored: its exit code and stderr. ``sleep_ms``: POLICYBOT_SLEEP_MS in its environment."""
+    env = dict(os.environ, POLICYBOT_SLEEP_MS=str(sleep_ms)) if sleep_ms else None
     proc = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(path), "--no-progress"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, cwd=ROOT,
-                            preexec_fn=started_as)
+                            preexec_fn=started_as, env=env)
     try:
         _wait_for_a_stored_match(proc, load_config(path).output)
         if to_group:

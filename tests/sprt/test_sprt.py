@@ -434,20 +434,27 @@ def _pairs(rng: random.Random, probs: tuple[float, float, float, float, float], 
 
 @pytest.mark.slow
 def test_decision_is_the_first_crossing_of_the_prefix_llrs():
-    rng = random.Random(7)
-    pairs = _pairs(rng, (0.2, 0.02, 0.5, 0.02, 0.26), 3000)
+    # The sequential test computes one LLR per pair added (a few ms each), the check every
+    # prefix's at once. Two samples of a couple of hundred pairs: one crosses the upper bound
+    # (at pair 87), one the lower (at pair 108), each after coming within 0.01 of it; in both
+    # the LLR goes back between the bounds later, so only the first crossing is the decision.
     params = SprtParams.elo(0, 20)
-    state, trace = replay(params, pairs)
-    prefix = np.cumsum(np.eye(5, dtype=int)[[p.bin for p in pairs]], axis=0)
-    expected = llr_array(prefix, 0, 20, NORMALIZED)
-    assert np.allclose(trace, expected, atol=1e-12)
     lower, upper = params.bounds
-    crossed = np.nonzero((expected >= upper) | (expected <= lower))[0]
-    assert crossed.size > 0
-    first = int(crossed[0])
-    assert state.decided_at == first + 1
-    assert state.decision is (Decision.H1 if expected[first] >= upper else Decision.H0)
-    assert state.pairs == 3000 and state.llr == trace[-1]
+    for seed, probs, n, decision in ((2, (0.14, 0.02, 0.5, 0.02, 0.32), 170, Decision.H1),
+                                     (9, (0.28, 0.02, 0.5, 0.02, 0.18), 140, Decision.H0)):
+        pairs = _pairs(random.Random(seed), probs, n)
+        state, trace = replay(params, pairs)
+        prefix = np.cumsum(np.eye(5, dtype=int)[[p.bin for p in pairs]], axis=0)
+        expected = llr_array(prefix, 0, 20, NORMALIZED)
+        assert np.allclose(trace, expected, atol=1e-12)
+        crossed = np.nonzero((expected >= upper) | (expected <= lower))[0]
+        assert crossed.size > 0
+        first = int(crossed[0])
+        assert min(upper - expected[:first].max(), expected[:first].min() - lower) < 0.01  # a near miss first
+        assert crossed.size < n - first  # back between the bounds after the decision
+        assert state.decided_at == first + 1
+        assert state.decision is (Decision.H1 if expected[first] >= upper else Decision.H0) is decision
+        assert state.pairs == n and state.llr == trace[-1]
 
 
 def test_the_first_decision_is_kept_while_later_pairs_still_count():

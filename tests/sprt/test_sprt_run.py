@@ -420,26 +420,27 @@ def _wait_for(folder: Path, matches: int, proc: subprocess.Popen, seconds: float
     raise AssertionError("the run did not get far enough")
 
 
-# Slow enough that the signals land before the test decides.
-SLOW = ', env: {POLICYBOT_SLEEP_MS: "15"}'
+# Slow enough that the signals land before the test decides: in the environment of the runs to
+# interrupt, which their bots inherit (the sleep changes no move, policybot.py, and is not in the
+# tournament file, so every run is of the same test).
+SLOW = {"POLICYBOT_SLEEP_MS": "15"}
 
 
 @pytest.mark.slow  # real bots played
 def test_kill_9_and_ctrl_c_resume_to_the_same_decision_as_an_uninterrupted_run(tmp_path: Path):
-    bots = bot("greedy", "greedy", SLOW) + bot("first", "first", SLOW)
+    bots = bot("greedy", "greedy") + bot("first", "first")
     sprt = "{elo0: 0, elo1: 50, model: logistic}"
     (tmp_path / "ref").mkdir()
-    # The uninterrupted reference plays the same bots without their sleep, which changes no move
-    # (policybot.py), only the wall time: some 50 matches of 15 ms moves, one at a time.
-    fast = bot("greedy", "greedy") + bot("first", "first")
-    reference = _run(load_config(sprt_file(tmp_path / "ref", sprt=sprt, bots=fast, concurrency=1)), 1)["sprt"]
+    # The uninterrupted reference plays the same bots, one match at a time, at full speed.
+    reference = _run(load_config(sprt_file(tmp_path / "ref", sprt=sprt, bots=bots, concurrency=1)), 1)["sprt"]
     assert reference.decision is Decision.H1 and reference.decided_at > 12
     path = sprt_file(tmp_path, sprt=sprt, bots=bots)
     out = tmp_path / "out"
     env = {k: v for k, v in os.environ.items() if k != "ARENA_CACHE_DIR"}
-    # kill -9 of the arena mid-run, then Ctrl-C of the resumed run, then a resume to the end.
+    # kill -9 of the arena mid-run, then Ctrl-C of the resumed run (both with 15 ms moves), then a
+    # resume to the end (at full speed).
     proc = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(path), "--no-progress"], cwd=tmp_path,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env | SLOW)
     try:
         at_kill = _wait_for(out, 7, proc)
         proc.send_signal(signal.SIGKILL)
@@ -447,7 +448,7 @@ def test_kill_9_and_ctrl_c_resume_to_the_same_decision_as_an_uninterrupted_run(t
         proc.wait(60)
     assert 0 < at_kill < 2 * reference.decided_at
     proc = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(path), "--no-progress"], cwd=tmp_path,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env | SLOW,
                             preexec_fn=as_from_a_terminal)
     try:
         at_stop = _wait_for(out, at_kill + 4, proc)

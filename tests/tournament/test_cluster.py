@@ -92,31 +92,67 @@ def _scheduler_address(path: Path, proc: subprocess.Popen, log: Path) -> str:
     raise RuntimeError(f"dask scheduler did not start:\n{log.read_text()}")
 
 
-@pytest.fixture
-def cluster(tmp_path: Path) -> Iterator[Cluster]:
-    """``dask scheduler`` on a free loopback port and two ``dask worker`` processes, one thread each."""
-    folder = tmp_path / "cluster"
-    folder.mkdir()
+def _start_worker(cluster: Cluster, name: str, folder: Path) -> None:
+    """A ``dask worker`` named ``name`` with a tag of its own, one thread, no nanny."""
+    tag = f"{uuid.uuid4().hex}-{name}"
+    env = dict(os.environ, **{TAG: tag})
+    cluster.workers[name] = _start([DASK, "worker", cluster.address, "--name", name, "--nthreads", "1", "--no-nanny",
+                                    "--no-dashboard", "--host", "127.0.0.1"], folder / f"{name}.log", env)
+    cluster.tags[name] = tag
+
+
+def _wait_for_workers(cluster: Cluster) -> None:
+    """Until the scheduler has exactly the workers of ``cluster`` (none that died)."""
+    with distributed.Client(cluster.address, set_as_default=False, timeout=30) as client:
+        deadline = time.monotonic() + 60
+        while True:
+            names = {w.get("name") for w in client.scheduler_info(n_workers=-1)["workers"].values()}
+            if names == set(cluster.workers):
+                return
+            dead = [name for name, proc in cluster.workers.items() if proc.poll() is not None]
+            if dead or time.monotonic() > deadline:
+                raise RuntimeError(f"the cluster's workers are {sorted(map(str, names))}, not {sorted(cluster.workers)}"
+                                   f" (exited: {dead})")
+            time.sleep(0.1)
+
+
+@pytest.fixture(scope="module")
+def shared_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Cluster, Path]]:
+    """``dask scheduler`` on a free loopback port and two ``dask worker`` processes, one thread
+    each: started once for the module (some seconds), each test given it through ``cluster``."""
+    folder = tmp_path_factory.mktemp("cluster")
     sched_file = folder / "scheduler.json"
     sched_log = folder / "scheduler.log"
+    # Its HTTP server (which --no-dashboard keeps) on a free port too: on 8787, Dask's default, it
+    # would make the LocalCluster of a later test warn that the port is taken.
     scheduler = _start([DASK, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-                        "--scheduler-file", str(sched_file)], sched_log)
-    workers: dict[str, subprocess.Popen] = {}
+                        "--dashboard-address", "127.0.0.1:0", "--scheduler-file", str(sched_file)], sched_log)
+    cluster = Cluster("", scheduler, {}, {})
     try:
-        address = _scheduler_address(sched_file, scheduler, sched_log)
-        run_id = uuid.uuid4().hex
-        tags = {name: f"{run_id}-{name}" for name in ("w1", "w2")}
-        for name, tag in tags.items():
-            env = dict(os.environ, **{TAG: tag})
-            workers[name] = _start([DASK, "worker", address, "--name", name, "--nthreads", "1", "--no-nanny",
-                                    "--no-dashboard", "--host", "127.0.0.1"], folder / f"{name}.log", env)
-        with distributed.Client(address, set_as_default=False, timeout=30) as client:
-            client.wait_for_workers(2, timeout=60)
-        yield Cluster(address, scheduler, workers, tags)
+        cluster.address = _scheduler_address(sched_file, scheduler, sched_log)
+        for name in ("w1", "w2"):
+            _start_worker(cluster, name, folder)
+        _wait_for_workers(cluster)
+        yield cluster, folder
     finally:
-        for proc in workers.values():
+        for proc in cluster.workers.values():
             _stop(proc)
         _stop(scheduler)
+
+
+@pytest.fixture
+def cluster(shared_cluster: tuple[Cluster, Path]) -> Cluster:
+    """The module's cluster with two live workers: a worker a test killed is replaced first,
+    by a new worker of a new name and tag (the scheduler may still remember the dead one)."""
+    cluster, folder = shared_cluster
+    assert cluster.scheduler.poll() is None
+    for name, proc in list(cluster.workers.items()):
+        if proc.poll() is not None:
+            proc.wait()
+            del cluster.workers[name], cluster.tags[name]
+            _start_worker(cluster, f"{name}-{uuid.uuid4().hex[:6]}", folder)
+    _wait_for_workers(cluster)
+    return cluster
 
 
 def _tagged(tag: str) -> list[int]:
@@ -168,7 +204,10 @@ def write_tournament(folder: Path, extra: str = "", env: str = "") -> Path:
         for p in ("first", "greedy", "hash")
     )
     path = folder / "cl.yaml"
-    path.write_text(f"name: cl\nseed: 777\nmatches_per_pairing: 4\noutput: {folder / 'out'}\n{extra}\nbots:\n{bots}\n")
+    # Matches to 5 points (a hand or two, still hundreds of ms of moves): what is checked is the
+    # same as to 21.
+    path.write_text(f"name: cl\nseed: 777\nrules: {{target: 5}}\nmatches_per_pairing: 4\noutput: {folder / 'out'}\n"
+                    f"{extra}\nbots:\n{bots}\n")
     return path
 
 
@@ -259,7 +298,7 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(tmp_path: Path, cl
     assert records_without_times(config.output) == expected_records
     assert all(len(workers) == 1 for workers in executor.played_by.values())
     # The match the dead worker was playing was played again, by the survivor.
-    survivor = "w2" if killed["name"] == "w1" else "w1"
+    survivor = next(name for name in cluster.workers if name != killed["name"])
     lost = [match_id for match_id in executor.played_by if any(f"-{match_id}-" in key for key in killed["in_flight"])]
     assert lost and all(executor.played_by[m] == [survivor] for m in lost)
     # Nothing of the dead worker is left (its bots got PR_SET_PDEATHSIG), and the survivor

@@ -25,6 +25,7 @@ pytestmark = pytest.mark.slow  # real tournaments with worker processes, kills a
 
 BOTS = Path(__file__).parents[1] / "data" / "tournament_bots"
 cli = CliRunner()
+SHORT = "rules: {target: 5}\n"  # matches to 5 points: a hand or two each, the checks the same as to 21
 
 
 def write_tournament(
@@ -86,7 +87,7 @@ def test_a_tiny_tournament_end_to_end_through_the_cli(tmp_path: Path):
 
 
 def test_same_results_at_concurrency_1_and_2(tmp_path: Path):
-    path = write_tournament(tmp_path, extra="matches_per_pairing: 4")
+    path = write_tournament(tmp_path, extra=SHORT + "matches_per_pairing: 4")
     one = tr.run_tournament(load_config(path), concurrency=1)
     config = load_config(path)
     from dataclasses import replace
@@ -99,7 +100,7 @@ def test_same_results_at_concurrency_1_and_2(tmp_path: Path):
 
 
 def test_interrupted_run_resumes_without_losing_or_repeating(tmp_path: Path):
-    path = write_tournament(tmp_path, extra="matches_per_pairing: 4")
+    path = write_tournament(tmp_path, extra=SHORT + "matches_per_pairing: 4")
     config = load_config(path)
     seen: list[str] = []
 
@@ -199,15 +200,19 @@ def test_kill_9_at_random_moments_then_resume_gives_the_uninterrupted_results(tm
     """A few trials here; benchmarks/killresume.py runs the full 20."""
     import random
 
-    path = write_tournament(tmp_path, extra="concurrency: 2\nmatches_per_pairing: 2", env=", env: {POLICYBOT_SLEEP_MS: 1}")
+    path = write_tournament(tmp_path, extra="concurrency: 2\nmatches_per_pairing: 2")
     config = load_config(path)
     from dataclasses import replace
 
+    # The reference and the last resume play at full speed; the runs to kill have 1 ms moves
+    # (POLICYBOT_SLEEP_MS in the arena's environment, which its bots inherit: it changes no
+    # move, policybot.py, and is not in the tournament file, so every run resumes the same one).
     reference = tr.run_tournament(replace(config, output=str(tmp_path / "ref")), concurrency=2)
     expected = outcomes(reference["folder"])
     rng = random.Random(5)
     tag = f"ARENA_KILL_TEST={uuid.uuid4().hex}"
     env = dict(os.environ, ARENA_KILL_TEST=tag.split("=", 1)[1])
+    slow_env = dict(env, POLICYBOT_SLEEP_MS="1")
     kills = 0
     for _ in range(3):
         # The kill moment is random in the run's progress, not in wall-clock time (a fast machine
@@ -218,7 +223,7 @@ def test_kill_9_at_random_moments_then_resume_gives_the_uninterrupted_results(tm
         wait_for = rng.randint(stored, len(expected) - 3) if stored <= len(expected) - 3 else len(expected)
         proc = subprocess.Popen(
             [sys.executable, "-m", "arena.cli", "run", str(path), "--no-progress"],
-            env=env,
+            env=slow_env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
@@ -278,7 +283,7 @@ def _worker_pids() -> list[int]:
 
 
 def test_a_worker_killed_mid_run_is_replaced_and_nothing_is_lost(tmp_path: Path):
-    path = write_tournament(tmp_path, extra="matches_per_pairing: 4")
+    path = write_tournament(tmp_path, extra=SHORT + "matches_per_pairing: 4")
     config = load_config(path)
     killed: list[int] = []
 
@@ -298,15 +303,18 @@ def test_a_worker_killed_mid_run_is_replaced_and_nothing_is_lost(tmp_path: Path)
 
 
 def test_ctrl_c_stops_cleanly_and_prints_the_resume_command(tmp_path: Path):
-    # Slow enough moves that the run is still playing when the Ctrl-C lands, even on a busy machine.
-    path = write_tournament(tmp_path, extra="concurrency: 2\nmatches_per_pairing: 4", env=", env: {POLICYBOT_SLEEP_MS: 20}")
+    path = write_tournament(tmp_path, extra=SHORT + "concurrency: 2\nmatches_per_pairing: 4")
     config = load_config(path)
+    # Slow enough moves that the run is still playing when the Ctrl-C lands, even on a busy machine:
+    # the bots inherit the arena's environment, so only the run to interrupt has the sleep (it
+    # changes no move, policybot.py), and the resume below plays the same games at full speed.
     proc = subprocess.Popen(
         [sys.executable, "-m", "arena.cli", "run", str(path), "--no-progress"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,
         preexec_fn=as_from_a_terminal,
+        env=dict(os.environ, POLICYBOT_SLEEP_MS="20"),
     )
     store_file = Path(config.output) / "results.sqlite"
     deadline = time.monotonic() + 60
