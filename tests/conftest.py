@@ -36,6 +36,7 @@ LONG_FIRST = (
     "tests/sprt/test_sprt_run.py::test_kill_9_and_ctrl_c_resume_to_the_same_decision_as_an_uninterrupted_run",
     "tests/test_compiled.py::test_without_a_c_compiler_the_install_goes_on_as_python",
     "tests/test_static.py::test_mypy_finds_no_error_in_the_package",
+    "tests/cli/test_demo.py::test_the_demo_ranks_expert_above_greedy_above_random_with_finite_ratings",
     "tests/cli/test_run_cli.py::test_a_changed_python_bot_joins_its_tournament_as_a_new_version_on_the_same_deals",
     "tests/sprt/test_sprt.py::test_decision_is_the_first_crossing_of_the_prefix_llrs",
     "tests/cli/test_bundled_tournaments.py::test_every_bundled_tournament_and_bot_runs_short_with_no_failure",
