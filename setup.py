@@ -19,6 +19,12 @@ So the compilation is optional:
   to its source would be imported instead of the source and go stale at the first edit;
 - where it fails (no C compiler, say), the install goes on with the pure-Python modules and
   says why in pip's log (``pip install -v``).
+
+``ESCOBA_ARENA_OPT_LEVEL`` (0-3, default 3) is the C compiler's optimization level (mypyc's
+``opt_level``, gcc's ``-O``): the same C from mypyc, the same semantics, only compiled faster and
+run slower at 0 (where mypyc also turns the C asserts of its runtime on). What users install and
+what benchmarks/ measures is the default, 3; the test of the build (tests/test_compiled.py) uses
+0, which takes gcc about half the time.
 """
 
 from __future__ import annotations
@@ -60,16 +66,24 @@ class OptionalBuildExt(build_ext):
                   "installing the pure-Python modules", file=sys.stderr)
 
 
+def _opt_level() -> str:
+    level = os.environ.get("ESCOBA_ARENA_OPT_LEVEL", "").strip() or "3"
+    if level not in ("0", "1", "2", "3"):
+        raise SystemExit(f"escoba-arena: ESCOBA_ARENA_OPT_LEVEL must be 0, 1, 2 or 3, not {level!r}")
+    return level
+
+
 def _extensions() -> list:
     if not _wanted():
         return []
+    level = _opt_level()  # a wrong value stops the build: it is not a reason to install as Python
     try:
         from mypyc.build import mypycify
     except ImportError:  # a build without its build requirements (--no-build-isolation)
         print("escoba-arena: mypyc is missing; installing the pure-Python modules", file=sys.stderr)
         return []
     try:
-        return mypycify(COMPILED, group_name=GROUP, opt_level="3")
+        return mypycify(COMPILED, group_name=GROUP, opt_level=level)
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - mypyc exits on what it cannot compile
         print(f"escoba-arena: not compiled (mypyc: {exc!r}); installing the pure-Python modules", file=sys.stderr)
         return []

@@ -7,6 +7,15 @@ hardest (golden records under every rule option, the rules core against brute fo
 shortcuts, positions, copies and pickles, the referee's failure handling, the protocol, the
 hostile bots) run again on the compiled modules. Without a C compiler the same build must still
 install, as Python.
+
+The build here compiles the C at ``-O0`` (``ESCOBA_ARENA_OPT_LEVEL=0``, setup.py), where gcc
+takes well under half its time at the default ``-O3`` (about 33 s for the whole wheel instead of
+84 s, at load 3.5-5 on 2 cores), and the tests on it take as long. It still proves what this test
+claims: mypyc generates the same C from the same source at every level (the level is only
+gcc's ``-O``), with the same semantics, so the modules built, what they import, how they fail
+and every result the tests check are the same; at ``-O0`` mypyc even turns on its runtime's C
+asserts. Only the speed differs, and the ``-O3`` build is what users install and what
+benchmarks/ measures.
 """
 
 from __future__ import annotations
@@ -88,7 +97,8 @@ def test_the_checkout_holds_no_compiled_module_to_shadow_its_source():
 
 @pytest.mark.slow
 def test_pip_install_compiles_the_hot_path_and_the_hardest_tests_pass_on_it(tmp_path: Path):
-    wheel, _ = _build_wheel(tmp_path)
+    wheel, log = _build_wheel(tmp_path, {"ESCOBA_ARENA_OPT_LEVEL": "0"})
+    assert " -O0 " in log  # mypyc's flag, after Python's own -O3: the one gcc applies
     with zipfile.ZipFile(wheel) as whl:
         names = whl.namelist()
         whl.extractall(tmp_path / "site")

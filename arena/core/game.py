@@ -29,11 +29,12 @@ def hand_view(hand: HandState, seat: int, scores: Sequence[int], events: Sequenc
         seat=seat, side=hand.seating.side_of(seat), rules=hand.rules, seating=hand.seating,
         hand_number=hand.number, round=hand.round, dealer=hand.dealer, turn=hand.current_seat,
         phase=hand.phase, hand=tuple(hand.hands[seat]), table=tuple(hand.table),
-        stock_count=hand.stock_count, hand_sizes=tuple(len(h) for h in hand.hands),
-        piles=tuple(tuple(p) for p in hand.piles), escobas=tuple(hand.escobas),
+        stock_count=hand.stock_count, hand_sizes=tuple(map(len, hand.hands)),
+        piles=tuple(map(tuple, hand.piles)), escobas=tuple(hand.escobas),
         last_capturer=hand.last_capturer, pending=hand.pending,
         options=tuple(hand._options or ()), scores=tuple(scores),
-        events=tuple(e for e in events if e.audience is None or e.audience == seat),
+        # A list comprehension, then a tuple: about half the cost of a generator, over every event of the hand.
+        events=tuple([e for e in events if e.audience is None or e.audience == seat]),
     )
 
 

@@ -10,6 +10,8 @@ from arena.core.events import Event
 from arena.core.outcome import Phase
 from arena.core.rules import Rules, Seating
 
+_DECK_BITS: tuple[tuple[int, Card], ...] = tuple((c.bit, c) for c in DECK)  # the deck in order, each card with its bit
+
 
 @dataclass(frozen=True)
 class SeatView:
@@ -40,10 +42,17 @@ class SeatView:
     @property
     def unseen(self) -> tuple[Card, ...]:
         """Cards this seat has not seen: the other hands and the stock, in deck order."""
-        seen = set(self.hand) | set(self.table)
+        # As card bits, not a set of cards: a bot may ask at every decision, and hashing a card
+        # is a Python call (``Card.__hash__``), two or three per card here.
+        seen = 0
+        for c in self.hand:
+            seen |= c.bit
+        for c in self.table:
+            seen |= c.bit
         for pile in self.piles:
-            seen.update(pile)
-        return tuple(c for c in DECK if c not in seen)
+            for c in pile:
+                seen |= c.bit
+        return tuple([c for bit, c in _DECK_BITS if not bit & seen])
 
     def to_dict(self, include_events: bool = False) -> dict[str, Any]:
         data: dict[str, Any] = {
