@@ -22,6 +22,7 @@ import subprocess
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -50,6 +51,8 @@ _ORPHANS_QUIET_S = 0.3
 _ORPHANS_MAX_S = 3.0
 _PR_SET_CHILD_SUBREAPER = 36
 _subreaper_of = 0  # the pid of the process that made itself a subreaper (0: none yet)
+# This process's launchers, never taken for an orphan (a new one leads a session of its own).
+_launchers: weakref.WeakSet[LauncherClient] = weakref.WeakSet()
 
 
 def _become_subreaper() -> bool:
@@ -83,10 +86,11 @@ def _kill_orphans(sessions: set[int]) -> None:
     start = last = time.monotonic()
     while True:
         now = time.monotonic()
+        ours = {launcher._proc.pid for launcher in list(_launchers)}
         found = []
         for pid in proctree.children(me):
             fields = proctree.stat_fields(pid)
-            if fields is not None and len(fields) > 3 and int(fields[3]) in sessions:
+            if fields is not None and len(fields) > 3 and int(fields[3]) in sessions and pid not in ours:
                 found.append(pid)
         if found:
             last = now
@@ -269,6 +273,7 @@ class LauncherClient:
             theirs.close()
         self._sock = ours
         self.owner = os.getpid()
+        _launchers.add(self)
         self._send_lock = threading.Lock()
         self._cond = threading.Condition()
         self._replies: dict[int, dict[str, Any]] = {}

@@ -597,8 +597,9 @@ for line in sys.stdin:
 
 
 def test_a_bot_whose_launcher_is_lost_fails_at_its_next_request_even_if_it_still_answers(tmp_path):
-    """Its launcher gone, the bot is over (its bots die with it, or are killed with its cgroups):
-    once the arena knows, the bot gets no more requests, however long it takes to die."""
+    """Its launcher gone, the bot is over (its bots die with it, or are killed with its cgroups
+    or as orphans): once the arena knows, the bot gets no more requests, however long it takes
+    to die, even one that cleared its parent-death signal."""
     script = tmp_path / "deathless.py"
     script.write_text(DEATHLESS_BOT)
     launcher = LauncherClient(cgroups=False, sealed=False)  # nothing else kills a bot that outlives it
@@ -610,10 +611,12 @@ def test_a_bot_whose_launcher_is_lost_fails_at_its_next_request_even_if_it_still
         assert pid is not None
         os.kill(launcher.pid, signal.SIGKILL)
         assert wait_until(lambda: not launcher.alive)
-        assert running(pid)  # it still answers: it cleared its parent-death signal
         with pytest.raises(BotFailure) as info:
             bot.decide({"hand": ["7o"]}, ["7o"], FAST.move_ms, 0)
         assert info.value.termination is Termination.CRASH and "launcher was lost" in info.value.detail
+        # Nor does it outlive its launcher: it came to this process (their subreaper) as an
+        # orphan, and was killed there.
+        assert wait_until(lambda: not running(pid))
     finally:
         if bot.pid is not None and running(bot.pid):
             os.kill(bot.pid, signal.SIGKILL)
