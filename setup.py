@@ -73,10 +73,35 @@ def _opt_level() -> str:
     return level
 
 
+def _no_c_compiler() -> str | None:
+    """Why the C compiler the build would use cannot compile C, or None if it can. Asked
+    before mypyc runs: its type check and code generation take about 20 s, wasted where the C
+    cannot be compiled."""
+    import shlex
+    import subprocess
+    import sysconfig
+    import tempfile
+
+    cc = os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / "probe.c"
+        source.write_text("int probe(void) { return 0; }\n")
+        try:
+            done = subprocess.run([*shlex.split(cc), "-c", str(source), "-o", str(Path(tmp) / "probe.o")],
+                                  capture_output=True, timeout=120)
+        except (OSError, ValueError, subprocess.TimeoutExpired) as exc:
+            return f"{cc!r}: {exc}"
+    return None if done.returncode == 0 else f"{cc!r} cannot compile C (exit code {done.returncode})"
+
+
 def _extensions() -> list:
     if not _wanted():
         return []
     level = _opt_level()  # a wrong value stops the build: it is not a reason to install as Python
+    why = _no_c_compiler()
+    if why is not None:
+        print(f"escoba-arena: not compiled (no C compiler: {why}); installing the pure-Python modules", file=sys.stderr)
+        return []
     try:
         from mypyc.build import mypycify
     except ImportError:  # a build without its build requirements (--no-build-isolation)
