@@ -3,7 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m venv .venv
-.venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[test,cluster]'
 # The HTML replay is tested in Debian's chromium (no browser download: none is allowed here).
 if ! command -v chromium >/dev/null 2>&1; then

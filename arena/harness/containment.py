@@ -420,8 +420,10 @@ class LauncherClient:
         except subprocess.TimeoutExpired:
             pass
 
-    def _request(self, op: str, fds: Sequence[int] = (), timeout: float = _REPLY_TIMEOUT,
+    def _request(self, op: str, fds: Sequence[int] = (), timeout: float | None = None,
                  **fields: Any) -> dict[str, Any]:
+        if timeout is None:
+            timeout = _REPLY_TIMEOUT  # read now, not when the module loaded (a test shortens it)
         with self._cond:
             if self._lost:
                 raise LauncherError("the bot launcher is gone")
