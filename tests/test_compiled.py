@@ -107,20 +107,23 @@ def test_pip_install_compiles_the_hot_path_and_the_hardest_tests_pass_on_it(tmp_
         assert module + ".py" in names  # the source ships too: it is the reference
     assert not any(_extension(n) for n in names if n.startswith("arena/") and not n.startswith(COMPILED))
     # Run outside the checkout (the current folder comes first on the path), and with the
-    # compiled modules imported before any test: the tests cannot fall back on this
-    # checkout's Python modules, whatever pytest adds to the path.
-    script = (
-        "import importlib, sys, pytest\n"
+    # compiled modules imported before any test, in every test process: a plugin module that
+    # pytest imports (-p) before it reads any conftest imports them and checks they are the
+    # build's, so the tests cannot fall back on this checkout's Python modules, whatever pytest
+    # adds to the path later. Two test processes: the harness tests wait on bots and deadlines.
+    site = str(tmp_path / "site")
+    (tmp_path / "plugin").mkdir()
+    (tmp_path / "plugin" / "compiled_first.py").write_text(
+        "import importlib\n"
         f"for m in map(importlib.import_module, {COMPILED_MODULES!r}):\n"
         "    assert m.__file__.endswith('.so'), m.__file__\n"
-        "    assert m.__file__.startswith(sys.argv[1]), m.__file__\n"
-        "sys.exit(pytest.main(sys.argv[2:]))\n"
+        f"    assert m.__file__.startswith({site!r}), m.__file__\n"
     )
-    site = str(tmp_path / "site")
     done = subprocess.run(
-        [sys.executable, "-c", script, site, "-o", "addopts=", "-q", "-n", "0", "-p", "no:randomly", "-p", "no:cacheprovider",
-         *ON_THE_BUILD],
-        cwd=tmp_path, capture_output=True, text=True, timeout=600, env={**os.environ, "PYTHONPATH": site})
+        [sys.executable, "-m", "pytest", "-p", "compiled_first", "-o", "addopts=", "-q", "-n", "2", "-p", "no:randomly",
+         "-p", "no:cacheprovider", *ON_THE_BUILD],
+        cwd=tmp_path, capture_output=True, text=True, timeout=600,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([site, str(tmp_path / "plugin")])})
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     passed = re.search(r"(\d+) passed", done.stdout)
     assert passed and int(passed.group(1)) >= 100 and " failed" not in done.stdout, done.stdout[-2000:]
