@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import socket
 import struct
 import subprocess
@@ -49,7 +50,6 @@ _SILENCE_S = 15 * launcher_program.BEAT_S
 # How long a lost launcher's orphans may take to come to this process, once none is left.
 _ORPHANS_QUIET_S = 0.3
 _ORPHANS_MAX_S = 3.0
-_PR_SET_CHILD_SUBREAPER = 36
 _subreaper_of = 0  # the pid of the process that made itself a subreaper (0: none yet)
 # This process's launchers, never taken for an orphan (a new one leads a session of its own).
 _launchers: weakref.WeakSet[LauncherClient] = weakref.WeakSet()
@@ -62,12 +62,7 @@ def _become_subreaper() -> bool:
     global _subreaper_of
     if _subreaper_of == os.getpid():
         return True
-    try:
-        import ctypes
-
-        if ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
-            return False
-    except (OSError, AttributeError):
+    if not sandbox.become_subreaper():
         return False
     _subreaper_of = os.getpid()
     return True
@@ -95,7 +90,7 @@ def _kill_orphans(sessions: set[int]) -> None:
         if found:
             last = now
             doomed = proctree.tree(found)
-            proctree.signal_all(doomed, 9)
+            proctree.signal_all(doomed, signal.SIGKILL)
             for pid in found:
                 try:
                     os.waitpid(pid, 0)
@@ -310,7 +305,7 @@ class LauncherClient:
         self.info = hello
         self.pid = int(hello["pid"])
         self._last_beat = time.monotonic()
-        if not self.sealed and not hello.get("roots"):
+        if self._orphans_come_here:
             _become_subreaper()  # before its first bot: see _kill_orphans
         self._reader = threading.Thread(target=self._read_forever, name="arena-launcher", daemon=True)
         self._reader.start()
@@ -330,6 +325,12 @@ class LauncherClient:
     def bwrap(self) -> str | None:
         """The bubblewrap that seals this launcher's bots (None where it does not seal)."""
         return str(self.info["bwrap"]) if self.sealed and self.info.get("bwrap") else None
+
+    @property
+    def _orphans_come_here(self) -> bool:
+        """What its bots leave when it is killed comes to this process: they have neither a
+        PID namespace (sealed) nor cgroups of their own to be killed with."""
+        return not self.sealed and not self.info.get("roots")
 
     @property
     def no_nested_userns(self) -> bool:
@@ -413,7 +414,7 @@ class LauncherClient:
             self._cond.notify_all()
         for root in self.info.get("roots", ()):
             cgroups.clean_root(str(root))
-        if not self.sealed and not self.info.get("roots"):
+        if self._orphans_come_here:
             _kill_orphans(sessions)
         try:
             self._proc.wait(timeout=1.0)

@@ -66,7 +66,6 @@ MAX_MESSAGE = 1 << 20
 _FDS_SPACE = socket.CMSG_SPACE(8 * array.array("i").itemsize)
 
 _PR_SET_PDEATHSIG = 1
-_PR_SET_CHILD_SUBREAPER = 36
 _CLONE_NEWNET = 0x40000000
 _CLONE_NEWUSER = 0x10000000
 # What a bot's signals must be on exec: Python (here) ignores SIGPIPE and SIGXFSZ, and the
@@ -120,7 +119,7 @@ class Launcher:
         self.inbox = bytearray(MAX_MESSAGE)
         self.me = os.getpid()
         self.libc = sandbox.c_library()
-        self.subreaper = self.libc is not None and self.libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+        self.subreaper = sandbox.become_subreaper(self.libc)
         self.cgroups = Cgroups.create(f"{PREFIX}{self.me}", hierarchies()) if use_cgroups else Cgroups()
         self.bots: dict[int, Bot] = {}
         self.roots: dict[int, Bot] = {}  # pid of a first process not yet reaped -> its bot

@@ -48,6 +48,7 @@ _CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF = 444, 445, 446
 _CREATE_RULESET_VERSION = 1
 _RULE_PATH_BENEATH = 1
 _PR_SET_NO_NEW_PRIVS = 38
+_PR_SET_CHILD_SUBREAPER = 36
 
 # Filesystem access rights (include/uapi/linux/landlock.h), by the ABI that introduced them.
 # Those that change the filesystem are always handled; reading only when paths are hidden;
@@ -82,6 +83,16 @@ def c_library() -> Any:
         return ctypes.CDLL(None, use_errno=True)
     except OSError:  # pragma: no cover - not a C runtime we know
         return None
+
+
+def become_subreaper(libc: Any = None) -> bool:
+    """Make this process a child subreaper (``PR_SET_CHILD_SUBREAPER``): an orphan among its
+    descendants is re-parented to it, not to init. False where the kernel refuses."""
+    libc = libc if libc is not None else c_library()
+    try:
+        return libc is not None and libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (AttributeError, OSError):
+        return False
 
 
 def abi(libc: Any = None) -> int:
