@@ -28,7 +28,7 @@ PURE_STDLIB = {"__future__", "bisect", "collections", "dataclasses", "enum", "ha
                "struct", "typing"}
 # Imports deferred into a function on purpose, each of which points back up a layer.
 DEFERRED_UPWARD = {
-    # fit_ratings loads the numerical fit (numpy, scipy) only when a fit runs: every command
+    # fit_ratings loads the numerical fit (numpy) only when a fit runs: every command
     # imports arena.rating.table, and most never fit.
     ("arena.rating.table", "arena.rating.fit"),
     # A run with an sprt section hands its schedule to SprtRun, which plans with runner's RunPlan.

@@ -303,7 +303,7 @@ def run(
                 quiet=quiet, strict=strict, report=report, show_seed=show_seed, drop_old=drop_old)
 
 
-# What the rest of a run imports: the tables' fit (numpy, scipy) for the live leader, the
+# What the rest of a run imports: the tables' fit (numpy) for the live leader, the
 # failures as they come, the report at the end.
 _RUN_MODULES = ("arena.rating.fit", "arena.tournament.failures", "arena.tournament.progress",
                 "arena.tournament.standings", "arena.tournament.store", "arena.tournament.adaptive",

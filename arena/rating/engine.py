@@ -23,14 +23,23 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import sparse
-from scipy.linalg import lapack
-from scipy.sparse import csgraph
 
 from arena.errors import ArenaError
+from arena.rating.linalg import (
+    Membership,
+    SparseMatrix,
+    connected_components,
+    inverse_factor,
+    solve_positive,
+    strong_components,
+)
+
+if TYPE_CHECKING:
+    from scipy import sparse
 
 Ints = NDArray[np.int64]
 Floats = NDArray[np.float64]
@@ -102,10 +111,9 @@ class MatchData:
     def max_sides(self) -> int:
         return max((b.k for b in self.blocks), default=0)
 
-    def membership(self) -> sparse.csr_matrix:
+    def membership(self) -> Membership:
         """Sides x bots, 1 where the bot plays in the side."""
-        ones = np.ones(len(self.side_bots))
-        return sparse.csr_matrix((ones, self.side_bots, self.side_ptr), shape=(self.n_sides, self.n_bots))
+        return Membership(self.side_ptr, self.side_bots, self.n_bots)
 
     def first_member(self) -> Ints:
         return self.side_bots[self.side_ptr[:-1]]
@@ -197,7 +205,7 @@ class Records:
 
 def records(data: MatchData) -> Records:
     n_sides = data.n_sides
-    to_bots = data.membership().T.tocsr()
+    membership = data.membership()
     width = max(data.max_sides, 2)
     per_side = {key: np.zeros(n_sides) for key in ("matches", "wins", "draws", "losses")}
     side_places = np.zeros((n_sides, width))
@@ -213,8 +221,8 @@ def records(data: MatchData) -> Records:
             flat = ranks.ravel()
             for p in range(block.k):
                 side_places[:, p] += np.bincount(sides, weights=(flat == p).astype(float), minlength=n_sides)
-    out = {key: np.rint(to_bots @ value).astype(np.int64) for key, value in per_side.items()}
-    places = np.rint(to_bots @ side_places).astype(np.int64)
+    out = {key: np.rint(membership.bot_sums(value)).astype(np.int64) for key, value in per_side.items()}
+    places = np.rint(membership.bot_sums(side_places)).astype(np.int64)
     return Records(out["matches"], out["wins"], out["draws"], out["losses"], places)
 
 
@@ -226,10 +234,7 @@ def components(data: MatchData) -> Ints:
     firsts = data.first_member()
     rows = [np.repeat(firsts, np.diff(data.side_ptr)), *(firsts[b.sides[:, 0]].repeat(b.k) for b in data.blocks)]
     cols = [data.side_bots, *(firsts[b.sides].ravel() for b in data.blocks)]
-    r, c = np.concatenate(rows), np.concatenate(cols)
-    graph = sparse.csr_matrix((np.ones(len(r)), (r, c)), shape=(data.n_bots, data.n_bots))
-    _count, labels = csgraph.connected_components(graph, directed=False)
-    return np.asarray(labels, dtype=np.int64)
+    return connected_components(data.n_bots, np.concatenate(rows), np.concatenate(cols))
 
 
 def _pairs(block: Block) -> tuple[Ints, Ints, Ints, Ints]:
@@ -260,7 +265,7 @@ def separation(data: MatchData, component: Ints) -> Separation:
     n = data.n_bots
     beat = np.zeros(n, dtype=bool)
     beaten = np.zeros(n, dtype=bool)
-    to_bots = data.membership().T.tocsr()
+    membership = data.membership()
     win_side = np.zeros(data.n_sides)
     lose_side = np.zeros(data.n_sides)
     for block in data.blocks:
@@ -269,8 +274,8 @@ def separation(data: MatchData, component: Ints) -> Separation:
         win_side += np.bincount(sj, weights=(rj < ri), minlength=data.n_sides)
         lose_side += np.bincount(si, weights=(ri > rj), minlength=data.n_sides)
         lose_side += np.bincount(sj, weights=(rj > ri), minlength=data.n_sides)
-    beat = (to_bots @ win_side) > 0
-    beaten = (to_bots @ lose_side) > 0
+    beat = membership.bot_sums(win_side) > 0
+    beaten = membership.bot_sums(lose_side) > 0
     if data.solo:
         part, level = _strong_parts(data)
         return Separation(part, level, beat, beaten, frozenset())
@@ -293,9 +298,7 @@ def _strong_parts(data: MatchData) -> tuple[Ints, Floats]:
             src.append(lo[keep])
             dst.append(hi[keep])
     s, d = (np.concatenate(src), np.concatenate(dst)) if src else (np.zeros(0, np.int64), np.zeros(0, np.int64))
-    graph = sparse.csr_matrix((np.ones(len(s)), (s, d)), shape=(n, n))
-    count, labels = csgraph.connected_components(graph, directed=True, connection="strong")
-    labels = np.asarray(labels, dtype=np.int64)
+    count, labels = strong_components(n, s, d)
     level = np.zeros(count)
     across = labels[s] != labels[d]
     if across.any():
@@ -319,6 +322,9 @@ def _strong_parts(data: MatchData) -> tuple[Ints, Floats]:
 
 def _lp_parts(data: MatchData, component: Ints) -> tuple[Ints, Floats, frozenset[tuple[int, int]]]:
     """Teams: find the separated comparisons with a linear programme, per component."""
+    # Here, not at the top: only teams' records without a prior need the programme.
+    from scipy import sparse
+
     games: dict[tuple[int, int], list[float]] = defaultdict(lambda: [0.0, 0.0])
     for block in data.blocks:
         si, sj, ri, rj = _pairs(block)
@@ -338,16 +344,16 @@ def _lp_parts(data: MatchData, component: Ints) -> tuple[Ints, Floats, frozenset
     for k, (a, _b) in enumerate(keys):
         by_component[int(component[firsts[a]])].append(k)
     for rows in by_component.values():
-        bots = np.unique(np.concatenate([membership[[keys[k][0], keys[k][1]]].indices for k in rows]))
+        bots = np.unique(np.concatenate([np.concatenate((membership.of(keys[k][0]), membership.of(keys[k][1]))) for k in rows]))
         local = {int(b): i for i, b in enumerate(bots)}
         design = sparse.lil_matrix((len(rows), len(bots)))
         points = np.zeros(len(rows))
         total = np.zeros(len(rows))
         for r, k in enumerate(rows):
             a, b = keys[k]
-            for bot in membership[a].indices:
+            for bot in membership.of(a):
                 design[r, local[int(bot)]] = 1.0
-            for bot in membership[b].indices:
+            for bot in membership.of(b):
                 design[r, local[int(bot)]] = -1.0
             total[r], points[r] = games[keys[k]]
         moved, direction = _separated_lp(design.tocsr(), points, total)
@@ -358,12 +364,10 @@ def _lp_parts(data: MatchData, component: Ints) -> tuple[Ints, Floats, frozenset
     dst: list[int] = []
     for a, b in keys:
         if (a, b) not in separated:
-            for bot in (*membership[a].indices.tolist(), *membership[b].indices.tolist()):
+            for bot in (*membership.of(a).tolist(), *membership.of(b).tolist()):
                 src.append(int(firsts[a]))
                 dst.append(int(bot))
-    graph = sparse.csr_matrix((np.ones(len(src)), (src, dst)), shape=(data.n_bots, data.n_bots))
-    _count, labels = csgraph.connected_components(graph, directed=False)
-    labels = np.asarray(labels, dtype=np.int64)
+    labels = connected_components(data.n_bots, np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64))
     # A part's level: the mean of its members' positions along the separating direction.
     sums = np.bincount(labels, weights=level)
     counts = np.bincount(labels)
@@ -381,8 +385,8 @@ def _separated_lp(x: sparse.csr_matrix, points: Floats, games: Floats) -> tuple[
     of them (a large multiple of the first direction plus the next one keeps the earlier
     margins positive). Returns their row indices and the combined direction.
     """
-    # Here, not at the top: scipy.optimize costs a quarter of the fit's import, and only teams'
-    # records (not one bot a side, the common case) need this programme.
+    # Here, not at the top: only teams' records (not one bot a side, the common case) need it.
+    from scipy import sparse
     from scipy.optimize import linprog
 
     n = x.shape[1]
@@ -575,11 +579,10 @@ class Objective:
     the identity when ``membership`` is None); ``precision`` is the Gaussian prior's.
     """
 
-    def __init__(self, events: Sequence[Events], n_cols: int, membership: sparse.csr_matrix | None, n: int, precision: float):
+    def __init__(self, events: Sequence[Events], n_cols: int, membership: Membership | None, n: int, precision: float):
         self.events = list(events)
         self.n_cols = n_cols
         self.s = membership
-        self.s_t = membership.T.tocsr() if membership is not None else None
         self.n = n
         self.precision = precision
         self.total_weight = float(sum(ev.w.sum() for ev in self.events))
@@ -597,7 +600,7 @@ class Objective:
         self._nnz = len(uniq)
 
     def strengths(self, r: Floats) -> Floats:
-        return np.asarray(self.s @ r) if self.s is not None else r
+        return self.s.side_sums(r) if self.s is not None else r
 
     def value(self, r: Floats) -> float:
         u = self.strengths(r)
@@ -613,7 +616,7 @@ class Objective:
             ll += float((ev.y * x).sum() - (ev.w * lse).sum())
         return ll - 0.5 * self.precision * float(r @ r)
 
-    def full(self, r: Floats) -> tuple[float, Floats, sparse.csr_matrix]:
+    def full(self, r: Floats) -> tuple[float, Floats, SparseMatrix]:
         """Log-posterior, its gradient, and the likelihood's information matrix (no prior)."""
         u = self.strengths(r)
         ll = 0.0
@@ -643,10 +646,10 @@ class Objective:
             block[:, np.arange(size), np.arange(size)] += ev.w[:, None] * pi
             values.append(block.reshape(len(ev.w), size * size).ravel())
         data = np.bincount(self._slot, weights=np.concatenate(values) if values else None, minlength=self._nnz)
-        info = sparse.csr_matrix((data, self._indices, self._indptr), shape=(self.n_cols, self.n_cols))
-        if self.s is not None and self.s_t is not None:
-            grad = np.asarray(self.s_t @ grad_u)
-            info = (self.s_t @ info @ self.s).tocsr()
+        info = SparseMatrix(np.asarray(data, dtype=np.float64), self._indices, self._indptr, (self.n_cols, self.n_cols))
+        if self.s is not None:
+            grad = self.s.bot_sums(grad_u)
+            info = self.s.project(info)
         else:
             grad = grad_u
         return ll - 0.5 * self.precision * float(r @ r), grad - self.precision * r, info
@@ -662,7 +665,7 @@ def objective_for(blocks: Sequence[Block], data: MatchData, bots: Ints, precisio
     used = np.unique(np.concatenate([b.sides.ravel() for b in blocks]))
     column_of_side = np.full(data.n_sides, -1, dtype=np.int64)
     column_of_side[used] = np.arange(len(used))
-    membership = data.membership()[used][:, bots].tocsr()
+    membership = data.membership().select(used, local, len(bots))
     return Objective(choice_events(blocks, column_of_side), len(used), membership, len(bots), precision)
 
 
@@ -672,7 +675,7 @@ def objective_for(blocks: Sequence[Block], data: MatchData, bots: Ints, precisio
 @dataclass(frozen=True)
 class Fit:
     strengths: Floats  # natural-log units
-    info: sparse.csr_matrix  # the likelihood's information matrix at the fit (no prior)
+    info: SparseMatrix  # the likelihood's information matrix at the fit (no prior)
 
 
 def newton(obj: Objective, *, level_free: bool) -> Fit:
@@ -704,18 +707,16 @@ def newton(obj: Objective, *, level_free: bool) -> Fit:
     return Fit(r, info)
 
 
-def _solve(info: sparse.csr_matrix, grad: Floats, precision: float, level_free: bool) -> Floats:
+def _solve(info: SparseMatrix, grad: Floats, precision: float, level_free: bool) -> Floats:
     n = len(grad)
     if n <= DENSE_SOLVE_MAX:
         a = info.toarray()
         a[np.diag_indices(n)] += precision
         if level_free:
             a += _level_weight(a) / n
-        chol, status = lapack.dpotrf(a, lower=1, clean=1, overwrite_a=0)
-        if status == 0 and _well_pivoted(chol, a):
-            x, status = lapack.dpotrs(chol, grad, lower=1)
-            if status == 0:
-                return np.asarray(x, dtype=float)
+        x = solve_positive(a, grad, _NULL_TOL)
+        if x is not None:
+            return x
         # Directions the data do not determine beyond the common level (team-mates who
         # always play together): the minimum-norm step leaves them at their even split.
         a = info.toarray()
@@ -728,12 +729,7 @@ def _level_weight(a: Floats) -> float:
     return max(float(np.mean(np.diag(a))), 1e-12)
 
 
-def _well_pivoted(chol: Floats, a: Floats) -> bool:
-    pivots = np.diag(chol) ** 2
-    return bool(pivots.min(initial=np.inf) > _NULL_TOL * max(float(np.diag(a).max(initial=0.0)), 1e-300))
-
-
-def _pcg(info: sparse.csr_matrix, b: Floats, precision: float, level_free: bool) -> Floats:
+def _pcg(info: SparseMatrix, b: Floats, precision: float, level_free: bool) -> Floats:
     """Solve (info + precision I [+ c 11^T / n]) x = b by conjugate gradients, Jacobi-preconditioned."""
     n = len(b)
     diag = info.diagonal() + precision
@@ -742,7 +738,7 @@ def _pcg(info: sparse.csr_matrix, b: Floats, precision: float, level_free: bool)
         diag = diag + c / n
 
     def apply(v: Floats) -> Floats:
-        out = np.asarray(info @ v) + precision * v
+        out = info.dot(v) + precision * v
         if level_free:
             out += c * v.mean()
         return out
@@ -848,7 +844,7 @@ class Inverse:
         return np.asarray((centred**2).sum(axis=1) < 1e-8)
 
 
-def invert(info: sparse.csr_matrix, precision: float, level_free: bool) -> Inverse:
+def invert(info: SparseMatrix, precision: float, level_free: bool) -> Inverse:
     """Invert the information matrix (plus the prior's precision).
 
     Without a prior the common level is undetermined; adding ``c 11'/n`` makes the matrix
@@ -860,16 +856,10 @@ def invert(info: sparse.csr_matrix, precision: float, level_free: bool) -> Inver
     a[np.diag_indices(n)] += precision
     if level_free:
         a += _level_weight(a) / n
-    top = float(np.diag(a).max(initial=0.0))
-    # The matrix is symmetric, so its transpose (a Fortran-ordered view) is itself: LAPACK
-    # factorises it in place, with no copy of the n x n array.
-    chol, status = lapack.dpotrf(a.T, lower=1, clean=1, overwrite_a=1)
+    w = inverse_factor(a, _NULL_TOL)
     del a
-    if status == 0 and bool((np.diag(chol) ** 2).min(initial=np.inf) > _NULL_TOL * max(top, 1e-300)):
-        w, status = lapack.dtrtri(chol, lower=1, overwrite_c=1)
-        if status == 0:
-            return Inverse(np.asarray(w), None, np.zeros((n, 0)))
-    del chol
+    if w is not None:
+        return Inverse(w, None, np.zeros((n, 0)))
     b = info.toarray()
     b[np.diag_indices(n)] += precision
     eigval, eigvec = np.linalg.eigh(b)

@@ -1,6 +1,6 @@
 """The fit behind ``arena.rating.table.fit_ratings``: its numerical half, apart so that importing
-the ratings' values does not load numpy and scipy (every command of the CLI imports them;
-only a fit needs the algebra, in ``arena.rating.engine``).
+the ratings' values does not load numpy (every command of the CLI imports them; only a fit
+needs the algebra, in ``arena.rating.engine``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import sparse
 from threadpoolctl import threadpool_limits
 
 from arena.rating.engine import (
@@ -33,6 +32,7 @@ from arena.rating.engine import (
     separation,
     side_parts,
 )
+from arena.rating.linalg import SparseMatrix
 from arena.rating.table import (
     DEFAULT_PRIOR,
     ELO_PER_NAT,
@@ -291,7 +291,7 @@ def _rate_part(
     data: MatchData,
     bots: np.ndarray,
     strengths: np.ndarray,
-    info: sparse.csr_matrix,
+    info: SparseMatrix,
     precision: float,
     ml: bool,
     anchor: str | None,

@@ -382,7 +382,7 @@ def fit_ratings(
     ``0`` is the pure maximum-likelihood fit; ``None`` means the default. ``players`` lists
     extra bots to show even if they played no match.
     """
-    # numpy and scipy load with the first fit, not with every command that imports this.
+    # numpy loads with the first fit, not with every command that imports this.
     from arena.rating.fit import fit
 
     return fit(results, anchor=anchor, anchor_elo=anchor_elo, prior=prior, players=players)

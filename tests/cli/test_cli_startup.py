@@ -1,5 +1,6 @@
 """Every command starts without the numerical libraries: only a rating fit or a sequential
-test loads numpy and scipy (about a second of start-up on the development machine). And
+test loads numpy (and scipy only for teams' perfect records and big groups): about a second
+of start-up on the development machine. And
 ``arena --help`` loads no part of the arena that only a command's work needs (the referee,
 bot processes, the runner, the store, the league): each command imports those when it runs.
 benchmarks/RESULTS.md ("Start-up") has the times."""
