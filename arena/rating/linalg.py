@@ -12,6 +12,7 @@ of numpy's three.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from numpy.typing import NDArray
@@ -49,19 +50,21 @@ class SparseMatrix:
         indptr = np.searchsorted(keys // max(n_cols, 1), np.arange(n_rows + 1)).astype(np.int64)
         return cls(data, (keys % max(n_cols, 1)).astype(np.int64), indptr, shape)
 
-    def _row_of_entry(self) -> Ints:
+    @cached_property
+    def entry_rows(self) -> Ints:
+        """The row of every stored entry (conjugate gradients multiply by the matrix at every step)."""
         return np.repeat(np.arange(self.shape[0], dtype=np.int64), np.diff(self.indptr))
 
     def dot(self, v: Floats) -> Floats:
-        return _sums(self._row_of_entry(), self.data * v[self.indices], self.shape[0])
+        return _sums(self.entry_rows, self.data * v[self.indices], self.shape[0])
 
     def toarray(self) -> Floats:
         n_rows, n_cols = self.shape
-        flat = _sums(self._row_of_entry() * n_cols + self.indices, self.data, n_rows * n_cols)
+        flat = _sums(self.entry_rows * n_cols + self.indices, self.data, n_rows * n_cols)
         return flat.reshape(n_rows, n_cols)
 
     def diagonal(self) -> Floats:
-        rows = self._row_of_entry()
+        rows = self.entry_rows
         on = rows == self.indices
         return _sums(rows[on], self.data[on], min(self.shape))
 
@@ -105,7 +108,7 @@ class Membership:
 
     def project(self, a: SparseMatrix) -> SparseMatrix:
         """``S' A S``: a sides x sides matrix as bots x bots."""
-        rows = a._row_of_entry()
+        rows = a.entry_rows
         sizes = np.diff(self.ptr)
         first = np.repeat(np.arange(len(rows), dtype=np.int64), sizes[rows])
         bot_i = self.members[_expand(self.ptr[rows], sizes[rows])]
