@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
@@ -35,6 +35,8 @@ from arena.printable import printable
 from arena.render.tables import TableFormat, render_table
 from arena.safe_files import write_text
 from arena.tournament.schedule import Format, MatchSpec, Mode, build_schedule, iter_schedule
+
+_S = TypeVar("_S")
 
 if TYPE_CHECKING:  # what a run needs is loaded by the commands that run, not by --help
     from rich.progress import ProgressColumn
@@ -475,36 +477,37 @@ def _sprt_summary(config: TournamentConfig, show_seed: bool) -> str:
             f"concurrency {config.concurrency}; output {_rel(config.output)}")
 
 
-def _grows(config: TournamentConfig, store: ResultStore) -> bool:
-    from arena.tournament.adaptive import grown_field
+def _draft(config: TournamentConfig, planned: list[PlannedBuild], kind: type[_S]) -> tuple[_S | None, list[str]]:
+    """The run's own first steps on a draft of its store (``runner.open_store(draft=True)``:
+    read-only, what it would record held in memory): the store refused as the run refuses it,
+    every stored row read, the bots' identities checked (those whose files are final now: no
+    build to run, not from a revision; the rest are checked once the run has built them), and
+    the plan the run would make after that check. None without a store: nothing played yet."""
+    from arena.tournament import runner
+    from arena.tournament.identity import identify_bot
 
-    return grown_field(config, store) is not None
-
-
-def _respelled(config: TournamentConfig, store: ResultStore) -> bool:
-    """Whether the file only spells bots' commands anew (the dry run then checks their identities)."""
-    from arena.tournament.config import respelled_bots, stored_game_dict
-
-    return not config.format.adaptive and bool(respelled_bots(stored_game_dict(store.meta().get("game") or {}),
-                                                              config.game_dict()))
-
-
-def _existing_store(config: TournamentConfig) -> ResultStore:
-    """The results store a dry run reads, refused as the run would refuse it for a changed file."""
-    from arena.tournament.store import ResultStore, ResumeMismatchError
-
-    existing = ResultStore.open_existing(config.output)
-    if existing.fingerprint != config.fingerprint and not _grows(config, existing) and not _respelled(config, existing):
-        try:
-            raise ResumeMismatchError(config.output, _changed(existing, config))
-        finally:
-            existing.close()
-    return existing
+    if not os.path.isfile(os.path.join(config.output, "results.sqlite")):
+        return None, []
+    building = {name for p in planned if p.will_run for name in p.bots}
+    with runner.open_store(config, draft=True) as store:
+        strategy = runner.plan_strategy(config, store)
+        for _row in store.iter_rows():
+            pass  # every stored row read as the run would, so a damaged one is refused here too
+        final = {bot.name: identify_bot(bot) for bot in config.bots if bot.source is None and bot.name not in building}
+        checked = runner.check_identities(store, final, config)
+        if checked.new_versions:
+            strategy = runner.plan_strategy(config, store)  # as the run plans a new generation afresh
+    if not isinstance(strategy, kind):
+        raise TypeError(f"format {config.format} planned as a {type(strategy).__name__}, not a {kind.__name__}")
+    said = [*([f"note: {checked.note}"] if checked.note else []), *checked.new_versions,
+            *(f"note: {line}" for line in checked.respelled)]
+    return strategy, said
 
 
 def _dry_run(config: TournamentConfig, show_seed: bool) -> None:
     """What ``arena run`` would do: the summary, the builds (none run), the schedule and what is
-    already stored; refused as the run would be for a changed file or a changed bot."""
+    already stored, after the run's own checks of the file and of the bots (a changed bot's new
+    version is shown as it would join, or refused as the run would refuse it). Nothing is written."""
     from arena.tournament import runner
     from arena.tournament.grants import grant_lines
 
@@ -516,107 +519,64 @@ def _dry_run(config: TournamentConfig, show_seed: bool) -> None:
         return
     schedule = build_schedule(config)
     planned = _planned_builds(config)
-    stored: Callable[[MatchSpec], bool] | None = None
-    done = 0
-    if os.path.isfile(os.path.join(config.output, "results.sqlite")):
-        with _existing_store(config) as existing:
-            # As the run itself would: every stored match checked against the schedule.
-            plan = runner.plan_run(config, existing)
-            for _row in existing.iter_rows():
-                pass  # every stored row read as the run would, so a damaged one is refused here too
-            stored, done = plan.is_stored, plan.done
-            _check_identities_read_only(config, existing, planned)
+    plan, said = _draft(config, planned, runner.RunPlan)
     console.echo(_summary(config, len(schedule), len({s.deal for s in schedule}), show_seed))
-    for line in grant_lines(config):
+    for line in [*grant_lines(config), *_build_lines(planned), *said]:
         console.echo(line)
-    for line in _build_lines(planned):
-        console.echo(line)
-    console.echo(f"{done} of {len(schedule)} matches already in {_rel(config.output)}" if done else "nothing played yet")
-    console.echo(_schedule_table(config, schedule, stored if done else None, show_seed))
+    if plan is None or not plan.done:
+        console.echo("nothing played yet")
+        console.echo(_schedule_table(config, schedule, None, show_seed))
+    elif plan.versions.current:
+        # A new generation: what it plays, under its versions' names, after what is kept.
+        console.echo(f"{plan.done} of {plan.total} matches already in {_rel(config.output)}; to play:")
+        console.echo(_schedule_table(plan.run_config, tuple(plan.pending), None, show_seed))
+    else:
+        console.echo(f"{plan.done} of {plan.total} matches already in {_rel(config.output)}")
+        console.echo(_schedule_table(config, schedule, plan.is_stored, show_seed))
 
 
 def _dry_run_adaptive(config: TournamentConfig, show_seed: bool) -> None:
     """``_dry_run`` of swiss, ladder or knockout: what is stored, and the matches chosen now
-    (from the stored results), which a run plays first."""
-    from arena.tournament.adaptive import AdaptiveRun, Replay, chosen_now, grown_field
+    (from the stored results, and with any new version of a changed bot joined), which a run
+    plays first."""
+    from arena.tournament.adaptive import AdaptiveRun, Replay, chosen_now
     from arena.tournament.grants import grant_lines
 
     planned = _planned_builds(config)
-    status = "nothing played yet"
-    strategy = AdaptiveRun(config, Replay(config))
-    if os.path.isfile(os.path.join(config.output, "results.sqlite")):
-        with _existing_store(config) as existing:
-            strategy = AdaptiveRun.resume(config, existing, grown_field(config, existing))
-            _check_identities_read_only(config, existing, planned)
-            if strategy.done:
-                status = f"{strategy.done} matches already in {_rel(config.output)}"
+    drafted, said = _draft(config, planned, AdaptiveRun)
+    strategy = AdaptiveRun(config, Replay(config)) if drafted is None else drafted
     matches, deals = _adaptive_size(config)
     console.echo(_summary(config, matches, deals, show_seed))
-    for line in grant_lines(config):
+    for line in [*grant_lines(config), *_build_lines(planned), *said]:
         console.echo(line)
-    for line in _build_lines(planned):
-        console.echo(line)
-    console.echo(status)
+    console.echo(f"{strategy.done} matches already in {_rel(config.output)}" if strategy.done else "nothing played yet")
     chosen = chosen_now(strategy)
     console.echo(_adaptive_caption(chosen))
     if chosen:
-        console.echo(_schedule_table(config, tuple(chosen), None, show_seed))
+        console.echo(_schedule_table(strategy.run_config, tuple(chosen), None, show_seed))
 
 
 def _dry_run_sprt(config: TournamentConfig, show_seed: bool) -> None:
     """``_dry_run`` of a sequential test: what is stored, the test as it stands, the deals next."""
-    from arena.tournament import runner
     from arena.tournament.grants import grant_lines
     from arena.tournament.sprt_run import SprtRun
 
     planned = _planned_builds(config)
+    test, said = _draft(config, planned, SprtRun)
     status = "nothing played yet"
     first = 0
-    if os.path.isfile(os.path.join(config.output, "results.sqlite")):
-        with _existing_store(config) as existing:
-            test = SprtRun.resume(config, existing, runner.plan_run(config, existing))
-            _check_identities_read_only(config, existing, planned)
-            if test.done:
-                status = f"{test.done} matches already in {_rel(config.output)}; {_sprt_status(test)}"
-                first = test.book.next_deal
-                if not test.has_work:
-                    status += "; the test has decided: nothing to play"
+    if test is not None and test.done:
+        status = f"{test.done} matches already in {_rel(config.output)}; {_sprt_status(test)}"
+        first = test.book.next_deal
+        if not test.has_work:
+            status += "; the test has decided: nothing to play"
     console.echo(_sprt_summary(config, show_seed))
-    for line in grant_lines(config):
-        console.echo(line)
-    for line in _build_lines(planned):
+    for line in [*grant_lines(config), *_build_lines(planned), *said]:
         console.echo(line)
     console.echo(status)
     schedule = [spec for spec in build_schedule(config, deals=first + SPRT_SHOWN_DEALS) if spec.deal >= first]
     console.echo(f"the next {SPRT_SHOWN_DEALS} deals of an open-ended schedule (the test decides how many):")
     console.echo(_schedule_table(config, tuple(schedule), None, show_seed))
-
-
-def _check_identities_read_only(config: TournamentConfig, store: ResultStore, planned: list[PlannedBuild]) -> None:
-    """The resume's identity check, for the bots whose files are final now (no build to run,
-    not from a revision: those are checked when the run has built them): a changed bot is
-    said to join as a new version, or refused where it cannot."""
-    from arena.tournament import runner
-    from arena.tournament.identity import identify_bot, identity_changes
-    from arena.tournament.versions import Versions, can_version, version_refusal
-
-    recorded = store.identities()
-    if not recorded or not store.count():
-        return
-    versions = Versions(store.generations())
-    building = {name for p in planned if p.will_run for name in p.bots}
-    for bot in config.bots:
-        entrant = versions.entrant(bot.name)
-        if bot.source is not None or bot.name in building or entrant not in recorded:
-            continue
-        changes = identity_changes(recorded[entrant].fill_from(bot), identify_bot(bot))
-        if changes and not can_version(config):
-            raise runner.BotChangedError(store.folder, bot.name, changes, way_out=version_refusal(config, store.folder))
-        if changes:
-            plays = ("join the ladder with the new one, as a newcomer" if config.format is Format.LADDER
-                     else "play the new one's own schedule")
-            console.echo(f"{bot.name} has a new version ({'; '.join(changes)}): the run would keep the results of "
-                         f"its earlier version and {plays}")
 
 
 def _drop_old(store: ResultStore, config: TournamentConfig, out: _Human) -> None:
@@ -649,12 +609,6 @@ def _say_interrupted(store: ResultStore, total: int | None, config: TournamentCo
         )
     except (OSError, ValueError):
         pass  # no terminal any more (SIGHUP): the exit code still says it
-
-
-def _changed(store: ResultStore, config: TournamentConfig) -> list[str]:
-    from arena.tournament.config import diff_game_dicts
-
-    return diff_game_dicts(store.meta().get("game") or {}, config.game_dict())
 
 
 # --- what a person sees while it runs ---------------------------------------------------------------

@@ -199,7 +199,7 @@ def version_joins(config: TournamentConfig, store: ResultStore, joining: Sequenc
     return [*epochs, [store.last_index() // config.matches_per_pairing + 1, list(joining)]]
 
 
-def open_ladder_store(config: TournamentConfig) -> ResultStore:
+def open_ladder_store(config: TournamentConfig, *, draft: bool = False) -> ResultStore:
     """A ladder's store, as ``runner.open_store`` opens any other, but for a file that added
     bots (or moved when the ladder stops) since its results began (``grown_field``): the
     stored matches are kept, the newcomers join the field from the next pairing on (recorded
@@ -212,7 +212,7 @@ def open_ladder_store(config: TournamentConfig) -> ResultStore:
             grows = grown_field(config, existing) is not None
             meta = existing.meta()
         if grows:
-            store = ResultStore.open_for_run(config.output, meta["fingerprint"], meta["game"], meta["config"])
+            store = ResultStore.open_for_run(config.output, meta["fingerprint"], meta["game"], meta["config"], draft=draft)
             try:
                 epochs = grown_field(config, store)  # again, now that the folder is this run's
                 if epochs is None:
@@ -222,7 +222,7 @@ def open_ladder_store(config: TournamentConfig) -> ResultStore:
                 store.close()
                 raise
             return store
-    return ResultStore.open_for_run(config.output, config.fingerprint, game, config.to_dict())
+    return ResultStore.open_for_run(config.output, config.fingerprint, game, config.to_dict(), draft=draft)
 
 
 def stored_epochs(store: ResultStore) -> Epochs | None:

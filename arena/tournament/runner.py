@@ -134,14 +134,15 @@ class Strategy(Protocol):
 
 
 
-def open_store(config: TournamentConfig) -> ResultStore:
+def open_store(config: TournamentConfig, *, draft: bool = False) -> ResultStore:
     """The run's store: created, or reopened for a resume (refused if the file changed; a
-    ladder may have gained bots, ``adaptive.open_ladder_store``)."""
+    ladder may have gained bots, ``adaptive.open_ladder_store``). A ``draft`` is the existing
+    store as the run would find it after these steps, written nowhere (``arena run --dry-run``)."""
     if config.format is Format.LADDER:
         from arena.tournament.adaptive import open_ladder_store
 
-        return open_ladder_store(config)
-    return ResultStore.open_for_run(config.output, config.fingerprint, config.game_dict(), config.to_dict())
+        return open_ladder_store(config, draft=draft)
+    return ResultStore.open_for_run(config.output, config.fingerprint, config.game_dict(), config.to_dict(), draft=draft)
 
 
 def plan_run(config: TournamentConfig, store: ResultStore) -> RunPlan:

@@ -307,6 +307,10 @@ class ResultStore:
         # The bots whose command the file spells anew, all else unchanged (config.respelled_bots):
         # opened for a run, which compares their identities and then records the new spelling.
         self.respelled: tuple[str, ...] = ()
+        # A draft (``open_for_run(draft=True)``, what ``arena run --dry-run`` opens): the meta a
+        # run would write is held here, as JSON text, and read back over the file's; the file is
+        # opened read-only, so the run's own steps show what it would do and change nothing.
+        self._draft: dict[str, str] | None = None
 
     @property
     def path(self) -> str:
@@ -327,9 +331,19 @@ class ResultStore:
     # -- opening ----------------------------------------------------------------------
 
     @classmethod
-    def open_for_run(cls, folder: str, fingerprint: str, game_dict: Mapping[str, Any], config: Mapping[str, Any]) -> ResultStore:
+    def open_for_run(cls, folder: str, fingerprint: str, game_dict: Mapping[str, Any], config: Mapping[str, Any],
+                     *, draft: bool = False) -> ResultStore:
         """Create the store, or reopen it to resume; refuse one from a changed tournament, and
-        a folder that holds other files but no store."""
+        a folder that holds other files but no store. A ``draft`` is the existing store opened
+        read-only, checked as a resume checks it, whose meta writes stay in memory."""
+        if draft:
+            store = cls.open_existing(folder)
+            store._draft = {}
+            try:
+                return store._check_fingerprint(store.meta(), fingerprint, game_dict)
+            except BaseException:
+                store.close()
+                raise
         try:
             make_folder(folder)  # a link as the results folder is refused
         except WriteError as exc:
@@ -400,6 +414,9 @@ class ResultStore:
         if not meta:
             return self
         self._check_meta(meta)
+        return self._check_fingerprint(meta, fingerprint, game_dict)
+
+    def _check_fingerprint(self, meta: Mapping[str, Any], fingerprint: str, game_dict: Mapping[str, Any]) -> ResultStore:
         if meta.get("fingerprint") != fingerprint:
             from arena.tournament.config import diff_game_dicts, fingerprint_of, respelled_bots, stored_game_dict
 
@@ -492,6 +509,8 @@ class ResultStore:
                 return _damaged(self.path, f"{where}: {why}")
 
             out[str(key)] = _json(value, error)
+        for key, value in (self._draft or {}).items():
+            out[key] = json.loads(value)
         return out
 
     @property
@@ -619,13 +638,7 @@ class ResultStore:
     def set_identities(self, identities: Mapping[str, BotIdentity]) -> None:
         """Record the bots' identities (replacing those recorded before), in one transaction."""
         value = json.dumps({name: identity.to_dict() for name, identity in identities.items()}, sort_keys=True)
-        try:
-            with self._conn:
-                self._conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (IDENTITIES_KEY, value))
-        except sqlite3.DatabaseError as exc:
-            if _is_write_failure(exc):
-                raise StoreWriteError(f"cannot write the bots' identities to {self.path}: {exc}") from None
-            raise _damaged(self.path, exc) from None
+        self._write_meta([(IDENTITIES_KEY, value)], "the bots' identities to")
 
     def add_generation(self, generation: Mapping[str, str], identities: Mapping[str, BotIdentity],
                        extra: Mapping[str, Any] | None = None) -> None:
@@ -633,20 +646,13 @@ class ResultStore:
         meta keys: a ladder's field, that the new versions join), in one transaction."""
         value = json.dumps([*self.generations(), dict(generation)], sort_keys=True)
         ident = json.dumps({name: identity.to_dict() for name, identity in identities.items()}, sort_keys=True)
-        try:
-            with self._conn:
-                self._conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (VERSIONS_KEY, value))
-                self._conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (IDENTITIES_KEY, ident))
-                for key, more in (extra or {}).items():
-                    self._conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
-                                       (key, json.dumps(more, sort_keys=True)))
-        except sqlite3.DatabaseError as exc:
-            if _is_write_failure(exc):
-                raise StoreWriteError(f"cannot write the bots' versions to {self.path}: {exc}") from None
-            raise _damaged(self.path, exc) from None
+        self._write_meta([(VERSIONS_KEY, value), (IDENTITIES_KEY, ident),
+                          *((key, json.dumps(more, sort_keys=True)) for key, more in (extra or {}).items())],
+                         "the bots' versions to")
 
     def drop_matches(self, ids: Sequence[str]) -> None:
         """Delete these matches, in one transaction (``arena run --drop-old``)."""
+        self._refuse_in_draft("delete matches from")
         try:
             with self._conn:
                 self._conn.executemany("DELETE FROM matches WHERE id = ?", [(i,) for i in ids])
@@ -662,24 +668,30 @@ class ResultStore:
         items = [("fingerprint", json.dumps(fingerprint)), ("game", json.dumps(dict(game_dict), sort_keys=True)),
                  ("config", json.dumps(dict(config), sort_keys=True)),
                  *((key, json.dumps(value, sort_keys=True)) for key, value in extra.items())]
+        self._write_meta(items, "to")
+
+    def mark_unsealed(self, why: str) -> None:
+        """Record that this run plays with unsealed bots (the first reason given is kept): the
+        tables and the report say so for as long as the folder holds those matches."""
+        if UNSEALED_KEY not in self.meta():
+            self._write_meta([(UNSEALED_KEY, json.dumps(why))], "to")
+
+    def _write_meta(self, items: Sequence[tuple[str, str]], what: str) -> None:
+        """Set these meta keys (values as JSON text) in one transaction; in a draft, in memory."""
+        if self._draft is not None:
+            self._draft.update(items)
+            return
         try:
             with self._conn:
                 self._conn.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", items)
         except sqlite3.DatabaseError as exc:
             if _is_write_failure(exc):
-                raise StoreWriteError(f"cannot write to {self.path}: {exc}") from None
+                raise StoreWriteError(f"cannot write {what} {self.path}: {exc}") from None
             raise _damaged(self.path, exc) from None
 
-    def mark_unsealed(self, why: str) -> None:
-        """Record that this run plays with unsealed bots (the first reason given is kept): the
-        tables and the report say so for as long as the folder holds those matches."""
-        try:
-            with self._conn:
-                self._conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)", (UNSEALED_KEY, json.dumps(why)))
-        except sqlite3.DatabaseError as exc:
-            if _is_write_failure(exc):
-                raise StoreWriteError(f"cannot write to {self.path}: {exc}") from None
-            raise _damaged(self.path, exc) from None
+    def _refuse_in_draft(self, what: str) -> None:
+        if self._draft is not None:
+            raise StoreWriteError(f"cannot {what} {self.path}: it is open for a dry run, which writes nothing")
 
     def add(self, row: MatchRow, record: Mapping[str, Any] | str) -> None:
         """Write one finished match durably, in one transaction; refuse a second copy.
@@ -693,6 +705,7 @@ class ResultStore:
         Refuses a second copy of any (and then stores none of them)."""
         if not matches:
             return
+        self._refuse_in_draft("write matches to")
         row = matches[0][0]
         try:
             with self._conn:

@@ -21,6 +21,7 @@ from arena.tournament.store import (
     ResultStore,
     ResumeMismatchError,
     StoreError,
+    StoreWriteError,
 )
 
 TEXT = "name: t\nseed: 3\nbots:\n  - {name: a, cmd: x}\n  - {name: b, cmd: x}\n  - {name: c, cmd: x}\n"
@@ -224,6 +225,32 @@ def test_identities_are_stored_in_the_meta_and_read_back(tmp_path: Path):
             "name": "a", "cmd": "python3 bot.py", "files": {"bot.py": "1" * 64}, "inputs_sha256": None,
             "commit": None, "ready_name": "Bot A", "env": {}, "built": False, "identity": identities["a"].key,
         }
+
+
+def test_a_draft_reads_the_file_holds_what_a_run_would_record_in_memory_and_writes_nothing(tmp_path: Path):
+    c = parse_config(TEXT)
+    spec = build_schedule(c)[0]
+    with open_store(tmp_path) as store:
+        store.add(row_for(spec, 0), {})
+        store.set_identities({"a": _identity("a")})
+    (tmp_path / "results.sqlite").chmod(0o444)  # read-only to the draft: a write would fail
+    on_disk = (tmp_path / "results.sqlite").read_bytes()
+    changed = {"a": _identity("a", "2" * 64), "b": _identity("b")}
+    with ResultStore.open_for_run(str(tmp_path), c.fingerprint, c.game_dict(), c.to_dict(), draft=True) as draft:
+        draft.set_identities(changed)
+        draft.add_generation({"a": "a~2"}, changed, {"field": [[0, ["a"]]]})
+        draft.mark_unsealed("why")
+        assert draft.identities() == changed and draft.generations() == ({"a": "a~2"},)
+        assert draft.meta()["field"] == [[0, ["a"]]] and draft.count() == 1
+        for write in (lambda: draft.add(row_for(build_schedule(c)[1], 1), {}), lambda: draft.drop_matches([spec.id])):
+            with pytest.raises(StoreWriteError, match="open for a dry run, which writes nothing"):
+                write()
+    assert (tmp_path / "results.sqlite").read_bytes() == on_disk
+    with ResultStore.open_existing(str(tmp_path)) as store:
+        assert store.identities() == {"a": _identity("a")} and store.generations() == () and store.count() == 1
+    with pytest.raises(ResumeMismatchError):  # refused as a run is, for a changed file
+        other = parse_config(TEXT.replace("seed: 3", "seed: 4"))
+        ResultStore.open_for_run(str(tmp_path), other.fingerprint, other.game_dict(), other.to_dict(), draft=True)
 
 
 @pytest.mark.parametrize("value", ['[1]', '{"a": {"name": "b", "cmd": "x"}}', '{"a": {"name": "a", "cmd": 3}}',
