@@ -184,10 +184,10 @@ def scale(args: argparse.Namespace) -> None:
     for traced in (False, True):
         field = Field(np.random.default_rng(args.seed), n, args.sd_elo)
         field.luck(0)
+        if traced:
+            tracemalloc.start()  # before the ladder is made: what it allocates up front counts
         schedule = AdaptiveSchedule(config_of(n, "format: ladder\nmax_matches: 1000000\nwindow: 16"))
         chooser = schedule.chooser
-        if traced:
-            tracemalloc.start()
         start = time.process_time()
         picking = 0.0
         for pairing in range(1, max(args.scale_marks) + 1):
@@ -207,15 +207,14 @@ def scale(args: argparse.Namespace) -> None:
             if traced:
                 held, peak = tracemalloc.get_traced_memory()
                 print(f"  {pairing:,} pairings: held {held / 1e6:.1f} MB (peak {peak / 1e6:.1f}), "
-                      f"{len(chooser._pairs):,} pairs met", flush=True)  # type: ignore[attr-defined]
+                      f"{int(chooser._counts.any(axis=1).sum()):,} pairs met", flush=True)  # type: ignore[attr-defined]
             else:
                 print(f"{n} bots, {pairing:,} pairings: a pick {1e6 * picking / (pairing // 10):.0f} us CPU; a pairing "
                       f"chosen, played and learned {1e3 * cpu / pairing:.2f} ms", flush=True)
         if traced:
             tracemalloc.stop()
-    import resource
-
-    print(f"peak resident {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+    hwm = next(line for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+    print(f"peak resident {int(hwm.split()[1]) / 1024:.0f} MB")
 
 
 def real(args: argparse.Namespace) -> None:

@@ -207,7 +207,9 @@ class LadderChooser:
     the table's: once they are within ``target_ci``, the rating fit of the table
     (``arena.rating``) decides, from the results learned, and again after every further
     ``max(field, chosen / 10)`` pairings until it agrees. The results are kept as counts per
-    pair of sides (a ladder meets the same neighbours again and again)."""
+    pair of sides, in one array sized by the field (12 bytes a pair: 6 MB for 1,000 sides),
+    so its memory stays flat however long the ladder runs; three or more sides, as counts
+    per group and finishing order met."""
 
     def __init__(self, entrants: Sequence[Side], size: int, seating: Seating, *, lag: int, per_pairing: int,
                  max_matches: int | None, target_ci: float | None) -> None:
@@ -226,8 +228,10 @@ class LadderChooser:
         self.retired = np.zeros(n, dtype=bool)  # older versions of a changed bot: never chosen again
         self._number = {side.label: i for i, side in enumerate(self.entrants)}
         self._promised: dict[tuple[str, ...], list[tuple[list[int], np.ndarray]]] = {}
-        self._pairs: dict[tuple[str, str], list[int]] = {}  # (a, b), a < b -> [a won, drawn, b won]
-        self._orders: list[MatchResult] = []  # three or more sides: every finishing order
+        # Slot ``_slot(a, b)`` of numbers a < b: [a ahead, level, b ahead]; a newcomer's slots
+        # come after every earlier one, so the field grows by appending.
+        self._counts = np.zeros((_slot(0, n), 3), dtype=np.uint32)
+        self._orders: dict[tuple[tuple[int, ...], tuple[int, ...]], int] = {}  # (numbers, places) -> times
         self._next_check = 0
 
     def grow(self, newcomers: Sequence[Side], leaving: Sequence[str] = ()) -> None:
@@ -240,6 +244,9 @@ class LadderChooser:
         self.precision = np.concatenate([self.precision, np.full(extra, PRIOR_PRECISION)])
         self.pending = np.concatenate([self.pending, np.zeros(extra)])
         self.retired = np.concatenate([self.retired, np.zeros(extra, dtype=bool)])
+        grown = np.zeros((_slot(0, len(self.entrants)), 3), dtype=np.uint32)
+        grown[:len(self._counts)] = self._counts
+        self._counts = grown
         # A version the field had before comes back with what it learned then.
         for side in newcomers:
             self.retired[self._number[side.label]] = False
@@ -264,14 +271,19 @@ class LadderChooser:
         """The widest 95% half-width of the table's rating fit of the results learned, Elo."""
         from arena.rating.table import fit_ratings
 
-        def results() -> Iterator[PairResult | MatchResult]:
-            for (a, b), (won, drawn, lost) in self._pairs.items():
-                for score, count in ((1.0, won), (0.5, drawn), (0.0, lost)):
-                    for _ in range(count):
-                        yield PairResult((a,), (b,), score)
-            yield from self._orders
+        labels = [side.label for side in self.entrants]
 
-        table = fit_ratings(results(), players=[side.label for side in self.entrants])
+        def results() -> Iterator[PairResult | MatchResult]:
+            for slot in np.flatnonzero(self._counts.any(axis=1)).tolist():
+                a, b = _numbers(slot)
+                for score, count in zip((1.0, 0.5, 0.0), self._counts[slot].tolist(), strict=True):
+                    for _ in range(count):
+                        yield PairResult((labels[a],), (labels[b],), score)
+            for (numbers, places), times in self._orders.items():
+                for _ in range(times):
+                    yield MatchResult(tuple((labels[i],) for i in numbers), places)
+
+        table = fit_ratings(results(), players=labels)
         active = {side.label for i, side in enumerate(self.entrants) if not self.retired[i]}
         return max(math.inf if row.ci95 is None else row.ci95 for row in table.ratings if row.name in active)
 
@@ -330,12 +342,25 @@ class LadderChooser:
 
     def _count(self, labels: Sequence[str], places: Sequence[int]) -> None:
         # Teams are rated as the sum of their members; an entrant here is one side.
+        numbers = tuple(self._number[label] for label in labels)
         if len(labels) > 2:
-            self._orders.append(MatchResult(tuple((label,) for label in labels), tuple(places)))
+            key = (numbers, tuple(places))
+            self._orders[key] = self._orders.get(key, 0) + 1
             return
-        (a, pa), (b, pb) = sorted(zip(labels, places, strict=True))
-        counts = self._pairs.setdefault((a, b), [0, 0, 0])
-        counts[0 if pa < pb else 1 if pa == pb else 2] += 1
+        (a, pa), (b, pb) = sorted(zip(numbers, places, strict=True))
+        self._counts[_slot(a, b), 0 if pa < pb else 1 if pa == pb else 2] += 1
+
+
+def _slot(a: int, b: int) -> int:
+    """The place of the pair of entrants numbered a < b in a ladder's counts (``_slot(0, n)``:
+    how many pairs n entrants make)."""
+    return b * (b - 1) // 2 + a
+
+
+def _numbers(slot: int) -> tuple[int, int]:
+    """The pair (a, b), a < b, of ``_slot(a, b) == slot``."""
+    b = (1 + math.isqrt(1 + 8 * slot)) // 2
+    return slot - b * (b - 1) // 2, b
 
 
 def _expected_info(mu: np.ndarray, var: np.ndarray, focus: int) -> np.ndarray:
