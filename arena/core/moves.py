@@ -57,6 +57,17 @@ class Move(NamedTuple):
     def parse(text: str) -> Move:
         if not isinstance(text, str):
             raise MoveParseError(f"invalid move {text!r}: expected a string such as '5e' or '5e+4b+6o'")
+        known = _PARSED.get(text)
+        if known is not None:
+            return known
+        move = Move._parse(text)
+        if len(_PARSED) >= _PARSED_MOST:
+            _PARSED.clear()
+        _PARSED[text] = move
+        return move
+
+    @staticmethod
+    def _parse(text: str) -> Move:
         raw = text.strip()
         try:
             if raw == "pass":
@@ -77,3 +88,9 @@ class Move(NamedTuple):
 
 
 PASS = Move(MoveKind.PASS, None, ())
+
+# Moves already parsed, by their text: a replay, a verification and the referee parse the same
+# few thousand texts again and again (a move is an immutable value, so one can be shared).
+# Bounded: records are untrusted, and their texts need not repeat.
+_PARSED: dict[str, Move] = {}
+_PARSED_MOST = 1 << 15

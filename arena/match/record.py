@@ -39,6 +39,16 @@ SCHEMA_VERSIONS = (1, 2)
 TIME_KEYS = ("ms", "t_ms")  # what to_dict(times=False) leaves out of moves and events
 
 
+def untimed(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of an event's (or a move's) dict without its times (``TIME_KEYS``): what
+    verification compares and pages show. A copy then two deletions, in C, where a
+    comprehension would test every key in Python."""
+    out = dict(entry)
+    out.pop("ms", None)
+    out.pop("t_ms", None)
+    return out
+
+
 class RecordError(ArenaError, ValueError):
     """A game record is malformed or does not replay to what it says."""
 
@@ -318,7 +328,7 @@ class GameRecord:
         if times:
             events = [dict(e) for e in self.events]
         else:
-            events = [{k: v for k, v in e.items() if k not in TIME_KEYS} for e in self.events]
+            events = list(map(untimed, self.events))
         data: dict[str, Any] = {
             "schema_version": self._version(times),
             "seed": self.seed,

@@ -44,7 +44,6 @@ from arena.core.outcome import EndReason
 from arena.core.rules import Rules, Seating
 from arena.harness.protocol import move_texts
 from arena.match.record import (
-    TIME_KEYS,
     FailureAction,
     FailureEntry,
     GameRecord,
@@ -52,6 +51,7 @@ from arena.match.record import (
     RecordError,
     Result,
     forfeit_result,
+    untimed,
 )
 
 _order = attrgetter("order")
@@ -363,7 +363,7 @@ def _walk(rec: GameRecord, board: _Board | None, steps: list[tuple[int, int | No
         state = MatchState(rules, seating, rec.seed)
     except ValueError as exc:
         raise ReplayMismatch(f"the match cannot be set up: {exc}") from None
-    recorded = [{k: v for k, v in e.items() if k not in TIME_KEYS} for e in rec.events]
+    recorded = list(map(untimed, rec.events))
     produced_count = 0
     total = len(rec.moves)
 

@@ -27,7 +27,7 @@ from typing import Any
 from arena.core.cards import DECK
 from arena.core.rules import Rules, Seating
 from arena.core.scoring import CATEGORIES
-from arena.match.record import TIME_KEYS, GameRecord
+from arena.match.record import GameRecord, untimed
 from arena.match.replay import Afterwards, afterwards, side_names
 from arena.printable import printable
 from arena.render.suits import SuitStyle, page_suits
@@ -120,7 +120,7 @@ def replay_data(record: GameRecord, steps: Sequence[tuple[int, int | None]], tit
                      "escobas": [escoba_text(n) for n in range(1, _MOST_ESCOBAS + 1)]},
         "card_order": _CARD_ORDER,
         # The record's own events, times left out: verified equal to what the rules core made.
-        "events": [{k: v for k, v in e.items() if k not in TIME_KEYS} for e in record.events],
+        "events": list(map(untimed, record.events)),
         "steps": plays,
         "outcomes": [o.to_dict() for o in record.outcomes],
         # The bots' notes with their moves, as escaped lines: [move index, text] of each.
@@ -134,7 +134,7 @@ def _afterwards_data(record: GameRecord, seen: Afterwards | None) -> dict[str, A
     """What no seat saw during play, for the page: each hand's deck and each decision's legal moves."""
     if seen is None:
         seen = afterwards(record)
-    return {"decks": [[str(c) for c in deck] for deck in seen.decks], "offered": [list(m) for m in seen.offered]}
+    return {"decks": [[c.text for c in deck] for deck in seen.decks], "offered": [list(m) for m in seen.offered]}
 
 
 def _stderr_by_move(record: GameRecord) -> list[list[Any]]:
