@@ -8,7 +8,6 @@ seed, so any ``-j`` gives the same analysis. docs/ANALYSIS.md.
 from __future__ import annotations
 
 import os
-import signal
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from enum import Enum
@@ -147,7 +146,9 @@ def _pool(jobs: int | None, total: int) -> Iterator[Any]:
         return
     import multiprocess
 
-    pool = multiprocess.get_context("fork").Pool(workers, initializer=_quiet_worker)
+    from arena.cli.edge import quiet_worker
+
+    pool = multiprocess.get_context("fork").Pool(workers, initializer=quiet_worker)
     try:
         yield lambda f, items: pool.imap(f, items, chunksize=CHUNK)
         pool.close()
@@ -155,15 +156,6 @@ def _pool(jobs: int | None, total: int) -> Iterator[Any]:
     finally:
         pool.terminate()
         pool.join()
-
-
-def _quiet_worker() -> None:
-    # A forked worker inherits the command's handlers, which turn SIGTERM into an exception
-    # with a traceback: the pool's own end (terminate) must stop it silently, and Ctrl-C, which
-    # the whole process group gets, is the command's to handle.
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.signal(signal.SIGHUP, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _write_html(path: Path, match: str, record: Any, moves: Sequence[MoveAnalysis]) -> None:

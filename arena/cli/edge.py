@@ -92,6 +92,17 @@ def stop_signals_as_interrupts() -> Iterator[None]:
             signal.signal(sig, old)
 
 
+def quiet_worker() -> None:
+    """What a command's forked pool worker runs first. It inherits the command's handlers,
+    which turn the first stop signal into an exception and ignore the next: a worker blocked
+    on its pool's queue would then outlive the pool's ``terminate`` and hang the command in
+    its ``join``. The pool's end must stop it at once and silently, and Ctrl-C, which the whole
+    process group gets, is the command's to handle."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def one_line(text: str, limit: int = _MAX_LINE) -> str:
     """``text`` on one line, cut to ``limit`` characters."""
     flat = " ".join(str(text).split())

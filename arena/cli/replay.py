@@ -6,9 +6,11 @@ to what it says is refused with the first move that does not match.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import select
+import stat
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -20,7 +22,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 import arena.cli.console as console
-from arena.cli.edge import Interrupted
+from arena.cli.edge import Interrupted, quiet_worker
 from arena.cli.rate import ByNameOption, MixOption, PriorOption, check_prior, is_league, write_league_report
 from arena.errors import ArenaError, ExitCode, InputError
 from arena.match.record import RecordError
@@ -514,9 +516,10 @@ def report_cmd(
 class WrittenReport:
     page: Path
     replays: Path
-    pages: int  # replay pages written
+    pages: int  # matches with a replay (written now, or kept from the last report)
     matches: int
     refusals: tuple[str, ...]
+    kept: int = 0  # replays left as the last report to the same place wrote them
 
 
 # Without a terminal, how often the report's progress is said while it writes.
@@ -544,20 +547,85 @@ def write_report(results: Path, html: Path | None = None, *, suits: SuitStyle = 
     make_folder(data_dir)
     with ResultStore.open_existing(str(results)) as store:
         # A damaged store is its one error line, before any word of progress.
-        total = len(scheduled_rows(store))
+        scheduled_rows(store)
     from arena.render.text import counted
 
-    say(f"report: writing {counted(total, 'replay page')} and {out.name}{skip_hint}...")
+    index = _DataIndex(data_dir, replays_dir / _DataIndex.INDEX)
+    report = TournamentReport(results, replays_dir=replays_dir.name, suits=suits, reuse=index.reusable)
+    total = report.todo()
+    kept = f" ({index.kept} unchanged)" if index.kept else ""
+    say(f"report: writing {counted(total, 'replay page')}{kept} and {out.name}{skip_hint}...")
     with _checking_pool(results, total) as check:
-        report = TournamentReport(results, replays_dir=replays_dir.name, suits=suits, check=check)
         with _page_progress(total, say) as advance:
-            for file, script in report.replay_files():
+            for file, script in report.replay_files(check):
                 _write_text(data_dir / file, script, folder_may_be_link=False)
+                index.made(file, script)
                 advance()
+    index.write(report.keys)
     _write_text(replays_dir / VIEWER, report.viewer(), folder_may_be_link=False)
     _write_text(out, report.page(prior=prior))
     matches = len(report.matches)
-    return WrittenReport(out, replays_dir, matches - len(report.refusals), matches, tuple(report.refusals))
+    return WrittenReport(out, replays_dir, matches - len(report.refusals), matches, tuple(report.refusals), report.kept)
+
+
+class _DataIndex:
+    """The index of a report's data files (``INDEX``, beside the replay page): each file's key
+    (what it was made from: the match's record and row, the tournament, the arena's own code;
+    ``arena.render.report.made_from``) and a digest of the file as written. A file whose key and
+    content are those the index says is left as it is by the next report to the same place:
+    after every run, only the new matches' replays are made."""
+
+    INDEX = ".data-index.json"
+    _MOST_BYTES = 64 << 20  # a data file larger than this is made again rather than read
+
+    def __init__(self, folder: Path, path: Path) -> None:
+        self._folder = folder
+        self._path = path
+        self._old: dict[str, tuple[str, str]] = {}
+        self._new: dict[str, str] = {}  # file -> digest of what this report wrote
+        self.kept = 0
+        try:
+            info = path.lstat()
+            if not stat.S_ISREG(info.st_mode) or info.st_size > self._MOST_BYTES:
+                return  # a link or a giant planted in its place: not read, every file is made again
+            data = json.loads(path.read_text(encoding="utf-8"))
+            files = data.get("files") if isinstance(data, dict) else None
+            if isinstance(files, dict):
+                self._old = {name: (entry[0], entry[1]) for name, entry in files.items()
+                             if isinstance(entry, list) and len(entry) == 2 and all(isinstance(x, str) for x in entry)}
+        except (OSError, ValueError):
+            pass  # no index (a first report), or a damaged one: every file is made again
+
+    def reusable(self, file: str, key: str) -> bool:
+        entry = self._old.get(file)
+        if entry is None or entry[0] != key:
+            return False
+        path = self._folder / file
+        try:
+            info = path.lstat()
+            if not stat.S_ISREG(info.st_mode) or info.st_size > self._MOST_BYTES:
+                return False
+            same = _digest(path.read_bytes()) == entry[1]
+        except OSError:
+            return False
+        self.kept += same
+        return same
+
+    def made(self, file: str, script: str) -> None:
+        self._new[file] = _digest(script.encode("utf-8"))
+
+    def write(self, keys: dict[str, str]) -> None:
+        files = {}
+        for file, key in keys.items():
+            digest = self._new.get(file) or self._old.get(file, ("", ""))[1]
+            if digest:
+                files[file] = [key, digest]
+        _write_text(self._path, json.dumps({"files": files}, separators=(",", ":")),
+                    folder_may_be_link=False)
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 REPORT_BATCH = 8  # matches given to a worker at a time
@@ -571,7 +639,7 @@ def _checking_pool(results: Path, total: int) -> Iterator[Any]:
     """How the report checks its records: worker processes, one per core (at most 4), that
     each open the store and replay their share of the matches, answering in order; or None
     (in this process) for a short tournament or a single core."""
-    from arena.render.report import init_worker, worker_check
+    from arena.render.report import worker_check
 
     workers = min(len(os.sched_getaffinity(0)), 4)
     if total < REPORT_POOL_FROM or workers < 2:
@@ -581,13 +649,21 @@ def _checking_pool(results: Path, total: int) -> Iterator[Any]:
 
     # fork: a worker starts with the arena already imported (spawn would import it again);
     # nothing is open yet, and a worker only reads its own connection to the store.
-    pool = multiprocess.get_context("fork").Pool(workers, initializer=init_worker, initargs=(str(results),))
+    pool = multiprocess.get_context("fork").Pool(workers, initializer=_report_worker, initargs=(str(results),))
     try:
         yield lambda ids: pool.imap(worker_check, ids, chunksize=REPORT_BATCH)
         pool.close()
+        pool.join()  # the workers take their end of work and go: nothing left for terminate
     finally:
         pool.terminate()
         pool.join()
+
+
+def _report_worker(results: str) -> None:
+    from arena.render.report import init_worker
+
+    quiet_worker()
+    init_worker(results)
 
 
 @contextmanager

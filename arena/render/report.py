@@ -11,10 +11,13 @@ tournament's replays are never all in memory.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
-from functools import partial
+from dataclasses import dataclass
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -139,6 +142,57 @@ DATA_DIR = "data"  # the replays' data files, beside it
 
 # How the report checks its records: match ids in, ``Checker`` answers out, in order.
 Mapper = Callable[[Iterable[str]], Iterable[tuple[str | None, str | None]]]
+# Whether the data file of this name, made from what this key says (``made_from``), is in
+# place and unchanged: then the report leaves it as it is.
+Reuse = Callable[[str, str], bool]
+
+
+@dataclass(frozen=True)
+class _Plan:
+    rows: Sequence[Any]  # the store's rows, in schedule order
+    labels: Mapping[str, str]
+    keys: Mapping[str, str]  # match id -> ``made_from`` key of its data file
+    todo: frozenset[str]  # the match ids to check and make data for
+
+
+def made_from(*parts: str) -> str:
+    """A short digest of ``parts``: what a data file was made from."""
+    digest = hashlib.blake2b(digest_size=16)
+    for part in parts:
+        digest.update(part.encode("utf-8", "surrogatepass"))
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def _context_key(meta: Mapping[str, Any], labels: Mapping[str, str], name: str) -> str:
+    """What every data file of a report depends on besides its match: the arena's own code
+    (``build_fingerprint``), the format's version, the tournament's description (its schedule,
+    rules and policy, which a record is checked against), the seats' labels and the title."""
+    from arena.render.html import REPLAY_SCHEMA_VERSION
+
+    return made_from(build_fingerprint(), str(REPLAY_SCHEMA_VERSION), json.dumps(meta, sort_keys=True, default=str),
+                     json.dumps(dict(labels), sort_keys=True), name)
+
+
+_CODE_SUFFIXES = (".py", ".so", ".pyd", ".js", ".css", ".html", ".svg")
+
+
+@lru_cache(maxsize=1)
+def build_fingerprint() -> str:
+    """A digest of the arena's own files (its modules, compiled or not, and the page's
+    assets): any change to the arena, an upgrade or an edit, changes it, and with it every
+    report's data files are made again."""
+    import arena
+
+    root = Path(arena.__file__).parent
+    digest = hashlib.blake2b(digest_size=16)
+    for path in sorted(p for p in root.rglob("*") if p.suffix in _CODE_SUFFIXES and "__pycache__" not in p.parts):
+        digest.update(str(path.relative_to(root)).encode("utf-8", "surrogateescape") + b"\0")
+        try:
+            digest.update(path.read_bytes())
+        except OSError:
+            digest.update(b"unreadable")
+    return digest.hexdigest()
 
 
 class TournamentReport:
@@ -151,15 +205,46 @@ class TournamentReport:
     ``refusals`` lists the records that did not verify (they get no replay)."""
 
     def __init__(self, results: str | Path, *, replays_dir: str, suits: SuitStyle | str = SuitStyle.SPANISH,
-                 check: Mapper | None = None) -> None:
+                 check: Mapper | None = None, reuse: Reuse | None = None) -> None:
         self.suits = SuitStyle.parse(suits)
         self.results = Path(results)
         self.replays_dir = replays_dir
         self.refusals: list[str] = []
         self.matches: list[dict[str, Any]] = []
+        # Every verified match's data file and the key of what it was made from (``made_from``):
+        # the index the caller keeps beside the files, so that the next report can reuse them.
+        self.keys: dict[str, str] = {}
+        self.kept = 0  # data files left as they were (``reuse``)
         self._check = check
+        self._reuse = reuse
+        self._plan: _Plan | None = None
         self._walked = False
         self._name = self.results.name
+
+    def todo(self) -> int:
+        """How many matches ``replay_files`` will check and make data for (the others' data
+        files are in place already, by ``reuse``)."""
+        return len(self._planned().todo)
+
+    def _planned(self) -> _Plan:
+        if self._plan is None:
+            from arena.tournament.standings import store_labels
+            from arena.tournament.store import ResultStore
+
+            with ResultStore.open_existing(str(self.results)) as store:
+                self._name = _tournament_name(store, self.results)
+                rows = store.results()
+                labels = store_labels(store)
+                keys: dict[str, str] = {}
+                if self._reuse is not None:
+                    context = _context_key(store.meta(), labels, self._name)
+                    keys = {match_id: made_from(context, digest) for match_id, digest in store.record_digests()}
+            keys = {row.id: made_from(keys[row.id], repr(row)) for row in rows if row.id in keys}
+            reuse = self._reuse
+            todo = frozenset(row.id for row in rows
+                             if reuse is None or row.id not in keys or not reuse(replay_file_name(row.id), keys[row.id]))
+            self._plan = _Plan(rows, labels, keys, todo)
+        return self._plan
 
     def viewer(self) -> str:
         """The one replay page every match's link opens (``VIEWER#NAME``)."""
@@ -167,32 +252,37 @@ class TournamentReport:
 
         return render_replay_viewer(f"{self._name}: replay", suits=self.suits)
 
-    def replay_files(self) -> Iterator[tuple[str, str]]:
-        """(file name, data file) for every match whose record verifies, in schedule order."""
-        from arena.tournament.store import ResultStore
-
+    def replay_files(self, check: Mapper | None = None) -> Iterator[tuple[str, str]]:
+        """(file name, data file) for every match whose record verifies and whose data file is
+        not in place already (``reuse``), in schedule order. ``check``: as the constructor's,
+        for this walk."""
         self.refusals.clear()
         self.matches.clear()
-        from arena.tournament.standings import store_labels
-
-        with ResultStore.open_existing(str(self.results)) as store:
-            self._name = _tournament_name(store, self.results)
-            rows = store.results()
-            labels = store_labels(store)
+        self.keys.clear()
+        self.kept = 0
+        plan = self._planned()
         with ExitStack() as stack:
-            check = self._check
+            check = check or self._check
             if check is None:
                 one = stack.enter_context(store_checker(self.results))
                 check = partial(map, one)
-            for row, (script, why) in zip(rows, check(row.id for row in rows), strict=True):
-                href = None
-                if script is not None:
-                    file = replay_file_name(row.id)
-                    yield file, script
-                    href = f"{self.replays_dir}/{VIEWER}#{file.removesuffix('.js')}"
+            answers = iter(check(row.id for row in plan.rows if row.id in plan.todo))
+            for row in plan.rows:
+                file = replay_file_name(row.id)
+                href: str | None = f"{self.replays_dir}/{VIEWER}#{file.removesuffix('.js')}"
+                why = None
+                if row.id not in plan.todo:
+                    self.kept += 1
                 else:
-                    self.refusals.append(f"refused {row.id}: {why}")
-                self.matches.append(_match_entry(row, href, why, labels))
+                    script, why = next(answers)
+                    if script is not None:
+                        yield file, script
+                    else:
+                        href = None
+                        self.refusals.append(f"refused {row.id}: {why}")
+                if href is not None and row.id in plan.keys:
+                    self.keys[file] = plan.keys[row.id]
+                self.matches.append(_match_entry(row, href, why, plan.labels))
         self._walked = True
 
     def page(self, *, prior: float | None = None) -> str:
@@ -277,5 +367,6 @@ def _match_entry(row: Any, href: str | None, why: str | None, labels: Mapping[st
     }
 
 
-__all__ = ["DATA_DIR", "VIEWER", "TournamentReport", "check_record", "init_worker", "replay_file_name", "replay_script",
-           "sprt_section", "store_checker", "store_differences", "worker_check"]
+__all__ = ["DATA_DIR", "Reuse", "TournamentReport", "VIEWER", "build_fingerprint", "check_record", "init_worker",
+           "made_from", "replay_file_name", "replay_script", "sprt_section", "store_checker", "store_differences",
+           "worker_check"]

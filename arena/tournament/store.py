@@ -26,6 +26,7 @@ neither a resume nor the tables hold every row of a long tournament at once.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sqlite3
@@ -621,6 +622,16 @@ class ResultStore:
         if not isinstance(record, dict):
             raise _damaged(self.path, f"match {match_id!r}, column record: expected a JSON object")
         return record
+
+    def record_digests(self) -> Iterator[tuple[str, str]]:
+        """(match id, a digest of its record as stored) of every stored match: whether a
+        record is the one something was made from, without reading it as JSON."""
+        with self._reading():
+            cursor = self._conn.execute("SELECT id, record FROM matches")
+            while batch := cursor.fetchmany(_FETCH):
+                for match_id, text in batch:
+                    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else repr(text).encode()
+                    yield str(match_id), hashlib.blake2b(data, digest_size=16).hexdigest()
 
     def _row(self, r: tuple[Any, ...]) -> MatchRow:
         match_id = r[0]

@@ -200,7 +200,7 @@ def test_writing_the_report_says_what_it_does_how_to_skip_it_and_how_far_it_is(t
     assert lines[start + 1:start + 4] == [f"report: {n}/4 replay pages" for n in (1, 2, 3)]
     assert lines[start + 4].startswith("results: ")
     again = CliRunner().invoke(app, ["report", str(tmp_path / "out")])
-    assert again.exit_code == 0 and "report: writing 4 replay pages and report.html..." in again.stderr
+    assert again.exit_code == 0 and "report: writing 0 replay pages (4 unchanged) and report.html..." in again.stderr
 
 
 @pytest.mark.parametrize("shape", ["alone", "three", "gauntlet"])
