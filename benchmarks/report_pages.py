@@ -9,7 +9,8 @@ and the ratio new / old.
 page-per-match report). Without ``--results``, the folder is made first by the older arena
 (so that both can read it): a round robin of four compiled greedy bots (bots/c/greedy.c), 80
 matches a pairing. Each run writes the report into a fresh folder; the first pair warms the
-disk cache and is not counted.
+disk cache and is not counted. ``--again``: each run writes it twice to the same fresh folder and
+times the second (the report after every run of a tournament, once its replays exist).
 """
 
 from __future__ import annotations
@@ -44,6 +45,10 @@ def main() -> int:
     parser.add_argument("new", nargs="?", default=shutil.which("arena") or "arena", help="the newer one (default: arena)")
     parser.add_argument("--runs", type=int, default=5, help="runs of each, alternating")
     parser.add_argument("--results", type=Path, help="a results folder to report (default: make one of 480 matches)")
+    parser.add_argument("--again", action="store_true",
+                        help="each run writes the report a second time to the same place, and that second report is "
+                             "timed (what the report after every run of a tournament costs once its replays exist; "
+                             "an arena that keeps no replay makes them all again)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="report-pages-"))
     try:
@@ -54,9 +59,11 @@ def main() -> int:
             for name, arena in (("old", args.old), ("new", args.new)):
                 out = work / f"site-{name}"
                 shutil.rmtree(out, ignore_errors=True)
+                command = [arena, "report", str(results), "--html", str(out / "report.html")]
+                if args.again:
+                    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 start = time.perf_counter()
-                done = subprocess.run([arena, "report", str(results), "--html", str(out / "report.html")],
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
                 took = time.perf_counter() - start
                 if done.returncode != 0:
                     raise SystemExit(f"{arena} report failed: {done.stderr.strip()}")
@@ -65,7 +72,8 @@ def main() -> int:
                     print(f"  run {run} {name}: {took:.2f} s (load {os.getloadavg()[0]:.2f})")
         old, new = statistics.median(times["old"]), statistics.median(times["new"])
         ratios = sorted(n / o for o, n in zip(times["old"], times["new"], strict=True))
-        print(f"report: old {old:.2f} s [{min(times['old']):.2f}, {max(times['old']):.2f}], new {new:.2f} s "
+        what = "the second report to the same place" if args.again else "report"
+        print(f"{what}: old {old:.2f} s [{min(times['old']):.2f}, {max(times['old']):.2f}], new {new:.2f} s "
               f"[{min(times['new']):.2f}, {max(times['new']):.2f}] (medians, ranges); new / old {new / old:.3f} "
               f"(pairs: {ratios[0]:.3f} to {ratios[-1]:.3f}); load average {os.getloadavg()[0]:.2f}")
         return 0
