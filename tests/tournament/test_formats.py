@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.tournament import runner
+from arena.tournament import pairing, runner
 from arena.tournament.adaptive import AdaptiveRun, AdaptiveSchedule, Replay, champion, chosen_now, describe_format
 from arena.tournament.audit import scheduled_rows
 from arena.tournament.config import ConfigError
@@ -224,6 +224,52 @@ def test_ladder_choice_for_a_thousand_bots_is_under_a_millisecond():
     for _ in range(500):
         chooser.choose()
     assert (time.process_time() - start) / 500 < 0.001
+
+
+# A field crowded in the middle (12 bots 10 Elo apart) with sparse tails (4 each side, 300 apart).
+CROWDED = dict(zip([f"b{i:02d}" for i in range(20)],
+                   [-1500, -1200, -900, -600, *(10 * i for i in range(12)), 410, 710, 1010, 1310], strict=True))
+
+
+@pytest.mark.parametrize("power", [1.0, 0.0])
+def test_a_ranking_ladder_serves_the_crowded_middle_more_than_the_sparse_tails(monkeypatch, power):
+    # Where bots are crowded an error of the same size costs more ranks: a ladder that ranks
+    # (no target_ci) gives the middle more matches. With the focus on the widest interval
+    # alone (power 0, the rule before) the tails, whose matches tell less, got more instead.
+    monkeypatch.setattr(pairing, "FOCUS_DENSITY_POWER", power)
+    names = list(CROWDED)
+    rows = play(field(names, "format: ladder\nmax_matches: 3000\nwindow: 0"), CROWDED)
+    count = Counter(seat for row in rows if row.pairing >= 300 for seat in row.seats)
+    middle = sum(count[n] for n in names[4:16]) / 12
+    tails = sum(count[n] for n in names[:4] + names[16:]) / 8
+    assert middle > 1.5 * tails if power else middle < tails
+
+
+def test_ladder_density_is_level_at_the_start_and_follows_the_estimates():
+    sides = [Side(name, (name,)) for name in CROWDED]
+    config = field(list(CROWDED), "format: ladder\nmax_matches: 1000")
+    chooser = LadderChooser(sides, 2, config.seating, lag=0, per_pairing=2, max_matches=1000, target_ci=None)
+    assert list(chooser.density()) == pytest.approx([1.0] * 20)
+    chooser.mu[:] = [CROWDED[name] / 173.7 for name in CROWDED]
+    density = chooser.density()
+    # Over 5 ranks each side the crowd blurs into the tails; from the ends in, it rises.
+    assert density[0] < density[3] < density[9] and density[19] < density[16] < density[10]
+    assert density[9] > 10 * max(density[0], density[19])
+    chooser.retired[7] = True
+    assert chooser.density()[7] == 0.0
+
+
+@pytest.mark.parametrize("target_ci", [None, 50.0])
+def test_a_ladder_that_stops_on_its_intervals_serves_the_widest_first(target_ci):
+    # The same state: a tail bot has the widest interval, a middle bot one nearly as wide.
+    sides = [Side(name, (name,)) for name in CROWDED]
+    config = field(list(CROWDED), "format: ladder\nmax_matches: 1000")
+    chooser = LadderChooser(sides, 2, config.seating, lag=0, per_pairing=2, max_matches=1000, target_ci=target_ci)
+    chooser.mu[:] = [CROWDED[name] / 173.7 for name in CROWDED]
+    chooser.precision[:] = 20.0
+    chooser.precision[0], chooser.precision[9] = 10.0, 11.0
+    focus = chooser.pick()[0][0]
+    assert focus == (0 if target_ci else 9)
 
 
 def test_ladder_newcomers_are_chosen_first():
