@@ -225,8 +225,11 @@ class LadderChooser:
     per group and finishing order met."""
 
     def __init__(self, entrants: Sequence[Side], size: int, seating: Seating, *, lag: int, per_pairing: int,
-                 max_matches: int | None, target_ci: float | None) -> None:
+                 max_matches: int | None, target_ci: float | None, focus_by_density: bool = True) -> None:
         self.entrants = list(entrants)
+        # False: the rule of the ladders stored before the focus was weighted by density
+        # (adaptive.py replays their choices as they were made).
+        self.focus_by_density = focus_by_density
         self.size = size
         self.seating = seating
         self.lag = lag
@@ -318,7 +321,7 @@ class LadderChooser:
         ``FOCUS_DENSITY_POWER``, unless the ladder stops on a ``target_ci``), and the opponents
         of the most information for it, weighted by their own uncertainty (``VARIANCE_POWER``)."""
         var = 1.0 / (self.precision + self.pending)
-        ranking = self.target_ci is None and FOCUS_DENSITY_POWER != 0.0
+        ranking = self.focus_by_density and self.target_ci is None and FOCUS_DENSITY_POWER != 0.0
         urgency = var * self.density() ** FOCUS_DENSITY_POWER if ranking else var
         focus = int(np.argmax(np.where(self.retired, -np.inf, urgency)))
         info = self.per_pairing * _expected_info(self.mu, var, focus)

@@ -15,7 +15,16 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.tournament import pairing, runner
-from arena.tournament.adaptive import AdaptiveRun, AdaptiveSchedule, Replay, champion, chosen_now, describe_format
+from arena.tournament.adaptive import (
+    FOCUS_KEY,
+    AdaptiveRun,
+    AdaptiveSchedule,
+    Replay,
+    champion,
+    chosen_now,
+    describe_format,
+    mark_focus,
+)
 from arena.tournament.audit import scheduled_rows
 from arena.tournament.config import ConfigError
 from arena.tournament.executors import NOT_YET, Completed
@@ -270,6 +279,38 @@ def test_a_ladder_that_stops_on_its_intervals_serves_the_widest_first(target_ci)
     chooser.precision[0], chooser.precision[9] = 10.0, 11.0
     focus = chooser.pick()[0][0]
     assert focus == (0 if target_ci else 9)
+
+
+def test_a_ladder_stored_before_the_density_rule_still_reads_and_resumes_by_its_own_rule(tmp_path):
+    names = list(CROWDED)
+    config = field(names, "format: ladder\nmax_matches: 400\nwindow: 2", output=str(tmp_path / "out"))
+    before = play(config, CROWDED, focus_by_density=False)
+    assert schedule_of(before[:300]) != schedule_of(play(config, CROWDED)[:300])  # the rules differ here
+    # Stored as an arena before the rule stored it: no FOCUS_KEY in the meta.
+    _stored(config, before[:300])
+    with ResultStore.open_existing(config.output) as store:
+        assert FOCUS_KEY not in store.meta()
+        assert len(scheduled_rows(store)) == 300  # tables, report and verify read it
+        resumed = chosen_now(AdaptiveRun.resume(config, store))
+    assert schedule_of(resumed) == schedule_of(before[300:300 + len(resumed)]) and resumed
+    # A run opens it as it is (no key added to a store with rows) ...
+    with runner.open_store(config) as store:
+        assert FOCUS_KEY not in store.meta()
+        # ... and the key is what tells the rules apart: marked, its rows are not the new rule's.
+        mark_focus(store)
+    with ResultStore.open_existing(config.output) as store, pytest.raises(StoreError, match="not the tournament's"):
+        scheduled_rows(store)
+
+
+def test_a_new_ladders_store_records_its_rule(tmp_path):
+    config = field(list(CROWDED), "format: ladder\nmax_matches: 400\nwindow: 2", output=str(tmp_path / "out"))
+    rows = play(config, CROWDED)
+    with runner.open_store(config) as store:
+        assert store.meta()[FOCUS_KEY] == "density"
+        for row in sorted(rows, key=lambda r: r.index):
+            store.add(row, {})
+    with ResultStore.open_existing(config.output) as store:
+        assert len(scheduled_rows(store)) == 400
 
 
 def test_ladder_newcomers_are_chosen_first():
