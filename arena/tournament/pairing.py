@@ -49,10 +49,10 @@ VARIANCE_POWER = 0.5
 # (entrants per unit of estimated strength about it) to this power: where the field is
 # crowded an error of the same size costs more ranks, and the rank loss, a sum of density^2
 # times variance, falls fastest for the entrant of the largest density times variance. At 1
-# a 200-bot field at 350 Elo reached the round robin's Spearman in 0.57 of its matches, median
-# of 8 fields, against 0.63 with the widest interval first (0); at 2, 0.63 with the tails
-# starved (benchmarks/RESULTS.md). A ladder with a ``target_ci`` stops on its widest interval,
-# so it serves the widest first (0).
+# 200-bot fields at 350 Elo reached the round robin's Spearman in 0.57 of its matches, median
+# of 8 fields, against 0.63 with the widest interval first (0); at 2, 0.68, the tails starved
+# (benchmarks/RESULTS.md). A ladder with a ``target_ci`` stops on its widest interval, so it
+# serves the widest first (0), as do ladders stored before this rule (adaptive.FOCUS_KEY).
 FOCUS_DENSITY_POWER = 1.0
 # Entrants on each side of one over which its density is measured.
 DENSITY_HALF_WIDTH = 5
