@@ -342,8 +342,13 @@ class LadderChooser:
         the ends); 1 for all while the estimates are still level, 0 for the retired."""
         # The order of the last call sorted again: the estimates move a little between picks,
         # and a stable sort of an almost sorted array is nearly linear (7 us for 1,000 entrants,
-        # 70 us from scratch). Ties keep the file's order, as a sort from scratch would.
+        # 70 us from scratch). Equal estimates (early on, entrants not yet played, or moved by
+        # the same results) would keep the order they came in; they are put in file order, as
+        # every tie is, by a sort from scratch.
         order = self._order[np.argsort(self.mu[self._order], kind="stable")]
+        ranked = self.mu[order]
+        if (ranked[1:] == ranked[:-1]).any():
+            order = np.argsort(self.mu, kind="stable")
         self._order = order
         active = order[~self.retired[order]]
         out = np.zeros(len(self.mu))

@@ -266,6 +266,12 @@ def test_ladder_density_is_level_at_the_start_and_follows_the_estimates():
     assert density[9] > 10 * max(density[0], density[19])
     chooser.retired[7] = True
     assert chooser.density()[7] == 0.0
+    # Equal estimates are ranked in file order, whatever order the last pick left them in (a
+    # density depends on the rank: otherwise the choices would hang on the order of the past).
+    chooser.mu[:] = [round(CROWDED[name] / 500) for name in CROWDED]
+    chooser._order = chooser._order[::-1].copy()
+    chooser.density()
+    assert list(chooser._order) == sorted(range(20), key=lambda i: (chooser.mu[i], i))
 
 
 @pytest.mark.parametrize("target_ci", [None, 50.0])
