@@ -4,6 +4,7 @@ simulation, then a real run.
     .venv/bin/python benchmarks/formats.py [--bots 200] [--fields 4] [--sd-elo 350] [--window 16] [--seed 7]
     .venv/bin/python benchmarks/formats.py --real [--jobs 2]
     .venv/bin/python benchmarks/formats.py --scale [--scale-bots 1000]
+    .venv/bin/python benchmarks/formats.py --oracles [--designs N ...] [--fits table ML] [--cap 0.8]
 
 Simulation (no processes): ``--fields`` fields of ``--bots`` bots with known strengths
 (normal, sd ``--sd-elo``). The arena's own schedules are played (``schedule.build_schedule``
@@ -22,6 +23,15 @@ The ladder's 95% intervals at that point are checked against the truth (coverage
 93-97%), and so are those of ladders played to ``--target-ci`` (``--ci-fields`` fields of
 ``--ci-bots`` bots).
 
+``--oracles``: on the same fields (same seed), designs that know the true strengths
+(format_oracles.py: bands of true neighbours, partners drawn near in true rank with shares by
+density, long-range pairings, a greedy design that removes the most expected inversions) and
+the arena's ladder (with the same luck as above), each rated by the table's fit and by
+alternatives for the final estimate only (the plain ML fit, a prior as wide as the true
+field): the share of the round robin's matches each needs to reach its Spearman (checked
+every ``--step`` matches up to ``--cap`` of the round robin's), and its error 1 - rho at a
+third of the round robin's matches as a multiple of the round robin's error.
+
 ``--real``: 12 bots of known order (``mixbot.py P``: greedy with probability P, else a
 hashed random move; P = 0, 1/11, ..., 1), a swiss of 6 rounds and a ladder of 96 matches,
 each through ``arena run``; the Spearman correlation of the table's ranking with P.
@@ -36,6 +46,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -47,7 +58,7 @@ if str(ROOT) not in sys.path:
 
 from arena.core.outcome import EndReason  # noqa: E402
 from arena.harness.protocol import Termination  # noqa: E402
-from arena.rating.table import ELO_PER_NAT, PairResult, fit_ratings  # noqa: E402
+from arena.rating.table import ELO_PER_NAT, PairResult, RatingTable, fit_ratings  # noqa: E402
 from arena.tournament.adaptive import AdaptiveSchedule  # noqa: E402
 from arena.tournament.config import TournamentConfig, parse_config  # noqa: E402
 from arena.tournament.executors import NOT_YET  # noqa: E402
@@ -68,10 +79,23 @@ class Field:
         self._seed = int(rng.integers(2**62))
         self.rng = np.random.default_rng(self._seed)
         self.results: list[PairResult] = []
+        self.info = 0.0  # the true p(1-p) summed over the matches since ``luck``
+
+    def p_win(self, a: int, b: int) -> float:
+        return float(1.0 / (1.0 + 10 ** (-(self.elo[a] - self.elo[b]) / 400)))
+
+    def play(self, a: int, b: int) -> None:
+        """A pairing of bots numbered a and b: one duplicate deal, two matches."""
+        p = self.p_win(a, b)
+        for _ in range(2):
+            win = self.rng.random() < p
+            self.results.append(PairResult((f"b{a:03d}",), (f"b{b:03d}",), 1.0 if win else 0.0))
+            self.info += p * (1 - p)
 
     def row(self, spec: MatchSpec) -> MatchRow:
-        a, b = (self.elo[int(label[1:])] for label in spec.sides)
-        win = self.rng.random() < 1.0 / (1.0 + 10 ** (-(a - b) / 400))
+        p = self.p_win(*(int(label[1:]) for label in spec.sides))
+        win = self.rng.random() < p
+        self.info += p * (1 - p)
         self.results.append(PairResult((spec.sides[0],), (spec.sides[1],), 1.0 if win else 0.0))
         return MatchRow(id=spec.id, index=spec.index, pairing=spec.pairing, deal=spec.deal, rotation=spec.rotation,
                         seed=spec.seed, sides=spec.sides, seats=spec.seats, winner=0 if win else 1,
@@ -80,6 +104,7 @@ class Field:
 
     def luck(self, stream: int) -> None:
         self.results.clear()
+        self.info = 0.0
         self.rng = np.random.default_rng([self._seed, stream])
 
     def rate(self) -> tuple[float, float]:
@@ -90,6 +115,97 @@ class Field:
         truth = self.elo - self.elo.mean()
         rho = float(spearmanr(fitted, truth).statistic)
         return rho, float(np.mean(np.abs(fitted - truth) <= ci))
+
+
+def rank_rho(table: RatingTable, elo: np.ndarray) -> float:
+    """Spearman of the table's ranking order with the truth (its order, not its numbers: the
+    plain ML fit leaves a bot without an upset unbounded, yet ranked)."""
+    position = {row.name: k for k, row in enumerate(table.ratings)}
+    return float(spearmanr([-position[f"b{i:03d}"] for i in range(len(elo))], elo).statistic)
+
+
+# The fits an oracle's (or the ladder's) results are rated by, for the final estimate only.
+def fits(sd_elo: float, n: int) -> dict[str, Callable[[list[PairResult]], RatingTable]]:
+    true_prior = 4.0 / (sd_elo / ELO_PER_NAT) ** 2  # virtual draws whose Gaussian has the field's sd
+    players = [f"b{i:03d}" for i in range(n)]  # a bot yet to play is in the table all the same
+    return {
+        "table": lambda results: fit_ratings(results, players=players),
+        "ML": lambda results: fit_ratings(results, prior=0.0, players=players),
+        "true prior": lambda results: fit_ratings(results, prior=true_prior, players=players),
+    }
+
+
+def oracles(args: argparse.Namespace) -> None:
+    """Designs that know the true strengths (format_oracles.py) and the arena's ladder, on the
+    fields of ``simulate`` (same seed, same fields, the ladder with the same luck): the matches
+    each needs to reach the round robin's Spearman (the round robin rated by the table's fit),
+    rated by each of ``fits``; and each one's error 1 - rho at a third of the round robin's
+    matches, as a multiple of the round robin's."""
+    from benchmarks.format_oracles import arena_ladder, designs
+
+    rng = np.random.default_rng(args.seed)
+    n = args.bots
+    rr_config = config_of(n, "format: round_robin")
+    by_fit = {name: fit for name, fit in fits(args.sd_elo, n).items() if name in args.fits}
+    need: dict[tuple[str, str], list[float]] = {}
+    at_third: dict[tuple[str, str], list[float]] = {}
+    infos: dict[str, list[float]] = {}
+    start = time.process_time()
+    for f in range(args.fields):
+        field = Field(rng, n, args.sd_elo)
+        field.luck(0)
+        for spec in build_schedule(rr_config):
+            field.row(spec)
+        rr_matches = len(field.results)
+        rr_info = field.info / rr_matches
+        rr = {name: rank_rho(fit(field.results), field.elo) for name, fit in fits(args.sd_elo, n).items()}
+        target = rr["table"]
+        third = rr_matches // 3
+        marks = sorted({*range(args.step, int(args.cap * rr_matches) + 1, args.step), third})
+        print(f"  field {f}: round robin {rr_matches} matches, rho {target:.4f} (ML {rr['ML']:.4f}, true prior "
+              f"{rr['true prior']:.4f}), p(1-p) a match {rr_info:.3f}", flush=True)
+        ladder = arena_ladder(config_of(n, f"format: ladder\nmax_matches: {rr_matches}\nwindow: {args.window}"),
+                              field.row)
+        for s, named in enumerate(designs(ladder, n)):
+            if args.designs and s not in args.designs:
+                continue
+            field.luck(2 if named.design is ladder else 10 + s)
+            play = named.design(field, np.random.default_rng([args.seed, f, s]))
+            reached: dict[str, int | None] = dict.fromkeys(by_fit)
+            for mark in marks:
+                if all(v is not None for v in reached.values()) and mark > third:
+                    break
+                while len(field.results) < mark and next(play, "end") is None:
+                    pass
+                if len(field.results) < mark:
+                    break
+                for name, fit in by_fit.items():
+                    if reached[name] is not None and mark != third:
+                        continue
+                    rho = rank_rho(fit(field.results), field.elo)
+                    if mark == third:
+                        at_third.setdefault((named.name, name), []).append((1 - rho) / (1 - target))
+                        if mark % args.step:
+                            continue  # an extra checkpoint: the grid alone decides the matches needed
+                    if reached[name] is None and rho >= target:
+                        reached[name] = mark
+                if mark == third:
+                    infos.setdefault(named.name, []).append(field.info / len(field.results))
+            for name, value in reached.items():
+                need.setdefault((named.name, name), []).append(math.inf if value is None else value / rr_matches)
+            shown = ", ".join(f"{name} {'-' if v is None else f'{v / rr_matches:.2f}'}" for name, v in reached.items())
+            print(f"    {named.name}: {shown}; 1-rho at a third / round robin's: "
+                  + ", ".join(f"{at_third[(named.name, name)][-1]:.2f}" for name in by_fit)
+                  + f"; p(1-p) a match {infos[named.name][-1]:.3f}", flush=True)
+    print(f"share of the round robin's matches to reach its rho (median, range over {args.fields} fields; "
+          f"'-' and inf: not within {args.cap:g} of the round robin's count); 1-rho at a third as a multiple of "
+          "the round robin's:")
+    for (design, name), values in need.items():
+        v = np.array(values)
+        third_v = np.array(at_third[(design, name)])
+        print(f"  {design:45s} {name:10s} {np.median(v):.3f} ({v.min():.3f}-{v.max():.3f}); "
+              f"at a third {np.median(third_v):.2f}x ({third_v.min():.2f}-{third_v.max():.2f})")
+    print(f"cpu {time.process_time() - start:.0f} s")
 
 
 def play_adaptive(field: Field, config: TournamentConfig, checkpoints, target: float):  # type: ignore[no-untyped-def]
@@ -260,6 +376,12 @@ def main() -> None:
     parser.add_argument("--scale-bots", type=int, default=1000)
     parser.add_argument("--scale-marks", type=int, nargs="+", default=[5000, 20000, 40000])
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--oracles", action="store_true", help="designs that know the strengths, and fits (format_oracles.py)")
+    parser.add_argument("--designs", type=int, nargs="*", default=[], help="with --oracles: only these (numbers)")
+    parser.add_argument("--fits", nargs="+", default=["table", "ML"], choices=["table", "ML", "true prior"],
+                        help="with --oracles: the fits of the final estimate")
+    parser.add_argument("--cap", type=float, default=1.0, help="with --oracles: the most matches a design plays, "
+                        "as a share of the round robin's")
     args = parser.parse_args()
     print(f"load average: {' '.join(f'{v:.2f}' for v in os.getloadavg())} on {os.cpu_count()} cpus")
     if args.real:
@@ -267,6 +389,9 @@ def main() -> None:
         return
     if args.scale:
         scale(args)
+        return
+    if args.oracles:
+        oracles(args)
         return
     print(f"seed {args.seed}; {args.fields} fields x {args.bots} bots, true sd {args.sd_elo:g} Elo "
           f"({args.sd_elo / ELO_PER_NAT:.2f} nats); ladder window {args.window}")

@@ -41,10 +41,12 @@ def outcome_row(spec: MatchSpec, strength: Mapping[str, float], rng: random.Rand
 
 
 def play(config: TournamentConfig, strength: Mapping[str, float], *, concurrency: int = 1, order_seed: int = 0,
-         stored: list[MatchRow] | None = None, stop_after: int | None = None) -> list[MatchRow]:
+         stored: list[MatchRow] | None = None, stop_after: int | None = None,
+         focus_by_density: bool = True) -> list[MatchRow]:
     """Every row the format plays (in the order they finish), resumed from ``stored``;
-    ``stop_after``: a kill after that many new rows (what was in play is lost)."""
-    replay = Replay(config)
+    ``stop_after``: a kill after that many new rows (what was in play is lost);
+    ``focus_by_density`` False: a ladder's choices as an arena before that rule made them."""
+    replay = Replay(config, focus_by_density=focus_by_density)
     for row in sorted(stored or [], key=lambda r: r.index):
         replay.add(row)
     run = AdaptiveRun(config, replay)

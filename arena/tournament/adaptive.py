@@ -41,15 +41,20 @@ from arena.tournament.store import MatchRow, ResultStore, StoreDamagedError
 
 # Ladder newcomers: the meta key of the field's history, [[first pairing, [labels joining]], ...].
 FIELD_KEY = "field"
+# The meta key of a ladder's rule of focus, "density" (pairing.FOCUS_DENSITY_POWER). A ladder
+# store without it was begun before that rule: its choices replay, and go on, by the widest
+# interval first, so that its folder still resumes and reads.
+FOCUS_KEY = "ladder_focus"
 
 
-def chooser_for(config: TournamentConfig, field: Sequence[Side]) -> Chooser:
+def chooser_for(config: TournamentConfig, field: Sequence[Side], *, focus_by_density: bool = True) -> Chooser:
     size = config.sides
     if config.format is Format.SWISS:
         return SwissChooser(field, size, config.rounds or 0, config.seating)
     if config.format is Format.LADDER:
         return LadderChooser(field, size, config.seating, lag=config.window or 0, per_pairing=config.matches_per_pairing,
-                             max_matches=config.max_matches, target_ci=config.target_ci)
+                             max_matches=config.max_matches, target_ci=config.target_ci,
+                             focus_by_density=focus_by_density)
     if config.format is Format.KNOCKOUT:
         by_label = {side.label: side for side in field}
         return KnockoutChooser([by_label[label] for label in config.seeding], config.seating)
@@ -65,7 +70,7 @@ class AdaptiveSchedule:
     batch's matches, ``NOT_YET`` while its results are in play, None once the format is over.
     ``epochs``: the field's history (a ladder that bots joined), first pairing -> labels."""
 
-    def __init__(self, config: TournamentConfig, epochs: Epochs | None = None) -> None:
+    def __init__(self, config: TournamentConfig, epochs: Epochs | None = None, *, focus_by_density: bool = True) -> None:
         self.config = config
         pool = {side.label: side for side in entrants(config)}
         history = list(epochs) if epochs else [(0, list(pool))]
@@ -81,7 +86,7 @@ class AdaptiveSchedule:
 
         self._joining = deque((first, [side(label) for label in labels]) for first, labels in history[1:])
         self._field = list(history[0][1])
-        self.chooser = chooser_for(config, [side(label) for label in history[0][1]])
+        self.chooser = chooser_for(config, [side(label) for label in history[0][1]], focus_by_density=focus_by_density)
         self.per = config.matches_per_pairing
         self.deals = self.per // (config.sides if config.duplicate else 1)
         self.book: InOrder[MatchRow] = InOrder(self.per)
@@ -184,7 +189,7 @@ def version_joins(config: TournamentConfig, store: ResultStore, joining: Sequenc
     bot's older version. ``ValueError`` (the reason) when an older version has matches
     chosen before and not stored (a run stopped with them in play): the program that would
     play them is gone, and the choices after them follow from their results."""
-    replay = Replay(config, stored_epochs(store))
+    replay = stored_replay(config, store)
     for row in store.iter_rows():
         try:
             replay.add(row)
@@ -222,7 +227,26 @@ def open_ladder_store(config: TournamentConfig, *, draft: bool = False) -> Resul
                 store.close()
                 raise
             return store
-    return ResultStore.open_for_run(config.output, config.fingerprint, game, config.to_dict(), draft=draft)
+    store = ResultStore.open_for_run(config.output, config.fingerprint, game, config.to_dict(), draft=draft)
+    try:
+        if FOCUS_KEY not in store.meta() and store.count() == 0:
+            mark_focus(store)
+    except BaseException:
+        store.close()
+        raise
+    return store
+
+
+def mark_focus(store: ResultStore) -> None:
+    """Record in a new ladder's store that its choices weigh the focus by density."""
+    meta = store.meta()
+    store.redescribe(meta["fingerprint"], meta["game"], meta["config"], {FOCUS_KEY: "density"})
+
+
+def stored_replay(config: TournamentConfig, store: ResultStore, epochs: Epochs | None = None) -> Replay:
+    """The replay of a store's choices: its field's history (``epochs`` if given, else the
+    stored one) and the rule its ladder was begun with (``FOCUS_KEY``)."""
+    return Replay(config, epochs or stored_epochs(store), focus_by_density=store.meta().get(FOCUS_KEY) == "density")
 
 
 def stored_epochs(store: ResultStore) -> Epochs | None:
@@ -241,8 +265,8 @@ class Replay:
     against the match chosen at its place (``NotChosen`` names the row that is not one) and
     returns that match; ``rest`` is every match chosen but not stored."""
 
-    def __init__(self, config: TournamentConfig, epochs: Epochs | None = None) -> None:
-        self.schedule = AdaptiveSchedule(config, epochs)
+    def __init__(self, config: TournamentConfig, epochs: Epochs | None = None, *, focus_by_density: bool = True) -> None:
+        self.schedule = AdaptiveSchedule(config, epochs, focus_by_density=focus_by_density)
         self.upcoming: deque[MatchSpec] = deque()
         self.missing: list[MatchSpec] = []
         self.stored = 0
@@ -296,7 +320,7 @@ class AdaptiveRun:
     def resume(cls, config: TournamentConfig, store: ResultStore, epochs: Epochs | None = None) -> AdaptiveRun:
         """The format as the stored rows leave it (read once, in schedule order); ``epochs``:
         the field's history, if not the stored one (a dry run of a ladder that bots join)."""
-        replay = Replay(config, epochs or stored_epochs(store))
+        replay = stored_replay(config, store, epochs)
         for row in store.iter_rows():
             try:
                 replay.add(row)
@@ -414,12 +438,12 @@ def seeded_by_ratings(config: TournamentConfig, refuse: Callable[[str], Exceptio
 
 def replay_store(config: TournamentConfig, store: ResultStore, rows: Iterator[MatchRow] | None = None) -> Replay:
     """The choices replayed from every stored row (``NotChosen`` for one that is not chosen)."""
-    replay = Replay(config, stored_epochs(store))
+    replay = stored_replay(config, store)
     for row in rows if rows is not None else store.iter_rows():
         replay.add(row)
     return replay
 
 
-__all__ = ["FIELD_KEY", "AdaptiveRun", "AdaptiveSchedule", "NotChosen", "Replay", "champion", "chosen_now",
-           "chooser_for", "describe_format", "grown_field", "open_ladder_store", "replay_store", "seeded_by_ratings",
-           "stored_epochs", "version_joins"]
+__all__ = ["FIELD_KEY", "FOCUS_KEY", "AdaptiveRun", "AdaptiveSchedule", "NotChosen", "Replay", "champion", "chosen_now",
+           "chooser_for", "describe_format", "grown_field", "mark_focus", "open_ladder_store", "replay_store",
+           "seeded_by_ratings", "stored_epochs", "stored_replay", "version_joins"]

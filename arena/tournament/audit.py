@@ -207,11 +207,11 @@ def store_schedule(store: ResultStore) -> tuple[TournamentConfig, tuple[MatchSpe
     compares the store with, matches missing from it included)."""
     config = store_config(store)
     if config.format.adaptive:
-        from arena.tournament.adaptive import NotChosen, Replay, stored_epochs
+        from arena.tournament.adaptive import NotChosen, stored_replay
 
         # The choices the stored rows give, as far as they go; a row that is not one of them
         # is listed by verify as not in the schedule (the replay goes on without it).
-        replay, chosen = Replay(config, stored_epochs(store)), []
+        replay, chosen = stored_replay(config, store), []
         for row in store.iter_rows():
             try:
                 chosen.append(replay.add(row))
@@ -377,9 +377,9 @@ def scheduled_rows(store: ResultStore) -> Sequence[MatchRow]:
 
 
 def _check_chosen(store: ResultStore, config: TournamentConfig, bad: list[tuple[MatchRow, str]]) -> None:
-    from arena.tournament.adaptive import NotChosen, Replay, stored_epochs
+    from arena.tournament.adaptive import NotChosen, stored_replay
 
-    replay = Replay(config, stored_epochs(store))
+    replay = stored_replay(config, store)
     for row in store.iter_rows():
         try:
             diff = schedule_differences(row, replay.add(row))

@@ -14,8 +14,17 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.tournament import runner
-from arena.tournament.adaptive import AdaptiveRun, AdaptiveSchedule, Replay, champion, chosen_now, describe_format
+from arena.tournament import pairing, runner
+from arena.tournament.adaptive import (
+    FOCUS_KEY,
+    AdaptiveRun,
+    AdaptiveSchedule,
+    Replay,
+    champion,
+    chosen_now,
+    describe_format,
+    mark_focus,
+)
 from arena.tournament.audit import scheduled_rows
 from arena.tournament.config import ConfigError
 from arena.tournament.executors import NOT_YET, Completed
@@ -224,6 +233,90 @@ def test_ladder_choice_for_a_thousand_bots_is_under_a_millisecond():
     for _ in range(500):
         chooser.choose()
     assert (time.process_time() - start) / 500 < 0.001
+
+
+# A field crowded in the middle (12 bots 10 Elo apart) with sparse tails (4 each side, 300 apart).
+CROWDED = dict(zip([f"b{i:02d}" for i in range(20)],
+                   [-1500, -1200, -900, -600, *(10 * i for i in range(12)), 410, 710, 1010, 1310], strict=True))
+
+
+@pytest.mark.parametrize("power", [1.0, 0.0])
+def test_a_ranking_ladder_serves_the_crowded_middle_more_than_the_sparse_tails(monkeypatch, power):
+    # Where bots are crowded an error of the same size costs more ranks: a ladder that ranks
+    # (no target_ci) gives the middle more matches. With the focus on the widest interval
+    # alone (power 0, the rule before) the tails, whose matches tell less, got more instead.
+    monkeypatch.setattr(pairing, "FOCUS_DENSITY_POWER", power)
+    names = list(CROWDED)
+    rows = play(field(names, "format: ladder\nmax_matches: 3000\nwindow: 0"), CROWDED)
+    count = Counter(seat for row in rows if row.pairing >= 300 for seat in row.seats)
+    middle = sum(count[n] for n in names[4:16]) / 12
+    tails = sum(count[n] for n in names[:4] + names[16:]) / 8
+    assert middle > 1.5 * tails if power else middle < tails
+
+
+def test_ladder_density_is_level_at_the_start_and_follows_the_estimates():
+    sides = [Side(name, (name,)) for name in CROWDED]
+    config = field(list(CROWDED), "format: ladder\nmax_matches: 1000")
+    chooser = LadderChooser(sides, 2, config.seating, lag=0, per_pairing=2, max_matches=1000, target_ci=None)
+    assert list(chooser.density()) == pytest.approx([1.0] * 20)
+    chooser.mu[:] = [CROWDED[name] / 173.7 for name in CROWDED]
+    density = chooser.density()
+    # Over 5 ranks each side the crowd blurs into the tails; from the ends in, it rises.
+    assert density[0] < density[3] < density[9] and density[19] < density[16] < density[10]
+    assert density[9] > 10 * max(density[0], density[19])
+    chooser.retired[7] = True
+    assert chooser.density()[7] == 0.0
+    # Equal estimates are ranked in file order, whatever order the last pick left them in (a
+    # density depends on the rank: otherwise the choices would hang on the order of the past).
+    chooser.mu[:] = [round(CROWDED[name] / 500) for name in CROWDED]
+    chooser._order = chooser._order[::-1].copy()
+    chooser.density()
+    assert list(chooser._order) == sorted(range(20), key=lambda i: (chooser.mu[i], i))
+
+
+@pytest.mark.parametrize("target_ci", [None, 50.0])
+def test_a_ladder_that_stops_on_its_intervals_serves_the_widest_first(target_ci):
+    # The same state: a tail bot has the widest interval, a middle bot one nearly as wide.
+    sides = [Side(name, (name,)) for name in CROWDED]
+    config = field(list(CROWDED), "format: ladder\nmax_matches: 1000")
+    chooser = LadderChooser(sides, 2, config.seating, lag=0, per_pairing=2, max_matches=1000, target_ci=target_ci)
+    chooser.mu[:] = [CROWDED[name] / 173.7 for name in CROWDED]
+    chooser.precision[:] = 20.0
+    chooser.precision[0], chooser.precision[9] = 10.0, 11.0
+    focus = chooser.pick()[0][0]
+    assert focus == (0 if target_ci else 9)
+
+
+def test_a_ladder_stored_before_the_density_rule_still_reads_and_resumes_by_its_own_rule(tmp_path):
+    names = list(CROWDED)
+    config = field(names, "format: ladder\nmax_matches: 400\nwindow: 2", output=str(tmp_path / "out"))
+    before = play(config, CROWDED, focus_by_density=False)
+    assert schedule_of(before[:300]) != schedule_of(play(config, CROWDED)[:300])  # the rules differ here
+    # Stored as an arena before the rule stored it: no FOCUS_KEY in the meta.
+    _stored(config, before[:300])
+    with ResultStore.open_existing(config.output) as store:
+        assert FOCUS_KEY not in store.meta()
+        assert len(scheduled_rows(store)) == 300  # tables, report and verify read it
+        resumed = chosen_now(AdaptiveRun.resume(config, store))
+    assert schedule_of(resumed) == schedule_of(before[300:300 + len(resumed)]) and resumed
+    # A run opens it as it is (no key added to a store with rows) ...
+    with runner.open_store(config) as store:
+        assert FOCUS_KEY not in store.meta()
+        # ... and the key is what tells the rules apart: marked, its rows are not the new rule's.
+        mark_focus(store)
+    with ResultStore.open_existing(config.output) as store, pytest.raises(StoreError, match="not the tournament's"):
+        scheduled_rows(store)
+
+
+def test_a_new_ladders_store_records_its_rule(tmp_path):
+    config = field(list(CROWDED), "format: ladder\nmax_matches: 400\nwindow: 2", output=str(tmp_path / "out"))
+    rows = play(config, CROWDED)
+    with runner.open_store(config) as store:
+        assert store.meta()[FOCUS_KEY] == "density"
+        for row in sorted(rows, key=lambda r: r.index):
+            store.add(row, {})
+    with ResultStore.open_existing(config.output) as store:
+        assert len(scheduled_rows(store)) == 400
 
 
 def test_ladder_newcomers_are_chosen_first():
