@@ -551,7 +551,8 @@ def write_report(results: Path, html: Path | None = None, *, suits: SuitStyle = 
     from arena.render.text import counted
 
     index = _DataIndex(data_dir, replays_dir / _DataIndex.INDEX)
-    report = TournamentReport(results, replays_dir=replays_dir.name, suits=suits, reuse=index.reusable)
+    report = TournamentReport(results, replays_dir=replays_dir.name, suits=suits,
+                              reuse=index.reusable if index.has_entries else None)
     total = report.todo()
     kept = f" ({index.kept} unchanged)" if index.kept else ""
     say(f"report: writing {counted(total, 'replay page')}{kept} and {out.name}{skip_hint}...")
@@ -595,6 +596,11 @@ class _DataIndex:
                              if isinstance(entry, list) and len(entry) == 2 and all(isinstance(x, str) for x in entry)}
         except (OSError, ValueError):
             pass  # no index (a first report), or a damaged one: every file is made again
+
+    @property
+    def has_entries(self) -> bool:
+        """Whether an earlier report left data files to keep (else none is looked for)."""
+        return bool(self._old)
 
     def reusable(self, file: str, key: str) -> bool:
         entry = self._old.get(file)

@@ -77,7 +77,10 @@ def replay_script(record: Any, row: Any, config: Any, spec: Any, title: str,
     return replay_data_script(relabelled(rec, labels or {}), steps, title, seen), None
 
 
-Checker = Callable[[str], tuple[str | None, str | None]]
+# A match id -> (its data file or None, why it was refused or None, the digest of its record as
+# stored or None: what its data file was made from).
+Answer = tuple[str | None, str | None, str | None]
+Checker = Callable[[str], Answer]
 
 
 @contextmanager
@@ -95,15 +98,15 @@ def store_checker(results: str | Path) -> Iterator[Checker]:
         by_id = {spec.id: spec for spec in schedule}
         rows = {row.id: row for row in store.results()}
 
-        def check(match_id: str) -> tuple[str | None, str | None]:
+        def check(match_id: str) -> Answer:
             row, spec = rows[match_id], by_id.get(match_id)
             if spec is None:  # not the tournament's: refused unread, however well it replays
-                return None, "not in the tournament's schedule, yet stored as one of its matches"
+                return None, "not in the tournament's schedule, yet stored as one of its matches", None
             try:
-                record = store.record(match_id)
+                record, digest = store.record_and_digest(match_id)
             except (StoreError, ValueError) as exc:
-                return None, f"unreadable record: {exc}"
-            return replay_script(record, row, config, spec, f"{name} · match {match_id}", labels)
+                return None, f"unreadable record: {exc}", None
+            return (*replay_script(record, row, config, spec, f"{name} · match {match_id}", labels), digest)
 
         yield check
 
@@ -121,7 +124,7 @@ def init_worker(results: str) -> None:
     _worker_stack[:] = [stack]
 
 
-def worker_check(match_id: str) -> tuple[str | None, str | None]:
+def worker_check(match_id: str) -> Answer:
     """``store_checker``'s answer in a worker process started by ``init_worker``."""
     return _worker[0](match_id)
 
@@ -141,7 +144,7 @@ DATA_DIR = "data"  # the replays' data files, beside it
 
 
 # How the report checks its records: match ids in, ``Checker`` answers out, in order.
-Mapper = Callable[[Iterable[str]], Iterable[tuple[str | None, str | None]]]
+Mapper = Callable[[Iterable[str]], Iterable[Answer]]
 # Whether the data file of this name, made from what this key says (``made_from``), is in
 # place and unchanged: then the report leaves it as it is.
 Reuse = Callable[[str, str], bool]
@@ -151,7 +154,8 @@ Reuse = Callable[[str, str], bool]
 class _Plan:
     rows: Sequence[Any]  # the store's rows, in schedule order
     labels: Mapping[str, str]
-    keys: Mapping[str, str]  # match id -> ``made_from`` key of its data file
+    context: str  # ``_context_key``
+    keys: Mapping[str, str]  # match id -> ``made_from`` key of its data file, where it was asked
     todo: frozenset[str]  # the match ids to check and make data for
 
 
@@ -162,6 +166,11 @@ def made_from(*parts: str) -> str:
         digest.update(part.encode("utf-8", "surrogatepass"))
         digest.update(b"\0")
     return digest.hexdigest()
+
+
+def _match_key(context: str, digest: str, row: Any) -> str:
+    """The key of a match's data file: its report's context, its record as stored, its row."""
+    return made_from(context, digest, repr(row))
 
 
 def _context_key(meta: Mapping[str, Any], labels: Mapping[str, str], name: str) -> str:
@@ -180,18 +189,19 @@ _CODE_SUFFIXES = (".py", ".so", ".pyd", ".js", ".css", ".html", ".svg")
 @lru_cache(maxsize=1)
 def build_fingerprint() -> str:
     """A digest of the arena's own files (its modules, compiled or not, and the page's
-    assets): any change to the arena, an upgrade or an edit, changes it, and with it every
-    report's data files are made again."""
+    assets), by name, size and time of change: an upgrade, a new install or an edit changes it,
+    and with it every report's data files are made again."""
     import arena
 
     root = Path(arena.__file__).parent
     digest = hashlib.blake2b(digest_size=16)
     for path in sorted(p for p in root.rglob("*") if p.suffix in _CODE_SUFFIXES and "__pycache__" not in p.parts):
-        digest.update(str(path.relative_to(root)).encode("utf-8", "surrogateescape") + b"\0")
         try:
-            digest.update(path.read_bytes())
+            info = path.stat()
+            seen = f"{info.st_size} {info.st_mtime_ns}"
         except OSError:
-            digest.update(b"unreadable")
+            seen = "unreadable"
+        digest.update(f"{path.relative_to(root)}\0{seen}\0".encode("utf-8", "surrogateescape"))
     return digest.hexdigest()
 
 
@@ -235,15 +245,15 @@ class TournamentReport:
                 self._name = _tournament_name(store, self.results)
                 rows = store.results()
                 labels = store_labels(store)
-                keys: dict[str, str] = {}
-                if self._reuse is not None:
-                    context = _context_key(store.meta(), labels, self._name)
-                    keys = {match_id: made_from(context, digest) for match_id, digest in store.record_digests()}
-            keys = {row.id: made_from(keys[row.id], repr(row)) for row in rows if row.id in keys}
+                context = _context_key(store.meta(), labels, self._name)
+                # The records' digests are read here only to find the data files to keep; the
+                # matches checked bring their own (a first report reads each record once).
+                digests = dict(store.record_digests()) if self._reuse is not None else {}
+            keys = {row.id: _match_key(context, digests[row.id], row) for row in rows if row.id in digests}
             reuse = self._reuse
             todo = frozenset(row.id for row in rows
                              if reuse is None or row.id not in keys or not reuse(replay_file_name(row.id), keys[row.id]))
-            self._plan = _Plan(rows, labels, keys, todo)
+            self._plan = _Plan(rows, labels, context, keys, todo)
         return self._plan
 
     def viewer(self) -> str:
@@ -273,15 +283,16 @@ class TournamentReport:
                 why = None
                 if row.id not in plan.todo:
                     self.kept += 1
+                    self.keys[file] = plan.keys[row.id]
                 else:
-                    script, why = next(answers)
+                    script, why, digest = next(answers)
                     if script is not None:
                         yield file, script
+                        if digest is not None:
+                            self.keys[file] = _match_key(plan.context, digest, row)
                     else:
                         href = None
                         self.refusals.append(f"refused {row.id}: {why}")
-                if href is not None and row.id in plan.keys:
-                    self.keys[file] = plan.keys[row.id]
                 self.matches.append(_match_entry(row, href, why, plan.labels))
         self._walked = True
 

@@ -614,6 +614,10 @@ class ResultStore:
         return self._row(found)
 
     def record(self, match_id: str) -> dict[str, Any]:
+        return self.record_and_digest(match_id)[0]
+
+    def record_and_digest(self, match_id: str) -> tuple[dict[str, Any], str]:
+        """A match's record, and the digest of it as stored that ``record_digests`` gives."""
         with self._reading():
             found = self._conn.execute("SELECT record FROM matches WHERE id = ?", (match_id,)).fetchone()
         if found is None:
@@ -621,7 +625,7 @@ class ResultStore:
         record = _json(found[0], lambda why: _damaged(self.path, f"match {match_id!r}, column record: {why}"))
         if not isinstance(record, dict):
             raise _damaged(self.path, f"match {match_id!r}, column record: expected a JSON object")
-        return record
+        return record, _record_digest(found[0])
 
     def record_digests(self) -> Iterator[tuple[str, str]]:
         """(match id, a digest of its record as stored) of every stored match: whether a
@@ -630,8 +634,7 @@ class ResultStore:
             cursor = self._conn.execute("SELECT id, record FROM matches")
             while batch := cursor.fetchmany(_FETCH):
                 for match_id, text in batch:
-                    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else repr(text).encode()
-                    yield str(match_id), hashlib.blake2b(data, digest_size=16).hexdigest()
+                    yield str(match_id), _record_digest(text)
 
     def _row(self, r: tuple[Any, ...]) -> MatchRow:
         match_id = r[0]
@@ -877,6 +880,11 @@ def _connect_raw(path: str, readonly: bool) -> sqlite3.Connection:
 
 class _BadColumn(Exception):
     """One column of a stored row is not what this arena writes (private: becomes StoreDamagedError)."""
+
+
+def _record_digest(text: object) -> str:
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else repr(text).encode()
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 def _short(value: object) -> str:
