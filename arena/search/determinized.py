@@ -11,6 +11,7 @@ from arena.core.cards import Card
 from arena.core.game import OVER, PLAY, HandState, SeatView
 from arena.core.moves import Move
 from arena.core.seeding import Rng
+from arena.search.dealing import Dealer
 from arena.search.evaluation import estimate, evaluate, margin
 from arena.search.inference import Round
 from arena.search.playout import greedy_move, playout
@@ -86,6 +87,16 @@ def deal(view: SeatView, rng: Rng, voids: dict[int, set[int]] | None = None,
             break
     world.legal_moves()
     return world
+
+
+def dealer(view: SeatView, rng: Rng, voids: dict[int, set[int]] | None = None, seen: Round | None = None,
+           horizon: int = 0) -> Callable[[], HandState]:
+    """Deals of ``view`` (a ``fast_view``) as ``deal`` draws them, one a call: in a 2-player hand by a
+    ``Dealer`` (the position built once, the stock shuffled as far as the playouts to round
+    ``last_round(view, horizon)`` and one move on deal from it), else by ``deal`` itself."""
+    if view.seating.players == 2:
+        return Dealer(view, rng, voids, seen, front=6 * (horizon + 1)).deal
+    return lambda: deal(view, rng, voids, seen)
 
 
 def last_round(view: SeatView, horizon: int = 0) -> int:
@@ -196,6 +207,7 @@ def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_p
     cpu_check = start + cpu_s
     view = fast_view(view)
     me = wary_seat(view, wary)
+    draw = dealer(view, rng, voids, seen, horizon)
     alive = list(range(n))
     rounds = max(1, (n - 1).bit_length())
     scratch = [0.0] * n
@@ -208,7 +220,7 @@ def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_p
             cpu_check = min(cpu_check, wall() + round_end - (cpu() - cpu_start))
         round_over = False
         for _ in range(per_round):
-            world = deal(view, rng, voids, seen)
+            world = draw()
             for i in alive:
                 scratch[i] = play_out(world, candidates[i], view, horizon, me)
                 now = wall()
