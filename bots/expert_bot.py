@@ -167,11 +167,15 @@ class Expert:
     machine then takes from it (benchmarks/clocks.py). ``wary``: its own later moves in the
     playouts by ``arena.search.playout.wary_move`` (else greedy's); ``endgame``: the last
     round of a 2-player hand solved exactly (``arena.search.determinized.solve``). Both pay
-    against greedy (benchmarks/RESULTS.md, "Bot strength") and are on by default."""
+    against greedy (benchmarks/RESULTS.md, "Bot strength") and are on by default. Off by
+    default, as they did not pay beyond the noise: ``tree``, the rest of the round searched
+    over its own moves (``arena.search.infoset``; ``split``: those moves chosen on other deals
+    than they are valued on); ``extra``, playouts more for the two best moves while they are
+    close."""
 
     def __init__(self, ms: float = DEFAULT_MS, playouts: int | None = None, infer: bool = True,
                  horizon: int = 0, timed: bool = False, wary: bool = True,
-                 endgame: bool = True) -> None:
+                 endgame: bool = True, tree: bool = False, extra: int = 0, split: bool = False) -> None:
         self.ms = ms
         self.playouts = playouts
         self.timed = timed
@@ -179,6 +183,9 @@ class Expert:
         self.horizon = horizon
         self.wary = wary
         self.endgame = endgame
+        self.tree = tree
+        self.extra = extra
+        self.split = split
         self._cache: dict[Any, tuple[Rules, Seating]] = {}
 
     def _setup(self, game: kit.Game) -> tuple[Rules, Seating]:
@@ -218,7 +225,8 @@ class Expert:
         wall_s = request.time_ms * 0.5 / 1000 if request.time_ms else None
         playouts = DEFAULT_PLAYOUTS if self.playouts is None else self.playouts
         best, _, _ = search(view, candidates, seed, self.ms / 1000, playouts, voids, self.horizon, wall_s,
-                            ranked=ranked, seen=seen, wary=self.wary, endgame=self.endgame)
+                            ranked=ranked, seen=seen, wary=self.wary, endgame=self.endgame, tree=self.tree,
+                            extra=self.extra, split=self.split)
         return distinct[best]
 
 
