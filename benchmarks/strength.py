@@ -62,14 +62,14 @@ def make_policy(spec: str) -> Any:
     if name == "greedy" and not settings:
         return greedy_bot.choose
     if name == "expert":
-        allowed = {"ms", "playouts", "infer", "horizon", "wary", "endgame", "tree", "extra", "split", "analyst"}
+        allowed = {"ms", "playouts", "infer", "horizon", "wary", "endgame", "tree", "extra", "split", "analyst", "after"}
         unknown = set(settings) - allowed
         if unknown:
             raise ValueError(f"expert settings: unknown {', '.join(sorted(unknown))} "
                              f"(allowed: {', '.join(sorted(allowed))})")
         if "playouts" in settings:
             settings["playouts"] = int(settings["playouts"])
-        for count in ("extra",):
+        for count in ("extra", "after"):
             if count in settings:
                 settings[count] = int(settings[count])
         if "horizon" in settings:

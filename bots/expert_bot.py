@@ -172,12 +172,12 @@ class Expert:
     default, as they did not pay beyond the noise: ``tree``, the rest of the round searched
     over its own moves (``arena.search.infoset``; ``split``: those moves chosen on other deals
     than they are valued on); ``extra``, playouts more for the two best moves while they are
-    close."""
+    close; ``after``, the playouts' moves past the round's end (1: the first of the next)."""
 
     def __init__(self, ms: float = DEFAULT_MS, playouts: int | None = None, infer: bool = True,
                  horizon: int = 0, timed: bool = False, wary: bool = True,
                  endgame: bool = True, tree: bool = False, extra: int = 0, split: bool = False,
-                 analyst: bool = False) -> None:
+                 analyst: bool = False, after: int = 1) -> None:
         self.ms = ms
         self.playouts = playouts
         self.timed = timed
@@ -189,6 +189,7 @@ class Expert:
         self.extra = extra
         self.split = split
         self.analyst = analyst
+        self.after = after
         self._cache: dict[Any, tuple[Rules, Seating]] = {}
 
     def _setup(self, game: kit.Game) -> tuple[Rules, Seating]:
@@ -236,7 +237,7 @@ class Expert:
         playouts = DEFAULT_PLAYOUTS if self.playouts is None else self.playouts
         best, _, _ = search(view, candidates, seed, self.ms / 1000, playouts, voids, self.horizon, wall_s,
                             ranked=ranked, seen=seen, wary=self.wary, endgame=self.endgame, tree=self.tree,
-                            extra=self.extra, split=self.split)
+                            extra=self.extra, split=self.split, after=self.after)
         return distinct[best]
 
 

@@ -111,12 +111,13 @@ def wary_seat(view: SeatView, wary: bool) -> int:
     return view.seat if wary and view.seating.players == 2 else -1
 
 
-def play_out(world: HandState, move: Move, view: SeatView, horizon: int = 0, wary: int = -1) -> float:
-    """The value for ``view.side`` of ``move`` in the deal ``world`` (left as it is); ``wary``:
-    as ``playout``'s."""
+def play_out(world: HandState, move: Move, view: SeatView, horizon: int = 0, wary: int = -1,
+             after: int = 1) -> float:
+    """The value for ``view.side`` of ``move`` in the deal ``world`` (left as it is); ``wary``
+    and ``after``: as ``playout``'s."""
     state = world.copy()
     state.apply(move)
-    playout(state, last_round(view, horizon), wary)
+    playout(state, last_round(view, horizon), wary, after)
     return evaluate(state, view.side)
 
 
@@ -168,7 +169,7 @@ def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_p
            clock: Callable[[], float] | None = None, ranked: bool = False,
            seen: Round | None = None, wary: bool = False,
            endgame: bool = False, tree: bool = False, extra: int = 0,
-           split: bool = False) -> tuple[int, list[float], list[int]]:
+           split: bool = False, after: int = 1) -> tuple[int, list[float], list[int]]:
     """(index of the best candidate, total margin per candidate, deals per candidate).
 
     Sequential halving: the budget of ``max_playouts`` is split over rounds; in each round
@@ -186,7 +187,8 @@ def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_p
     valued exactly instead (``solve``: the other seat as greedy if ``seen`` says it plays so),
     one "deal" each. ``tree``: in a 2-player hand, budgeted by playouts, the rest of the round
     is searched over the seat's own moves (``search_tree``; ``split`` as there). ``extra``: playouts more, at most,
-    for the two best candidates while their difference is within the noise (``close``)."""
+    for the two best candidates while their difference is within the noise (``close``).
+    ``after``: the playouts' moves past the round's end (``playout``'s)."""
     n = len(candidates)
     totals = [0.0] * n
     deals = [0] * n
@@ -202,7 +204,7 @@ def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_p
         return max(range(n), key=lambda i: totals[i]), totals, deals
     if tree and not by_time and view.seating.players == 2:
         return search_tree(view, candidates, rng, cpu_s, max_playouts, voids, wall_s, clock, ranked, seen, wary,
-                           split)
+                           split, after)
     cpu = clock or time.thread_time
     wall = time.perf_counter
     start = wall()
@@ -232,7 +234,7 @@ def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_p
         for _ in range(per_round):
             world = draw()
             for i in alive:
-                scratch[i] = play_out(world, candidates[i], view, horizon, me)
+                scratch[i] = play_out(world, candidates[i], view, horizon, me, after)
                 now = wall()
                 over = now > wall_deadline
                 if now >= cpu_check:
@@ -264,8 +266,8 @@ def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_p
         while spent < extra and close(values[a], values[b]):
             for _ in range(CLOSE_BATCH):
                 world = draw()
-                va = play_out(world, candidates[a], view, horizon, me)
-                vb = play_out(world, candidates[b], view, horizon, me)
+                va = play_out(world, candidates[a], view, horizon, me, after)
+                vb = play_out(world, candidates[b], view, horizon, me, after)
                 now = wall()
                 if now > wall_deadline or now >= cpu_check and cpu() - cpu_start > cpu_s:
                     spent = extra
@@ -307,7 +309,8 @@ def close(a: Sequence[float], b: Sequence[float]) -> bool:
 def search_tree(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_playouts: int,
                 voids: dict[int, set[int]] | None = None, wall_s: float | None = None,
                 clock: Callable[[], float] | None = None, ranked: bool = False,
-                seen: Round | None = None, wary: bool = False, split: bool = False) -> tuple[int, list[float], list[int]]:
+                seen: Round | None = None, wary: bool = False, split: bool = False,
+                after: int = 1) -> tuple[int, list[float], list[int]]:
     """``search`` with the rest of the round searched over the seat's own moves
     (``arena.search.infoset``) instead of played out by a fixed policy: each candidate grows a
     tree of what the seat will see, over the same deals. The budget, ``max_playouts``, counts
@@ -352,7 +355,7 @@ def search_tree(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, 
                 before = wall()
                 state = world.copy()
                 state.apply(candidates[i])
-                spent += grow(roots[i], state, seat, side, stop, me, same_suits, dealt & 1)
+                spent += grow(roots[i], state, seat, side, stop, me, same_suits, dealt & 1, after)
                 deals[i] += 1
                 now = wall()
                 longest = max(longest, now - before)

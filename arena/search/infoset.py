@@ -111,15 +111,16 @@ def _public(state: HandState) -> list[int]:
 
 
 def grow(node: Node, state: HandState, seat: int, side: int, stop: int, wary: int, same_suits: bool,
-         half: int = 0) -> int:
+         half: int = 0, after: int = 1) -> int:
     """Add one deal, ``state`` (changed), to the tree below ``node``: the other seats play as
     greedy does; at each of ``seat``'s own turns until the end of round ``stop`` every distinct
     move is tried. The round's end is played out (``playout``, ``wary`` as there) and valued
     for ``side``, into the ``half`` (0 or 1) of each total the deal counts in (``split_value``).
-    Returns the playouts ended (the leaves this deal added)."""
+    ``after``: the moves played past the round's end (``playout``'s). Returns the playouts
+    ended (the leaves this deal added)."""
     while True:
         if state.is_over or state.round > stop:
-            playout(state, stop, wary)
+            playout(state, stop, wary, after)
             value = evaluate(state, side)
             node.total += value
             node.halves[half] += value
@@ -135,9 +136,9 @@ def grow(node: Node, state: HandState, seat: int, side: int, stop: int, wary: in
                     child = children.get(move)
                     if child is None:
                         child = children[move] = Node()
-                    after = state.copy()
-                    after.apply(move)
-                    leaves += grow(child, after, seat, side, stop, wary, same_suits, half)
+                    next_state = state.copy()
+                    next_state.apply(move)
+                    leaves += grow(child, next_state, seat, side, stop, wary, same_suits, half, after)
                 return leaves
             move = moves[0]
         elif len(legal) == 1:

@@ -80,3 +80,12 @@ def test_wary_takes_an_escoba_when_it_can():
                                round=5, last_capturer=1)
     legal = state.legal_moves()
     assert wary_move(state, legal, _public(state)) == Move.parse("6o+5b+4c")
+
+
+def test_a_playout_stops_after_the_moves_it_is_told_to_play_past_the_round():
+    for after in (1, 2, 3):
+        state = HandState.shuffled(Rules(), Seating.alone(2), 0, 5, events=[])
+        stop = state.round
+        playout(state, stop, -1, after)
+        assert state.round == stop + 1
+        assert sum(len(h) for h in state.hands) == 6 - after  # the new round's six cards, less those played
