@@ -24,7 +24,10 @@ from arena.search.inference import Round
 # Hands drawn, at most, before the hand is drawn from all that fit instead.
 TRIES = 24
 # More hands than this are never worked out one by one: past TRIES misses the last draw is kept.
-MAX_POOL = 5000
+# Each is checked against the plays of the round (tens of us on a wide table), once per search,
+# outside the CPU cap's reach: 300 (a hand of two from 25 cards) keeps that to milliseconds,
+# where 4,060 (three from 30) took a move against a random bot to 1.9 s of CPU.
+MAX_POOL = 300
 
 
 class Dealer:
@@ -67,13 +70,22 @@ class Dealer:
 
     def _pool(self) -> list[tuple[Card, ...]]:
         """Every hand that fits; if none does, every hand that fits the plays; then every hand
-        that fits the voids; then all (a seat that does not play as greedy does)."""
+        that fits the voids; then all (a seat that does not play as greedy does). Each hand is
+        checked against the plays once."""
+        both: list[tuple[Card, ...]] = []
+        plays: list[tuple[Card, ...]] = []
+        voids: list[tuple[Card, ...]] = []
         hands = list(combinations(self.unseen, self.size))
-        for voids, plays in ((True, True), (False, True), (True, False)):
-            fit = [h for h in hands if self.fits(h, voids, plays)]
-            if fit:
-                return fit
-        return hands
+        for hand in hands:
+            by_voids = self.fits(hand, True, False)
+            by_plays = self.fits(hand, False, True)
+            if by_plays:
+                plays.append(hand)
+                if by_voids:
+                    both.append(hand)
+            if by_voids:
+                voids.append(hand)
+        return both or plays or voids or hands
 
     def deal(self) -> HandState:
         """One deal: a copy of the position with a fresh hand for the other seat and a stock."""
