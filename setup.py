@@ -6,7 +6,7 @@ simulation runs (legal moves, applying them, the deal and the score), the expert
 and the referee's moves alike. mypyc compiles their typed source, the same source mypy checks,
 to C extension modules: every check stays; the arena's own cost per decision drops by about a
 fifth, and the rules core plays about 1.25 times as many hands as its Python source
-(benchmarks/RESULTS.md). ``arena.search``'s playout, evaluation and inference are the
+(benchmarks/RESULTS.md). ``arena.search``'s playout, evaluation, inference and dealing are the
 expert's and the analyst's inner loop: compiled, a playout takes 0.5-0.7 of its CPU time as
 Python, the same playouts. (``arena.search.determinized`` stays Python: it subclasses the
 core's ``SeatView`` dataclass, which mypyc cannot; it only drives the loop.) Nothing else is
@@ -38,7 +38,8 @@ from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
 COMPILED = ["arena/match/referee.py", "arena/harness/protocol.py", "arena/core/hand.py", "arena/search/playout.py",
-            "arena/search/evaluation.py", "arena/search/inference.py"]
+            "arena/search/evaluation.py", "arena/search/inference.py", "arena/search/dealing.py",
+            "arena/search/infoset.py"]
 GROUP = "escoba_arena"  # the name of the shared library mypyc adds next to the package
 
 

@@ -62,16 +62,19 @@ def make_policy(spec: str) -> Any:
     if name == "greedy" and not settings:
         return greedy_bot.choose
     if name == "expert":
-        allowed = {"ms", "playouts", "infer", "horizon", "wary", "endgame"}
+        allowed = {"ms", "playouts", "infer", "horizon", "wary", "endgame", "tree", "extra", "split", "analyst", "after"}
         unknown = set(settings) - allowed
         if unknown:
             raise ValueError(f"expert settings: unknown {', '.join(sorted(unknown))} "
                              f"(allowed: {', '.join(sorted(allowed))})")
         if "playouts" in settings:
             settings["playouts"] = int(settings["playouts"])
+        for count in ("extra", "after"):
+            if count in settings:
+                settings[count] = int(settings[count])
         if "horizon" in settings:
             settings["horizon"] = int(settings["horizon"])
-        for flag in ("infer", "wary", "endgame"):
+        for flag in ("infer", "wary", "endgame", "tree", "split", "analyst"):
             if flag in settings:
                 settings[flag] = bool(settings[flag])
         return expert_bot.Expert(**settings)  # type: ignore[arg-type]

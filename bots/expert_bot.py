@@ -36,9 +36,10 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from arena.analysis.budget import ANALYST_PLAYOUTS, ANALYST_WARY
 from arena.game import CLAIM, PLAY, TAKE, Card, Move, SeatView
 from arena.rules import Rules, Seating
-from arena.search.analysis import trail_voids
+from arena.search.analysis import move_values, trail_voids
 from arena.search.determinized import (  # noqa: F401  # the search's names, as tests and benchmarks import them
     MAX_CANDIDATES,
     capturing_values,
@@ -167,11 +168,16 @@ class Expert:
     machine then takes from it (benchmarks/clocks.py). ``wary``: its own later moves in the
     playouts by ``arena.search.playout.wary_move`` (else greedy's); ``endgame``: the last
     round of a 2-player hand solved exactly (``arena.search.determinized.solve``). Both pay
-    against greedy (benchmarks/RESULTS.md, "Bot strength") and are on by default."""
+    against greedy (benchmarks/RESULTS.md, "Bot strength") and are on by default. Off by
+    default, as they did not pay beyond the noise: ``tree``, the rest of the round searched
+    over its own moves (``arena.search.infoset``; ``split``: those moves chosen on other deals
+    than they are valued on); ``extra``, playouts more for the two best moves while they are
+    close; ``after``, the playouts' moves past the round's end (1: the first of the next)."""
 
     def __init__(self, ms: float = DEFAULT_MS, playouts: int | None = None, infer: bool = True,
                  horizon: int = 0, timed: bool = False, wary: bool = True,
-                 endgame: bool = True) -> None:
+                 endgame: bool = True, tree: bool = False, extra: int = 0, split: bool = False,
+                 analyst: bool = False, after: int = 1) -> None:
         self.ms = ms
         self.playouts = playouts
         self.timed = timed
@@ -179,6 +185,11 @@ class Expert:
         self.horizon = horizon
         self.wary = wary
         self.endgame = endgame
+        self.tree = tree
+        self.extra = extra
+        self.split = split
+        self.analyst = analyst
+        self.after = after
         self._cache: dict[Any, tuple[Rules, Seating]] = {}
 
     def _setup(self, game: kit.Game) -> tuple[Rules, Seating]:
@@ -206,6 +217,13 @@ class Expert:
         if ranked:
             keep = shortlist(view, candidates, seed)
             distinct, candidates = [distinct[i] for i in keep], [candidates[i] for i in keep]
+        if self.analyst:
+            # The analyst's judgement (arena analyze, arena/analysis/analyst.py) played: every
+            # candidate on the same deals, ``playouts`` of them (default ANALYST_PLAYOUTS), no
+            # halving and no cap, the trail voids as its evidence.
+            budget = ANALYST_PLAYOUTS if self.playouts is None else self.playouts
+            values = move_values(view, candidates, seed, budget, voids, wary=ANALYST_WARY)
+            return distinct[max(range(len(values)), key=values.__getitem__)]
         on_cpu = request.clock == "cpu"
         if self.timed or (on_cpu and self.playouts is None):
             budget = kit.Budget(request, 0.5) if request.time_ms else None
@@ -218,7 +236,8 @@ class Expert:
         wall_s = request.time_ms * 0.5 / 1000 if request.time_ms else None
         playouts = DEFAULT_PLAYOUTS if self.playouts is None else self.playouts
         best, _, _ = search(view, candidates, seed, self.ms / 1000, playouts, voids, self.horizon, wall_s,
-                            ranked=ranked, seen=seen, wary=self.wary, endgame=self.endgame)
+                            ranked=ranked, seen=seen, wary=self.wary, endgame=self.endgame, tree=self.tree,
+                            extra=self.extra, split=self.split, after=self.after)
         return distinct[best]
 
 
@@ -226,7 +245,7 @@ choose = Expert()
 
 
 def main(argv: Sequence[str]) -> None:
-    ms, timed = DEFAULT_MS, False
+    ms, timed, analyst = DEFAULT_MS, False, False
     playouts: int | None = None
     args = list(argv)
     while args:
@@ -237,9 +256,12 @@ def main(argv: Sequence[str]) -> None:
             playouts = int(args.pop(0))
         elif flag == "--timed":
             timed = True
+        elif flag == "--analyst":
+            analyst = True
         else:
-            sys.exit(f"usage: expert_bot.py [--playouts N] [--ms CPU_MS] [--timed] (unknown argument {flag!r})")
-    kit.run(Expert(ms, playouts, timed=timed), name="expert")
+            sys.exit(f"usage: expert_bot.py [--playouts N] [--ms CPU_MS] [--timed] [--analyst] "
+                     f"(unknown argument {flag!r})")
+    kit.run(Expert(ms, playouts, timed=timed, analyst=analyst), name="analyst" if analyst else "expert")
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ from arena.core.game import HandState, SeatView
 from arena.core.moves import Move
 from arena.core.rules import Rules
 from arena.core.seeding import Rng
-from arena.search.determinized import capturing_values, deal, fast_view, last_round, wary_seat
+from arena.search.determinized import capturing_values, dealer, fast_view, last_round, wary_seat
 from arena.search.evaluation import evaluate, evaluate_terms
 from arena.search.inference import Round
 from arena.search.playout import playout
@@ -107,8 +107,9 @@ def _outcomes(view: SeatView, candidates: Sequence[Move], rng: Rng, playouts: in
     view = fast_view(view)
     stop = last_round(view)
     me = wary_seat(view, wary)
+    draw = dealer(view, rng, voids, seen)
     for _ in range(playouts):
-        world = deal(view, rng, voids, seen)
+        world = draw()
         scores: list[T] = []
         for move in candidates:
             state = world.copy()

@@ -11,8 +11,10 @@ from arena.core.cards import Card
 from arena.core.game import OVER, PLAY, HandState, SeatView
 from arena.core.moves import Move
 from arena.core.seeding import Rng
+from arena.search.dealing import Dealer
 from arena.search.evaluation import estimate, evaluate, margin
 from arena.search.inference import Round
+from arena.search.infoset import Node, grow
 from arena.search.playout import greedy_move, playout
 
 
@@ -88,6 +90,16 @@ def deal(view: SeatView, rng: Rng, voids: dict[int, set[int]] | None = None,
     return world
 
 
+def dealer(view: SeatView, rng: Rng, voids: dict[int, set[int]] | None = None, seen: Round | None = None,
+           horizon: int = 0) -> Callable[[], HandState]:
+    """Deals of ``view`` (a ``fast_view``) as ``deal`` draws them, one a call: in a 2-player hand by a
+    ``Dealer`` (the position built once, the stock shuffled as far as the playouts to round
+    ``last_round(view, horizon)`` and one move on deal from it), else by ``deal`` itself."""
+    if view.seating.players == 2:
+        return Dealer(view, rng, voids, seen, front=6 * (horizon + 1)).deal
+    return lambda: deal(view, rng, voids, seen)
+
+
 def last_round(view: SeatView, horizon: int = 0) -> int:
     """Playouts stop ``horizon`` rounds after this one and estimate the rest (2 sides only)."""
     return view.round + horizon if view.seating.sides == 2 else 99
@@ -99,12 +111,13 @@ def wary_seat(view: SeatView, wary: bool) -> int:
     return view.seat if wary and view.seating.players == 2 else -1
 
 
-def play_out(world: HandState, move: Move, view: SeatView, horizon: int = 0, wary: int = -1) -> float:
-    """The value for ``view.side`` of ``move`` in the deal ``world`` (left as it is); ``wary``:
-    as ``playout``'s."""
+def play_out(world: HandState, move: Move, view: SeatView, horizon: int = 0, wary: int = -1,
+             after: int = 1) -> float:
+    """The value for ``view.side`` of ``move`` in the deal ``world`` (left as it is); ``wary``
+    and ``after``: as ``playout``'s."""
     state = world.copy()
     state.apply(move)
-    playout(state, last_round(view, horizon), wary)
+    playout(state, last_round(view, horizon), wary, after)
     return evaluate(state, view.side)
 
 
@@ -118,10 +131,16 @@ def _public(state: HandState) -> list[int]:
     return public
 
 
-def solve(state: HandState, side: int, greedy: bool) -> float:
+class TooWide(Exception):
+    """A solve that met more positions than it was allowed (``solve``'s ``budget``)."""
+
+
+def solve(state: HandState, side: int, greedy: bool, budget: list[int] | None = None) -> float:
     """The margin for ``side`` at the end of a hand whose cards are all known (2 players, the
     stock spent): the seat of ``side`` choosing the best at every turn, the other choosing as
-    greedy does (``greedy``: the other seat is known to play so) or the worst for ``side``."""
+    greedy does (``greedy``: the other seat is known to play so) or the worst for ``side``.
+    ``budget``: a one-item list of the positions it may still branch at, counted down;
+    ``TooWide`` when they run out."""
     if state.phase is OVER:
         return margin(state.points(), side)
     legal = state.legal_moves()
@@ -129,13 +148,25 @@ def solve(state: HandState, side: int, greedy: bool) -> float:
     if len(legal) == 1 or (greedy and not mine):
         move = legal[0] if len(legal) == 1 else greedy_move(state, legal, _public(state))
         state.apply(move)
-        return solve(state, side, greedy)
+        return solve(state, side, greedy, budget)
+    if budget is not None:
+        budget[0] -= len(legal)
+        if budget[0] < 0:
+            raise TooWide
     values = []
     for move in legal:
         after = state.copy()
         after.apply(move)
-        values.append(solve(after, side, greedy))
+        values.append(solve(after, side, greedy, budget))
     return max(values) if mine else min(values)
+
+
+# The positions a last-round solve may branch to, all candidates together, before the sampled
+# search takes over (with the CPU left). Against greedy the solve branches at its own turns
+# alone and stays far below; against a seat of unknown play (min at its turns too) it met
+# 360-5,300 in twelve greedy-played last rounds, and 29,000 on a 7-card table a random bot
+# left, where it took a move to 1.9 s of CPU. At some 15 us a position, 5,000 fit the cap.
+SOLVE_POSITIONS = 5000
 
 
 SOLVED_TABLE = 8
@@ -155,7 +186,8 @@ def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_p
            wall_s: float | None = None, by_time: bool = False,
            clock: Callable[[], float] | None = None, ranked: bool = False,
            seen: Round | None = None, wary: bool = False,
-           endgame: bool = False) -> tuple[int, list[float], list[int]]:
+           endgame: bool = False, tree: bool = False, extra: int = 0,
+           split: bool = False, after: int = 1) -> tuple[int, list[float], list[int]]:
     """(index of the best candidate, total margin per candidate, deals per candidate).
 
     Sequential halving: the budget of ``max_playouts`` is split over rounds; in each round
@@ -171,20 +203,32 @@ def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_p
     ``wary``: the seat's own later moves in the playouts are played by ``wary_move``
     (``wary_seat``). ``endgame``: in the hand's last round (``solvable``), every candidate is
     valued exactly instead (``solve``: the other seat as greedy if ``seen`` says it plays so),
-    one "deal" each."""
+    one "deal" each. ``tree``: in a 2-player hand, budgeted by playouts, the rest of the round
+    is searched over the seat's own moves (``search_tree``; ``split`` as there). ``extra``: playouts more, at most,
+    for the two best candidates while their difference is within the noise (``close``).
+    ``after``: the playouts' moves past the round's end (``playout``'s)."""
     n = len(candidates)
     totals = [0.0] * n
     deals = [0] * n
     if n == 1:
         return 0, totals, deals
     if endgame and solvable(view):
+        solve_start = (clock or time.thread_time)()
         world = deal(fast_view(view), rng)
-        for i, move in enumerate(candidates):
-            state = world.copy()
-            state.apply(move)
-            totals[i] = solve(state, view.seat, seen is not None)
-            deals[i] = 1
-        return max(range(n), key=lambda i: totals[i]), totals, deals
+        budget = [SOLVE_POSITIONS]
+        try:
+            for i, move in enumerate(candidates):
+                state = world.copy()
+                state.apply(move)
+                totals[i] = solve(state, view.seat, seen is not None, budget)
+                deals[i] = 1
+            return max(range(n), key=lambda i: totals[i]), totals, deals
+        except TooWide:
+            totals, deals = [0.0] * n, [0] * n
+            cpu_s = max(0.0, cpu_s - ((clock or time.thread_time)() - solve_start))
+    if tree and not by_time and view.seating.players == 2:
+        return search_tree(view, candidates, rng, cpu_s, max_playouts, voids, wall_s, clock, ranked, seen, wary,
+                           split, after)
     cpu = clock or time.thread_time
     wall = time.perf_counter
     start = wall()
@@ -196,9 +240,13 @@ def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_p
     cpu_check = start + cpu_s
     view = fast_view(view)
     me = wary_seat(view, wary)
+    draw = dealer(view, rng, voids, seen, horizon)
     alive = list(range(n))
     rounds = max(1, (n - 1).bit_length())
     scratch = [0.0] * n
+    # Each candidate's value deal by deal (whole deals only): two candidates alive to the end
+    # were played on the same deals, so their differences pair up (``close``).
+    values: list[list[float]] = [[] for _ in range(n)]
     out_of_time = False
     round_end = math.inf  # by_time: the CPU time (since the start) at which this round ends
     for r in range(rounds):
@@ -208,9 +256,9 @@ def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_p
             cpu_check = min(cpu_check, wall() + round_end - (cpu() - cpu_start))
         round_over = False
         for _ in range(per_round):
-            world = deal(view, rng, voids, seen)
+            world = draw()
             for i in alive:
-                scratch[i] = play_out(world, candidates[i], view, horizon, me)
+                scratch[i] = play_out(world, candidates[i], view, horizon, me, after)
                 now = wall()
                 over = now > wall_deadline
                 if now >= cpu_check:
@@ -226,10 +274,125 @@ def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_p
                 for i in alive:
                     totals[i] += scratch[i]
                     deals[i] += 1
+                    values[i].append(scratch[i])
                 if round_over:
                     break
                 continue
             break
+        if out_of_time or len(alive) <= 2 and r == rounds - 1:
+            break
+        alive.sort(key=lambda i: -totals[i] / max(1, deals[i]))
+        alive = alive[:max(1, (len(alive) + 1) // 2)]
+    if extra and not out_of_time and not by_time and len(alive) >= 2:
+        alive.sort(key=lambda i: -totals[i] / max(1, deals[i]))
+        a, b = alive[0], alive[1]
+        spent = 0
+        while spent < extra and close(values[a], values[b]):
+            for _ in range(CLOSE_BATCH):
+                world = draw()
+                va = play_out(world, candidates[a], view, horizon, me, after)
+                vb = play_out(world, candidates[b], view, horizon, me, after)
+                now = wall()
+                if now > wall_deadline or now >= cpu_check and cpu() - cpu_start > cpu_s:
+                    spent = extra
+                    break
+                for i, v in ((a, va), (b, vb)):
+                    totals[i] += v
+                    deals[i] += 1
+                    values[i].append(v)
+                spent += 2
+        alive = [a, b]
+    best = max(alive, key=lambda i: totals[i] / max(1, deals[i]))
+    return best, totals, deals
+
+
+# ``extra`` playouts go to the two best candidates in batches of this many deals, while their
+# mean difference is within CLOSE_Z standard errors of nothing.
+CLOSE_BATCH = 50
+CLOSE_Z = 2.0
+
+
+def close(a: Sequence[float], b: Sequence[float]) -> bool:
+    """Whether two candidates' values on the same deals differ by less than CLOSE_Z standard
+    errors of their mean difference (or are too few to say)."""
+    n = len(a)
+    if n < 2:
+        return True
+    mean = 0.0
+    for x, y in zip(a, b, strict=True):
+        mean += x - y
+    mean /= n
+    var = 0.0
+    for x, y in zip(a, b, strict=True):
+        d = x - y - mean
+        var += d * d
+    var /= n - 1
+    return mean * mean < CLOSE_Z * CLOSE_Z * var / n
+
+
+def search_tree(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_playouts: int,
+                voids: dict[int, set[int]] | None = None, wall_s: float | None = None,
+                clock: Callable[[], float] | None = None, ranked: bool = False,
+                seen: Round | None = None, wary: bool = False, split: bool = False,
+                after: int = 1) -> tuple[int, list[float], list[int]]:
+    """``search`` with the rest of the round searched over the seat's own moves
+    (``arena.search.infoset``) instead of played out by a fixed policy: each candidate grows a
+    tree of what the seat will see, over the same deals. The budget, ``max_playouts``, counts
+    the playouts that end the round at the tree's leaves (a deal costs a candidate as many as
+    its own later choices make), split evenly over sequential halving's rounds. The caps as
+    ``search``'s; a deal cut short by one leaves some candidates a deal ahead, so candidates
+    are compared by their means. ``split``: the seat's later moves chosen on the other half of
+    the deals than they are valued on (``Node.split_value``), else on the same."""
+    n = len(candidates)
+    totals = [0.0] * n
+    deals = [0] * n
+    if n == 1:
+        return 0, totals, deals
+    cpu = clock or time.thread_time
+    wall = time.perf_counter
+    start = wall()
+    cpu_start = cpu()
+    wall_deadline = start + wall_s if wall_s is not None else float("inf")
+    cpu_check = start + cpu_s  # as in ``search``: the CPU clock is read only once it may have run out
+    view = fast_view(view)
+    seat, side = view.seat, view.side
+    stop = last_round(view)
+    me = wary_seat(view, wary)
+    same_suits = view.rules.sevens != "primera"
+    draw = dealer(view, rng, voids, seen)
+    roots = [Node() for _ in range(n)]
+    alive = list(range(n))
+    rounds = max(1, (n - 1).bit_length())
+    share = max(1, max_playouts // rounds)
+    out_of_time = False
+    # One candidate's deal can be long (hundreds of leaves on a wide table), and cannot be cut
+    # short (the tree needs every own move of every deal): the caps stop the search once the
+    # longest so far would no longer fit, not once they are passed.
+    longest = 0.0
+    dealt = 0
+    for r in range(rounds):
+        spent = 0
+        while spent < share and not out_of_time:
+            world = draw()
+            dealt += 1
+            for i in alive:
+                before = wall()
+                state = world.copy()
+                state.apply(candidates[i])
+                spent += grow(roots[i], state, seat, side, stop, me, same_suits, dealt & 1, after)
+                deals[i] += 1
+                now = wall()
+                longest = max(longest, now - before)
+                over = now + longest > wall_deadline
+                if now + longest >= cpu_check:
+                    left = cpu_s - (cpu() - cpu_start)
+                    over = over or left < longest
+                    cpu_check = now + left - longest
+                if over and (deals[alive[0]] > 1 or ranked):
+                    out_of_time = True
+                    break
+        for i in alive:
+            totals[i] = sum(roots[i].split_value()) if split else roots[i].value()
         if out_of_time or len(alive) <= 2 and r == rounds - 1:
             break
         alive.sort(key=lambda i: -totals[i] / max(1, deals[i]))

@@ -149,7 +149,7 @@ def greedy_move(state: HandState, legal: list[Move], public: list[int]) -> Move:
     return best
 
 
-def playout(state: HandState, last_round: int = 99, wary: int = -1) -> None:
+def playout(state: HandState, last_round: int = 99, wary: int = -1, after: int = 1) -> None:
     """Play on with every seat choosing exactly as bots/greedy_bot.py does (the best capture by
     escoba, velo, sevens, oros, cards, then the least sweep risk left; else the trail with the
     least sweep risk, counting the cards the mover has not seen), to the end of the hand, or
@@ -158,14 +158,15 @@ def playout(state: HandState, last_round: int = 99, wary: int = -1) -> None:
 
     ``wary``: a seat of a 2-player hand that chooses by ``wary_move`` instead: greedy's model
     of the other seat stays exact, while the searching seat's own later moves, which it will
-    really choose by search, are played by a policy nearer to how it plays."""
+    really choose by search, are played by a policy nearer to how it plays. ``after``: the
+    moves played past round ``last_round`` (one by default: the first of the next round)."""
     public = [0] * 11  # per capture value: cards on the table or in a pile
     for c in state.table:
         public[c.value] += 1
     for pile in state.piles:
         for c in pile:
             public[c.value] += 1
-    extra = 1
+    extra = after
     while state.phase != OVER:
         if state.round > last_round:
             if not extra:

@@ -45,7 +45,7 @@ def test_the_solved_last_round_is_worth_at_least_greedy_play_and_a_worst_case_ot
 
 
 def test_the_search_solves_the_last_round_instead_of_sampling_it():
-    state = _last_round(3)
+    state = _last_round(1)  # a last round of 1,909 positions, within SOLVE_POSITIONS (seed 3's has 5,312)
     while len(state.legal_moves()) < 2:
         state.apply(state.legal_moves()[0])
     view = hand_view(state, state.turn, [0, 0], ())
@@ -80,3 +80,37 @@ def test_wary_takes_an_escoba_when_it_can():
                                round=5, last_capturer=1)
     legal = state.legal_moves()
     assert wary_move(state, legal, _public(state)) == Move.parse("6o+5b+4c")
+
+
+def test_a_playout_stops_after_the_moves_it_is_told_to_play_past_the_round():
+    for after in (1, 2, 3):
+        state = HandState.shuffled(Rules(), Seating.alone(2), 0, 5, events=[])
+        stop = state.round
+        playout(state, stop, -1, after)
+        assert state.round == stop + 1
+        assert sum(len(h) for h in state.hands) == 6 - after  # the new round's six cards, less those played
+
+
+def test_a_solve_past_its_budget_gives_way_to_the_sampled_search():
+    import pytest
+
+    from arena.search.determinized import TooWide
+
+    state = _last_round(3)
+    while len(state.legal_moves()) < 2:
+        state.apply(state.legal_moves()[0])
+    me = state.turn
+    assert solve(state.copy(), me, False, [10 ** 6]) == solve(state.copy(), me, False)
+    with pytest.raises(TooWide):
+        solve(state.copy(), me, False, [1])
+    view = hand_view(state, me, [0, 0], ())
+    candidates = state.legal_moves()
+    import arena.search.determinized as determinized
+
+    wide = determinized.SOLVE_POSITIONS
+    try:
+        determinized.SOLVE_POSITIONS = 1
+        _, _, deals = search(view, candidates, Rng(1), 10.0, 400, endgame=True, seen=None)
+    finally:
+        determinized.SOLVE_POSITIONS = wide
+    assert sum(deals) > len(candidates)  # sampled: many deals, not one solved "deal" each

@@ -32,3 +32,31 @@ def test_a_candidate_listed_twice_gets_the_same_value_on_the_same_deals():
 def test_no_playouts_no_values():
     view, legal = _position(3)
     assert move_values(view, legal, Rng(1), 0) == [0.0] * len(legal)
+
+
+def test_the_analyst_setting_of_the_expert_plays_the_move_the_analyst_values_best(monkeypatch):
+    from arena.core.moves import Move
+    from bots import expert_bot, greedy_bot, local
+
+    asked: list[tuple[int, Move]] = []  # per valuation: its budget and its best candidate
+
+    def values(view, candidates, rng, playouts, voids=None, seen=None, wary=False):
+        found = move_values(view, candidates, rng, playouts, voids, seen, wary)
+        asked.append((playouts, candidates[max(range(len(found)), key=found.__getitem__)]))
+        return found
+
+    monkeypatch.setattr(expert_bot, "move_values", values)
+    analyst = expert_bot.Expert(analyst=True, playouts=12)
+    checked = 0
+
+    def spy(game, request, rng):
+        nonlocal checked
+        before = len(asked)
+        move = analyst(game, request, rng)
+        if len(asked) > before:
+            assert Move.parse(move.text) == asked[-1][1]
+            checked += 1
+        return move
+
+    local.play_hand([spy, greedy_bot.choose], Rules(), Seating.alone(2), 1, 17, policy_seeds=[1, 2])
+    assert checked >= 5 and all(playouts == 12 for playouts, _ in asked)
