@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 from arena.core.game import HandState, hand_view
 from arena.core.rules import Rules, Seating
 from arena.core.seeding import Rng
 from arena.search.analysis import move_values
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:  # the bots package lives at the repository root (test_compiled runs this file from elsewhere)
+    sys.path.insert(0, str(ROOT))
 
 
 def _position(seed: int):
