@@ -13,11 +13,11 @@ import select
 import stat
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
@@ -534,7 +534,7 @@ def write_report(results: Path, html: Path | None = None, *, suits: SuitStyle = 
     writer of ``arena report`` and the end of ``arena run``. Long work says what it does: a line
     first (with ``skip_hint``, how to go without it), then a bar on a terminal or a line every
     few seconds."""
-    from arena.render.report import DATA_DIR, VIEWER, TournamentReport
+    from arena.render.report import DATA_DIR, VIEWER, TournamentReport, rated_page
     from arena.tournament.audit import scheduled_rows
     from arena.tournament.store import ResultStore
 
@@ -556,12 +556,18 @@ def write_report(results: Path, html: Path | None = None, *, suits: SuitStyle = 
     total = report.todo()
     kept = f" ({index.kept} unchanged)" if index.kept else ""
     say(f"report: writing {counted(total, 'replay page')}{kept} and {out.name}{skip_hint}...")
-    with _checking_pool(results, total) as check:
+    with _checking_pool(results, total) as pool:
+        # The standings are worked out by a worker too, beside the records: this process
+        # only takes the data files in (busy with anything else, it would keep the workers
+        # waiting to hand them over).
+        rated = pool.call(rated_page, str(results), prior) if pool is not None else None
         with _page_progress(total, say) as advance:
-            for file, script in report.replay_files(check):
+            for file, script in report.replay_files(pool.check if pool is not None else None):
                 _write_text(data_dir / file, script, folder_may_be_link=False)
                 index.made(file, script)
                 advance()
+        if rated is not None:
+            report.rated(rated(), prior=prior)
     index.write(report.keys)
     _write_text(replays_dir / VIEWER, report.viewer(), folder_may_be_link=False)
     _write_text(out, report.page(prior=prior))
@@ -640,13 +646,31 @@ REPORT_BATCH = 8  # matches given to a worker at a time
 REPORT_POOL_FROM = 64
 
 
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class _Workers:
+    """The report's worker processes: ``check`` maps match ids to the store checker's answers,
+    in order (a ``Mapper``); ``call`` runs a function in one of them and gives the function
+    that waits for its value."""
+
+    pool: Any
+
+    def check(self, ids: Iterable[str]) -> Iterable[Any]:
+        from arena.render.report import worker_check
+
+        return self.pool.imap(worker_check, ids, chunksize=REPORT_BATCH)  # type: ignore[no-any-return]
+
+    def call(self, function: Callable[..., T], *args: Any) -> Callable[[], T]:
+        return self.pool.apply_async(function, args).get  # type: ignore[no-any-return]
+
+
 @contextmanager
-def _checking_pool(results: Path, total: int) -> Iterator[Any]:
+def _checking_pool(results: Path, total: int) -> Iterator[_Workers | None]:
     """How the report checks its records: worker processes, one per core (at most 4), that
     each open the store and replay their share of the matches, answering in order; or None
     (in this process) for a short tournament or a single core."""
-    from arena.render.report import worker_check
-
     workers = min(len(os.sched_getaffinity(0)), 4)
     if total < REPORT_POOL_FROM or workers < 2:
         yield None
@@ -657,7 +681,7 @@ def _checking_pool(results: Path, total: int) -> Iterator[Any]:
     # nothing is open yet, and a worker only reads its own connection to the store.
     pool = multiprocess.get_context("fork").Pool(workers, initializer=_report_worker, initargs=(str(results),))
     try:
-        yield lambda ids: pool.imap(worker_check, ids, chunksize=REPORT_BATCH)
+        yield _Workers(pool)
         pool.close()
         pool.join()  # the workers take their end of work and go: nothing left for terminate
     finally:
@@ -682,15 +706,12 @@ def _page_progress(total: int, say: Callable[[str], None]) -> Iterator[Callable[
 def progress(label: str, total: int, say: Callable[[str], None], what: str) -> Iterator[Callable[[int], None]]:
     """A transient bar on a terminal (stderr); elsewhere a line every REPORT_PROGRESS_EVERY_S
     (``label: done/total what``). The context gives the function that counts ``n`` more done."""
-    from rich.console import Console
-
-    screen = Console(stderr=True)
     done = 0
-    if screen.is_terminal and total:
+    if total and _may_be_terminal():
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
         with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TextColumn("eta"),
-                      TimeRemainingColumn(), console=screen, transient=True) as bar:
+                      TimeRemainingColumn(), console=_screen(), transient=True) as bar:
             task = bar.add_task(label, total=total)
             yield lambda n: bar.advance(task, n)
         return
@@ -704,6 +725,20 @@ def progress(label: str, total: int, say: Callable[[str], None], what: str) -> I
             say(f"{label}: {done}/{total} {what}")
 
     yield advance
+
+
+def _may_be_terminal() -> bool:
+    """Whether stderr is a terminal as rich sees it (``_screen``); rich itself, a tenth of a
+    second to import, is asked only where it may be."""
+    if not (sys.stderr.isatty() or os.environ.get("FORCE_COLOR") or os.environ.get("TTY_COMPATIBLE")):
+        return False
+    return bool(_screen().is_terminal)
+
+
+def _screen() -> Any:
+    from rich.console import Console
+
+    return Console(stderr=True)
 
 
 __all__ = ["WrittenReport", "replay_cmd", "verify_cmd", "report_cmd", "write_report", "load_game",

@@ -49,8 +49,10 @@ from arena.match.record import (
     GameRecord,
     PlayedBy,
     RecordError,
+    TIME_KEYS,
     Result,
     forfeit_result,
+    read_event,
     untimed,
 )
 
@@ -225,12 +227,13 @@ def side_names(record: GameRecord, seating: Seating) -> tuple[str, ...]:
 
 
 def coerce_record(record: GameRecord | Mapping[str, Any]) -> GameRecord:
-    """A ``GameRecord`` from itself or from its dict; ``RecordError`` when malformed."""
+    """A ``GameRecord`` from itself or from its dict, to walk (``RecordError`` when malformed):
+    its events are read as the walk takes them, which compares each one with the rules core's."""
     if isinstance(record, GameRecord):
         return record
     if not isinstance(record, Mapping):
         raise RecordError(f"a game record must be a JSON object, got {type(record).__name__}")
-    return GameRecord.from_dict(record)
+    return GameRecord.from_dict(record, events_replayed=True)
 
 
 def replay(record: GameRecord | Mapping[str, Any]) -> Replay:
@@ -363,7 +366,7 @@ def _walk(rec: GameRecord, board: _Board | None, steps: list[tuple[int, int | No
         state = MatchState(rules, seating, rec.seed)
     except ValueError as exc:
         raise ReplayMismatch(f"the match cannot be set up: {exc}") from None
-    recorded = list(map(untimed, rec.events))
+    recorded = rec.events  # as read: each is checked here, against the core's (coerce_record)
     produced_count = 0
     total = len(rec.moves)
 
@@ -377,9 +380,12 @@ def _walk(rec: GameRecord, board: _Board | None, steps: list[tuple[int, int | No
                 raise ReplayMismatch(f"the record's events end at event {i}, but the rules core goes on with "
                                      f"{_show(mine)}", move_index=index, seat=seat, move=text, moves=total)
             theirs = recorded[i]
+            for key in TIME_KEYS:  # when it happened is the record's to say, not the core's
+                if key in theirs:
+                    mine[key] = theirs[key]
             if theirs != mine:
-                raise ReplayMismatch(_event_diff(i, theirs, mine), move_index=index, seat=seat, move=text,
-                                     moves=total)
+                diff = _event_diff(i, untimed(read_event(theirs, i)), untimed(mine))
+                raise ReplayMismatch(diff, move_index=index, seat=seat, move=text, moves=total)
         produced_count = len(state.events)
         return new
 
@@ -412,7 +418,7 @@ def _walk(rec: GameRecord, board: _Board | None, steps: list[tuple[int, int | No
         if board is not None:
             yield from board.step(new, index, seat, text, state)
     if produced_count < len(recorded):
-        extra = recorded[produced_count]
+        extra = untimed(read_event(recorded[produced_count], produced_count))
         raise _at_move(rec, total - 1, f"the record has {len(recorded) - produced_count} more events than the replay, "
                                         f"from event {produced_count}: {_show(extra)}")
     _check_result(rec, state, seating)

@@ -205,6 +205,22 @@ def build_fingerprint() -> str:
     return digest.hexdigest()
 
 
+# What the page shows of the store besides its matches: the standings, the tournament's
+# description, a sequential test's part (or None).
+RatedPage = tuple[Any, Mapping[str, Any], "dict[str, Any] | None"]
+
+
+def rated_page(results: str | Path, prior: float | None) -> RatedPage:
+    """The standings (``standings_from_store`` with ``prior``), description and sequential
+    test part of the page of the results folder ``results``."""
+    from arena.tournament.standings import standings_from_store
+    from arena.tournament.store import ResultStore
+
+    with ResultStore.open_existing(str(results)) as store:
+        config: Mapping[str, Any] = store.meta().get("config") or {}
+        return standings_from_store(store, prior=prior), config, sprt_section(store)
+
+
 class TournamentReport:
     """The report of the results folder ``results``: walk ``replay_files()`` (writing each into
     the ``DATA_DIR`` folder of the folder named ``replays_dir``, beside the report page), write
@@ -230,6 +246,7 @@ class TournamentReport:
         self._plan: _Plan | None = None
         self._walked = False
         self._name = self.results.name
+        self._standings: tuple[float | None, RatedPage] | None = None  # with the prior they were rated with
 
     def todo(self) -> int:
         """How many matches ``replay_files`` will check and make data for (the others' data
@@ -296,22 +313,28 @@ class TournamentReport:
                 self.matches.append(_match_entry(row, href, why, plan.labels))
         self._walked = True
 
+    def rated(self, rated: RatedPage, *, prior: float | None = None) -> None:
+        """Take the page's standings as ``rated_page`` worked them out with ``prior`` (in a
+        worker, while this process took the data files in); ``page`` with the same prior uses
+        them."""
+        self._standings = (prior, rated)
+
+    def _rated(self, prior: float | None) -> RatedPage:
+        if self._standings is None or self._standings[0] != prior:
+            self._standings = (prior, rated_page(self.results, prior))
+        return self._standings[1]
+
     def page(self, *, prior: float | None = None) -> str:
-        """The report page (walks ``replay_files()`` first if that was not done). ``prior``:
-        the rating prior, as ``standings_from_store`` takes it."""
+        """The report page (walks ``replay_files()`` first if that was not done; the standings
+        are ``rated_page``'s with ``prior``, given to ``rated`` or worked out here)."""
         from arena.rating.table import Model
         from arena.render.html import render_report_html
         from arena.render.standings import crosstable_note, crosstable_rows, standings_headers, standings_rows
-        from arena.tournament.standings import standings_from_store
-        from arena.tournament.store import ResultStore
 
         if not self._walked:
             for _ in self.replay_files():
                 pass
-        with ResultStore.open_existing(str(self.results)) as store:
-            config: Mapping[str, Any] = store.meta().get("config") or {}
-            standings = standings_from_store(store, prior=prior)
-            sprt = sprt_section(store)
+        standings, config, sprt = self._rated(prior)
         notes = [*standings.notes, *(f"{s.name}: {s.note}" for s in standings.bots if s.note)]
         ratings = [(s.name, s.elo, s.ci95, s.status) for s in standings.bots]
         cross_headers, cross_rows = crosstable_rows(standings)
@@ -378,6 +401,6 @@ def _match_entry(row: Any, href: str | None, why: str | None, labels: Mapping[st
     }
 
 
-__all__ = ["DATA_DIR", "Reuse", "TournamentReport", "VIEWER", "build_fingerprint", "check_record", "init_worker",
-           "made_from", "replay_file_name", "replay_script", "sprt_section", "store_checker", "store_differences",
+__all__ = ["DATA_DIR", "RatedPage", "Reuse", "TournamentReport", "VIEWER", "build_fingerprint", "check_record", "init_worker",
+           "made_from", "rated_page", "replay_file_name", "replay_script", "sprt_section", "store_checker", "store_differences",
            "worker_check"]

@@ -217,6 +217,38 @@ def test_other_damage_is_refused_with_a_clear_reason():
         replay([1, 2, 3])
 
 
+def test_a_malformed_event_is_refused_by_the_walk_that_reads_it_and_the_verified_events_are_the_records():
+    """A walk reads each event as it compares it with the rules core's (coerce_record): an event
+    that is not plain JSON is refused as malformed, however deep or wherever it is; one that is
+    the core's with its time verifies and stays in the record as it was read."""
+    record = play(Seating.alone(2), {}, 31)
+    base = record_dict(record)
+    deep: object = "x"
+    for _ in range(5000):
+        deep = [deep]
+    for index in (0, len(base["events"]) // 2, len(base["events"]) - 1):
+        for damage in ({"take": deep}, {"cards": float("nan")}, {"hand": 2**70}, {"extra": {"a": {"b": {"c": [1]}}}}):
+            data = json.loads(json.dumps(base))
+            data["events"][index].update(damage)
+            with pytest.raises(RecordError, match=rf"malformed game record: events\[{index}\]"):
+                verify(data)
+    for index, bad in ((0, "deal"), (3, {"type": 7})):
+        data = json.loads(json.dumps(base))
+        data["events"][index] = bad
+        with pytest.raises(RecordError, match=rf"malformed game record: events\[{index}\]"):
+            verify(data)
+    data = json.loads(json.dumps(base))
+    data["events"].append({"type": "play", "take": deep})
+    with pytest.raises(RecordError, match=r"malformed game record: events\[\d+\]"):
+        verify(data)
+    timed = json.loads(json.dumps(base))
+    for i, event in enumerate(timed["events"]):
+        event["t_ms"] = float(i)
+    rec = replay(timed).record
+    assert [e["t_ms"] for e in rec.events] == [float(i) for i in range(len(timed["events"]))]
+    assert rec.events == tuple(timed["events"])
+
+
 # --- failures, outcomes and policy must tell the same story as the moves --------------------------
 
 

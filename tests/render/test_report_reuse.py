@@ -121,7 +121,7 @@ def test_report_workers_end_with_their_pool_under_the_commands_stop_handlers(res
     from arena.cli.edge import stop_signals_as_interrupts
 
     monkeypatch.setattr(report_module, "worker_check", _dispositions)
-    with stop_signals_as_interrupts(), cli_replay._checking_pool(results, 1000) as check:
-        assert check is not None  # a pool (this test needs two cores)
-        answers = set(check(["a", "b", "c", "d"]))
+    with stop_signals_as_interrupts(), cli_replay._checking_pool(results, 1000) as pool:
+        assert pool is not None  # a pool (this test needs two cores)
+        answers = set(pool.check(["a", "b", "c", "d"]))
     assert answers == {(str(signal.SIG_DFL), str(signal.SIG_IGN))}
