@@ -53,6 +53,19 @@ def above_bar(console: Any, text: str) -> None:
     console.print(printable_lines(text), markup=False, highlight=False, soft_wrap=True)
 
 
+def stderr_is_terminal() -> bool:
+    """Whether stderr is a terminal as rich sees it (where a live bar is drawn). Rich, a tenth
+    of a second to import, is asked only where it may be one: a run whose output goes to a file
+    or a pipe never loads it."""
+    import os
+
+    if not (sys.stderr.isatty() or os.environ.get("FORCE_COLOR") or os.environ.get("TTY_COMPATIBLE")):
+        return False
+    from rich.console import Console
+
+    return bool(Console(stderr=True).is_terminal)
+
+
 def bar_field(text: str) -> str:
     """A field shown inside the progress bar (a leader's name, a test's state): escaped, and
     its rich markup brackets made literal, since the bar's columns are rich templates."""

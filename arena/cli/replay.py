@@ -707,11 +707,12 @@ def progress(label: str, total: int, say: Callable[[str], None], what: str) -> I
     """A transient bar on a terminal (stderr); elsewhere a line every REPORT_PROGRESS_EVERY_S
     (``label: done/total what``). The context gives the function that counts ``n`` more done."""
     done = 0
-    if total and _may_be_terminal():
+    if total and console.stderr_is_terminal():
+        from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
         with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TextColumn("eta"),
-                      TimeRemainingColumn(), console=_screen(), transient=True) as bar:
+                      TimeRemainingColumn(), console=Console(stderr=True), transient=True) as bar:
             task = bar.add_task(label, total=total)
             yield lambda n: bar.advance(task, n)
         return
@@ -725,20 +726,6 @@ def progress(label: str, total: int, say: Callable[[str], None], what: str) -> I
             say(f"{label}: {done}/{total} {what}")
 
     yield advance
-
-
-def _may_be_terminal() -> bool:
-    """Whether stderr is a terminal as rich sees it (``_screen``); rich itself, a tenth of a
-    second to import, is asked only where it may be."""
-    if not (sys.stderr.isatty() or os.environ.get("FORCE_COLOR") or os.environ.get("TTY_COMPATIBLE")):
-        return False
-    return bool(_screen().is_terminal)
-
-
-def _screen() -> Any:
-    from rich.console import Console
-
-    return Console(stderr=True)
 
 
 __all__ = ["WrittenReport", "replay_cmd", "verify_cmd", "report_cmd", "write_report", "load_game",

@@ -364,7 +364,8 @@ def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, p
     out = _Human(quiet=quiet, tables_to_stderr=mode is Progress.JSONL)
 
     warm = _Warm(_RUN_MODULES)
-    import rich.progress  # noqa: F401
+    if mode is Progress.BAR and console.stderr_is_terminal():
+        import rich.progress  # noqa: F401  # before any worker starts, as everything the run's main thread imports
 
     from arena.tournament.build import run_builds
 
@@ -791,22 +792,11 @@ class _Live:
                 self.tally.add(row)
                 self.leader.add(row)
 
-    def play(self, executor: Executor, ready: runner.ReadyNames, warm: _Warm | None = None) -> None:
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
+    def _bar(self, screen: Any) -> Any:
+        """The live bar (rich's), on ``screen``."""
+        from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
         from rich.progress import Progress as Bar
 
-        from arena.tournament import runner
-        from arena.tournament.progress import Throughput
-
-        self.rate = Throughput()  # from the first match on, not from the builds
-        screen = Console(stderr=True)
         columns: tuple[ProgressColumn, ...] = (
             TextColumn("[bold]{task.description}"),
             BarColumn(),
@@ -819,15 +809,33 @@ class _Live:
             TextColumn("leader: {task.fields[leader]}"),
             TextColumn("failures: {task.fields[failures]}"),
         )
+        return Bar(*self.view.columns(columns), console=screen, transient=False)
+
+    def _bar_fields(self) -> dict[str, str]:
+        return {"rate": self.rate.text(), "leader": console.bar_field(self.leader.text()),
+                "failures": self.failures_text(), "sprt": self.view.state_text()}
+
+    def play(self, executor: Executor, ready: runner.ReadyNames, warm: _Warm | None = None) -> None:
+        from contextlib import nullcontext
+
+        from arena.tournament import runner
+        from arena.tournament.progress import Throughput
+
+        self.rate = Throughput()  # from the first match on, not from the builds
         view = self.view
-        show = self.mode is Progress.BAR and screen.is_terminal
+        show = self.mode is Progress.BAR and console.stderr_is_terminal()
         status = self.mode is Progress.BAR and not show
         clock = time.monotonic
         last_status = clock()
-        with Bar(*view.columns(columns), console=screen, disable=not show, transient=False) as bar:
+        screen: Any = None
+        if show:
+            from rich.console import Console
+
+            screen = Console(stderr=True)
+        shown: Any = self._bar(screen) if show else nullcontext()
+        with shown as bar:
             task = bar.add_task(console.bar_field(self.config.name), total=view.total, completed=view.strategy.done,
-                                rate="-/min", leader=console.bar_field(self.leader.text()), failures=self.failures_text(),
-                                sprt=view.state_text())
+                                **{**self._bar_fields(), "rate": "-/min"}) if show else None
             decided = view.decided()
 
             def on_completed(completed: Completed, done: int) -> None:
@@ -835,8 +843,8 @@ class _Live:
                 if warm is not None:
                     warm.wait()  # the first match's fit needs the numerical libraries
                 self.finished(completed, done)
-                bar.update(task, completed=done, rate=self.rate.text(), leader=console.bar_field(self.leader.text()),
-                           failures=self.failures_text(), sprt=view.state_text())
+                if show:
+                    bar.update(task, completed=done, **self._bar_fields())
                 news = view.news(decided)
                 decided = view.decided()
                 if news is not None:
@@ -845,13 +853,14 @@ class _Live:
                     last_status = clock()
                     self.out.say(view.status_line(self, done))
 
-            with self.out.above(screen if show else None):
+            with self.out.above(screen):
                 played = runner.play(self.store, view.strategy, executor, on_completed=on_completed, ready_names=ready)
             # The last word on the leader is the final table's, refitted over every match, in
             # every format (the live fit is redone only every few seconds, and by pairs).
             self.standings = self.final_standings()
             done = view.strategy.done + played
-            bar.update(task, completed=done, leader=console.bar_field(self.leader.text()))
+            if show:
+                bar.update(task, completed=done, leader=console.bar_field(self.leader.text()))
             if status and played:
                 self.out.say(view.status_line(self, done))
 
