@@ -44,12 +44,12 @@ from arena.core.outcome import EndReason
 from arena.core.rules import Rules, Seating
 from arena.harness.protocol import move_texts
 from arena.match.record import (
+    TIME_KEYS,
     FailureAction,
     FailureEntry,
     GameRecord,
     PlayedBy,
     RecordError,
-    TIME_KEYS,
     Result,
     forfeit_result,
     read_event,
