@@ -43,10 +43,17 @@ COMPILED = ["arena/match/referee.py", "arena/harness/protocol.py", "arena/core/h
 GROUP = "escoba_arena"  # the name of the shared library mypyc adds next to the package
 
 
+# The setup.py commands of setuptools' build backend that make no extension: an editable install
+# (``editable_wheel``), and the metadata pip asks for before any build (``egg_info``,
+# ``dist_info``), where mypyc's type check and C generation, about 13 s, were thrown away.
+_NOTHING_TO_COMPILE = frozenset(("editable_wheel", "egg_info", "dist_info"))
+
+
 def _wanted() -> bool:
     if os.environ.get("ESCOBA_ARENA_COMPILE", "").lower() in ("off", "0", "no", "false"):
         return False
-    return "editable_wheel" not in sys.argv  # how setuptools' build backend asks for -e
+    command = next((arg for arg in sys.argv[1:] if not arg.startswith("-")), None)  # the backend runs one
+    return command not in _NOTHING_TO_COMPILE
 
 
 class OptionalBuildExt(build_ext):
