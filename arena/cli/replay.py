@@ -557,9 +557,7 @@ def write_report(results: Path, html: Path | None = None, *, suits: SuitStyle = 
     kept = f" ({index.kept} unchanged)" if index.kept else ""
     say(f"report: writing {counted(total, 'replay page')}{kept} and {out.name}{skip_hint}...")
     with _checking_pool(results, total) as pool:
-        # The standings are worked out by a worker too, beside the records: this process
-        # only takes the data files in (busy with anything else, it would keep the workers
-        # waiting to hand them over).
+        # The standings are fitted by a worker too, beside the records rather than after them.
         rated = pool.call(rated_page, str(results), prior) if pool is not None else None
         with _page_progress(total, say) as advance:
             for file, script in report.replay_files(pool.check if pool is not None else None):

@@ -41,11 +41,11 @@ TIME_KEYS = ("ms", "t_ms")  # what to_dict(times=False) leaves out of moves and 
 
 def untimed(entry: Mapping[str, Any]) -> dict[str, Any]:
     """A copy of an event's (or a move's) dict without its times (``TIME_KEYS``): what
-    verification compares and pages show. A copy then two deletions, in C, where a
-    comprehension would test every key in Python."""
+    verification compares and pages show. A copy then a deletion per time key, where a
+    comprehension would test every key of the event in Python."""
     out = dict(entry)
-    out.pop("ms", None)
-    out.pop("t_ms", None)
+    for key in TIME_KEYS:
+        out.pop(key, None)
     return out
 
 
@@ -384,8 +384,7 @@ class GameRecord:
             seating=_read_seating(data["seating"]),
             seats=seats,
             moves=_read_moves(moves, players, version),
-            events=tuple([(_event_shape if events_replayed else _read_event)(e, "events", i)
-                          for i, e in enumerate(events)]),
+            events=tuple([(_event_shape if events_replayed else read_event)(e, i) for i, e in enumerate(events)]),
             outcomes=tuple(_read_outcome(o, f"outcomes[{i}]", players)
                            for i, o in enumerate(_list(data["outcomes"], "outcomes"))),
             result=result,
@@ -776,21 +775,17 @@ def _read_result(value: Any, where: str) -> Result:
     )
 
 
-def _read_event(value: Any, where: str, index: int) -> dict[str, Any]:
-    return _event_shape(_plain_object(value, where, index, _EVENT_DEPTH), where, index)
-
-
 def read_event(value: Any, index: int) -> dict[str, Any]:
-    """Event ``index`` of a record, every value in it checked (``GameRecord.from_dict``)."""
-    return _read_event(value, "events", index)
+    """Event ``index`` of a record, copied with every value in it checked (``GameRecord.from_dict``)."""
+    return _event_shape(_plain_object(value, "events", index, _EVENT_DEPTH), index)
 
 
-def _event_shape(value: Any, where: str, index: int) -> dict[str, Any]:
-    """The event itself, once it is an object naming its type, with a time if any."""
-    event: dict[str, Any] = value if type(value) is dict else dict(_object(value, where, index))
+def _event_shape(value: Any, index: int) -> dict[str, Any]:
+    """Event ``index`` itself, once it is an object naming its type, with a time if any."""
+    event: dict[str, Any] = value if type(value) is dict else dict(_object(value, "events", index))
     kind, t_ms = event.get("type"), event.get("t_ms")
     if type(kind) is not str:
-        _bad(_path(where, index), "type", "an event type", kind)
+        _bad(_path("events", index), "type", "an event type", kind)
     if t_ms is not None and (type(t_ms) is not float or not 0 <= t_ms < _INT_MAX):
-        _time(t_ms, _path(where, index), "t_ms")
+        _time(t_ms, _path("events", index), "t_ms")
     return event

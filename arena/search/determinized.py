@@ -15,7 +15,7 @@ from arena.search.dealing import Dealer
 from arena.search.evaluation import estimate, evaluate, margin
 from arena.search.inference import Round
 from arena.search.infoset import Node, grow
-from arena.search.playout import greedy_move, playout
+from arena.search.playout import greedy_move, playout, public_counts
 
 
 def _order(c: Card) -> int:
@@ -121,16 +121,6 @@ def play_out(world: HandState, move: Move, view: SeatView, horizon: int = 0, war
     return evaluate(state, view.side)
 
 
-def _public(state: HandState) -> list[int]:
-    public = [0] * 11
-    for c in state.table:
-        public[c.value] += 1
-    for pile in state.piles:
-        for c in pile:
-            public[c.value] += 1
-    return public
-
-
 class TooWide(Exception):
     """A solve that met more positions than it was allowed (``solve``'s ``budget``)."""
 
@@ -146,7 +136,7 @@ def solve(state: HandState, side: int, greedy: bool, budget: list[int] | None = 
     legal = state.legal_moves()
     mine = state.turn == side
     if len(legal) == 1 or (greedy and not mine):
-        move = legal[0] if len(legal) == 1 else greedy_move(state, legal, _public(state))
+        move = legal[0] if len(legal) == 1 else greedy_move(state, legal, public_counts(state))
         state.apply(move)
         return solve(state, side, greedy, budget)
     if budget is not None:

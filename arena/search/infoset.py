@@ -18,7 +18,7 @@ from __future__ import annotations
 from arena.core.game import PLAY, HandState
 from arena.core.moves import Move
 from arena.search.evaluation import evaluate
-from arena.search.playout import greedy_move, playout
+from arena.search.playout import greedy_move, playout, public_counts
 
 
 class Node:
@@ -100,16 +100,6 @@ def distinct(legal: list[Move], same_suits: bool) -> list[Move]:
     return out
 
 
-def _public(state: HandState) -> list[int]:
-    public = [0] * 11
-    for c in state.table:
-        public[c.value] += 1
-    for pile in state.piles:
-        for c in pile:
-            public[c.value] += 1
-    return public
-
-
 def grow(node: Node, state: HandState, seat: int, side: int, stop: int, wary: int, same_suits: bool,
          half: int = 0, after: int = 1) -> int:
     """Add one deal, ``state`` (changed), to the tree below ``node``: the other seats play as
@@ -144,7 +134,7 @@ def grow(node: Node, state: HandState, seat: int, side: int, stop: int, wary: in
         elif len(legal) == 1:
             move = legal[0]
         else:
-            move = greedy_move(state, legal, _public(state))
+            move = greedy_move(state, legal, public_counts(state))
         state.apply(move)
         child = node.children.get(move)
         if child is None:

@@ -149,6 +149,18 @@ def greedy_move(state: HandState, legal: list[Move], public: list[int]) -> Move:
     return best
 
 
+def public_counts(state: HandState) -> list[int]:
+    """Per capture value (1-10), the cards everyone has seen: on the table or in a pile. What
+    ``greedy_move`` and ``wary_move`` count the sweep risk with."""
+    public = [0] * 11
+    for c in state.table:
+        public[c.value] += 1
+    for pile in state.piles:
+        for c in pile:
+            public[c.value] += 1
+    return public
+
+
 def playout(state: HandState, last_round: int = 99, wary: int = -1, after: int = 1) -> None:
     """Play on with every seat choosing exactly as bots/greedy_bot.py does (the best capture by
     escoba, velo, sevens, oros, cards, then the least sweep risk left; else the trail with the
@@ -160,12 +172,7 @@ def playout(state: HandState, last_round: int = 99, wary: int = -1, after: int =
     of the other seat stays exact, while the searching seat's own later moves, which it will
     really choose by search, are played by a policy nearer to how it plays. ``after``: the
     moves played past round ``last_round`` (one by default: the first of the next round)."""
-    public = [0] * 11  # per capture value: cards on the table or in a pile
-    for c in state.table:
-        public[c.value] += 1
-    for pile in state.piles:
-        for c in pile:
-            public[c.value] += 1
+    public = public_counts(state)
     extra = after
     while state.phase != OVER:
         if state.round > last_round:
