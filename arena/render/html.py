@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import bisect
 import html
-import json
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -27,6 +26,7 @@ from typing import Any
 from arena.core.cards import DECK
 from arena.core.rules import Rules, Seating
 from arena.core.scoring import CATEGORIES
+from arena.match.jsontext import ascii_dumps
 from arena.match.record import GameRecord, untimed
 from arena.match.replay import Afterwards, afterwards, side_names
 from arena.printable import printable
@@ -55,20 +55,17 @@ def asset(name: str) -> str:
     return (files("arena.render") / "web" / name).read_text(encoding="utf-8")
 
 
-# Inside a JSON string these escapes mean the same characters, and outside one they cannot
-# occur, so the island stays the same JSON while no "</script>", "<!--" or "]]>" can end or
-# bend the element it sits in.
-_ISLAND_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"}
-_ISLAND_RE = re.compile("[<>&]")
 
 
 def json_island(data: Any) -> str:
     """``data`` as JSON text that is safe as the content of a ``<script type="application/json">``
     element, whatever strings it holds: ``<``, ``>`` and ``&`` are written as ``\\u003c``-style
     escapes, and every non-ASCII character (U+2028 and U+2029, and lone surrogates that a
-    record's JSON may carry) as a ``\\uXXXX`` escape, so the page's bytes are plain ASCII."""
-    text = json.dumps(data, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
-    return _ISLAND_RE.sub(lambda m: _ISLAND_ESCAPES[m.group()], text)
+    record's JSON may carry) as a ``\\uXXXX`` escape, so the page's bytes are plain ASCII. Inside
+    a JSON string these escapes mean the same characters, and outside one they cannot occur, so
+    the island stays the same JSON while no "</script>", "<!--" or "]]>" can end or bend the
+    element it sits in."""
+    return ascii_dumps(data, escaped="<>&")
 
 
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 from arena.core.outcome import EndReason
 from arena.errors import ArenaError, ExitCode, WriteError
 from arena.harness.protocol import Termination
+from arena.match import jsontext
 from arena.safe_files import make_folder, open_lock_file, refuse_links
 from arena.tournament.identity import BotIdentity
 from arena.tournament.schedule import plain_fields
@@ -622,7 +623,10 @@ class ResultStore:
             found = self._conn.execute("SELECT record FROM matches WHERE id = ?", (match_id,)).fetchone()
         if found is None:
             raise StoreError(f"{self.folder}: no match {match_id!r}")
-        record = _json(found[0], lambda why: _damaged(self.path, f"match {match_id!r}, column record: {why}"))
+        # orjson (jsontext.loads): the record's reader refuses an integer beyond 64 bits, as orjson's
+        # float or as json's integer.
+        record = _json(found[0], lambda why: _damaged(self.path, f"match {match_id!r}, column record: {why}"),
+                       jsontext.loads)
         if not isinstance(record, dict):
             raise _damaged(self.path, f"match {match_id!r}, column record: expected a JSON object")
         return record, _record_digest(found[0])
@@ -892,11 +896,11 @@ def _short(value: object) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _json(text: object, error: Callable[[str], Exception]) -> Any:
+def _json(text: object, error: Callable[[str], Exception], loads: Callable[[str], Any] = json.loads) -> Any:
     if not isinstance(text, str):
         raise error(f"expected JSON text, got {_short(text)}")
     try:
-        return json.loads(text)
+        return loads(text)
     except (ValueError, RecursionError) as exc:
         raise error(f"not valid JSON ({exc.__class__.__name__})") from None
 
