@@ -41,7 +41,7 @@ COMPILED = tuple(path.removesuffix(".py") for path in ast.literal_eval(next(
     if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["COMPILED"])))
 COMPILED_MODULES = tuple(path.replace("/", ".") for path in COMPILED)
 ON_THE_BUILD = [str(ROOT / "tests" / name) for name in (
-    "match/test_golden.py", "match/test_referee.py", "harness/test_protocol.py", "harness/test_zoo.py",
+    "match/test_golden.py", "match/test_referee.py", "match/test_replay.py", "harness/test_protocol.py", "harness/test_zoo.py",
     "harness/test_botproc.py", "core/test_worked_examples.py", "core/test_game_position.py", "core/test_core_shortcuts.py",
     "core/test_simulation_api.py", "core/test_readme_example.py", "bots/test_playouts.py",
     "core/test_rule_options_effects.py", "bots/test_move_values.py")]

@@ -17,7 +17,7 @@ from arena.core.outcome import EndReason
 
 
 def _cards(cards: tuple[Card, ...]) -> list[str]:
-    return [str(c) for c in cards]
+    return [c.text for c in cards]
 
 
 class _DealFields(NamedTuple):
@@ -98,7 +98,7 @@ class Play(_PlayFields):
     audience: ClassVar[int | None] = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": self.kind, "seat": self.seat, "card": str(self.card), "take": _cards(self.take)}
+        return {"type": self.kind, "seat": self.seat, "card": self.card.text, "take": _cards(self.take)}
 
 
 class Claim(_PlayFields):
@@ -109,7 +109,7 @@ class Claim(_PlayFields):
     audience: ClassVar[int | None] = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": self.kind, "seat": self.seat, "card": str(self.card), "take": _cards(self.take)}
+        return {"type": self.kind, "seat": self.seat, "card": self.card.text, "take": _cards(self.take)}
 
 
 class _EscobaFields(NamedTuple):

@@ -19,7 +19,7 @@ built from the verified events, so what is drawn is exactly what the core did.
 from __future__ import annotations
 
 from bisect import insort
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from operator import attrgetter
@@ -367,42 +367,22 @@ def _walk(rec: GameRecord, board: _Board | None, steps: list[tuple[int, int | No
     except ValueError as exc:
         raise ReplayMismatch(f"the match cannot be set up: {exc}") from None
     recorded = rec.events  # as read: each is checked here, against the core's (coerce_record)
-    produced_count = 0
     total = len(rec.moves)
-
-    def check_events(index: int | None, seat: int | None, text: str | None) -> list[Event]:
-        nonlocal produced_count
-        new = state.events[produced_count:]
-        for offset, event in enumerate(new):
-            i = produced_count + offset
-            mine = event.to_dict()
-            if i >= len(recorded):
-                raise ReplayMismatch(f"the record's events end at event {i}, but the rules core goes on with "
-                                     f"{_show(mine)}", move_index=index, seat=seat, move=text, moves=total)
-            theirs = recorded[i]
-            for key in TIME_KEYS:  # when it happened is the record's to say, not the core's
-                if key in theirs:
-                    mine[key] = theirs[key]
-            if theirs != mine:
-                diff = _event_diff(i, untimed(read_event(theirs, i)), untimed(mine))
-                raise ReplayMismatch(diff, move_index=index, seat=seat, move=text, moves=total)
-        produced_count = len(state.events)
-        return new
-
-    new = check_events(None, None, None)
+    produced_count = _check_events(state, recorded, 0, None, None, None, total)
     if steps is not None:
         steps.append((produced_count, state.current_seat))
     if seen is not None:
         seen.start(state)
     if board is not None:
-        yield from board.step(new, None, None, None, state)
+        yield from board.step(state.events[:produced_count], None, None, None, state)
     for index, entry in enumerate(rec.moves):
         seat, text = entry.seat, entry.move
         if state.result is not None:
             raise ReplayMismatch("the match is already over, yet the record goes on",
                                  move_index=index, seat=seat, move=text, moves=total)
-        if seat != state.current_seat:
-            raise ReplayMismatch(f"it is seat {state.current_seat}'s turn, not seat {seat}'s",
+        turn = state.current_seat  # compared as a local: mypy would take the property as narrowed to an int
+        if seat != turn:  # after it, and mypyc would check that it is one where the match has ended
+            raise ReplayMismatch(f"it is seat {turn}'s turn, not seat {seat}'s",
                                  move_index=index, seat=seat, move=text, moves=total)
         if seen is not None:
             seen.before(index, state)
@@ -412,11 +392,12 @@ def _walk(rec: GameRecord, board: _Board | None, steps: list[tuple[int, int | No
             raise ReplayMismatch(str(exc), move_index=index, seat=seat, move=text, moves=total) from None
         if seen is not None:
             seen.after(state)
-        new = check_events(index, seat, text)
+        before = produced_count
+        produced_count = _check_events(state, recorded, before, index, seat, text, total)
         if steps is not None:
             steps.append((produced_count, state.current_seat))
         if board is not None:
-            yield from board.step(new, index, seat, text, state)
+            yield from board.step(state.events[before:produced_count], index, seat, text, state)
     if produced_count < len(recorded):
         extra = untimed(read_event(recorded[produced_count], produced_count))
         raise _at_move(rec, total - 1, f"the record has {len(recorded) - produced_count} more events than the replay, "
@@ -427,6 +408,27 @@ def _walk(rec: GameRecord, board: _Board | None, steps: list[tuple[int, int | No
         seen.done(state, rec)
     if board is not None and state.result is None:
         yield board.forfeit(total - 1 if total else None)
+
+
+def _check_events(state: MatchState, recorded: Sequence[dict[str, Any]], produced: int, index: int | None,
+                  seat: int | None, text: str | None, total: int) -> int:
+    """Compare the events the rules core made since the first ``produced`` with the record's;
+    how many it has made now. (A function of its own, not a closure of the walk: mypyc compiles
+    a generator's closures wrongly.)"""
+    events = state.events
+    for i in range(produced, len(events)):
+        mine = events[i].to_dict()
+        if i >= len(recorded):
+            raise ReplayMismatch(f"the record's events end at event {i}, but the rules core goes on with "
+                                 f"{_show(mine)}", move_index=index, seat=seat, move=text, moves=total)
+        theirs = recorded[i]
+        for key in TIME_KEYS:  # when it happened is the record's to say, not the core's
+            if key in theirs:
+                mine[key] = theirs[key]
+        if theirs != mine:
+            diff = _event_diff(i, untimed(read_event(theirs, i)), untimed(mine))
+            raise ReplayMismatch(diff, move_index=index, seat=seat, move=text, moves=total)
+    return len(events)
 
 
 def _at_move(rec: GameRecord, index: int, reason: str) -> ReplayMismatch:
