@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
@@ -546,19 +547,23 @@ def write_report(results: Path, html: Path | None = None, *, suits: SuitStyle = 
     data_dir = replays_dir / DATA_DIR
     make_folder(data_dir)
     with ResultStore.open_existing(str(results)) as store:
-        # A damaged store is its one error line, before any word of progress.
-        scheduled_rows(store)
-    from arena.render.text import counted
-
-    index = _DataIndex(data_dir, replays_dir / _DataIndex.INDEX)
-    report = TournamentReport(results, replays_dir=replays_dir.name, suits=suits,
-                              reuse=index.reusable if index.has_entries else None)
-    total = report.todo()
-    kept = f" ({index.kept} unchanged)" if index.kept else ""
-    say(f"report: writing {counted(total, 'replay page')}{kept} and {out.name}{skip_hint}...")
-    with _checking_pool(results, total) as pool:
+        stored = store.count()
+    # The workers start first: they open the store and fit the standings while this process
+    # checks the store and plans the pages.
+    with _checking_pool(results, stored) as pool:
         # The standings are fitted by a worker too, beside the records rather than after them.
-        rated = pool.call(rated_page, str(results), prior) if pool is not None else None
+        rated = pool.call(partial(rated_page, checked_elsewhere=True), str(results), prior) if pool is not None else None
+        with ResultStore.open_existing(str(results)) as store:
+            # A damaged store is its one error line, before any word of progress.
+            scheduled_rows(store)
+        from arena.render.text import counted
+
+        index = _DataIndex(data_dir, replays_dir / _DataIndex.INDEX)
+        report = TournamentReport(results, replays_dir=replays_dir.name, suits=suits,
+                                  reuse=index.reusable if index.has_entries else None)
+        total = report.todo()
+        kept = f" ({index.kept} unchanged)" if index.kept else ""
+        say(f"report: writing {counted(total, 'replay page')}{kept} and {out.name}{skip_hint}...")
         with _page_progress(total, say) as advance:
             for file, script in report.replay_files(pool.check if pool is not None else None):
                 _write_text(data_dir / file, script, folder_may_be_link=False)
@@ -666,8 +671,8 @@ class _Workers:
 
 @contextmanager
 def _checking_pool(results: Path, total: int) -> Iterator[_Workers | None]:
-    """How the report checks its records: worker processes, one per core (at most 4), that
-    each open the store and replay their share of the matches, answering in order; or None
+    """How the report checks its ``total`` records: worker processes, one per core (at most 4),
+    that each open the store and replay their share of the matches, answering in order; or None
     (in this process) for a short tournament or a single core."""
     workers = min(len(os.sched_getaffinity(0)), 4)
     if total < REPORT_POOL_FROM or workers < 2:

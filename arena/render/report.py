@@ -118,9 +118,15 @@ _worker_stack: list[ExitStack] = []
 
 
 def init_worker(results: str) -> None:
-    """Start a report worker process: open the store of ``results`` for ``worker_check``."""
+    """Start a report worker process: open the store of ``results`` for ``worker_check``. A
+    store it cannot open refuses each match it is asked for, with the reason: an exception
+    here would end the worker, and its pool would start another, and another."""
     stack = ExitStack()  # left open for the process's life: the pool ends it
-    _worker[:] = [stack.enter_context(store_checker(results))]
+    try:
+        _worker[:] = [stack.enter_context(store_checker(results))]
+    except Exception as exc:  # noqa: BLE001 - whatever it is, it is each match's answer
+        why = f"the report's worker cannot read the store: {exc}"
+        _worker[:] = [lambda match_id: (None, why, None)]
     _worker_stack[:] = [stack]
 
 
@@ -210,15 +216,18 @@ def build_fingerprint() -> str:
 RatedPage = tuple[Any, Mapping[str, Any], "dict[str, Any] | None"]
 
 
-def rated_page(results: str | Path, prior: float | None) -> RatedPage:
+def rated_page(results: str | Path, prior: float | None, *, checked_elsewhere: bool = False) -> RatedPage:
     """The standings (``standings_from_store`` with ``prior``), description and sequential
-    test part of the page of the results folder ``results``."""
+    test part of the page of the results folder ``results``. ``checked_elsewhere``: the caller
+    checks the store's rows against the schedule itself, and uses none of this if they fail
+    (``arena report``, whose worker fits while the command checks)."""
     from arena.tournament.standings import standings_from_store
     from arena.tournament.store import ResultStore
 
     with ResultStore.open_existing(str(results)) as store:
         config: Mapping[str, Any] = store.meta().get("config") or {}
-        return standings_from_store(store, prior=prior), config, sprt_section(store)
+        standings = standings_from_store(store, prior=prior, checked_elsewhere=checked_elsewhere)
+        return standings, config, sprt_section(store)
 
 
 class TournamentReport:

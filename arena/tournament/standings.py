@@ -265,10 +265,12 @@ def compute_standings(
     tallies: dict[str, _Tally] = {name: _Tally() for name in bot_names}
     cross: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0])
     labels: list[str] = []
-    for row in rows:
+    results = []
+    for row in rows:  # one pass: a store's rows are read again at each
         _tally_match(tallies, row, seating, unscored.get(row.id, ()))
         _cross_match(cross, labels, row, seating, by_bot_crosstable)
-    table = fit_ratings([match_result(row, seating) for row in rows], players=bot_names, prior=prior)
+        results.append(match_result(row, seating))
+    table = fit_ratings(results, players=bot_names, prior=prior)
     standings = [_standing(rating, tallies.get(rating.name, _Tally()), seating) for rating in table.ratings]
     standings, ties = _break_ties(standings, table)
     return Standings(
@@ -453,13 +455,16 @@ class VersionedRows:
     several: bool  # some bot changed in this folder (versions.py)
 
 
-def versioned_rows(store: ResultStore, names: Sequence[str], *, every_version: bool = True) -> VersionedRows:
+def versioned_rows(store: ResultStore, names: Sequence[str], *, every_version: bool = True,
+                   checked_elsewhere: bool = False) -> VersionedRows:
     """The store's checked rows (``audit.scheduled_rows``) with each version of a changed bot
-    under its label (``mybot@2.0``), of every version or only the current ones'."""
+    under its label (``mybot@2.0``), of every version or only the current ones'.
+    ``checked_elsewhere``: the caller checks the rows against the schedule itself and uses none
+    of this if they fail: they are read unchecked here, once less."""
     from arena.tournament.audit import keyed_identities, scheduled_rows
     from arena.tournament.versions import Versions, is_current, version_labels
 
-    rows: Sequence[MatchRow] = scheduled_rows(store)
+    rows: Sequence[MatchRow] = store.results() if checked_elsewhere else scheduled_rows(store)
     versions = Versions(store.generations())
     current = versions.current_entrants(names)
     shown = versions.all_entrants(names) if every_version or not versions.current else current
@@ -513,11 +518,12 @@ def shown_side(side: str, labels: Mapping[str, str]) -> str:
 
 
 def standings_from_store(store: ResultStore, *, prior: float | None = DEFAULT_PRIOR,
-                         every_version: bool = False) -> Standings:
+                         every_version: bool = False, checked_elsewhere: bool = False) -> Standings:
     """The standings of a results store: of each bot's current version, or with
     ``every_version`` of every version it played as (versions.py). Only the records of forfeited matches are read (for
     the escobas of the hand the forfeit cut short); one that cannot be read keeps them, and a
-    note says so: the rows alone always give the table."""
+    note says so: the rows alone always give the table. ``checked_elsewhere``: the rows are not
+    checked against the schedule here (``versioned_rows``)."""
     from arena.tournament.store import UNSEALED_KEY, StoreError
 
     meta = store.meta()
@@ -526,7 +532,8 @@ def standings_from_store(store: ResultStore, *, prior: float | None = DEFAULT_PR
         raise StoreError(f"{store.folder}: the store has no tournament description")
     seating = seating_of(game)
     # Only rows that are the schedule's matches are counted: an extra row is refused, not added.
-    versioned = versioned_rows(store, [bot["name"] for bot in game["bots"]], every_version=every_version)
+    versioned = versioned_rows(store, [bot["name"] for bot in game["bots"]], every_version=every_version,
+                               checked_elsewhere=checked_elsewhere)
     rows = versioned.rows
     unscored: dict[str, tuple[int, ...]] = {}
     unreadable = 0

@@ -166,3 +166,34 @@ def test_the_report_written_by_worker_processes_is_the_one_written_in_process(tm
     for name in files:
         assert (tmp_path / "a" / "report_replays" / "data" / name).read_text() == \
             (tmp_path / "b" / "report_replays" / "data" / name).read_text()
+
+
+def test_a_damaged_store_is_one_error_even_with_the_workers_started_first(tmp_path: Path, monkeypatch, capfd):
+    """The report's workers start before the store is checked: on a damaged store each worker
+    answers instead of dying (its pool would start another, and another), and the command's
+    own check is the one error."""
+    import sqlite3
+
+    from replay_helpers import make_store
+
+    import arena.cli.replay as cli_replay
+    from arena.tournament.store import StoreDamagedError
+
+    results = Path(make_store(tmp_path / "t", bots=("ana", "luis"), matches=2))
+    conn = sqlite3.connect(results / "results.sqlite")
+    with conn:
+        conn.execute("UPDATE matches SET scores = 'not json' WHERE idx = 0")
+    conn.close()
+    monkeypatch.setattr(cli_replay, "REPORT_POOL_FROM", 1)
+    with pytest.raises(StoreDamagedError, match="scores"):
+        cli_replay.write_report(results, tmp_path / "a" / "report.html", say=lambda line: None)
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_a_worker_that_cannot_open_the_store_answers_each_match_with_why(tmp_path: Path):
+    from arena.render import report
+
+    report.init_worker(str(tmp_path / "nowhere"))
+    page, why, digest = report.worker_check("m1")
+    assert page is None and digest is None
+    assert why is not None and why.startswith("the report's worker cannot read the store: ") and "nowhere" in why
