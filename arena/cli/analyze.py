@@ -71,17 +71,17 @@ def analyze(
         found.add(source.label)
         if wanted and source.label not in wanted:
             continue
-        rep, why = check_source(source)
-        if why is not None or rep is None:
+        rec, why = check_source(source)
+        if why is not None or rec is None:
             refused.append(f"refused {source.label}: {why}")
             continue
-        bots.update(rep.record.seats)
+        bots.update(rec.seats)
         try:
-            todo += tasks(source.label, rep.record, bot, ANALYST_SEED)
+            todo += tasks(source.label, rec, bot, ANALYST_SEED)
         except RecordError as exc:  # verified above: only a record changed since would get here
             refused.append(f"refused {source.label}: {exc}")
             continue
-        records[source.label] = rep.record
+        records[source.label] = rec
     missing = [i for i in wanted if i not in found]
     if missing:
         raise InputError(f"{results}: no match {missing[0]!r}" + _ids_hint(found))

@@ -193,7 +193,7 @@ def _store_sources(path: Path, missing: bool) -> Iterator[Source]:
 
 
 def check_source(source: Source) -> tuple[Any, str | None]:
-    """Replay one source; (the Replay or None, why it was refused or None); see
+    """Verify one source; (its verified ``GameRecord`` or None, why it was refused or None); see
     ``arena.render.report.check_record`` for what a record from a results store must agree with."""
     from arena.render.report import check_record
 
@@ -459,14 +459,14 @@ def verify_cmd(
             absent += 1
             console.echo(printable(f"missing {source.label}: {source.error}"))
             continue
-        rep, why = check_source(source)
+        rec, why = check_source(source)
         checked += 1
         if why is not None:
             refused += 1
             console.echo(printable(f"refused {source.label}: {why}"))
         elif verbose:
-            r = rep.result
-            console.echo(printable(f"ok {source.label}: {rep.moves} moves, {'-'.join(map(str, r.scores))} ({r.reason})"))
+            r = rec.result
+            console.echo(printable(f"ok {source.label}: {len(rec.moves)} moves, {'-'.join(map(str, r.scores))} ({r.reason})"))
     if refused or absent:
         gone = f"; {absent} scheduled match{'es' if absent != 1 else ''} missing" if absent else ""
         console.echo(printable(f"{results}: {refused} of {checked} records refused{gone}"), err=True)
