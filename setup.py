@@ -41,9 +41,9 @@ from pathlib import Path
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
-COMPILED = ["arena/match/referee.py", "arena/match/replay.py", "arena/harness/protocol.py", "arena/core/hand.py", "arena/search/playout.py",
-            "arena/search/evaluation.py", "arena/search/inference.py", "arena/search/dealing.py",
-            "arena/search/infoset.py"]
+COMPILED = ["arena/match/referee.py", "arena/match/replay.py", "arena/harness/protocol.py",
+            "arena/core/hand.py", "arena/search/playout.py", "arena/search/evaluation.py",
+            "arena/search/inference.py", "arena/search/dealing.py", "arena/search/infoset.py"]
 GROUP = "escoba_arena"  # the name of the shared library mypyc adds next to the package
 
 
