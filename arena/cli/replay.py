@@ -34,6 +34,7 @@ from arena.safe_files import make_folder, write_text
 if TYPE_CHECKING:
     from arena.tournament.config import TournamentConfig
     from arena.tournament.schedule import MatchSpec
+    from arena.tournament.standings import Standings
     from arena.tournament.store import MatchRow
 
 _STORE_FILE = "results.sqlite"
@@ -529,13 +530,13 @@ REPORT_PROGRESS_EVERY_S = 10.0
 
 def write_report(results: Path, html: Path | None = None, *, suits: SuitStyle = SuitStyle.SPANISH,
                  prior: float | None = None, say: Callable[[str], None],
-                 skip_hint: str = "") -> WrittenReport:
+                 skip_hint: str = "", standings: Standings | None = None) -> WrittenReport:
     """The report page of the results folder ``results`` (default: RESULTS/report.html) and a
     verified replay per match beside it (one replay page, and a data file per match); the one
     writer of ``arena report`` and the end of ``arena run``. Long work says what it does: a line
     first (with ``skip_hint``, how to go without it), then a bar on a terminal or a line every
     few seconds."""
-    from arena.render.report import DATA_DIR, VIEWER, TournamentReport, rated_page
+    from arena.render.report import DATA_DIR, VIEWER, RatedPage, TournamentReport, rated_page
     from arena.tournament.audit import scheduled_rows
     from arena.tournament.store import ResultStore
 
@@ -552,7 +553,13 @@ def write_report(results: Path, html: Path | None = None, *, suits: SuitStyle = 
     # checks the store and plans the pages.
     with _checking_pool(results, stored) as pool:
         # The standings are fitted by a worker too, beside the records rather than after them.
-        rated = pool.call(partial(rated_page, checked_elsewhere=True), str(results), prior) if pool is not None else None
+        rated: Callable[[], RatedPage] | None
+        if standings is not None:  # the caller's, of the store as it is (the end of arena run)
+            rated = partial(rated_page, str(results), prior, standings=standings)
+        elif pool is not None:
+            rated = pool.call(partial(rated_page, checked_elsewhere=True), str(results), prior)
+        else:
+            rated = None
         with ResultStore.open_existing(str(results)) as store:
             # A damaged store is its one error line, before any word of progress.
             scheduled_rows(store)

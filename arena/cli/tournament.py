@@ -754,9 +754,11 @@ _RunView = _ScheduleView | _SprtView
 def _view_of(config: TournamentConfig, strategy: runner.Strategy) -> _RunView:
     """How the CLI shows a run of this strategy (``runner.plan_strategy``)."""
     from arena.tournament import runner
-    from arena.tournament.adaptive import AdaptiveRun
 
-    if isinstance(strategy, runner.RunPlan | AdaptiveRun):
+    # An adaptive run's plan imported its module; a fixed schedule's did not, and is not made
+    # to pay for it here (about 50 ms of a short run's start).
+    adaptive = sys.modules.get("arena.tournament.adaptive")
+    if isinstance(strategy, runner.RunPlan) or (adaptive is not None and isinstance(strategy, adaptive.AdaptiveRun)):
         return _ScheduleView(config, strategy)
     from arena.tournament.sprt_run import SprtRun
 
@@ -953,7 +955,7 @@ def _finish(store: ResultStore, config: TournamentConfig, live: _Live, out: _Hum
     if report:
         from arena.cli.replay import write_report
 
-        written = write_report(Path(store.folder), say=out.say, skip_hint=" (--no-report skips it)")
+        written = write_report(Path(store.folder), say=out.say, skip_hint=" (--no-report skips it)", standings=standings)
         for line in written.refusals:
             out.say(f"report: {line}", always=True)
         wrote += f"; report: {_rel(str(written.page))}"

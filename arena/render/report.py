@@ -218,17 +218,20 @@ def build_fingerprint() -> str:
 RatedPage = tuple[Any, Mapping[str, Any], "dict[str, Any] | None"]
 
 
-def rated_page(results: str | Path, prior: float | None, *, checked_elsewhere: bool = False) -> RatedPage:
-    """The standings (``standings_from_store`` with ``prior``), description and sequential
-    test part of the page of the results folder ``results``. ``checked_elsewhere``: the caller
-    checks the store's rows against the schedule itself, and uses none of this if they fail
-    (``arena report``, whose worker fits while the command checks)."""
+def rated_page(results: str | Path, prior: float | None, *, checked_elsewhere: bool = False,
+               standings: Any = None) -> RatedPage:
+    """The standings (``standings_from_store`` with ``prior``, or ``standings`` where the caller
+    has them), description and sequential test part of the page of the results folder
+    ``results``. ``checked_elsewhere``: the caller checks the store's rows against the schedule
+    itself, and uses none of this if they fail (``arena report``, whose worker fits while the
+    command checks)."""
     from arena.tournament.standings import standings_from_store
     from arena.tournament.store import ResultStore
 
     with ResultStore.open_existing(str(results)) as store:
         config: Mapping[str, Any] = store.meta().get("config") or {}
-        standings = standings_from_store(store, prior=prior, checked_elsewhere=checked_elsewhere)
+        if standings is None:
+            standings = standings_from_store(store, prior=prior, checked_elsewhere=checked_elsewhere)
         return standings, config, sprt_section(store)
 
 

@@ -197,3 +197,20 @@ def test_a_worker_that_cannot_open_the_store_answers_each_match_with_why(tmp_pat
     page, why, digest = report.worker_check("m1")
     assert page is None and digest is None
     assert why is not None and why.startswith("the report's worker cannot read the store: ") and "nowhere" in why
+
+
+def test_the_standings_a_run_hands_over_make_the_page_a_fit_of_its_own_makes(tmp_path: Path):
+    from replay_helpers import make_store
+
+    import arena.cli.replay as cli_replay
+    from arena.tournament.standings import standings_from_store
+    from arena.tournament.store import ResultStore
+
+    results = Path(make_store(tmp_path / "t", bots=("ana", "luis", "marta"), matches=2))
+    with ResultStore.open_existing(str(results)) as store:
+        standings = standings_from_store(store)
+    given = cli_replay.write_report(results, tmp_path / "a" / "report.html", say=lambda line: None, standings=standings)
+    fitted = cli_replay.write_report(results, tmp_path / "b" / "report.html", say=lambda line: None)
+    assert given.refusals == fitted.refusals == ()
+    page = (tmp_path / "a" / "report.html").read_text()
+    assert "ana" in page and page == (tmp_path / "b" / "report.html").read_text()
