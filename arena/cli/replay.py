@@ -161,6 +161,7 @@ def iter_sources(path: Path, *, missing: bool = False) -> Iterator[Source]:
 
 
 def _store_sources(path: Path, missing: bool) -> Iterator[Source]:
+    from arena.render.report import not_scheduled
     from arena.tournament.audit import store_schedule
     from arena.tournament.store import ResultStore, StoreError
 
@@ -176,8 +177,7 @@ def _store_sources(path: Path, missing: bool) -> Iterator[Source]:
             spec = by_id.get(row.id)
             if spec is None:
                 # Not the tournament's: refused unread, however well its record replays.
-                yield Source(row.id, None, row, f"not in the tournament's schedule ({len(schedule)} matches), "
-                             "yet stored as one of its matches", config, None)
+                yield Source(row.id, None, row, not_scheduled(len(schedule)), config, None)
                 continue
             try:
                 record = store.record(row.id)
@@ -186,11 +186,16 @@ def _store_sources(path: Path, missing: bool) -> Iterator[Source]:
                 continue
             yield Source(row.id, record, row, None, config, spec)
         if missing:
-            stored = {row.id for row in rows}
-            for spec in schedule:
-                if spec.id not in stored:
-                    yield Source(spec.id, None, None, "in the schedule, not in the store (deleted, or not played yet: "
-                                 "arena run resumes)", config, spec, missing=True)
+            yield from _missing_sources((row.id for row in rows), schedule, config)
+
+
+def _missing_sources(ids: Iterable[str], schedule: Iterable[MatchSpec], config: TournamentConfig) -> Iterator[Source]:
+    """A Source for each match of the schedule that the store does not hold (its ``ids``)."""
+    stored = set(ids)
+    for spec in schedule:
+        if spec.id not in stored:
+            yield Source(spec.id, None, None, "in the schedule, not in the store (deleted, or not played yet: "
+                         "arena run resumes)", config, spec, missing=True)
 
 
 def check_source(source: Source) -> tuple[Any, str | None]:
@@ -455,24 +460,56 @@ def verify_cmd(
     results folder, also check every column of every row against its record and the schedule,
     and that the store holds exactly the schedule's matches. Exit code 1 if anything is refused."""
     checked = refused = absent = 0
-    for source in iter_sources(results, missing=True):
-        if source.missing:
+    for label, ok, why, missing in _verified(results):
+        if missing:
             absent += 1
-            console.echo(printable(f"missing {source.label}: {source.error}"))
+            console.echo(printable(f"missing {label}: {why}"))
             continue
-        rec, why = check_source(source)
         checked += 1
         if why is not None:
             refused += 1
-            console.echo(printable(f"refused {source.label}: {why}"))
+            console.echo(printable(f"refused {label}: {why}"))
         elif verbose:
-            r = rec.result
-            console.echo(printable(f"ok {source.label}: {len(rec.moves)} moves, {'-'.join(map(str, r.scores))} ({r.reason})"))
+            console.echo(printable(f"ok {label}: {ok}"))
     if refused or absent:
         gone = f"; {absent} scheduled match{'es' if absent != 1 else ''} missing" if absent else ""
         console.echo(printable(f"{results}: {refused} of {checked} records refused{gone}"), err=True)
         raise typer.Exit(ExitCode.CHECK_FAILED)
     console.echo(printable(f"{results}: all {checked} records replay to their recorded results"))
+
+
+def _verified(results: Path) -> Iterator[tuple[str, str | None, str | None, bool]]:
+    """(label, the verified match's line or None, why it was refused or None, missing?) of
+    every record under ``results``, in order; a large results folder's records are checked by
+    worker processes, as the report's are."""
+    if results.is_dir() and _is_store(results):
+        from arena.tournament.audit import store_schedule
+        from arena.tournament.store import ResultStore, StoreError
+
+        try:
+            store = ResultStore.open_existing(str(results))
+        except StoreError as exc:
+            raise InputError(str(exc)) from None
+        with store:
+            stored = store.count()
+            if stored >= REPORT_POOL_FROM:  # else there is no pool below, and nothing of this is used
+                config, schedule = store_schedule(store)
+                ids = [row.id for row in store.results()]
+        with _checking_pool(results, stored, pages=False) as pool:
+            if pool is not None:
+                for match_id, (ok, why, _) in zip(ids, pool.check(ids), strict=True):
+                    yield match_id, ok, why, False
+                for source in _missing_sources(ids, schedule, config):
+                    yield source.label, None, source.error, True
+                return
+    from arena.render.report import verified_line
+
+    for source in iter_sources(results, missing=True):
+        if source.missing:
+            yield source.label, None, source.error, True
+            continue
+        rec, why = check_source(source)
+        yield source.label, None if rec is None else verified_line(rec), why, False
 
 
 # --- arena report ------------------------------------------------------------------------------
@@ -677,10 +714,11 @@ class _Workers:
 
 
 @contextmanager
-def _checking_pool(results: Path, total: int) -> Iterator[_Workers | None]:
-    """How the report checks its ``total`` records: worker processes, one per core (at most 4),
-    that each open the store and replay their share of the matches, answering in order; or None
-    (in this process) for a short tournament or a single core."""
+def _checking_pool(results: Path, total: int, *, pages: bool = True) -> Iterator[_Workers | None]:
+    """How the report (or, without ``pages``, verify) checks its ``total`` records: worker
+    processes, one per core (at most 4), that each open the store and check their share of the
+    matches, answering in order; or None (in this process) for a short tournament or a single
+    core."""
     workers = min(len(os.sched_getaffinity(0)), 4)
     if total < REPORT_POOL_FROM or workers < 2:
         yield None
@@ -689,7 +727,7 @@ def _checking_pool(results: Path, total: int) -> Iterator[_Workers | None]:
 
     # fork: a worker starts with the arena already imported (spawn would import it again);
     # nothing is open yet, and a worker only reads its own connection to the store.
-    pool = multiprocess.get_context("fork").Pool(workers, initializer=_report_worker, initargs=(str(results),))
+    pool = multiprocess.get_context("fork").Pool(workers, initializer=_report_worker, initargs=(str(results), pages))
     try:
         yield _Workers(pool)
         pool.close()
@@ -699,11 +737,11 @@ def _checking_pool(results: Path, total: int) -> Iterator[_Workers | None]:
         pool.join()
 
 
-def _report_worker(results: str) -> None:
+def _report_worker(results: str, pages: bool) -> None:
     from arena.render.report import init_worker
 
     quiet_worker()
-    init_worker(results)
+    init_worker(results, pages)
 
 
 @contextmanager

@@ -80,15 +80,23 @@ def replay_script(record: Any, row: Any, config: Any, spec: Any, title: str,
 
 
 # A match id -> (its data file or None, why it was refused or None, the digest of its record as
-# stored or None: what its data file was made from).
+# stored or None: what its data file was made from). A checker without pages answers a line on
+# the verified match (``verified_line``) where a page's would be.
 Answer = tuple[str | None, str | None, str | None]
 Checker = Callable[[str], Answer]
 
 
+def verified_line(record: Any) -> str:
+    """What ``arena verify -v`` says of a verified ``GameRecord``: its moves and result."""
+    result = record.result
+    return f"{len(record.moves)} moves, {'-'.join(map(str, result.scores))} ({result.reason})"
+
+
 @contextmanager
-def store_checker(results: str | Path) -> Iterator[Checker]:
+def store_checker(results: str | Path, *, pages: bool = True) -> Iterator[Checker]:
     """``replay_script`` by match id for the results folder ``results``, its store open (read
-    only) while this lasts: what the report's workers each hold."""
+    only) while this lasts: what the report's workers each hold. Without ``pages``, only
+    ``check_record`` (``arena verify``'s workers)."""
     from arena.tournament.audit import store_schedule
     from arena.tournament.standings import store_labels
     from arena.tournament.store import ResultStore, StoreError
@@ -103,14 +111,22 @@ def store_checker(results: str | Path) -> Iterator[Checker]:
         def check(match_id: str) -> Answer:
             row, spec = rows[match_id], by_id.get(match_id)
             if spec is None:  # not the tournament's: refused unread, however well it replays
-                return None, "not in the tournament's schedule, yet stored as one of its matches", None
+                return None, not_scheduled(len(schedule)), None
             try:
                 record, digest = store.record_and_digest(match_id)
             except (StoreError, ValueError) as exc:
                 return None, f"unreadable record: {exc}", None
+            if not pages:
+                rec, why = check_record(record, row, config, spec)
+                return (None if rec is None else verified_line(rec)), why, digest
             return (*replay_script(record, row, config, spec, f"{name} · match {match_id}", labels), digest)
 
         yield check
+
+
+def not_scheduled(matches: int) -> str:
+    """Why a stored match that is not one of the schedule's ``matches`` is refused unread."""
+    return f"not in the tournament's schedule ({matches} matches), yet stored as one of its matches"
 
 
 # A worker process's checker (``init_worker``): one store, opened once per process, and what
@@ -119,13 +135,14 @@ _worker: list[Checker] = []
 _worker_stack: list[ExitStack] = []
 
 
-def init_worker(results: str) -> None:
-    """Start a report worker process: open the store of ``results`` for ``worker_check``. A
-    store it cannot open refuses each match it is asked for, with the reason: an exception
-    here would end the worker, and its pool would start another, and another."""
+def init_worker(results: str, pages: bool = True) -> None:
+    """Start a report worker process: open the store of ``results`` for ``worker_check`` (with
+    ``pages`` or not: ``store_checker``). A store it cannot open refuses each match it is asked
+    for, with the reason: an exception here would end the worker, and its pool would start
+    another, and another."""
     stack = ExitStack()  # left open for the process's life: the pool ends it
     try:
-        _worker[:] = [stack.enter_context(store_checker(results))]
+        _worker[:] = [stack.enter_context(store_checker(results, pages=pages))]
     except Exception as exc:  # noqa: BLE001 - whatever it is, it is each match's answer
         why = f"the report's worker cannot read the store: {exc}"
         _worker[:] = [lambda match_id: (None, why, None)]
@@ -416,5 +433,5 @@ def _match_entry(row: Any, href: str | None, why: str | None, labels: Mapping[st
 
 
 __all__ = ["DATA_DIR", "RatedPage", "Reuse", "TournamentReport", "VIEWER", "build_fingerprint", "check_record", "init_worker",
-           "made_from", "rated_page", "replay_file_name", "replay_script", "sprt_section", "store_checker", "store_differences",
-           "worker_check"]
+           "made_from", "not_scheduled", "rated_page", "replay_file_name", "replay_script", "sprt_section", "store_checker",
+           "store_differences", "verified_line", "worker_check"]

@@ -322,3 +322,28 @@ def test_a_failure_reason_the_arena_has_not_is_a_damaged_store(finished: Path, t
     line = result.stderr.strip()
     assert "\n" not in line and f"column {column}: expected one of ok, no_handshake, timeout" in line, line
     assert "'sulking'" in line
+
+
+def test_verify_by_worker_processes_says_what_verify_in_process_says(finished: Path, tmp_path: Path, monkeypatch):
+    """A large store is verified by worker processes (as the report checks it): the same lines,
+    in the same order, and the same exit code, for an extra row, a missing match, a damaged
+    record and an untouched one."""
+    import arena.cli.replay as cli_replay
+
+    results = _copy(finished, tmp_path)
+    extra = _row(results)
+    extra.update(id="99999.0", idx=99)
+    _sql(results, f"INSERT INTO matches({', '.join(extra)}) VALUES ({', '.join('?' * len(extra))})", tuple(extra.values()))
+    _sql(results, "DELETE FROM matches WHERE idx = 1")
+    third = _row(results, "idx = 2")
+    record = json.loads(third["record"])
+    record["moves"][0]["move"] = "nonsense"
+    _sql(results, "UPDATE matches SET record = ? WHERE id = ?", (json.dumps(record), third["id"]))
+    alone = cli.invoke(app, ["verify", "-v", str(results)])
+    monkeypatch.setattr(cli_replay, "REPORT_POOL_FROM", 1)
+    pooled = cli.invoke(app, ["verify", "-v", str(results)])
+    assert alone.exit_code == pooled.exit_code == ExitCode.CHECK_FAILED
+    assert alone.stdout == pooled.stdout
+    lines = alone.stdout.splitlines()
+    assert [line.split(":")[0].split()[0] for line in lines] == ["ok", "refused", "ok", "ok", "ok", "refused", "missing"]
+    assert "2 of 6 records refused; 1 scheduled match missing" in pooled.stderr
