@@ -755,11 +755,13 @@ def _view_of(config: TournamentConfig, strategy: runner.Strategy) -> _RunView:
     """How the CLI shows a run of this strategy (``runner.plan_strategy``)."""
     from arena.tournament import runner
 
-    # An adaptive run's plan imported its module; a fixed schedule's did not, and is not made
-    # to pay for it here (about 50 ms of a short run's start).
-    adaptive = sys.modules.get("arena.tournament.adaptive")
-    if isinstance(strategy, runner.RunPlan) or (adaptive is not None and isinstance(strategy, adaptive.AdaptiveRun)):
+    if isinstance(strategy, runner.RunPlan):
         return _ScheduleView(config, strategy)
+    if config.format.adaptive:  # only then: a fixed schedule's run does not pay its import (about 50 ms)
+        from arena.tournament.adaptive import AdaptiveRun
+
+        if isinstance(strategy, AdaptiveRun):
+            return _ScheduleView(config, strategy)
     from arena.tournament.sprt_run import SprtRun
 
     if not isinstance(strategy, SprtRun):

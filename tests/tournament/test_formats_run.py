@@ -118,3 +118,30 @@ def test_a_ladder_on_dask_chooses_as_one_worker_would(tmp_path: Path):
                     tr.play(store, strategy, DaskExecutor(PLAN, local.scheduler_address, min_window=8))
             schedules.append([(r.index, r.id, r.seats) for r in store.results()])
     assert len(schedules[0]) == 60 and schedules[0] == schedules[1]
+
+
+def test_a_fixed_schedules_view_never_touches_the_adaptive_formats_module(tmp_path: Path, monkeypatch):
+    """``arena run`` imports its later modules on a thread while it starts (cli/tournament.py's
+    ``_Warm``): the adaptive formats' module may be half imported there when the run's view is
+    made. The view of a round robin or a sequential test does not look at it; a ladder's
+    imports it in full."""
+    import sys
+    import types
+
+    from arena.cli.tournament import _ScheduleView, _SprtView, _view_of
+
+    bots = "\n".join(f"  - {{name: {name}, cmd: x}}" for name in STRENGTH)
+    fixed = [parse_config(f"name: r\nseed: 4\nformat: round_robin\noutput: {tmp_path / 'r'}\nbots:\n{bots}\n"),
+             parse_config(f"name: s\nseed: 4\nformat: sprt\nsprt: {{elo0: 0, elo1: 50}}\noutput: {tmp_path / 's'}\n"
+                          f"bots:\n  - {{name: a, cmd: x}}\n  - {{name: b, cmd: y}}\n")]
+    views = []
+    for config in fixed:
+        with tr.open_store(config) as store:
+            strategy = tr.plan_strategy(config, store)
+        with monkeypatch.context() as patched:
+            patched.setitem(sys.modules, "arena.tournament.adaptive", types.ModuleType("arena.tournament.adaptive"))
+            views.append(type(_view_of(config, strategy)))
+    assert views == [_ScheduleView, _SprtView]
+    ladder = _ladder(tmp_path / "l")
+    with tr.open_store(ladder) as store:
+        assert isinstance(_view_of(ladder, tr.plan_strategy(ladder, store)), _ScheduleView)
