@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 
 import arena.cli.console as console
-from arena.cli.rate import FormatOption, PriorOption, check_prior
+from arena.cli.options import FormatOption, PriorOption, check_prior
 from arena.errors import InputError
 from arena.printable import printable
 from arena.render.tables import TableFormat, render_table

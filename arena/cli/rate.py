@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 import arena.cli.console as console
+from arena.cli.options import ByNameOption, FormatOption, MixOption, PriorOption, check_prior
 from arena.errors import InputError
 from arena.printable import printable
 from arena.rating.inputs import CSV_HEADER as CSV_HEADER
 from arena.rating.inputs import ResultsCsvError as ResultsCsvError
 from arena.rating.inputs import parse_results_csv as parse_results_csv
 from arena.rating.inputs import read_results
-from arena.rating.table import DEFAULT_PRIOR, BotRating, ConvergenceError, RatingError, RatingTable, fit_ratings
-from arena.rating.table import check_prior as ratings_prior
+from arena.rating.table import BotRating, ConvergenceError, RatingError, RatingTable, fit_ratings
 from arena.render.standings import RATING_KEYS, ci95_cell, date_text, elo_cell, iso, note_lines, place_keys, rating_rows
 from arena.render.tables import TableFormat, render_json, render_table
 from arena.tournament.standings import plain_number
@@ -108,29 +108,6 @@ def _parse_anchor(value: str) -> tuple[str, float]:
     if not math.isfinite(elo) or not name.strip():
         raise typer.BadParameter(f"expected NAME or NAME=ELO with a finite ELO, got {value!r}")
     return name.strip(), elo
-
-
-# Options shared with `arena table`, which shows the same ratings.
-FormatOption = Annotated[
-    TableFormat, typer.Option("--format", help="Output format: plain, github (markdown), csv or json.")
-]
-PriorOption = Annotated[
-    float | None,
-    typer.Option(
-        help=f"Weak prior worth STRENGTH virtual draws per bot against the field's average (default "
-        f"{DEFAULT_PRIOR:g}): every rating finite, a perfect record gets a wide interval. 0: the pure "
-        "maximum-likelihood fit, which explains unbounded ratings instead (docs/RATINGS.md).",
-        metavar="STRENGTH",
-    ),
-]
-
-
-def check_prior(prior: float | None) -> float:
-    """The prior to fit with (``None``: the default); a negative or non-finite one is refused."""
-    try:
-        return ratings_prior(prior)
-    except RatingError:
-        raise InputError(f"--prior: expected a number of virtual draws >= 0, got {prior:g}") from None
 
 
 # --------------------------------------------------------------------------- leagues
@@ -312,22 +289,7 @@ def format_history(histories: Sequence[PoolHistory], league: League, fmt: TableF
     return "\n\n".join(out)
 
 
-ByNameOption = Annotated[
-    bool, typer.Option("--by-name", help="Merge every version of a name into one entry (default: one entry per "
-                                         "program, wherever it played).")
-]
-MixOption = Annotated[
-    bool, typer.Option("--mix", help="Pool every kind of game (player counts, teams, rule options) in one fit.")
-]
 LEAGUE_PAGE = "league.html"
-
-
-def is_league(inputs: Sequence[Path]) -> bool:
-    """Whether ``arena report`` was given a league: several inputs, or a folder that is not
-    itself a results folder (a folder of them)."""
-    from arena.tournament.store import STORE_FILE
-
-    return len(inputs) > 1 or (len(inputs) == 1 and inputs[0].is_dir() and not (inputs[0] / STORE_FILE).is_file())
 
 
 def write_league_report(inputs: Sequence[Path], html: Path | None, *, prior: float | None, by_name: bool, mix: bool) -> None:

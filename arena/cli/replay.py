@@ -13,7 +13,7 @@ import select
 import stat
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
@@ -24,7 +24,7 @@ import typer
 
 import arena.cli.console as console
 from arena.cli.edge import Interrupted, quiet_worker
-from arena.cli.rate import ByNameOption, MixOption, PriorOption, check_prior, is_league, write_league_report
+from arena.cli.options import ByNameOption, MixOption, PriorOption, check_prior
 from arena.errors import ArenaError, ExitCode, InputError
 from arena.match.record import RecordError
 from arena.printable import printable
@@ -536,6 +536,8 @@ def report_cmd(
     Several results folders (or a folder of them) get a league page instead: the rating list,
     the tournaments and the ratings over time (default: FOLDER/league.html)."""
     if is_league(inputs):
+        from arena.cli.rate import write_league_report
+
         write_league_report(inputs, html, prior=prior, by_name=by_name, mix=mix)
         return
     results = inputs[0]
@@ -549,6 +551,14 @@ def report_cmd(
     if written.refusals:
         console.err(f"{results}: {len(written.refusals)} of {written.matches} records refused")
         raise typer.Exit(ExitCode.CHECK_FAILED)
+
+
+def is_league(inputs: Sequence[Path]) -> bool:
+    """Whether ``arena report`` was given a league: several inputs, or a folder that is not
+    itself a results folder (a folder of them)."""
+    from arena.tournament.store import STORE_FILE
+
+    return len(inputs) > 1 or (len(inputs) == 1 and inputs[0].is_dir() and not (inputs[0] / STORE_FILE).is_file())
 
 
 @dataclass(frozen=True)
@@ -574,7 +584,6 @@ def write_report(results: Path, html: Path | None = None, *, suits: SuitStyle = 
     first (with ``skip_hint``, how to go without it), then a bar on a terminal or a line every
     few seconds."""
     from arena.render.report import DATA_DIR, VIEWER, RatedPage, TournamentReport, rated_page
-    from arena.tournament.audit import scheduled_rows
     from arena.tournament.store import ResultStore
 
     if html is None:
@@ -597,6 +606,8 @@ def write_report(results: Path, html: Path | None = None, *, suits: SuitStyle = 
             rated = pool.call(partial(rated_page, checked_elsewhere=True), str(results), prior)
         else:
             rated = None
+        from arena.tournament.audit import scheduled_rows  # once the workers have started
+
         with ResultStore.open_existing(str(results)) as store:
             # A damaged store is its one error line, before any word of progress.
             scheduled_rows(store)

@@ -28,7 +28,7 @@ import typer
 
 import arena.cli.console as console
 from arena.cli.edge import Interrupted, interrupt_exit_code, interrupt_name
-from arena.cli.rate import FormatOption, PriorOption, check_prior
+from arena.cli.options import FormatOption, PriorOption, check_prior
 from arena.cli.seeds import ShowSeedOption, seed_text
 from arena.errors import ArenaError, ExitCode, InputError
 from arena.printable import printable

@@ -17,9 +17,6 @@ import math
 from collections.abc import Mapping, Sequence
 from enum import Enum
 
-import tabulate as tabulate_module
-from tabulate import tabulate
-
 from arena.printable import printable
 
 
@@ -54,6 +51,8 @@ def render_table(
         return buf.getvalue().rstrip("\n")
     if fmt is TableFormat.JSON:
         raise ValueError("render_table does not produce JSON; use render_json")
+    import tabulate as tabulate_module  # here: a command that prints no table does not load it (50 ms)
+
     tablefmt = "github" if fmt is TableFormat.GITHUB else "simple"
     # tabulate widens every column by two spaces beyond its widest cell, on top of the two
     # between columns: the plain tables keep only the latter, so that they fit 100 columns.
@@ -62,7 +61,7 @@ def render_table(
     tabulate_module.MIN_PADDING = 0 if fmt is TableFormat.PLAIN else padding
     try:
         # Cells were formatted by the caller; stop tabulate re-parsing "+12" or "1e3" as numbers.
-        return tabulate(
+        return tabulate_module.tabulate(
             cells,
             headers=list(headers),
             tablefmt=tablefmt,
