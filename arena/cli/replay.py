@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from arena.tournament.config import TournamentConfig
     from arena.tournament.schedule import MatchSpec
     from arena.tournament.standings import Standings
-    from arena.tournament.store import MatchRow
+    from arena.tournament.store import MatchRow, ResultStore
 
 _STORE_FILE = "results.sqlite"
 _KEYS_HELP = "keys: -> n space next | <- p back | up/down hand | g/G start/end | a auto | q quit"
@@ -163,13 +163,9 @@ def iter_sources(path: Path, *, missing: bool = False) -> Iterator[Source]:
 def _store_sources(path: Path, missing: bool) -> Iterator[Source]:
     from arena.render.report import not_scheduled
     from arena.tournament.audit import store_schedule
-    from arena.tournament.store import ResultStore, StoreError
+    from arena.tournament.store import StoreError
 
-    try:
-        store = ResultStore.open_existing(str(path))
-    except StoreError as exc:
-        raise InputError(str(exc)) from None
-    with store:
+    with _open_store(path) as store:
         config, schedule = store_schedule(store)
         by_id = {spec.id: spec for spec in schedule}
         rows = store.results()
@@ -187,6 +183,17 @@ def _store_sources(path: Path, missing: bool) -> Iterator[Source]:
             yield Source(row.id, record, row, None, config, spec)
         if missing:
             yield from _missing_sources((row.id for row in rows), schedule, config)
+
+
+def _open_store(path: Path) -> ResultStore:
+    """The store of the results folder ``path``, read only; one that cannot be opened is the
+    command's input error."""
+    from arena.tournament.store import ResultStore, StoreError
+
+    try:
+        return ResultStore.open_existing(str(path))
+    except StoreError as exc:
+        raise InputError(str(exc)) from None
 
 
 def _missing_sources(ids: Iterable[str], schedule: Iterable[MatchSpec], config: TournamentConfig) -> Iterator[Source]:
@@ -484,13 +491,8 @@ def _verified(results: Path) -> Iterator[tuple[str, str | None, str | None, bool
     worker processes, as the report's are."""
     if results.is_dir() and _is_store(results):
         from arena.tournament.audit import store_schedule
-        from arena.tournament.store import ResultStore, StoreError
 
-        try:
-            store = ResultStore.open_existing(str(results))
-        except StoreError as exc:
-            raise InputError(str(exc)) from None
-        with store:
+        with _open_store(results) as store:
             stored = store.count()
             if stored >= REPORT_POOL_FROM:  # else there is no pool below, and nothing of this is used
                 config, schedule = store_schedule(store)
@@ -556,9 +558,7 @@ def report_cmd(
 def is_league(inputs: Sequence[Path]) -> bool:
     """Whether ``arena report`` was given a league: several inputs, or a folder that is not
     itself a results folder (a folder of them)."""
-    from arena.tournament.store import STORE_FILE
-
-    return len(inputs) > 1 or (len(inputs) == 1 and inputs[0].is_dir() and not (inputs[0] / STORE_FILE).is_file())
+    return len(inputs) > 1 or (len(inputs) == 1 and inputs[0].is_dir() and not _is_store(inputs[0]))
 
 
 @dataclass(frozen=True)
