@@ -438,7 +438,10 @@ def test_another_program_answering_under_a_bots_name_mid_run_stops_the_run(tmp_p
     assert "its ready name changed ('Named v1' -> 'Named v2')" in str(error) and "another program" in str(error), str(error)
     # The worker may have begun the next match (with the old name) before the file changed;
     # the first match the other program answered is refused and not stored.
-    assert 1 <= len(seen) <= 2 and stored(tmp_path / "out") == len(seen), (seen, stored(tmp_path / "out"))
+    # How many: a worker plays one match and holds the next, and under load the parent reports
+    # (and swaps the file) a match or two behind it; 3 were stored in one CI run. Whatever the
+    # timing, the run stops before its 6 matches, storing only what the first program answered.
+    assert 1 <= len(seen) < 6 and stored(tmp_path / "out") == len(seen), (seen, stored(tmp_path / "out"))
     # A resume is refused the same way at its first match, and with the old name back it goes on.
     with pytest.raises(tr.BotChangedError):
         tr.run_tournament(config, concurrency=1)
