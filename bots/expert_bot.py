@@ -49,7 +49,8 @@ from arena.search.determinized import (  # noqa: F401  # the search's names, as 
     shortlist,
 )
 from arena.search.evaluation import estimate, evaluate, margin  # noqa: F401
-from arena.search.inference import Decision, Round
+from arena.search.inference import Round, Shown
+from arena.search.inference import other_plays as inferred_round
 from arena.search.playout import playout  # noqa: F401
 from arena.seeding import Rng
 
@@ -95,42 +96,11 @@ def inferred_voids(game: kit.Game) -> dict[int, set[int]]:
                        if p.round == game.round and not p.take and p.seat != game.seat)
 
 
-INFERRED_TABLE = 12
-
-
 def other_plays(game: kit.Game, rules: Rules) -> Round | None:
-    """The other seats' plays this round, to hold the sampled hands to (arena.search.inference),
-    if they have played as greedy does in the rounds already shown this hand (the cards a seat
-    played in a finished round are the whole hand it held); else None. None too when a play
-    found a table of more than INFERRED_TABLE cards: what it could have taken there is every
-    subset of the table (2 ** n of them), seconds of work on a table nobody has cleared."""
-    if any(len(p.table) > INFERRED_TABLE for p in game.played):
-        return None
-    piled = [0] * 11
-    for pile in game.piles:
-        for c in pile:
-            piled[c.value] += 1
-    plays: list[Decision] = []
-    for p in reversed(game.played):  # from now back: the piles as each play found them
-        if p.take:
-            for c in (p.card, *p.take):
-                piled[c.value] -= 1
-        if p.seat == game.seat:
-            continue
-        public = list(piled)
-        for c in p.table:
-            public[c.value] += 1
-        plays.append(Decision(p.seat, _CORE[p.card.text], _core(p.take), _core(p.table), public, rules))
-    plays.reverse()
-    rounds = [p.round for p in game.played if p.seat != game.seat]
-    shown = [(d, r) for d, r in zip(plays, rounds, strict=True) if r < game.round]
-    held: dict[tuple[int, int], list[Card]] = {}
-    for d, r in reversed(shown):
-        hand = held.setdefault((d.seat, r), [])
-        hand.append(d.card)
-        if not d.greedy_would(hand):
-            return None
-    return Round([d for d, r in zip(plays, rounds, strict=True) if r == game.round])
+    """The other seats' plays this round, to hold the sampled hands to
+    (``arena.search.inference.other_plays``, from the kit's record of the plays)."""
+    played = [Shown(p.seat, _CORE[p.card.text], _core(p.take), _core(p.table), p.round) for p in game.played]
+    return inferred_round(played, game.seat, game.round, ([_CORE[c.text] for c in pile] for pile in game.piles), rules)
 
 
 def _kind(c: kit.Card) -> tuple[int, int, int]:
@@ -220,9 +190,9 @@ class Expert:
         if self.analyst:
             # The analyst's judgement (arena analyze, arena/analysis/analyst.py) played: every
             # candidate on the same deals, ``playouts`` of them (default ANALYST_PLAYOUTS), no
-            # halving and no cap, the trail voids as its evidence.
+            # halving and no cap, the trail voids and the other seat's plays this round as its evidence.
             budget = ANALYST_PLAYOUTS if self.playouts is None else self.playouts
-            values = move_values(view, candidates, seed, budget, voids, wary=ANALYST_WARY)
+            values = move_values(view, candidates, seed, budget, voids, seen, wary=ANALYST_WARY)
             return distinct[max(range(len(values)), key=values.__getitem__)]
         on_cpu = request.clock == "cpu"
         if self.timed or (on_cpu and self.playouts is None):

@@ -25,7 +25,7 @@ from arena.core.rules import Rules
 from arena.core.seeding import Rng
 from arena.search.determinized import capturing_values, dealer, fast_view, last_round, wary_seat
 from arena.search.evaluation import evaluate, evaluate_terms
-from arena.search.inference import Round
+from arena.search.inference import Round, Shown, other_plays
 from arena.search.playout import playout
 
 T = TypeVar("T")
@@ -49,7 +49,21 @@ def trail_voids(trails: Iterable[tuple[int, Sequence[Card]]]) -> dict[int, set[i
 def inferred_voids(view: SeatView) -> dict[int, set[int]]:
     """``trail_voids`` of the other seats' trails this round, the table each met rebuilt from the
     view's public events of this hand."""
-    trails: list[tuple[int, Sequence[Card]]] = []
+    return trail_voids((p.seat, p.table) for p in shown_plays(view)
+                       if not p.take and p.seat != view.seat and p.round == view.round)
+
+
+def inferred_round(view: SeatView, plays: Sequence[Shown] | None = None) -> Round | None:
+    """The other seats' plays this round, to hold the deals to, where they played as greedy does
+    in the rounds already shown (``arena.search.inference.other_plays``): from the view's events,
+    or from ``plays``, its ``shown_plays`` worked out already."""
+    return other_plays(shown_plays(view) if plays is None else plays, view.seat, view.round, view.piles, view.rules)
+
+
+def shown_plays(view: SeatView) -> list[Shown]:
+    """Every card played from a hand this hand, with the table it met, from the view's public
+    events (``Shown``)."""
+    plays: list[Shown] = []
     table: list[Card] = []
     round_ = 0
     for event in _this_hand(view):
@@ -60,14 +74,13 @@ def inferred_voids(view: SeatView) -> dict[int, set[int]]:
         elif isinstance(event, InitialCapture):
             table = [c for c in table if c not in event.cards]
         elif isinstance(event, Play):
-            if not event.take and event.seat != view.seat and round_ == view.round:
-                trails.append((event.seat, table))
+            plays.append(Shown(event.seat, event.card, tuple(event.take), tuple(table), round_))
             table = [c for c in table if c not in event.take] if event.take else table + [event.card]
         elif isinstance(event, Claim):
             table = [c for c in table if c not in event.take and c != event.card]
         elif isinstance(event, Sweep):
             table = []
-    return trail_voids(trails)
+    return plays
 
 
 def _this_hand(view: SeatView) -> Sequence[object]:
@@ -150,4 +163,5 @@ def category_values(view: SeatView, candidates: list[Move], rng: Rng, playouts: 
     return [tuple(t / max(1, playouts) for t in total) for total in totals]
 
 
-__all__ = ["category_values", "inferred_voids", "move_values", "representatives", "trail_voids"]
+__all__ = ["category_values", "inferred_round", "inferred_voids", "move_values", "representatives", "shown_plays",
+           "trail_voids"]

@@ -10,8 +10,9 @@ been shown, say whether it does play so; a seat that does not is left to uniform
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import combinations
+from typing import NamedTuple
 
 from arena.core.cards import Card
 from arena.core.rules import Rules
@@ -114,3 +115,60 @@ class Round:
             if not d.greedy_would(hand):
                 return False
         return True
+
+
+class Shown(NamedTuple):
+    """A card played from a hand this hand, as every seat saw it: by ``seat`` in ``round``,
+    taking ``take`` (empty: a trail) from ``table``, the table just before."""
+
+    seat: int
+    card: Card
+    take: tuple[Card, ...]
+    table: tuple[Card, ...]
+    round: int
+
+
+# Past this many cards on a table a play met, no play is explained: what it could have taken
+# there is every subset of the table (2 ** n of them), seconds of work on a table nobody has cleared.
+INFERRED_TABLE = 12
+
+
+def other_plays(played: Sequence[Shown], seat: int, round_: int, piles: Iterable[Iterable[Card]],
+                rules: Rules) -> Round | None:
+    """The plays of the seats other than ``seat`` in round ``round_`` of a hand whose plays so
+    far are ``played`` (in order) and whose piles are now ``piles``, to hold sampled hands to
+    (``Round``), if every other seat played as greedy does in the rounds already shown (the
+    cards a seat played in a finished round are the whole hand it held then); else None. None
+    too past INFERRED_TABLE cards on a table. The expert (bots/expert_bot.py, from its kit's
+    record of the plays) and the analyst (``arena.search.analysis``, from a view's events) both
+    infer so."""
+    if any(len(p.table) > INFERRED_TABLE for p in played):
+        return None
+    piled = [0] * 11
+    for pile in piles:
+        for c in pile:
+            piled[c.value] += 1
+    plays: list[Decision] = []
+    rounds: list[int] = []
+    for p in reversed(played):  # from now back: the piles as each play found them
+        if p.take:
+            for c in (p.card, *p.take):
+                piled[c.value] -= 1
+        if p.seat == seat:
+            continue
+        public = list(piled)
+        for c in p.table:
+            public[c.value] += 1
+        plays.append(Decision(p.seat, p.card, p.take, p.table, public, rules))
+        rounds.append(p.round)
+    plays.reverse()
+    rounds.reverse()
+    held: dict[tuple[int, int], list[Card]] = {}
+    for d, r in zip(reversed(plays), reversed(rounds), strict=True):
+        if r >= round_:
+            continue
+        hand = held.setdefault((d.seat, r), [])
+        hand.append(d.card)
+        if not d.greedy_would(hand):
+            return None
+    return Round([d for d, r in zip(plays, rounds, strict=True) if r == round_])

@@ -42,3 +42,36 @@ def test_a_trail_says_there_was_no_capture_and_nothing_safer_to_trail():
     assert not play.greedy_would(_cards("1e 10c"))  # 10c (worth 8) takes 3o 4c
     assert Round([play]).consistent([[], _cards("2b")])
     assert not Round([play]).consistent([[], _cards("10c")])
+
+
+def _plays(found: Round | None) -> list[tuple] | None:
+    if found is None:
+        return None
+    return [(d.seat, str(d.card), sorted(map(str, d.take)), sorted(map(str, d.table)), d.public) for d in found.plays]
+
+
+def test_the_analyst_reads_from_a_record_the_plays_the_expert_reads_from_its_kit():
+    """One inference (arena.search.inference.other_plays), two readers of the same plays: the
+    expert's from its kit's record of the game, the analyst's from the rules core's view that the
+    verifier rebuilds from a match record. At every decision of seat 0 they agree."""
+    from arena.match.referee import play_match
+    from arena.match.replay import verify_decisions
+    from arena.search.analysis import inferred_round
+    from bots.local import KitPlayer
+
+    expert_saw: list[list[tuple] | None] = []
+
+    def spy(game, request, rng):
+        expert_saw.append(_plays(expert_bot.other_plays(game, Rules.from_dict(game.rules))))
+        return greedy_bot.choose(game, request, rng)
+
+    explained = 0
+    for seed in (3, 8):
+        expert_saw.clear()
+        record = play_match([KitPlayer(spy, "spy"), KitPlayer(greedy_bot.choose, "greedy", seed=1)],
+                            Rules(target=11), Seating.alone(2), seed)
+        _, decisions = verify_decisions(record)
+        analyst_saw = [_plays(inferred_round(d.view)) for d in decisions if d.view.seat == 0]
+        assert analyst_saw == expert_saw
+        explained += sum(1 for plays in analyst_saw if plays)
+    assert explained > 20  # greedy's plays this round, read and explained, not only empty rounds
