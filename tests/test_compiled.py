@@ -44,7 +44,7 @@ ON_THE_BUILD = [str(ROOT / "tests" / name) for name in (
     "match/test_golden.py", "match/test_referee.py", "match/test_replay.py", "harness/test_protocol.py", "harness/test_zoo.py",
     "harness/test_botproc.py", "core/test_worked_examples.py", "core/test_game_position.py", "core/test_core_shortcuts.py",
     "core/test_simulation_api.py", "core/test_readme_example.py", "bots/test_playouts.py",
-    "core/test_rule_options_effects.py", "bots/test_move_values.py")]
+    "core/test_rule_options_effects.py", "bots/test_move_values.py", "analysis/test_analyst_tasks.py")]
 
 
 def _no_isolation() -> list[str]:

@@ -5,9 +5,12 @@ Pure: a record in, values out; no I/O, no clock, no process (the command line ru
 
 What the analyst knows at a decision is what its seat knew: the rules core's view of that
 seat, rebuilt by the one verifier from the record (``arena.match.replay.verify_decisions``),
-and the values the other seats cannot hold, inferred from their trails this round
-(``arena.search.analysis.inferred_voids``). It values every legal move by ``move_values`` at a
-fixed budget (``playouts`` deals, default ANALYST_PLAYOUTS) and a seed of its own per decision
+the values the other seats cannot hold, inferred from their trails this round
+(``arena.search.analysis.inferred_voids``), and, where the other seats played as greedy does
+in the rounds already shown, their plays this round, which every deal's hands must explain
+(``arena.search.analysis.inferred_round``), as the expert's search holds its deals. It values
+every legal move by ``move_values`` at a fixed budget (``playouts`` deals, default
+ANALYST_PLAYOUTS) and a seed of its own per decision
 (``decision_seed``), so the same record, budget and seed give the same analysis however many
 workers share it. The loss of a move is what the best move was worth more, in expected points
 of the hand's margin (the seat's side against the others' average); the loss is split by
@@ -24,11 +27,20 @@ from arena.analysis.budget import ANALYST_PLAYOUTS, ANALYST_SEED, ANALYST_WARY
 from arena.core.moves import Move
 from arena.core.outcome import TextEnum
 from arena.core.seeding import Rng, derive_seed
+from arena.core.view import SeatView
 from arena.match.record import GameRecord, PlayedBy
-from arena.match.replay import Decision, verify_decisions
-from arena.search.analysis import category_values, inferred_voids, move_values, representatives
+from arena.match.replay import verify_decisions
+from arena.search.analysis import (
+    category_values,
+    inferred_round,
+    inferred_voids,
+    move_values,
+    representatives,
+    shown_plays,
+)
 from arena.search.determinized import MAX_CANDIDATES, shortlist
 from arena.search.evaluation import TERMS
+from arena.search.inference import Round, Shown
 
 
 class Mark(TextEnum):
@@ -60,15 +72,27 @@ def decision_seed(record_seed: int, index: int, seed: int = ANALYST_SEED) -> int
 
 @dataclass(frozen=True)
 class Task:
-    """One decision to analyse: plain values, for a worker process. ``view`` is the seat's,
-    without its event log (its voids are worked out already, and nothing else reads it)."""
+    """One decision to analyse (move ``index``, 0-based): plain values, for a worker process,
+    of classes no compiler made native (a compiled class is rebuilt from its constructor's
+    arguments alone, and a frozen one refuses the pickler's). ``view`` is the seat's before the
+    move, without its event log: what the log says is here already, ``voids`` (the card values
+    each other seat cannot hold) and ``plays`` (the cards played from hands this hand, with the
+    table each met: ``seen`` infers from them what the other seats hold)."""
 
     match: str
     index: int
     bot: str
-    decision: Decision
+    view: SeatView
+    legal: tuple[Move, ...]
+    played: Move
     voids: tuple[tuple[int, frozenset[int]], ...]
+    plays: tuple[Shown, ...]
     seed: int
+
+    @property
+    def seen(self) -> Round | None:
+        """The other seats' plays this round, where they play as greedy does (``inferred_round``)."""
+        return inferred_round(self.view, self.plays)
 
 
 @dataclass(frozen=True)
@@ -120,24 +144,24 @@ def tasks(match: str, record: GameRecord | Mapping[str, Any], bot: str | None = 
         if len(set(representatives(decision.legal, view.rules))) < 2:
             continue
         voids = tuple(sorted((s, frozenset(v)) for s, v in inferred_voids(view).items()))
-        light = replace(decision, view=replace(view, events=()))
-        out.append(Task(match, decision.index, name, light, voids, decision_seed(rec.seed, decision.index, seed)))
+        out.append(Task(match, decision.index, name, replace(view, events=()), decision.legal, decision.played, voids,
+                        tuple(shown_plays(view)), decision_seed(rec.seed, decision.index, seed)))
     return out
 
 
 def analyse(task: Task, playouts: int = ANALYST_PLAYOUTS) -> MoveAnalysis:
     """The analyst's values of one decision (see the module's doc)."""
-    decision = task.decision
-    view, legal = decision.view, decision.legal
+    view, legal = task.view, task.legal
     rep = representatives(legal, view.rules)
-    played = rep[legal.index(decision.played)]
+    played = rep[legal.index(task.played)]
     searched = sorted(set(rep))
     if len(searched) > MAX_CANDIDATES:
         # As the expert: the best by one look ahead, and the move played, which must be valued.
         keep = shortlist(view, [legal[i] for i in searched], Rng(derive_seed(task.seed, "shortlist")))
         searched = sorted({searched[i] for i in keep} | {played})
     voids = {seat: set(values) for seat, values in task.voids} or None
-    found = move_values(view, [legal[i] for i in searched], Rng(task.seed), playouts, voids, wary=ANALYST_WARY)
+    seen = task.seen
+    found = move_values(view, [legal[i] for i in searched], Rng(task.seed), playouts, voids, seen, wary=ANALYST_WARY)
     value_of = dict(zip(searched, found, strict=True))
     best = max(searched, key=lambda i: (value_of[i], -i))  # the first of equals, in the core's order
     loss = max(0.0, value_of[best] - value_of[played])
@@ -145,12 +169,12 @@ def analyse(task: Task, playouts: int = ANALYST_PLAYOUTS) -> MoveAnalysis:
     if loss > 0:
         # The same deals (the same seed), for the two moves alone; a move worth the best's
         # loses nothing, by any category.
-        terms = category_values(view, [legal[best], legal[played]], Rng(task.seed), playouts, voids,
+        terms = category_values(view, [legal[best], legal[played]], Rng(task.seed), playouts, voids, seen,
                                 wary=ANALYST_WARY)
         loss_by = tuple(b - p for b, p in zip(terms[0], terms[1], strict=True))
     return MoveAnalysis(
         match=task.match, index=task.index, seat=view.seat, bot=task.bot, legal=legal,
-        values=tuple(value_of.get(r) for r in rep), played=decision.played, played_value=value_of[played],
+        values=tuple(value_of.get(r) for r in rep), played=task.played, played_value=value_of[played],
         best=legal[best], best_value=value_of[best], loss=loss, mark=Mark.of(loss), loss_by=loss_by)
 
 

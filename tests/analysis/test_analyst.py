@@ -56,7 +56,7 @@ def test_only_the_bots_choices_among_different_moves_are_analysed():
     _, decisions = verify_decisions(record)
     forced = {d.index for d in decisions if len(d.legal) == 1}
     assert forced and not indexes & forced
-    assert all(t.decision.view.events == () for t in found)  # sent to workers without the log
+    assert all(t.view.events == () for t in found)  # sent to workers without the log
 
 
 def test_a_record_that_does_not_replay_is_refused():
@@ -94,13 +94,12 @@ def test_a_planted_blunder_is_marked():
         finally:
             thrower.close()
         for t in tasks(f"m{seed}", record, bot="thrower"):
-            d = t.decision
-            sweeps = [m for m in d.legal if m.kind is MoveKind.PLAY and m.take and len(m.take) == len(d.view.table)]
-            if sweeps and not d.played.take:
+            sweeps = [m for m in t.legal if m.kind is MoveKind.PLAY and m.take and len(m.take) == len(t.view.table)]
+            if sweeps and not t.played.take:
                 planted.append(t)
     assert len(planted) >= 3, "the thrower had too few escobas to throw away: pick other seeds"
     for t in planted:
         m = analyse(t, 32)
         assert m.mark is Mark.BLUNDER, (str(m.played), str(m.best), m.loss)
-        assert m.best.take and len(m.best.take) == len(t.decision.view.table)  # the escoba was the best move
+        assert m.best.take and len(m.best.take) == len(t.view.table)  # the escoba was the best move
         assert m.loss_by[TERMS.index("escobas")] >= 0.9  # and the loss is the escoba's
