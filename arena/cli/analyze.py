@@ -137,25 +137,17 @@ def _run(todo: Sequence[Task], playouts: int, jobs: int | None) -> list[MoveAnal
 
 @contextmanager
 def _pool(jobs: int | None, total: int) -> Iterator[Any]:
-    """``imap`` over worker processes (fork: they start with the arena imported), or this
+    """``imap`` over worker processes (forks: they start with the arena imported), or this
     process's own ``map`` for one job or a handful of decisions."""
     workers = jobs if jobs is not None else len(os.sched_getaffinity(0))
     workers = min(workers, max(1, total // CHUNK))
     if workers < 2:
         yield map
         return
-    import multiprocess
+    from arena.cli.workers import worker_pool
 
-    from arena.cli.edge import quiet_worker
-
-    pool = multiprocess.get_context("fork").Pool(workers, initializer=quiet_worker)
-    try:
+    with worker_pool(workers, "analysing the decisions") as pool:
         yield lambda f, items: pool.imap(f, items, chunksize=CHUNK)
-        pool.close()
-        pool.join()
-    finally:
-        pool.terminate()
-        pool.join()
 
 
 def _write_html(path: Path, match: str, record: Any, moves: Sequence[MoveAnalysis]) -> None:

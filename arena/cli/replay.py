@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 
 import arena.cli.console as console
-from arena.cli.edge import Interrupted, quiet_worker
+from arena.cli.edge import Interrupted
 from arena.cli.options import ByNameOption, MixOption, PriorOption, check_prior
 from arena.errors import ArenaError, ExitCode, InputError
 from arena.match.record import RecordError
@@ -32,6 +32,7 @@ from arena.render.suits import SuitStyle
 from arena.safe_files import make_folder, write_text
 
 if TYPE_CHECKING:
+    from arena.cli.workers import Workers
     from arena.tournament.config import TournamentConfig
     from arena.tournament.schedule import MatchSpec
     from arena.tournament.standings import Standings
@@ -708,24 +709,24 @@ T = TypeVar("T")
 
 
 @dataclass(frozen=True)
-class _Workers:
-    """The report's worker processes: ``check`` maps match ids to the store checker's answers,
-    in order (a ``Mapper``); ``call`` runs a function in one of them and gives the function
-    that waits for its value."""
+class _Checking:
+    """The report's (or verify's) worker processes: ``check`` maps match ids to the store
+    checker's answers, in order (a ``Mapper``); ``call`` runs a function in one of them and
+    gives the function that waits for its value."""
 
-    pool: Any
+    workers: Workers
 
     def check(self, ids: Iterable[str]) -> Iterable[Any]:
         from arena.render.report import worker_check
 
-        return self.pool.imap(worker_check, ids, chunksize=REPORT_BATCH)  # type: ignore[no-any-return]
+        return self.workers.imap(worker_check, ids, chunksize=REPORT_BATCH)
 
     def call(self, function: Callable[..., T], *args: Any) -> Callable[[], T]:
-        return self.pool.apply_async(function, args).get  # type: ignore[no-any-return]
+        return self.workers.call(function, *args)
 
 
 @contextmanager
-def _checking_pool(results: Path, total: int, *, pages: bool = True) -> Iterator[_Workers | None]:
+def _checking_pool(results: Path, total: int, *, pages: bool = True) -> Iterator[_Checking | None]:
     """How the report (or, without ``pages``, verify) checks its ``total`` records: worker
     processes, one per core (at most 4), that each open the store and check their share of the
     matches, answering in order; or None (in this process) for a short tournament or a single
@@ -734,25 +735,12 @@ def _checking_pool(results: Path, total: int, *, pages: bool = True) -> Iterator
     if total < REPORT_POOL_FROM or workers < 2:
         yield None
         return
-    import multiprocess
-
-    # fork: a worker starts with the arena already imported (spawn would import it again);
-    # nothing is open yet, and a worker only reads its own connection to the store.
-    pool = multiprocess.get_context("fork").Pool(workers, initializer=_report_worker, initargs=(str(results), pages))
-    try:
-        yield _Workers(pool)
-        pool.close()
-        pool.join()  # the workers take their end of work and go: nothing left for terminate
-    finally:
-        pool.terminate()
-        pool.join()
-
-
-def _report_worker(results: str, pages: bool) -> None:
+    from arena.cli.workers import worker_pool
     from arena.render.report import init_worker
 
-    quiet_worker()
-    init_worker(results, pages)
+    # Nothing is open yet, and a worker only reads its own connection to the store.
+    with worker_pool(workers, "checking the records", init_worker, (str(results), pages)) as pool:
+        yield _Checking(pool)
 
 
 @contextmanager

@@ -65,7 +65,6 @@ MAX_MESSAGE = 1 << 20
 # Room for the file descriptors of one message (a spawn passes the bot's three pipes).
 _FDS_SPACE = socket.CMSG_SPACE(8 * array.array("i").itemsize)
 
-_PR_SET_PDEATHSIG = 1
 _CLONE_NEWNET = 0x40000000
 _CLONE_NEWUSER = 0x10000000
 # What a bot's signals must be on exec: Python (here) ignores SIGPIPE and SIGXFSZ, and the
@@ -366,11 +365,8 @@ class Launcher:
         stage = "setsid"
         try:
             os.setsid()
-            if self.libc is not None:
-                stage = "prctl"
-                self.libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
-            if os.getppid() != self.me:  # the launcher died before prctl took effect
-                os._exit(1)
+            stage = "prctl"
+            sandbox.die_with_parent(self.me, self.libc)
             stage = "joining its cgroup"
             for path in procs:
                 with open(path, "w") as f:

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import signal
 import struct
 import tempfile
 from collections.abc import Iterable
@@ -49,6 +50,7 @@ _CREATE_RULESET_VERSION = 1
 _RULE_PATH_BENEATH = 1
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_CHILD_SUBREAPER = 36
+_PR_SET_PDEATHSIG = 1
 
 # Filesystem access rights (include/uapi/linux/landlock.h), by the ABI that introduced them.
 # Those that change the filesystem are always handled; reading only when paths are hidden;
@@ -83,6 +85,16 @@ def c_library() -> Any:
         return ctypes.CDLL(None, use_errno=True)
     except OSError:  # pragma: no cover - not a C runtime we know
         return None
+
+
+def die_with_parent(parent: int, libc: Any = None) -> None:
+    """In a process just forked from ``parent``: be killed (SIGKILL) when the parent dies, even
+    by ``kill -9`` (``PR_SET_PDEATHSIG``), and end at once if it died before that took hold."""
+    libc = libc if libc is not None else c_library()
+    if libc is not None:
+        libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 def become_subreaper(libc: Any = None) -> bool:
