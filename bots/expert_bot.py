@@ -36,7 +36,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from arena.analysis.budget import ANALYST_PLAYOUTS, ANALYST_WARY
+from arena.analysis.budget import ANALYST_ENDGAME, ANALYST_PLAYOUTS, ANALYST_WARY
 from arena.game import CLAIM, PLAY, TAKE, Card, Move, SeatView
 from arena.rules import Rules, Seating
 from arena.search.analysis import move_values, trail_voids
@@ -190,9 +190,10 @@ class Expert:
         if self.analyst:
             # The analyst's judgement (arena analyze, arena/analysis/analyst.py) played: every
             # candidate on the same deals, ``playouts`` of them (default ANALYST_PLAYOUTS), no
-            # halving and no cap, the trail voids and the other seat's plays this round as its evidence.
+            # halving and no cap, the trail voids and the other seat's plays this round as its evidence,
+            # the last round against a greedy seat solved exactly.
             budget = ANALYST_PLAYOUTS if self.playouts is None else self.playouts
-            values = move_values(view, candidates, seed, budget, voids, seen, wary=ANALYST_WARY)
+            values = move_values(view, candidates, seed, budget, voids, seen, wary=ANALYST_WARY, endgame=ANALYST_ENDGAME)
             return distinct[max(range(len(values)), key=values.__getitem__)]
         on_cpu = request.clock == "cpu"
         if self.timed or (on_cpu and self.playouts is None):

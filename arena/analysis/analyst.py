@@ -12,9 +12,11 @@ in the rounds already shown, their plays this round, which every deal's hands mu
 every legal move by ``move_values`` at a fixed budget (``playouts`` deals, default
 ANALYST_PLAYOUTS) and a seed of its own per decision
 (``decision_seed``), so the same record, budget and seed give the same analysis however many
-workers share it. The loss of a move is what the best move was worth more, in expected points
-of the hand's margin (the seat's side against the others' average); the loss is split by
-category (escobas, velo, oros, cards, sevens) on the same deals. docs/ANALYSIS.md.
+workers share it. In the last round against a seat that plays as greedy does, the values are
+exact (``ANALYST_ENDGAME``: the solved end of the hand). The loss of a move is what the best
+move was worth more, in expected points of the hand's margin (the seat's side against the
+others' average); the loss is split by category (escobas, velo, oros, cards, sevens) on the
+same deals. docs/ANALYSIS.md.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from arena.analysis.budget import ANALYST_PLAYOUTS, ANALYST_SEED, ANALYST_WARY
+from arena.analysis.budget import ANALYST_ENDGAME, ANALYST_PLAYOUTS, ANALYST_SEED, ANALYST_WARY
 from arena.core.moves import Move
 from arena.core.outcome import TextEnum
 from arena.core.seeding import Rng, derive_seed
@@ -161,7 +163,8 @@ def analyse(task: Task, playouts: int = ANALYST_PLAYOUTS) -> MoveAnalysis:
         searched = sorted({searched[i] for i in keep} | {played})
     voids = {seat: set(values) for seat, values in task.voids} or None
     seen = task.seen
-    found = move_values(view, [legal[i] for i in searched], Rng(task.seed), playouts, voids, seen, wary=ANALYST_WARY)
+    found = move_values(view, [legal[i] for i in searched], Rng(task.seed), playouts, voids, seen, wary=ANALYST_WARY,
+                        endgame=ANALYST_ENDGAME)
     value_of = dict(zip(searched, found, strict=True))
     best = max(searched, key=lambda i: (value_of[i], -i))  # the first of equals, in the core's order
     loss = max(0.0, value_of[best] - value_of[played])
@@ -170,7 +173,7 @@ def analyse(task: Task, playouts: int = ANALYST_PLAYOUTS) -> MoveAnalysis:
         # The same deals (the same seed), for the two moves alone; a move worth the best's
         # loses nothing, by any category.
         terms = category_values(view, [legal[best], legal[played]], Rng(task.seed), playouts, voids, seen,
-                                wary=ANALYST_WARY)
+                                wary=ANALYST_WARY, endgame=ANALYST_ENDGAME)
         loss_by = tuple(b - p for b, p in zip(terms[0], terms[1], strict=True))
     return MoveAnalysis(
         match=task.match, index=task.index, seat=view.seat, bot=task.bot, legal=legal,

@@ -11,3 +11,6 @@ ANALYST_SEED = 29
 # own (arena.search.playout.wary_move, bots/expert_bot.py's default), so that the analyst
 # judges a move by what the expert would make of it, at the larger budget above.
 ANALYST_WARY = True
+# The hand's last round against a seat that plays as the greedy bot does, solved exactly, as the
+# expert's search solves it (arena.search.determinized.solve_end), in place of the sampled deals.
+ANALYST_ENDGAME = True

@@ -23,7 +23,16 @@ from arena.core.game import HandState, SeatView
 from arena.core.moves import Move
 from arena.core.rules import Rules
 from arena.core.seeding import Rng
-from arena.search.determinized import capturing_values, dealer, fast_view, last_round, wary_seat
+from arena.search.determinized import (
+    capturing_values,
+    deal,
+    dealer,
+    fast_view,
+    last_round,
+    solvable,
+    solve_end,
+    wary_seat,
+)
 from arena.search.evaluation import evaluate, evaluate_terms
 from arena.search.inference import Round, Shown, other_plays
 from arena.search.playout import playout
@@ -114,10 +123,24 @@ def representatives(moves: Sequence[Move], rules: Rules) -> list[int]:
 
 def _outcomes(view: SeatView, candidates: Sequence[Move], rng: Rng, playouts: int,
               voids: dict[int, set[int]] | None, seen: Round | None,
-              score: Callable[[HandState, int], T], wary: bool) -> Iterator[list[T]]:
-    """Per deal, ``score`` of each candidate's playout, as the expert's search plays it."""
+              score: Callable[[HandState, int], T], wary: bool, endgame: bool) -> Iterator[list[T]]:
+    """Per deal, ``score`` of each candidate's playout, as the expert's search plays it; with
+    ``endgame``, in the hand's last round against a seat that plays as greedy does (``seen``),
+    one deal, the only one (the cards the seat has not seen are the other seat's hand), and each
+    candidate's end of the hand with the seat's best replies (``solve_end``)."""
     side = view.side
     view = fast_view(view)
+    if endgame and seen is not None and solvable(view):
+        # Exact, and never too wide: the other seat's turns do not branch (against a seat of
+        # unknown play the expert takes the worst case; a value of another kind, left out here).
+        world = deal(view, rng)
+        ends = []
+        for move in candidates:
+            state = world.copy()
+            state.apply(move)
+            ends.append(solve_end(state, view.seat, True))
+        yield [score(end, side) for end in ends]
+        return
     stop = last_round(view)
     me = wary_seat(view, wary)
     draw = dealer(view, rng, voids, seen)
@@ -134,33 +157,38 @@ def _outcomes(view: SeatView, candidates: Sequence[Move], rng: Rng, playouts: in
 
 def move_values(view: SeatView, candidates: list[Move], rng: Rng, playouts: int,
                 voids: dict[int, set[int]] | None = None, seen: Round | None = None,
-                wary: bool = False) -> list[float]:
+                wary: bool = False, endgame: bool = False) -> list[float]:
     """The expected point margin for ``view.side`` of each candidate (its points minus the
     other sides' average at the end of the hand, as the expert's search scores it): its mean
     over the same ``playouts`` determinized deals (common random numbers: differences between
     candidates are far less noisy than the values). ``voids``: per other seat, the card values
     it cannot hold; ``seen``: the other seats' plays this round, which every deal's hands must
     explain (``arena.search.inference``); ``wary``: the seat's own later moves played as the
-    expert's playouts play them (``arena.search.determinized.wary_seat``)."""
+    expert's playouts play them (``arena.search.determinized.wary_seat``); ``endgame``: the
+    last round against a seat that plays as greedy does solved exactly, as the expert does."""
     totals = [0.0] * len(candidates)
-    for scores in _outcomes(view, candidates, rng, playouts, voids, seen, evaluate, wary):
+    deals = 0
+    for scores in _outcomes(view, candidates, rng, playouts, voids, seen, evaluate, wary, endgame):
+        deals += 1
         for i, value in enumerate(scores):
             totals[i] += value
-    return [t / max(1, playouts) for t in totals]
+    return [t / max(1, deals) for t in totals]
 
 
 def category_values(view: SeatView, candidates: list[Move], rng: Rng, playouts: int,
                     voids: dict[int, set[int]] | None = None, seen: Round | None = None,
-                    wary: bool = False) -> list[tuple[float, ...]]:
+                    wary: bool = False, endgame: bool = False) -> list[tuple[float, ...]]:
     """``move_values`` by category (``arena.search.evaluation.TERMS``: escobas, velo, oros,
     cards, sevens), on the same deals for the same seed; each candidate's terms add up to its
     value (to rounding)."""
     totals = [[0.0] * 5 for _ in candidates]
-    for scores in _outcomes(view, candidates, rng, playouts, voids, seen, evaluate_terms, wary):
+    deals = 0
+    for scores in _outcomes(view, candidates, rng, playouts, voids, seen, evaluate_terms, wary, endgame):
+        deals += 1
         for total, terms in zip(totals, scores, strict=True):
             for k, term in enumerate(terms):
                 total[k] += term
-    return [tuple(t / max(1, playouts) for t in total) for total in totals]
+    return [tuple(t / max(1, deals) for t in total) for total in totals]
 
 
 __all__ = ["category_values", "inferred_round", "inferred_voids", "move_values", "representatives", "shown_plays",

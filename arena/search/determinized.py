@@ -130,25 +130,34 @@ def solve(state: HandState, side: int, greedy: bool, budget: list[int] | None = 
     stock spent): the seat of ``side`` choosing the best at every turn, the other choosing as
     greedy does (``greedy``: the other seat is known to play so) or the worst for ``side``.
     ``budget``: a one-item list of the positions it may still branch at, counted down;
-    ``TooWide`` when they run out."""
-    if state.phase is OVER:
-        return margin(state.points(), side)
-    legal = state.legal_moves()
-    mine = state.turn == side
-    if len(legal) == 1 or (greedy and not mine):
-        move = legal[0] if len(legal) == 1 else greedy_move(state, legal, public_counts(state))
-        state.apply(move)
-        return solve(state, side, greedy, budget)
-    if budget is not None:
-        budget[0] -= len(legal)
-        if budget[0] < 0:
-            raise TooWide
-    values = []
-    for move in legal:
-        after = state.copy()
-        after.apply(move)
-        values.append(solve(after, side, greedy, budget))
-    return max(values) if mine else min(values)
+    ``TooWide`` when they run out. (``state`` is played on.)"""
+    return margin(solve_end(state, side, greedy, budget).points(), side)
+
+
+def solve_end(state: HandState, side: int, greedy: bool, budget: list[int] | None = None) -> HandState:
+    """The finished hand ``solve`` values: the end of the line both seats play as it says (of
+    equal moves, the first in the core's order)."""
+    while state.phase is not OVER:
+        legal = state.legal_moves()
+        mine = state.turn == side
+        if len(legal) == 1 or (greedy and not mine):
+            state.apply(legal[0] if len(legal) == 1 else greedy_move(state, legal, public_counts(state)))
+            continue
+        if budget is not None:
+            budget[0] -= len(legal)
+            if budget[0] < 0:
+                raise TooWide
+        best: HandState | None = None
+        best_value = 0.0
+        for move in legal:
+            after = state.copy()
+            after.apply(move)
+            end = solve_end(after, side, greedy, budget)
+            value = margin(end.points(), side)
+            if best is None or (value > best_value if mine else value < best_value):
+                best, best_value = end, value
+        return best if best is not None else state
+    return state
 
 
 # The positions a last-round solve may branch to, all candidates together, before the sampled
