@@ -7,9 +7,11 @@ not seen (fitted to the inferred voids and, given ``seen``, to the other seats' 
 round), every candidate applied to a copy of it, a greedy playout to the end of the round and
 one move into the next, and the outcome scored for the seat's side (the real points of a
 finished hand, else the estimate), without the search's halving, so that every value is
-comparable with every other. Deals use the ``rng`` alone and candidates draw nothing: the same
-seed gives the same deals whatever the candidates, so values of a few of them
-(``category_values`` of the best and the played move) match the values of all.
+comparable with every other; given ``endgame``, the last round against a seat that plays as
+greedy does is solved exactly instead (``solve_end``), on its one deal. Deals use the ``rng``
+alone and candidates draw nothing: the same seed gives the same deals whatever the candidates,
+so values of a few of them (``category_values`` of the best and the played move) match the
+values of all (the solve is exact, so it does too).
 """
 
 from __future__ import annotations
