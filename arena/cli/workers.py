@@ -68,7 +68,8 @@ def _start(parent: int, initializer: Callable[..., None] | None, initargs: tuple
 
     # Its pool's queue would never tell a worker that the command died (killed by -9): each
     # worker holds both ends of it.
-    die_with_parent(parent)
+    if not die_with_parent(parent):
+        os._exit(1)
     quiet_worker()
     if initializer is not None:
         initializer(*initargs)

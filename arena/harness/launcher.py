@@ -366,7 +366,8 @@ class Launcher:
         try:
             os.setsid()
             stage = "prctl"
-            sandbox.die_with_parent(self.me, self.libc)
+            if not sandbox.die_with_parent(self.me, libc=self.libc):  # the launcher died before it took hold
+                os._exit(1)
             stage = "joining its cgroup"
             for path in procs:
                 with open(path, "w") as f:

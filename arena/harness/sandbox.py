@@ -87,14 +87,17 @@ def c_library() -> Any:
         return None
 
 
-def die_with_parent(parent: int, libc: Any = None) -> None:
-    """In a process just forked from ``parent``: be killed (SIGKILL) when the parent dies, even
-    by ``kill -9`` (``PR_SET_PDEATHSIG``), and end at once if it died before that took hold."""
+def die_with_parent(parent: int, sig: int = signal.SIGKILL, libc: Any = None) -> bool:
+    """In a process just forked from ``parent``: be sent ``sig`` when the parent dies, even by
+    ``kill -9`` (``PR_SET_PDEATHSIG``, Linux; elsewhere nothing is asked). False when the parent
+    died before that took hold: the caller ends at once."""
     libc = libc if libc is not None else c_library()
-    if libc is not None:
-        libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
-    if os.getppid() != parent:
-        os._exit(1)
+    try:
+        if libc is not None:
+            libc.prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
+    except (AttributeError, OSError):  # no prctl: not Linux
+        pass
+    return os.getppid() == parent
 
 
 def become_subreaper(libc: Any = None) -> bool:

@@ -24,6 +24,7 @@ from enum import Enum
 from typing import Any
 
 from arena.errors import ArenaError, ExitCode
+from arena.harness.sandbox import die_with_parent
 from arena.tournament.failures import FailureNote
 from arena.tournament.schedule import MatchSpec
 from arena.tournament.store import MatchRow
@@ -185,8 +186,8 @@ def _worker_main(plan: WorkerPlan, worker_id: str, conn: Any) -> None:
     # Our parent is the fork server, which exits with the arena: when it goes (the arena was
     # killed, kill -9), SIGTERM us too, so the finally below closes the bots.
     parent_pid = os.getppid()
-    _die_with_parent(signal.SIGTERM, f"arena-{worker_id}")
-    if os.getppid() != parent_pid:
+    _name(f"arena-{worker_id}")
+    if not die_with_parent(parent_pid, signal.SIGTERM):
         return
     state = None
     try:
@@ -230,14 +231,12 @@ def _exit_on_signal(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
-def _die_with_parent(sig: int, name: str) -> None:
+def _name(name: str) -> None:
+    """PR_SET_NAME (Linux): ps and top show "arena-w0", not the fork server's command line."""
     try:
         import ctypes
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, int(sig), 0, 0, 0)  # PR_SET_PDEATHSIG (Linux); elsewhere the ppid poll remains
-        # PR_SET_NAME: ps and top show "arena-w0", not the fork server's command line.
-        libc.prctl(15, ctypes.c_char_p(name.encode()[:15]), 0, 0, 0)
+        ctypes.CDLL(None, use_errno=True).prctl(15, ctypes.c_char_p(name.encode()[:15]), 0, 0, 0)
     except (OSError, AttributeError):
         pass
 
