@@ -66,10 +66,11 @@ def test_the_analyst_reads_from_a_record_the_plays_the_expert_reads_from_its_kit
         return greedy_bot.choose(game, request, rng)
 
     explained = 0
-    for seed in (3, 8):
+    # A renuncio changes the table off the plays, and an escoba en mano fills a pile before any.
+    for seed, options in ((3, {}), (8, {}), (3, {"renuncio": True}), (1, {"escoba_en_mano": True})):
         expert_saw.clear()
         record = play_match([KitPlayer(spy, "spy"), KitPlayer(greedy_bot.choose, "greedy", seed=1)],
-                            Rules(target=11), Seating.alone(2), seed)
+                            Rules(target=11, **options), Seating.alone(2), seed)
         _, decisions = verify_decisions(record)
         analyst_saw = [_plays(inferred_round(d.view)) for d in decisions if d.view.seat == 0]
         assert analyst_saw == expert_saw
