@@ -145,9 +145,10 @@ def tasks(match: str, record: GameRecord | Mapping[str, Any], bot: str | None = 
             continue
         if len(set(representatives(decision.legal, view.rules))) < 2:
             continue
-        voids = tuple(sorted((s, frozenset(v)) for s, v in inferred_voids(view).items()))
+        plays = tuple(shown_plays(view))
+        voids = tuple(sorted((s, frozenset(v)) for s, v in inferred_voids(view, plays).items()))
         out.append(Task(match, decision.index, name, replace(view, events=()), decision.legal, decision.played, voids,
-                        tuple(shown_plays(view)), decision_seed(rec.seed, decision.index, seed)))
+                        plays, decision_seed(rec.seed, decision.index, seed)))
     return out
 
 

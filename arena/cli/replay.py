@@ -495,11 +495,11 @@ def _verified(results: Path) -> Iterator[tuple[str, str | None, str | None, bool
 
         with _open_store(results) as store:
             stored = store.count()
-            if stored >= REPORT_POOL_FROM:  # else there is no pool below, and nothing of this is used
-                config, schedule = store_schedule(store)
-                ids = [row.id for row in store.results()]
         with _checking_pool(results, stored, pages=False) as pool:
             if pool is not None:
+                with _open_store(results) as store:  # while the workers start
+                    config, schedule = store_schedule(store)
+                    ids = [row.id for row in store.results()]
                 for match_id, (ok, why, _) in zip(ids, pool.check(ids), strict=True):
                     yield match_id, ok, why, False
                 for source in _missing_sources(ids, schedule, config):

@@ -55,8 +55,6 @@ def asset(name: str) -> str:
     return (files("arena.render") / "web" / name).read_text(encoding="utf-8")
 
 
-
-
 def json_island(data: Any) -> str:
     """``data`` as JSON text that is safe as the content of a ``<script type="application/json">``
     element, whatever strings it holds: ``<``, ``>`` and ``&`` are written as ``\\u003c``-style

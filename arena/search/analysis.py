@@ -57,10 +57,10 @@ def trail_voids(trails: Iterable[tuple[int, Sequence[Card]]]) -> dict[int, set[i
     return voids
 
 
-def inferred_voids(view: SeatView) -> dict[int, set[int]]:
+def inferred_voids(view: SeatView, plays: Sequence[Shown] | None = None) -> dict[int, set[int]]:
     """``trail_voids`` of the other seats' trails this round, the table each met rebuilt from the
-    view's public events of this hand."""
-    return trail_voids((p.seat, p.table) for p in shown_plays(view)
+    view's public events of this hand (or given: ``plays``, its ``shown_plays``)."""
+    return trail_voids((p.seat, p.table) for p in (shown_plays(view) if plays is None else plays)
                        if not p.take and p.seat != view.seat and p.round == view.round)
 
 

@@ -137,27 +137,26 @@ def solve(state: HandState, side: int, greedy: bool, budget: list[int] | None = 
 def solve_end(state: HandState, side: int, greedy: bool, budget: list[int] | None = None) -> HandState:
     """The finished hand ``solve`` values: the end of the line both seats play as it says (of
     equal moves, the first in the core's order)."""
-    while state.phase is not OVER:
-        legal = state.legal_moves()
+    legal = state.legal_moves() if state.phase is not OVER else []
+    mine = state.turn == side
+    while len(legal) == 1 or (legal and greedy and not mine):  # no choice to weigh: played on
+        state.apply(legal[0] if len(legal) == 1 else greedy_move(state, legal, public_counts(state)))
+        legal = state.legal_moves() if state.phase is not OVER else []
         mine = state.turn == side
-        if len(legal) == 1 or (greedy and not mine):
-            state.apply(legal[0] if len(legal) == 1 else greedy_move(state, legal, public_counts(state)))
-            continue
-        if budget is not None:
-            budget[0] -= len(legal)
-            if budget[0] < 0:
-                raise TooWide
-        best: HandState | None = None
-        best_value = 0.0
-        for move in legal:
-            after = state.copy()
-            after.apply(move)
-            end = solve_end(after, side, greedy, budget)
-            value = margin(end.points(), side)
-            if best is None or (value > best_value if mine else value < best_value):
-                best, best_value = end, value
-        return best if best is not None else state
-    return state
+    if not legal:
+        return state
+    if budget is not None:
+        budget[0] -= len(legal)
+        if budget[0] < 0:
+            raise TooWide
+    ends = []
+    for move in legal:
+        after = state.copy()
+        after.apply(move)
+        ends.append(solve_end(after, side, greedy, budget))
+    values = [margin(end.points(), side) for end in ends]
+    best = max(values) if mine else min(values)
+    return ends[values.index(best)]  # the first of equals
 
 
 # The positions a last-round solve may branch to, all candidates together, before the sampled
