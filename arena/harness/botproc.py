@@ -427,8 +427,10 @@ class BotProcess:
         """``cpus``: pin the bot (and what it starts) to these CPUs. Pinning the arena and the
         bots of a match to one CPU makes each hand-over a local context switch instead of a
         cross-CPU wake-up, about twice as fast per decision on small VMs; but a bot then
-        cannot use more than those CPUs. Off by default. ``launcher``: the launcher to start
-        it with (default: this process's)."""
+        cannot use more than those CPUs. Off by default (a tournament's workers hold
+        themselves, and so every bot they start, to shares of the cores instead:
+        ``arena.tournament.executors.core_shares``). ``launcher``: the launcher to start it
+        with (default: this process's)."""
         self.spec = spec
         self.cpus = frozenset(cpus) if cpus else None
         self.limits = spec.limits

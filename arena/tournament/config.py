@@ -80,6 +80,7 @@ TOP_KEYS = (
     "duplicate",
     "failures",
     "concurrency",
+    "pin_workers",
     "output",
     "cluster",
     "limits",
@@ -167,6 +168,9 @@ class TournamentConfig:
     output: str  # absolute
     source: str = field(default="", compare=False)  # the file it came from
     cluster: str | None = None  # a Dask scheduler address (docs/CLUSTER.md); never changes the games
+    # Local workers held to shares of the cores of their own, their bots with them
+    # (arena.tournament.executors.core_shares). Never changes the games: not in game_dict.
+    pin_workers: bool = True
     # failures.max_failed_matches: more matches with a bot failure than this and ``arena run``
     # exits 1 (as with --strict, which is 0). Never changes the games: not in game_dict.
     max_failed_matches: int | None = None
@@ -420,6 +424,7 @@ def parse_config(
     max_failed = _parse_max_failed(doc, top.get("failures"))
     cores = cpu_count if cpu_count is not None else (os.cpu_count() or 1)
     concurrency = doc.integer(top["concurrency"][1], "concurrency", 1, 1024) if "concurrency" in top else cores
+    pin_workers = doc.boolean(top["pin_workers"][1], "pin_workers") if "pin_workers" in top else True
     if output is None:
         output_raw = (doc.string(top["output"][1], "output", "a folder path") if "output" in top
                       else os.path.join("results", name))
@@ -470,6 +475,7 @@ def parse_config(
         output=output,
         source=file,
         cluster=cluster,
+        pin_workers=pin_workers,
         max_failed_matches=max_failed,
         sprt=sprt,
         **adaptive,

@@ -176,7 +176,39 @@ _MAX_STARTUP_DEATHS = 3
 _POLL = 0.5
 
 
-def _worker_main(plan: WorkerPlan, worker_id: str, conn: Any) -> None:
+def core_shares(workers: int, cpus: Iterable[int], least: int = 1) -> list[frozenset[int]] | None:
+    """The cores each of ``workers`` worker processes is held to, with its launcher and bots:
+    equal, disjoint shares of ``cpus`` (the arena's own), in their order, the remainder to none
+    of them (the arena's own process, which stores the results, is not held). None when there
+    is nothing to share out (one worker, or more workers than cores), or when a share would hold
+    fewer than ``least`` cores: the most CPUs a bot of the tournament may use at once (its
+    ``cpus`` limit), which a share must not cut.
+
+    The processes of a match take turns: the referee asks, one bot thinks, the referee reads.
+    Held to one core, each turn passes on that core; left to the scheduler, the bot often wakes
+    on another core, and that wake-up costs more than a fast bot's whole move (benchmarks/
+    RESULTS.md, "Matches per second"). Equal shares are fair too: a bot that starts threads
+    cannot take the cores of another match."""
+    ordered = sorted(set(cpus))
+    if workers < 2 or workers > len(ordered):
+        return None
+    size = len(ordered) // workers
+    if size < least:
+        return None
+    return [frozenset(ordered[i * size:(i + 1) * size]) for i in range(workers)]
+
+
+def _hold_to(cores: frozenset[int] | None) -> None:
+    """This process, and every process it starts from now on, on ``cores`` (where the system
+    lets it: elsewhere they run where the scheduler puts them, as they would anyway)."""
+    if cores:
+        try:
+            os.sched_setaffinity(0, cores)
+        except (AttributeError, OSError):  # not Linux, or cores this process may not use
+            pass
+
+
+def _worker_main(plan: WorkerPlan, worker_id: str, conn: Any, cores: frozenset[int] | None = None) -> None:
     # Ctrl-C and a closed terminal's SIGHUP reach the whole foreground process group; only
     # the parent decides what happens then. SIGTERM (from the parent, or sent to the whole
     # group) must still run the finally below (bots closed).
@@ -189,6 +221,7 @@ def _worker_main(plan: WorkerPlan, worker_id: str, conn: Any) -> None:
     _name(f"arena-{worker_id}")
     if not die_with_parent(parent_pid, signal.SIGTERM):
         return
+    _hold_to(cores)  # before the launcher and the bots start: they inherit it
     state = None
     try:
         state = plan.open_state(plan.job, worker_id)
@@ -219,6 +252,14 @@ def _worker_main(plan: WorkerPlan, worker_id: str, conn: Any) -> None:
             plan.close_state(state)
 
 
+def _own_cores() -> set[int]:
+    """The cores this process may run on (all of them where the system cannot say)."""
+    try:
+        return os.sched_getaffinity(0)
+    except (AttributeError, OSError):
+        return set(range(os.cpu_count() or 1))
+
+
 def _send(conn: Any, message: object) -> None:
     """One message on a worker's pipe, pickled by the standard library's C pickler: the pipe's
     own ``send`` pickles with dill, in Python, which cost about 0.5 ms a finished match at
@@ -246,6 +287,7 @@ class _Worker:
     id: str
     proc: Any
     conn: Any
+    share: int | None  # its index in the executor's core shares, if it is held to one
     ready: bool = False
     # The specs sent to it and not yet answered, in the order it plays them.
     holding: deque[MatchSpec] = field(default_factory=deque)
@@ -253,13 +295,17 @@ class _Worker:
 
 class LocalExecutor(Executor):
     """``workers`` processes (the ``multiprocess`` package, forks of a preloaded server:
-    arena/tournament/forkserver.py), fed one spec at a time."""
+    arena/tournament/forkserver.py), fed one spec at a time. ``pin``: each worker, with its
+    launcher and bots, held to a share of the cores of its own (``core_shares``, each of at
+    least ``least`` cores); a worker started in place of a lost one takes its share."""
 
-    def __init__(self, plan: WorkerPlan, workers: int, *, stop_grace: float = 3.0) -> None:
+    def __init__(self, plan: WorkerPlan, workers: int, *, stop_grace: float = 3.0, pin: bool = True,
+                 least: int = 1) -> None:
         if workers < 1:
             raise ValueError("workers must be >= 1")
         self._plan = plan
         self._n = workers
+        self._shares = core_shares(workers, _own_cores(), least) if pin else None
         self._grace = stop_grace
         self._workers: dict[str, _Worker] = {}
         self._ctx: Any = None
@@ -278,16 +324,21 @@ class LocalExecutor(Executor):
     def _spawn(self) -> None:
         worker_id = f"w{self._serial}"
         self._serial += 1
+        share, cores = None, None
+        if self._shares is not None:  # the first share no live worker holds (there is one: at most n live)
+            taken = {w.share for w in self._workers.values()}
+            share = next(i for i in range(len(self._shares)) if i not in taken)
+            cores = self._shares[share]
         parent_conn, child_conn = self._ctx.Pipe(duplex=True)
         proc = self._ctx.Process(
             target=_worker_main,
-            args=(self._plan, worker_id, child_conn),
+            args=(self._plan, worker_id, child_conn, cores),
             name=f"arena-{worker_id}",
             daemon=True,
         )
         proc.start()
         child_conn.close()
-        self._workers[worker_id] = _Worker(worker_id, proc, parent_conn)
+        self._workers[worker_id] = _Worker(worker_id, proc, parent_conn, share)
 
     def run(self, specs: Sequence[MatchSpec]) -> Iterator[Completed]:
         return self.run_stream(specs)

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from arena.harness.resources import ResourceLimits
 from arena.safe_files import make_folder
 from arena.tournament.config import TournamentConfig
 from arena.tournament.executors import Completed, Executor, InlineExecutor, LocalExecutor, Wait
@@ -220,7 +221,9 @@ def make_executor(config: TournamentConfig, concurrency: int, *, python: str | N
     plan = worker.worker_plan(config, python=python or sys.executable, logs_dir=logs_dir)
     if inline:
         return InlineExecutor(plan)
-    return LocalExecutor(plan, concurrency)
+    # A share of the cores must hold the most CPUs any bot may use at once (its ``cpus`` limit).
+    widest = max((int(dict(bot.limits).get("cpus", ResourceLimits.cpus)) for bot in config.bots), default=1)
+    return LocalExecutor(plan, concurrency, pin=config.pin_workers, least=widest)
 
 
 # --- identities ------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 from arena.cli import app
 from arena.tournament import runner as tr
 from arena.tournament.config import load_config
+from arena.tournament.executors import core_shares
 from arena.tournament.store import ResultStore, StoreError
 
 pytestmark = pytest.mark.slow  # real tournaments with worker processes, kills and resumes
@@ -340,3 +341,75 @@ def test_ctrl_c_stops_cleanly_and_prints_the_resume_command(tmp_path: Path):
     again = cli.invoke(app, ["run", str(path), "--no-progress"])
     assert again.exit_code == 0 and f"resuming: {kept} of 12" in again.stderr
     assert len(outcomes(config.output)) == 12
+
+
+def cpu_tournament(folder: Path, name: str, extra: str) -> Path:
+    """A tiny tournament of bots that say, as they start, the CPUs they may run on (cpubot.py)."""
+    path = write_tournament(folder, name=name, extra=SHORT + extra)
+    path.write_text(path.read_text().replace("policybot.py", "cpubot.py"))
+    return path
+
+
+def _bots_cpus(folder: str) -> list[frozenset[int]]:
+    """The CPUs each bot process of a run said it may run on, as it started (its stderr log)."""
+    seen = []
+    for log in Path(folder, tr.LOGS_DIR).glob("*.stderr.log"):
+        for line in log.read_text().splitlines():
+            if line.startswith("cpus: "):
+                seen.append(frozenset(int(c) for c in line[6:].split(",")))
+    return seen
+
+
+def test_each_worker_and_its_bots_hold_a_share_of_the_cores_of_its_own(tmp_path: Path):
+    cores = frozenset(os.sched_getaffinity(0))
+    shares = core_shares(2, cores)
+    config = load_config(cpu_tournament(tmp_path, "shares", "matches_per_pairing: 4"))
+    workers: list[list[frozenset[int]]] = []
+    killed: list[int] = []
+
+    def look(row, done):
+        held = []
+        for pid in _worker_pids():
+            try:
+                held.append(frozenset(os.sched_getaffinity(pid)))
+            except ProcessLookupError:
+                continue
+        workers.append(held)
+        if len(workers) == 3 and not killed:  # its replacement takes the share it leaves
+            pid = _worker_pids()[0]
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+
+    assert tr.run_tournament(config, concurrency=2, on_match=look)["played"] == 12
+    bots = _bots_cpus(config.output)
+    assert killed and len(bots) >= 6  # 3 bots on each worker, and again on the replacement
+    if shares is None:  # a single core: nothing to share out
+        assert set(bots) == {cores} and all(set(held) <= {cores} for held in workers)
+        return
+    assert len(shares) == 2 and not shares[0] & shares[1] and all(len(s) == len(cores) // 2 for s in shares)
+    assert set(bots) == set(shares)  # every bot on its worker's share, both shares in use
+    for held in workers:
+        assert set(held) <= set(shares) and len(held) == len(set(held))  # never two workers on one share
+    assert any(len(held) == 2 for held in workers[3:])  # the replacement is held too
+
+
+def test_workers_not_pinned_when_asked_or_when_a_bot_may_use_more_cores_than_a_share(tmp_path: Path):
+    cores = frozenset(os.sched_getaffinity(0))
+    off = load_config(cpu_tournament(tmp_path, "unpinned", "pin_workers: false"))
+    tr.run_tournament(off, concurrency=2)
+    assert set(_bots_cpus(off.output)) == {cores}
+    wide = load_config(cpu_tournament(tmp_path, "wide", "limits: {cpus: 2}"))
+    tr.run_tournament(wide, concurrency=2)
+    shares = core_shares(2, cores, least=2)  # none on fewer than 4 cores
+    assert set(_bots_cpus(wide.output)) == ({cores} if shares is None else set(shares))
+
+
+def test_core_shares_are_equal_disjoint_and_only_where_there_is_something_to_share():
+    assert core_shares(2, {1, 0}) == [frozenset({0}), frozenset({1})]
+    assert core_shares(2, [5, 3, 9]) == [frozenset({3}), frozenset({5})]  # the remainder to none
+    assert core_shares(3, range(8)) == [frozenset({0, 1}), frozenset({2, 3}), frozenset({4, 5})]
+    assert core_shares(4, range(4)) == [frozenset({c}) for c in range(4)]
+    assert core_shares(1, range(8)) is None  # one worker: the whole machine, as it was
+    assert core_shares(3, range(2)) is None  # more workers than cores: the scheduler shares them
+    assert core_shares(2, range(2), least=2) is None  # a bot allowed 2 CPUs at once is not cut to 1
+    assert core_shares(2, range(4), least=2) == [frozenset({0, 1}), frozenset({2, 3})]

@@ -135,8 +135,10 @@ def test_pairs_modes():
 
 def test_fingerprint_covers_the_games_not_the_machinery():
     config = parse_config(GOOD.replace(", cwd: sub", ""), cpu_count=1)
-    same = parse_config(GOOD.replace(", cwd: sub", "") + "concurrency: 7\noutput: elsewhere\n", cpu_count=1)
+    same = parse_config(GOOD.replace(", cwd: sub", "") + "concurrency: 7\noutput: elsewhere\npin_workers: false\n",
+                        cpu_count=1)
     assert same.fingerprint == config.fingerprint
+    assert config.pin_workers and not same.pin_workers
     for change in ("seed: 5", "rules: {target: 15}\nseed: 5", "seed: 5\nduplicate: false"):
         other = parse_config(GOOD.replace(", cwd: sub", "").replace("seed: 5", change))
         assert other.fingerprint != config.fingerprint or change == "seed: 5"
@@ -195,6 +197,7 @@ _TWO = "bots:\n  - {name: a, cmd: x}\n  - {name: b, cmd: x}\n"
     ("name: t\nseed: 1\nplayers: 3.0\n" + _TWO, 3, "players", "expected 2, 3 or 4"),
     ("name: t\nseed: 1\nmatches_per_pairing: yes\n" + _TWO, 3, "matches_per_pairing", "got 'yes'"),
     ("name: t\nseed: 1\nduplicate: 1\n" + _TWO, 3, "duplicate", "expected true or false, got '1'"),
+    ("name: t\nseed: 1\npin_workers: some\n" + _TWO, 3, "pin_workers", "expected true or false, got 'some'"),
     ("name: t\nseed: 1\nrules: {target: 1e3}\n" + _TWO, 3, "rules.target", "expected an integer from 1 to 1000, got '1e3'"),
     ("name: t\nseed: 1\nrules: {target: {a: 1}}\n" + _TWO, 3, "rules.target", "got a mapping"),
     ("name: t\nseed: 1\nrules: {sevens: " + "x" * 500 + "}\n" + _TWO, 3, "rules.sevens", "(500 characters)"),
