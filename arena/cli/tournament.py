@@ -17,7 +17,7 @@ import shlex
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from enum import Enum
@@ -421,6 +421,10 @@ def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, p
                     out.say(f"cluster: {address}")
                     executor = make_dask_executor(config, address, **view.cluster_window)
                 else:
+                    shares = runner.worker_cores(config, config.concurrency)
+                    if shares is not None:
+                        out.say("cores: each worker and its bots on cores of their own: "
+                                + " | ".join(map(cpu_list, shares)) + " (pin_workers)")
                     executor = runner.make_executor(config, config.concurrency)
                 ready = runner.ReadyNames(store, store.identities() or {})
                 try:
@@ -1107,3 +1111,14 @@ def table(
 
 
 __all__ = ["FailureLimitError", "Progress", "run", "table", "validate", "write_file", "write_tables"]
+
+
+def cpu_list(cores: Iterable[int]) -> str:
+    """CPUs as Linux lists them (``0-3,8``): runs of consecutive numbers as ranges."""
+    runs: list[list[int]] = []
+    for core in sorted(cores):
+        if runs and core == runs[-1][1] + 1:
+            runs[-1][1] = core
+        else:
+            runs.append([core, core])
+    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)

@@ -252,7 +252,7 @@ def _worker_main(plan: WorkerPlan, worker_id: str, conn: Any, cores: frozenset[i
             plan.close_state(state)
 
 
-def _own_cores() -> set[int]:
+def own_cores() -> set[int]:
     """The cores this process may run on (all of them where the system cannot say)."""
     try:
         return os.sched_getaffinity(0)
@@ -295,17 +295,19 @@ class _Worker:
 
 class LocalExecutor(Executor):
     """``workers`` processes (the ``multiprocess`` package, forks of a preloaded server:
-    arena/tournament/forkserver.py), fed one spec at a time. ``pin``: each worker, with its
-    launcher and bots, held to a share of the cores of its own (``core_shares``, each of at
-    least ``least`` cores); a worker started in place of a lost one takes its share."""
+    arena/tournament/forkserver.py), fed one spec at a time. ``shares``: the cores each worker
+    is held to, with its launcher and bots (``core_shares``); a worker started in place of a
+    lost one takes the share it left."""
 
-    def __init__(self, plan: WorkerPlan, workers: int, *, stop_grace: float = 3.0, pin: bool = True,
-                 least: int = 1) -> None:
+    def __init__(self, plan: WorkerPlan, workers: int, *, stop_grace: float = 3.0,
+                 shares: Sequence[frozenset[int]] | None = None) -> None:
         if workers < 1:
             raise ValueError("workers must be >= 1")
+        if shares is not None and len(shares) != workers:
+            raise ValueError("one share of the cores per worker")
         self._plan = plan
         self._n = workers
-        self._shares = core_shares(workers, _own_cores(), least) if pin else None
+        self._shares = shares
         self._grace = stop_grace
         self._workers: dict[str, _Worker] = {}
         self._ctx: Any = None

@@ -28,7 +28,7 @@ from typing import Any, Protocol
 from arena.harness.resources import ResourceLimits
 from arena.safe_files import make_folder
 from arena.tournament.config import TournamentConfig
-from arena.tournament.executors import Completed, Executor, InlineExecutor, LocalExecutor, Wait
+from arena.tournament.executors import Completed, Executor, InlineExecutor, LocalExecutor, Wait, core_shares, own_cores
 from arena.tournament.identity import BotIdentity, bot_name, identify_bot, identity_changes
 from arena.tournament.schedule import Format, MatchSpec, build_schedule, iter_schedule
 from arena.tournament.store import MatchRow, ResultStore, StoreError
@@ -221,9 +221,17 @@ def make_executor(config: TournamentConfig, concurrency: int, *, python: str | N
     plan = worker.worker_plan(config, python=python or sys.executable, logs_dir=logs_dir)
     if inline:
         return InlineExecutor(plan)
-    # A share of the cores must hold the most CPUs any bot may use at once (its ``cpus`` limit).
+    return LocalExecutor(plan, concurrency, shares=worker_cores(config, concurrency))
+
+
+def worker_cores(config: TournamentConfig, concurrency: int) -> list[frozenset[int]] | None:
+    """The cores each of the run's ``concurrency`` local workers is held to, with its bots
+    (``executors.core_shares``), or None: ``pin_workers: false``, or nothing to share out."""
+    if not config.pin_workers:
+        return None
+    # A share must hold the most CPUs any bot may use at once (its ``cpus`` limit).
     widest = max((int(dict(bot.limits).get("cpus", ResourceLimits.cpus)) for bot in config.bots), default=1)
-    return LocalExecutor(plan, concurrency, pin=config.pin_workers, least=widest)
+    return core_shares(concurrency, own_cores(), widest)
 
 
 # --- identities ------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from process_helpers import as_from_a_terminal
 from typer.testing import CliRunner
 
 from arena.cli import app
+from arena.cli.tournament import cpu_list
 from arena.tournament import runner as tr
 from arena.tournament.config import load_config
 from arena.tournament.executors import core_shares
@@ -61,6 +62,12 @@ def test_a_tiny_tournament_end_to_end_through_the_cli(tmp_path: Path):
     assert result.exit_code == 0, result.output
     out = tmp_path / "out" / "tiny"
     assert "greedy" in result.stdout and "w-d-l" in result.stdout
+    shares = core_shares(2, os.sched_getaffinity(0))  # the run's header says where its workers run
+    if shares:
+        held = f"{cpu_list(shares[0])} | {cpu_list(shares[1])}"
+        assert f"cores: each worker and its bots on cores of their own: {held} (pin_workers)" in result.stderr
+    else:
+        assert "cores:" not in result.stderr
     for name in ("standings", "crosstable"):
         for ext in ("txt", "csv", "json"):
             assert (out / f"{name}.{ext}").is_file()
@@ -402,6 +409,10 @@ def test_workers_not_pinned_when_asked_or_when_a_bot_may_use_more_cores_than_a_s
     tr.run_tournament(wide, concurrency=2)
     shares = core_shares(2, cores, least=2)  # none on fewer than 4 cores
     assert set(_bots_cpus(wide.output)) == ({cores} if shares is None else set(shares))
+
+
+def test_cpu_lists_read_as_linux_writes_them():
+    assert cpu_list({0}) == "0" and cpu_list([3, 1, 2, 0]) == "0-3" and cpu_list({0, 1, 2, 8, 10, 11}) == "0-2,8,10-11"
 
 
 def test_core_shares_are_equal_disjoint_and_only_where_there_is_something_to_share():
