@@ -20,7 +20,6 @@ position, which the in-process driver hands its view builder (``bots.local._view
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -28,11 +27,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from strength import _merge, _no_times, mean_interval, play_deals  # noqa: E402
+from paired import run  # noqa: E402
+from strength import mean_interval  # noqa: E402
 
 from arena.core.game import HandState, SeatView  # noqa: E402
 from arena.core.seeding import Rng  # noqa: E402
-from arena.rules import Rules, Seating  # noqa: E402
 from arena.search import determinized  # noqa: E402
 from arena.search.dealing import Dealer  # noqa: E402
 from bots import local  # noqa: E402
@@ -83,21 +82,6 @@ def _cheat(mode: str) -> None:
     determinized.dealer = told_dealer
 
 
-def run(mode: str, vs: str, seed: int, deals: int, jobs: int) -> dict[str, Any]:
-    """Per-deal differences (the expert, told as ``mode`` says, minus ``vs``) and the times."""
-    base = (SPEC, vs, Rules().to_dict(), Seating.alone(2).to_dict(), seed)
-    chunks = [list(range(k, deals, jobs * 4)) for k in range(min(deals, jobs * 4))]
-    with multiprocessing.get_context("spawn").Pool(jobs, initializer=_cheat, initargs=(mode,)) as pool:
-        parts = pool.map(play_deals, [base + (idx,) for idx in chunks])
-    diffs = [0.0] * deals
-    times = _no_times()
-    for idx, part in zip(chunks, parts, strict=True):
-        for i, d in zip(idx, part["diffs"], strict=True):
-            diffs[i] = d
-        _merge(times, part["times"])
-    return {"diffs": diffs, "times": times}
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--vs", default="greedy", help="the opponent (default greedy)")
@@ -107,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     runs: dict[str, list[float]] = {}
     for mode in MODES:
-        got = run(mode, args.vs, args.seed, args.deals, args.jobs)
+        got = run(SPEC, args.vs, args.seed, args.deals, args.jobs, _cheat, (mode,))
         runs[mode] = got["diffs"]
         mean, low, high = mean_interval(got["diffs"])
         count, _, _, cpu_total, cpu_worst = got["times"][0]

@@ -20,6 +20,7 @@ import argparse
 import json
 import multiprocessing
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,12 +31,15 @@ from strength import _merge, _no_times, mean_interval, play_deals  # noqa: E402
 from arena.rules import Rules, Seating  # noqa: E402
 
 
-def run(spec: str, vs: str, seed: int, deals: int, jobs: int) -> dict[str, Any]:
-    """Per-deal differences (``spec`` minus ``vs``) and the times of both, deal by deal in order."""
+def run(spec: str, vs: str, seed: int, deals: int, jobs: int,
+        initializer: Callable[..., None] | None = None, initargs: tuple[Any, ...] = ()) -> dict[str, Any]:
+    """Per-deal differences (``spec`` minus ``vs``) and the times of both, deal by deal in order.
+    ``initializer(*initargs)``: run first in each worker process (then always in processes of
+    their own, even with one job)."""
     base = (spec, vs, Rules().to_dict(), Seating.alone(2).to_dict(), seed)
     chunks = [list(range(k, deals, jobs * 4)) for k in range(min(deals, jobs * 4))]
-    if jobs > 1:
-        with multiprocessing.Pool(jobs) as pool:
+    if jobs > 1 or initializer is not None:
+        with multiprocessing.Pool(jobs, initializer, initargs) as pool:
             parts = pool.map(play_deals, [base + (idx,) for idx in chunks])
     else:
         parts = [play_deals(base + (idx,)) for idx in chunks]
