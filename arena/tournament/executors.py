@@ -187,8 +187,8 @@ def core_shares(workers: int, cpus: Iterable[int], least: int = 1) -> list[froze
     The processes of a match take turns: the referee asks, one bot thinks, the referee reads.
     Held to one core, each turn passes on that core; left to the scheduler, the bot often wakes
     on another core, and that wake-up costs more than a fast bot's whole move (benchmarks/
-    RESULTS.md, "Matches per second"). Equal shares are fair too: a bot that starts threads
-    cannot take the cores of another match."""
+    RESULTS.md, "Matches per second"). Equal shares are fair too: a bot's threads start on its
+    own match's cores, not another's (a bot may still move itself: its ``cpus`` limit caps it)."""
     ordered = sorted(set(cpus))
     if workers < 2 or workers > len(ordered):
         return None
