@@ -1110,9 +1110,6 @@ def table(
             console.echo(f"note: {printable(note)}", err=True)
 
 
-__all__ = ["FailureLimitError", "Progress", "run", "table", "validate", "write_file", "write_tables"]
-
-
 def cpu_list(cores: Iterable[int]) -> str:
     """CPUs as Linux lists them (``0-3,8``): runs of consecutive numbers as ranges."""
     runs: list[list[int]] = []
@@ -1122,3 +1119,6 @@ def cpu_list(cores: Iterable[int]) -> str:
         else:
             runs.append([core, core])
     return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+
+
+__all__ = ["FailureLimitError", "Progress", "run", "table", "validate", "write_file", "write_tables"]
