@@ -39,6 +39,7 @@ from typing import Any
 from arena.analysis.budget import ANALYST_ENDGAME, ANALYST_PLAYOUTS, ANALYST_WARY
 from arena.game import CLAIM, PLAY, TAKE, Card, Move, SeatView
 from arena.rules import Rules, Seating
+from arena.search import inference
 from arena.search.analysis import move_values, trail_voids
 from arena.search.determinized import (  # noqa: F401  # the search's names, as tests and benchmarks import them
     MAX_CANDIDATES,
@@ -50,7 +51,6 @@ from arena.search.determinized import (  # noqa: F401  # the search's names, as 
 )
 from arena.search.evaluation import estimate, evaluate, margin  # noqa: F401
 from arena.search.inference import Round, Shown
-from arena.search.inference import other_plays as inferred_round
 from arena.search.playout import playout  # noqa: F401
 from arena.seeding import Rng
 
@@ -100,7 +100,7 @@ def other_plays(game: kit.Game, rules: Rules) -> Round | None:
     """The other seats' plays this round, to hold the sampled hands to
     (``arena.search.inference.other_plays``, from the kit's record of the plays)."""
     played = [Shown(p.seat, _CORE[p.card.text], _core(p.take), _core(p.table), p.round) for p in game.played]
-    return inferred_round(played, game.seat, game.round, ([_CORE[c.text] for c in pile] for pile in game.piles), rules)
+    return inference.other_plays(played, game.seat, game.round, ([_CORE[c.text] for c in pile] for pile in game.piles), rules)
 
 
 def _kind(c: kit.Card) -> tuple[int, int, int]:

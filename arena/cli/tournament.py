@@ -421,11 +421,11 @@ def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, p
                     out.say(f"cluster: {address}")
                     executor = make_dask_executor(config, address, **view.cluster_window)
                 else:
-                    shares = runner.worker_cores(config, config.concurrency)
+                    executor = runner.make_executor(config, config.concurrency)
+                    shares = getattr(executor, "shares", None)
                     if shares is not None:
                         out.say("cores: each worker and its bots on cores of their own: "
                                 + " | ".join(map(cpu_list, shares)) + " (pin_workers)")
-                    executor = runner.make_executor(config, config.concurrency)
                 ready = runner.ReadyNames(store, store.identities() or {})
                 try:
                     live.play(executor, ready, warm)

@@ -32,7 +32,7 @@ from arena.search.determinized import (
     fast_view,
     last_round,
     solvable,
-    solve_end,
+    solved_ends,
     wary_seat,
 )
 from arena.search.evaluation import evaluate, evaluate_terms
@@ -135,13 +135,7 @@ def _outcomes(view: SeatView, candidates: Sequence[Move], rng: Rng, playouts: in
     if endgame and seen is not None and solvable(view):
         # Exact, and never too wide: the other seat's turns do not branch (against a seat of
         # unknown play the expert takes the worst case; a value of another kind, left out here).
-        world = deal(view, rng)
-        ends = []
-        for move in candidates:
-            state = world.copy()
-            state.apply(move)
-            ends.append(solve_end(state, view.seat, True))
-        yield [score(end, side) for end in ends]
+        yield [score(end, side) for end in solved_ends(deal(view, rng), candidates, view.seat, True)]
         return
     stop = last_round(view)
     me = wary_seat(view, wary)

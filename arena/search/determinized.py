@@ -159,6 +159,18 @@ def solve_end(state: HandState, side: int, greedy: bool, budget: list[int] | Non
     return ends[values.index(best)]  # the first of equals
 
 
+def solved_ends(world: HandState, candidates: Sequence[Move], seat: int, greedy: bool,
+                budget: list[int] | None = None) -> list[HandState]:
+    """Each candidate played in ``world`` (a deal of a hand whose stock is spent), and the
+    finished hand ``solve_end`` plays on from it; ``budget`` shared by all of them."""
+    ends = []
+    for move in candidates:
+        state = world.copy()
+        state.apply(move)
+        ends.append(solve_end(state, seat, greedy, budget))
+    return ends
+
+
 # The positions a last-round solve may branch to, all candidates together, before the sampled
 # search takes over (with the CPU left). Against greedy the solve branches at its own turns
 # alone and stays far below; against a seat of unknown play (min at its turns too) it met
@@ -215,11 +227,9 @@ def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_p
         world = deal(fast_view(view), rng)
         budget = [SOLVE_POSITIONS]
         try:
-            for i, move in enumerate(candidates):
-                state = world.copy()
-                state.apply(move)
-                totals[i] = solve(state, view.seat, seen is not None, budget)
-                deals[i] = 1
+            ends = solved_ends(world, candidates, view.seat, seen is not None, budget)
+            totals = [margin(end.points(), view.seat) for end in ends]
+            deals = [1] * n
             return max(range(n), key=lambda i: totals[i]), totals, deals
         except TooWide:
             totals, deals = [0.0] * n, [0] * n

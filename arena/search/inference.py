@@ -148,9 +148,8 @@ def other_plays(played: Sequence[Shown], seat: int, round_: int, piles: Iterable
     for pile in piles:
         for c in pile:
             piled[c.value] += 1
-    plays: list[Decision] = []
-    rounds: list[int] = []
-    for p in reversed(played):  # from now back: the piles as each play found them
+    back: list[tuple[Decision, int]] = []  # the other seats' plays, from now back, with their rounds
+    for p in reversed(played):  # the piles as each play found them
         if p.take:
             for c in (p.card, *p.take):
                 piled[c.value] -= 1
@@ -159,16 +158,14 @@ def other_plays(played: Sequence[Shown], seat: int, round_: int, piles: Iterable
         public = list(piled)
         for c in p.table:
             public[c.value] += 1
-        plays.append(Decision(p.seat, p.card, p.take, p.table, public, rules))
-        rounds.append(p.round)
-    plays.reverse()
-    rounds.reverse()
+        back.append((Decision(p.seat, p.card, p.take, p.table, public, rules), p.round))
+    # A seat's hand at a play of a finished round: that card and those it played after it.
     held: dict[tuple[int, int], list[Card]] = {}
-    for d, r in zip(reversed(plays), reversed(rounds), strict=True):
+    for d, r in back:
         if r >= round_:
             continue
         hand = held.setdefault((d.seat, r), [])
         hand.append(d.card)
         if not d.greedy_would(hand):
             return None
-    return Round([d for d, r in zip(plays, rounds, strict=True) if r == round_])
+    return Round([d for d, r in reversed(back) if r == round_])

@@ -323,6 +323,11 @@ class LocalExecutor(Executor):
         self._ctx = context()
         return self
 
+    @property
+    def shares(self) -> Sequence[frozenset[int]] | None:
+        """The cores each worker is held to (its own, in order), or None."""
+        return self._shares
+
     def _spawn(self) -> None:
         worker_id = f"w{self._serial}"
         self._serial += 1
