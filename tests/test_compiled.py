@@ -99,6 +99,9 @@ def test_the_checkout_holds_no_compiled_module_to_shadow_its_source():
 def test_pip_install_compiles_the_hot_path_and_the_hardest_tests_pass_on_it(tmp_path: Path):
     wheel, log = _build_wheel(tmp_path, {"ESCOBA_ARENA_OPT_LEVEL": "0"})
     assert " -O0 " in log  # mypyc's flag, after Python's own -O3: the one gcc applies
+    # A C file per module (mypyc's multi_file), which the build compiles side by side.
+    for module in COMPILED:
+        assert f"__native_{module.replace('/', '___')}.c" in log, module
     with zipfile.ZipFile(wheel) as whl:
         names = whl.namelist()
         whl.extractall(tmp_path / "site")
