@@ -749,7 +749,7 @@ class ResultStore:
                             row.hands,
                             json.dumps([[seat, t.value] for seat, t in row.failures]),
                             row.duration,
-                            record if isinstance(record, str) else json.dumps(record, separators=(",", ":")),
+                            record if isinstance(record, str) else jsontext.ascii_dumps(record),
                             json.dumps([list(u) for u in row.usage]) if row.usage else None,
                         ),
                     )

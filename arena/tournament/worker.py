@@ -6,7 +6,6 @@ spawned worker processes (and into a remote executor later).
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -17,6 +16,7 @@ from arena.harness.botproc import BotProcess, BotSpec, Limits
 from arena.harness.containment import default_clock
 from arena.harness.protocol import Clock
 from arena.harness.resources import ResourceLimits
+from arena.match.jsontext import ascii_dumps
 from arena.match.record import FailurePolicy, GameRecord, derive_row_values
 from arena.match.referee import play_match
 from arena.tournament.config import TournamentConfig
@@ -87,7 +87,7 @@ def summarize(spec: MatchSpec, played: dict[str, Any], duration: float) -> Summa
     record_dict = given.to_dict() if isinstance(given, GameRecord) else given
     return Summary(
         row=row_from_record(spec, record, duration),
-        record_json=json.dumps(record_dict, separators=(",", ":")),
+        record_json=ascii_dumps(record_dict),
         ready=ready,
         failures=failure_notes(record),
     )
