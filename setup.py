@@ -70,9 +70,9 @@ class OptionalBuildExt(build_ext):
     shared library it needs, where the pure-Python module works. The C files of one extension
     are compiled side by side, one per core (distutils compiles them one after the other)."""
 
-    def build_extension(self, ext) -> None:  # noqa: ANN001 - setuptools' Extension
+    def build_extensions(self) -> None:
         compiler = self.compiler
-        jobs = min(len(ext.sources), _cores())
+        jobs = _cores()
         # Only where the compiler runs distutils' own loop (a Unix compiler): one that replaces
         # ``compile`` whole (MSVC's) keeps it.
         mro = type(compiler).__mro__
@@ -80,7 +80,7 @@ class OptionalBuildExt(build_ext):
         standard = owner is not None and "_setup_compile" in vars(owner)
         if jobs > 1 and standard and hasattr(compiler, "_get_cc_args") and hasattr(compiler, "_compile"):
             compiler.compile = _side_by_side(compiler, jobs)
-        super().build_extension(ext)
+        super().build_extensions()
 
     def run(self) -> None:
         try:
@@ -119,7 +119,7 @@ def _side_by_side(compiler, jobs: int):  # noqa: ANN001, ANN202 - distutils' CCo
             src, ext = build[obj]
             compiler._compile(obj, src, ext, cc_args, extra_postargs, pp_opts)
 
-        with ThreadPoolExecutor(jobs) as pool:
+        with ThreadPoolExecutor(min(jobs, len(build) or 1)) as pool:
             list(pool.map(one, sorted(build, key=lambda obj: -os.path.getsize(build[obj][0]))))
         return objects
 

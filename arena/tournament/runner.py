@@ -230,7 +230,7 @@ def worker_cores(config: TournamentConfig, concurrency: int) -> list[frozenset[i
     if not config.pin_workers:
         return None
     # A share must hold the most CPUs any bot may use at once (its ``cpus`` limit).
-    widest = max((int(dict(bot.limits).get("cpus", ResourceLimits.cpus)) for bot in config.bots), default=1)
+    widest = max((ResourceLimits.from_dict(dict(bot.limits)).cpus for bot in config.bots), default=1)
     return core_shares(concurrency, own_cores(), widest)
 
 
