@@ -40,6 +40,7 @@ from typing import IO, Any
 
 from arena.errors import ArenaError
 from arena.harness import containment
+from arena.harness.cgroups import oom_detail
 from arena.harness.containment import Child, LauncherClient, LauncherError, SpawnError
 from arena.harness.framing import READ_CHUNK, LineReader
 from arena.harness.protocol import (
@@ -653,6 +654,9 @@ class BotProcess:
         if ended is not None and ended.reason == "memory":
             self._dead_reason = "over its memory limit"
             return BotFailure(Termination.MEMORY, f"bot killed: {ended.detail}")
+        if ended is None and child is not None and child.killed_for_memory():
+            self._dead_reason = "over its memory limit"
+            return BotFailure(Termination.MEMORY, f"bot killed: {oom_detail(self.resources.memory_mb)}")
         if ended is None:
             what = "closed its stdout"
         elif ended.status is None:

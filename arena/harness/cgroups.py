@@ -35,6 +35,24 @@ _CLOCK_FILES = {2: "cpu.stat", 1: "cpuacct.usage"}
 QUOTA_PERIOD_US = 100_000  # cpu.max's period: a tenth of a second, the kernel's default
 
 
+def oom_kill_count(text: str | None) -> int:
+    """How many processes the kernel killed for the group's memory, from its memory.events
+    (cgroup v2) or memory.oom_control (v1): both say it on an ``oom_kill N`` line."""
+    for line in (text or "").splitlines():
+        key, _, value = line.partition(" ")
+        if key == "oom_kill":
+            try:
+                return int(value)
+            except ValueError:
+                return 0
+    return 0
+
+
+def oom_detail(memory_mb: int) -> str:
+    """What a bot's failure says when the kernel killed it for its memory."""
+    return f"its processes reached its memory limit of {memory_mb} MB (killed by the kernel)"
+
+
 def cpu_seconds(version: int, texts: Sequence[str | None]) -> tuple[float, float] | None:
     """(user, system) seconds from the texts of a group's CPU files (``_CPU_FILES``)."""
     stat = dict(line.split(" ", 1) for line in (texts[0] or "").splitlines() if " " in line)
@@ -469,15 +487,23 @@ class BotGroup:
         if self.versions.get("memory") == 1:
             self.write(os.path.join(self.dirs["memory"], "memory.max_usage_in_bytes"), "0")
 
+    def _oom_path(self) -> str:
+        name = "memory.events" if self.versions["memory"] == 2 else "memory.oom_control"
+        return os.path.join(self.dirs["memory"], name)
+
     def oom_kills(self) -> int:
         if "memory" not in self.dirs:
             return 0
-        name = "memory.events" if self.versions["memory"] == 2 else "memory.oom_control"
-        for line in (self.read(os.path.join(self.dirs["memory"], name)) or "").splitlines():
-            key, _, value = line.partition(" ")
-            if key == "oom_kill":
-                return int(value)
-        return 0
+        return oom_kill_count(self.read(self._oom_path()))
+
+    def oom_file(self) -> dict[str, Any] | None:
+        """Where the arena may read this group's count of memory kills itself
+        (``oom_kill_count``), with the count now: the launcher's news of a bot's end says why
+        it ended, but may come late, and a bot the kernel killed for its memory is recorded as
+        such whenever that news comes."""
+        if "memory" not in self.dirs:
+            return None
+        return {"path": self._oom_path(), "base": self.oom_kills()}
 
     def _cpu_files(self) -> list[str]:
         d = self.dirs["cpu"]

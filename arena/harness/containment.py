@@ -133,7 +133,8 @@ class Child:
     ended its report is counted from the arena's starting point (``ChildExit.totals``)."""
 
     def __init__(self, launcher: LauncherClient, child_id: int, pid: int, scratch: str | None = None,
-                 counters: Mapping[str, Any] | None = None, clock: Mapping[str, Any] | None = None) -> None:
+                 counters: Mapping[str, Any] | None = None, clock: Mapping[str, Any] | None = None,
+                 oom: Mapping[str, Any] | None = None) -> None:
         self.launcher = launcher
         self.id = child_id
         self.pid = pid
@@ -144,6 +145,20 @@ class Child:
         self._base: tuple[float, float, float] | None = None  # user, system, monotonic at the reset
         self._clock_file = clock  # where its cgroup counts its CPU time, for the cpu clock
         self._clock: cgroups.CpuClock | TreeClock | None = None
+        self._oom = oom  # where its group counts memory kills, and the count at its start
+
+    def killed_for_memory(self) -> bool:
+        """The kernel killed one of its processes for its memory (its group says so), while
+        the group lasts: the launcher removes it once the bot's tree is gone. Read where the
+        launcher's news of its end is late."""
+        oom = self._oom
+        if oom is None:
+            return False
+        try:
+            path, base = str(oom["path"]), int(oom["base"])
+        except (KeyError, TypeError, ValueError):
+            return False
+        return cgroups.oom_kill_count(proctree.read_text(path)) > base
 
     @property
     def cpu_seconds(self) -> Callable[[], float | None]:
@@ -501,9 +516,10 @@ class LauncherClient:
         if reply.get("op") != "spawned":
             _remove(scratch)
             raise SpawnError(str(reply.get("error", "unknown error")))
-        counters, clock = reply.get("counters"), reply.get("clock")
+        counters, clock, oom = reply.get("counters"), reply.get("clock"), reply.get("oom")
         child = Child(self, int(reply["id"]), int(reply["pid"]), scratch,
-                      counters if isinstance(counters, dict) else None, clock if isinstance(clock, dict) else None)
+                      counters if isinstance(counters, dict) else None, clock if isinstance(clock, dict) else None,
+                      oom if isinstance(oom, dict) else None)
         with self._cond:
             self._children[child.id] = child
         return child

@@ -56,7 +56,7 @@ try:
 except ImportError:  # run as a program (python -I -S launcher.py): the package is not on the path
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     from arena.harness import sandbox, seal
-from arena.harness.cgroups import HARD_KILL_S, KILL_POLL_S, MIB, PREFIX, BotGroup, Cgroups, hierarchies
+from arena.harness.cgroups import HARD_KILL_S, KILL_POLL_S, MIB, PREFIX, BotGroup, Cgroups, hierarchies, oom_detail
 from arena.harness.proctree import alive, children, process_cpu, signal_all, stat_fields, tree, tree_memory, write_text
 
 SAMPLE_S = 0.1  # how often memory is measured and orphans are looked for
@@ -336,11 +336,12 @@ class Launcher:
                 group.remove()
             return {"op": "spawn_failed", "error": error}
         bot = Bot(bot_id, pid, group, memory, members={pid}, scratch=msg.get("scratch"))
-        bot.oom_base = group.oom_kills() if group else 0
+        oom = group.oom_file() if group else None
+        bot.oom_base = int(oom["base"]) if oom else 0
         self.bots[bot_id] = bot
         self.roots[pid] = bot
         return {"op": "spawned", "id": bot_id, "pid": pid, "counters": group.counters() if group else None,
-                "clock": group.clock_file() if group else None}
+                "clock": group.clock_file() if group else None, "oom": oom}
 
     def _seal(self, msg: dict[str, Any], limits: dict[str, Any]) -> list[str]:
         """The bubblewrap command line of a bot (arena.harness.seal); OSError when its program
@@ -453,8 +454,7 @@ class Launcher:
         bot.status = status
         if not bot.reason and bot.group is not None and bot.group.oom_kills() > bot.oom_base:
             bot.reason = "memory"
-            bot.detail = (f"its processes reached its memory limit of {bot.memory_limit // MIB} MB "
-                          "(killed by the kernel)")
+            bot.detail = oom_detail(bot.memory_limit // MIB)
         if not bot.asked:
             self.send({"op": "exit", "id": bot.id, "status": status, "reason": bot.reason, "detail": bot.detail,
                        "usage": self.usage(bot)})
@@ -471,8 +471,7 @@ class Launcher:
                 bot.peak = max(bot.peak, used, group.peak() or 0)
                 bot.members = group.members() | {bot.pid}
                 if group.oom_kills() > bot.oom_base:
-                    self.over_memory(bot, f"its processes reached its memory limit of {bot.memory_limit // MIB} MB "
-                                          "(killed by the kernel)")
+                    self.over_memory(bot, oom_detail(bot.memory_limit // MIB))
                 continue
             # Known pids stay until they are reaped: an orphan's CPU still counts for its bot.
             bot.members = (tree([bot.pid]) | (group.members() if group is not None else set())

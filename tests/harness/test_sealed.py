@@ -199,6 +199,47 @@ def test_a_sealed_bot_filling_its_space_or_memory_loses_only_its_own(tmp_path, w
     assert _probe(tmp_path, {})["uid"] == os.getuid()  # and the next bot starts as ever
 
 
+def test_a_memory_kill_is_recorded_as_one_when_the_launchers_news_of_it_is_late(tmp_path, monkeypatch):
+    """The kernel kills a bot over its memory whatever its launcher does; the launcher's news of
+    the end, which says why, can be late (a busy machine, or a bot that stopped its launcher):
+    the arena then reads the bot's memory group itself, and still records a memory loss, not a
+    crash or a failed handshake."""
+    launcher = containment.launcher()
+    if "memory" not in launcher.info.get("cgroup_roles", ()):
+        pytest.skip(f"the kernel caps memory by cgroup only ({launcher.containment})")
+    from arena.harness import botproc
+
+    monkeypatch.setattr(botproc, "_EXIT_NEWS_S", 0.3)
+    script = tmp_path / "fill.py"
+    script.write_text(textwrap.dedent("""
+        import os, sys, time
+        sys.stdin.readline()  # the hello
+        time.sleep(0.2)  # by then its launcher is stopped
+        f = os.fdopen(os.memfd_create("fill"), "wb")
+        for _ in range(64):
+            f.write(b"x" * (1 << 20))
+    """))
+    spec = BotSpec(name="fill", cmd=(sys.executable, str(script)), limits=FAST, resources=ResourceLimits(memory_mb=32))
+    kill = BotProcess.kill
+
+    def resume_then_kill(self: BotProcess) -> None:  # the failure is decided: the kill needs the launcher
+        os.kill(launcher.pid, signal.SIGCONT)
+        kill(self)
+
+    monkeypatch.setattr(BotProcess, "kill", resume_then_kill)
+    with BotProcess(spec) as bot:
+        bot.send_hello(hello())  # which asks the launcher whether it is there: before it stops
+        os.kill(launcher.pid, signal.SIGSTOP)
+        try:
+            with pytest.raises(BotFailure) as failure:
+                bot.await_ready()
+        finally:
+            os.kill(launcher.pid, signal.SIGCONT)
+    assert launcher.alive
+    assert failure.value.termination is Termination.MEMORY, failure.value
+    assert "memory limit of 32 MB" in failure.value.detail
+
+
 def test_a_bot_cannot_see_the_folders_the_other_bots_write(tmp_path):
     from arena.tournament.config import load_config
     from arena.tournament.store import hidden_from
