@@ -262,7 +262,17 @@ class Launcher:
         op, seq = msg.get("op"), int(msg.get("seq") or 0)
         bot = self.bots.get(msg.get("id", -1))
         if op == "spawn":
-            self.send({"seq": seq, **self.spawn(msg, fds)})
+            reply = self.spawn(msg, fds)
+            # Closed before the reply: once the arena hears that the bot started, the bot alone
+            # holds its pipes, and its end is the end of its output whatever becomes of this
+            # process (a bot may stop it).
+            for fd in fds:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+            fds.clear()
+            self.send({"seq": seq, **reply})
         elif op == "kill":
             if bot is None:
                 self.send({"seq": seq, "op": "killed", "id": msg.get("id"), "status": None, "reason": "",
