@@ -44,7 +44,10 @@ ON_THE_BUILD = [str(ROOT / "tests" / name) for name in (
     "match/test_golden.py", "match/test_referee.py", "match/test_replay.py", "harness/test_protocol.py", "harness/test_zoo.py",
     "harness/test_botproc.py", "core/test_worked_examples.py", "core/test_game_position.py", "core/test_core_shortcuts.py",
     "core/test_simulation_api.py", "core/test_readme_example.py", "bots/test_playouts.py",
-    "core/test_rule_options_effects.py", "bots/test_move_values.py", "analysis/test_analyst_tasks.py")]
+    "core/test_rule_options_effects.py", "bots/test_move_values.py", "analysis/test_analyst_tasks.py",
+    # The cpu clock's timeouts (ClockOut, a compiled class raised by the interpreted botproc).
+    "harness/test_clocks.py::test_a_bot_at_400_ms_of_cpu_loses_on_time_and_the_failure_says_by_how_much",
+    "harness/test_clocks.py::test_a_bot_that_sleeps_is_stopped_by_the_wall_backstop")]
 
 
 def _no_isolation() -> list[str]:
@@ -80,6 +83,26 @@ def _build_wheel(tmp: Path, env: dict[str, str] | None = None) -> tuple[Path, st
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     (wheel,) = out.glob("escoba_arena-*.whl")
     return wheel, done.stdout + done.stderr
+
+
+def test_no_class_of_an_interpreted_module_extends_a_compiled_one():
+    # mypyc makes a compiled module's classes native: an interpreted subclass imports, and its
+    # instances then fail the native class's own type checks, but only in the compiled build
+    # (a cpu-clock timeout once crashed every installed arena this way).
+    compiled = {}
+    for path in COMPILED:
+        for node in ast.parse((ROOT / f"{path}.py").read_text()).body:
+            if isinstance(node, ast.ClassDef):
+                compiled[node.name] = path
+    found = []
+    for source in sorted((ROOT / "arena").rglob("*.py")) + sorted((ROOT / "bots").rglob("*.py")):
+        if source.relative_to(ROOT).with_suffix("").as_posix() in COMPILED:
+            continue
+        for node in ast.walk(ast.parse(source.read_text())):
+            if isinstance(node, ast.ClassDef):
+                bases = [b.id if isinstance(b, ast.Name) else getattr(b, "attr", None) for b in node.bases]
+                found += [(str(source.relative_to(ROOT)), node.name, base) for base in bases if base in compiled]
+    assert not found, found
 
 
 def _extension(name: str) -> bool:

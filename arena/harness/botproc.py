@@ -48,6 +48,7 @@ from arena.harness.protocol import (
     GOODBYE_LINE,
     BotFailure,
     Clock,
+    ClockOut,
     Info,
     MoveReply,
     Ready,
@@ -95,11 +96,6 @@ _SIGNAL_NOTES = {
 
 class BotSpecError(ArenaError, ValueError):
     """A bot's configuration is invalid (empty command, negative limit, unknown key...)."""
-
-
-class _ClockOut(BotFailure):
-    """A timeout on the cpu clock, its detail final: the CPU the move took, or the wall-clock
-    backstop (``decide`` words the wall clock's own)."""
 
 
 @dataclass(frozen=True)
@@ -904,7 +900,7 @@ class BotProcess:
                         raise BotFailure(Termination.TIMEOUT, "late replies until the deadline")
                     continue
                 raise BotFailure(Termination.WRONG_ID, f"reply id {reply.id}, expected {request_id} (move {reply.move!r})")
-        except _ClockOut:
+        except ClockOut:
             raise
         except BotFailure as exc:
             if exc.termination is Termination.TIMEOUT:
@@ -924,7 +920,7 @@ class BotProcess:
         now = clock()
         used = 0.0 if now is None else max(0.0, now - cpu0)
         if used * 1000 > time_ms + self.limits.grace_ms:
-            raise _ClockOut(Termination.TIMEOUT, f"cpu {used * 1000:.0f} ms > {time_ms} ms (request {request_id})")
+            raise ClockOut(Termination.TIMEOUT, f"cpu {used * 1000:.0f} ms > {time_ms} ms (request {request_id})")
         return used
 
     def _overtime(self, clock: Callable[[], float | None], cpu0: float, request_id: int, time_ms: int,
@@ -942,10 +938,10 @@ class BotProcess:
                 now_cpu = clock()
                 used = 0.0 if now_cpu is None else max(0.0, now_cpu - cpu0)
                 if used > budget:
-                    raise _ClockOut(Termination.TIMEOUT, f"cpu {used * 1000:.0f} ms > {time_ms} ms (request {request_id})")
+                    raise ClockOut(Termination.TIMEOUT, f"cpu {used * 1000:.0f} ms > {time_ms} ms (request {request_id})")
                 now = _monotonic()
                 if now >= backstop:
-                    raise _ClockOut(Termination.TIMEOUT, f"wall backstop {backstop_ms / 1000:.1f} s (request {request_id}: "
+                    raise ClockOut(Termination.TIMEOUT, f"wall backstop {backstop_ms / 1000:.1f} s (request {request_id}: "
                                                          f"cpu {used * 1000:.0f} ms of {time_ms} ms)")
                 look = min(backstop, now + max((budget - used) / self._cpu_width, 0.002))
                 try:
@@ -957,7 +953,7 @@ class BotProcess:
                         if reply.id not in self._abandoned:
                             raise BotFailure(Termination.WRONG_ID,
                                              f"reply id {reply.id}, expected {request_id} (move {reply.move!r})")
-                except _ClockOut:
+                except ClockOut:
                     raise
                 except BotFailure as exc:
                     if exc.termination is not Termination.TIMEOUT:

@@ -70,6 +70,13 @@ class BotFailure(ArenaError):
         self.detail = detail
 
 
+class ClockOut(BotFailure):
+    """A timeout on the cpu clock, its detail final: the CPU the move took, or the wall-clock
+    backstop (``BotProcess.decide`` words the wall clock's own). Here, beside ``BotFailure``:
+    the compiled build makes both native classes, which a class of an interpreted module
+    cannot extend (its instances fail the compiled ``BotFailure``'s own type check)."""
+
+
 class Clock(Enum):
     """What a bot's ``move_ms`` and ``bank_ms`` measure (docs/PROTOCOL.md, "Time").
 
