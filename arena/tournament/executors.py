@@ -26,6 +26,7 @@ from typing import Any
 from arena.errors import ArenaError, ExitCode
 from arena.harness.sandbox import die_with_parent
 from arena.tournament.failures import FailureNote
+from arena.tournament.forkserver import let_server_go
 from arena.tournament.schedule import MatchSpec
 from arena.tournament.store import MatchRow
 
@@ -221,6 +222,7 @@ def _worker_main(plan: WorkerPlan, worker_id: str, conn: Any, cores: frozenset[i
     _name(f"arena-{worker_id}")
     if not die_with_parent(parent_pid, signal.SIGTERM):
         return
+    let_server_go()  # which then ends with the arena, and this worker with it
     _hold_to(cores)  # before the launcher and the bots start: they inherit it
     state = None
     try:

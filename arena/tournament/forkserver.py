@@ -83,4 +83,24 @@ def prestart() -> None:
             pass  # only an early start: the run starts it again with its first worker and reports there
 
 
-__all__ = ["PRELOAD", "context", "prestart"]
+def let_server_go() -> None:
+    """In a worker: close this process's copy of the server's "alive" pipe. Each fork of the
+    server inherits one (so that it could start processes through the server in turn, which a
+    worker never does), and the server exits only once every copy is closed: a worker kept it
+    alive after ``kill -9`` of the arena, the worker waited for the server's end to end itself
+    (``die_with_parent``), and both lasted as long as the move a bot was thinking over (up to
+    its ``move_ms``), the bots with them."""
+    from multiprocess import forkserver
+
+    server = forkserver._forkserver
+    fd = getattr(server, "_forkserver_alive_fd", None)
+    if fd is None:
+        return
+    server._forkserver_alive_fd = None
+    try:
+        os.close(fd)
+    except OSError:
+        pass
+
+
+__all__ = ["PRELOAD", "context", "let_server_go", "prestart"]

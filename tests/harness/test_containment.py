@@ -531,9 +531,9 @@ def test_arena_play_and_check_bot_end_against_a_blank_line_flood():
     assert survivors(token) == []
 
 
-def _tournament(folder: Path, token: str, modes: list[str]) -> Path:
+def _tournament(folder: Path, token: str, modes: list[str], move_ms: int = 2000) -> Path:
     bots = "\n".join(
-        f'  - {{name: {mode.replace("_", "-")}, cmd: "$PYTHON {HOSTILE} {mode} {token} 2", cwd: "{ROOT}", move_ms: 2000}}'
+        f'  - {{name: {mode.replace("_", "-")}, cmd: "$PYTHON {HOSTILE} {mode} {token} 2", cwd: "{ROOT}", move_ms: {move_ms}}}'
         for mode in modes
     )
     path = folder / "hostile.yaml"
@@ -560,7 +560,9 @@ def test_nothing_survives_arena_run(tmp_path):
 def test_nothing_survives_kill_9_of_arena_run(tmp_path):
     token = new_token()
     tag = f"ARENA_CONTAINMENT_TEST={token}"
-    path = _tournament(tmp_path, token, ["escape_pgid", "respawner", "escape_daemon"])
+    # A bot that holds its move (half a reply, then sleep) for as long as it may: ten minutes.
+    # Nothing waits for that: every process of the run goes as soon as the arena has.
+    path = _tournament(tmp_path, token, ["escape_pgid", "respawner", "escape_daemon", "partial_line"], move_ms=600_000)
     # The results are inside TMPDIR: with Landlock, each bot gets a TMPDIR of its own there.
     env = dict(os.environ, ARENA_CONTAINMENT_TEST=token, TMPDIR=str(tmp_path))
     run = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(path), "--no-progress", "--output",
@@ -569,6 +571,7 @@ def test_nothing_survives_kill_9_of_arena_run(tmp_path):
     try:
         # Wait until bots and their children run (two bots, each with a child, at the least).
         assert wait_until(lambda: len(survivors(token)) >= 4, timeout=60), "the bots never started"
+        time.sleep(2)  # each worker is soon waiting on the partial line
         scratch = list(tmp_path.glob("escoba-arena-*"))
         assert bool(scratch) == ("Landlock ABI" in containment.containment_line()), scratch
     finally:
