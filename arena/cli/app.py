@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import typer
 
-from arena.cli.edge import ArenaGroup
+from arena.cli.edge import ArenaGroup, on_the_way_out
 
 
 class Command(NamedTuple):
@@ -71,7 +71,10 @@ def _arena() -> None:
 
 
 def main() -> None:
-    app()
+    try:
+        app()
+    finally:
+        on_the_way_out()
 
 
 if __name__ == "__main__":

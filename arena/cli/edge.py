@@ -92,6 +92,20 @@ def stop_signals_as_interrupts() -> Iterator[None]:
             signal.signal(sig, old)
 
 
+def on_the_way_out() -> None:
+    """The command is done and its exit code chosen: what is left is the interpreter's exit,
+    where the bots, their launchers and the workers are cleaned up. A stop signal then (a
+    Ctrl-C just after the last line) would cut that clean-up short with a traceback and
+    change nothing of the run, so from here on they are ignored; the clean-ups are bounded."""
+    if sys.platform == "win32":  # pragma: no cover - no SIGHUP there
+        return
+    try:
+        for sig in (signal.SIGINT, *STOP_SIGNALS):
+            signal.signal(sig, signal.SIG_IGN)
+    except ValueError:  # not the main thread (a test harness): leave the signals alone
+        pass
+
+
 def quiet_worker() -> None:
     """What a command's forked pool worker runs first. It inherits the command's handlers,
     which turn the first stop signal into an exception and ignore the next: a worker blocked

@@ -198,6 +198,27 @@ def test_sigterm_and_sighup_stop_a_run_like_ctrl_c(tmp_path: Path, sig: signal.S
     assert len(ids) == len(set(ids)) == 12
 
 
+def test_a_ctrl_c_once_the_command_is_done_neither_prints_a_traceback_nor_changes_its_exit_code():
+    # The interrupt lands at the start of the interpreter's exit, before the bots' and their
+    # launcher's clean-up (exit handlers run last registered first): once seen 20 ms after
+    # the last line of `arena run`, as "Exception ignored in atexit callback" and exit 0.
+    script = (
+        "import atexit, os, signal, sys, time\n"
+        "import arena.harness.botproc\n"
+        "from arena.cli.app import main\n"
+        "def interrupt():\n"
+        "    os.kill(os.getpid(), signal.SIGINT)\n"
+        "    time.sleep(0.2)\n"
+        "atexit.register(interrupt)\n"
+        "sys.argv = ['arena', 'play', sys.executable + ' bots/random_bot.py', sys.executable + ' bots/greedy_bot.py']\n"
+        "main()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr and "KeyboardInterrupt" not in done.stderr, done.stderr
+    assert "result: " in done.stdout, done.stdout[-500:]
+
+
 def test_under_nohup_a_closed_terminal_does_not_stop_the_run(tmp_path: Path):
     """nohup ignores SIGHUP so that the run outlives its terminal: the arena keeps that."""
     path = write_tournament(tmp_path, matches=2, sleep_ms=1)
