@@ -35,6 +35,7 @@ from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from arena.core.outcome import EndReason
@@ -328,6 +329,11 @@ class ResultStore:
             raise _damaged(self.path, f"a stored row longer than {MAX_ROW_BYTES // 2**20} MB, the cap of a row "
                                       "(docs/TOURNAMENTS.md)") from None
         except sqlite3.DatabaseError as exc:
+            if "readonly" in str(exc).lower():
+                # SQLite writes beside a WAL store it reads (its -shm): a folder this user
+                # cannot write, whose store has a WAL (a run in it now, or one killed).
+                raise StoreError(f"{self.path}: cannot be read from here: reading it writes beside it, and its "
+                                 f"folder is not writable by this user; read a copy of the folder") from None
             raise _damaged(self.path, exc) from None
 
     # -- opening ----------------------------------------------------------------------
@@ -864,10 +870,21 @@ def _connect(path: str, readonly: bool = False) -> sqlite3.Connection:
         raise _damaged(path, exc) from None
 
 
+def _read_only_uri(path: str) -> str:
+    """The URI that opens the store read-only (a path's ``#``, ``?`` and ``%`` escaped: read as
+    URI syntax they opened, and created, another file), still able to see a live run's WAL.
+    SQLite reads a WAL store by writing its ``-shm`` beside it: in a folder this user cannot
+    write (another user's, read-only media) whose store was closed cleanly (no ``-wal``, so
+    nothing the WAL could add) the file is read as it is, without it."""
+    uri = Path(os.path.abspath(path)).as_uri() + "?mode=ro"
+    if not os.access(os.path.dirname(os.path.abspath(path)), os.W_OK) and not os.path.exists(path + "-wal"):
+        uri += "&immutable=1"
+    return uri
+
+
 def _connect_raw(path: str, readonly: bool) -> sqlite3.Connection:
     if readonly:
-        # Read-only but still able to see a live run's WAL.
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30.0)
+        conn = sqlite3.connect(_read_only_uri(path), uri=True, timeout=30.0)
     else:
         conn = sqlite3.connect(path, timeout=30.0)
         conn.execute("PRAGMA journal_mode=WAL")

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import sqlite3
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -61,6 +66,47 @@ def test_rows_round_trip_and_are_written_once(tmp_path: Path):
         assert meta["game"] == c.game_dict()
         with pytest.raises(StoreError, match="no match"):
             store.record("nope")
+
+
+def test_a_folder_named_with_uri_characters_is_read_where_it_is(tmp_path: Path):
+    # Read as URI syntax, "#" and "?" cut the path short: the reader opened (and created) an
+    # empty database named by what came before them, and "%41" named another folder.
+    folder = tmp_path / "a#b?c%41"
+    spec = build_schedule(parse_config(TEXT))[0]
+    with open_store(folder) as store:
+        store.add(row_for(spec, 0), {"moves": []})
+    with ResultStore.open_existing(str(folder)) as store:
+        assert store.count() == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a#b?c%41"]
+
+
+@pytest.mark.skipif(os.getuid() != 0 or not shutil.which("setpriv"), reason="needs root to become nobody")
+def test_a_store_in_a_folder_its_reader_cannot_write_is_read_as_it_is():
+    # SQLite reads a WAL store by writing its -shm beside it: another user's results folder
+    # (or read-only media) was "damaged" to every reader. Closed cleanly, it has no -wal, and
+    # is read as it is.
+    top = Path(tempfile.mkdtemp(prefix="store-ro-"))
+    try:
+        os.chmod(top, 0o755)
+        folder = top / "t"
+        spec = build_schedule(parse_config(TEXT))[0]
+        with open_store(folder) as store:
+            store.add(row_for(spec, 0), {"moves": []})
+        os.chmod(folder, 0o755)
+        before = sorted(p.name for p in folder.iterdir())
+        code = ("from arena.tournament.store import ResultStore\n"
+                f"with ResultStore.open_existing({str(folder)!r}) as store:\n"
+                "    print(store.count(), store.results()[0].winner)\n")
+        # nobody, who may read everything (this Python and its packages, wherever they are) but
+        # write only what anyone may.
+        done = subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+                               "--inh-caps=+dac_read_search", "--ambient-caps=+dac_read_search", sys.executable, "-c",
+                               code], capture_output=True, text=True, timeout=120, cwd=top)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.split() == ["1", "0"]
+        assert sorted(p.name for p in folder.iterdir()) == before
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
 
 
 def test_the_database_is_wal_and_the_id_is_a_primary_key(tmp_path: Path):
