@@ -194,12 +194,30 @@ def missing_program(cmd: str | tuple[str, ...], cwd: str, env: dict[str, str]) -
     return None
 
 
+# What a bot's environment takes of the arena's (docs/PROTOCOL.md, "Environment"): what a
+# program needs to find its tools and its language's runtime, and the user's locale, never the
+# rest (tokens, keys, credentials, the user's paths): a bot may say what it reads, in its notes,
+# which go into the records and the report, or on its stderr.
+PASSED_ENV = frozenset({"PATH", "TMPDIR", "LANG", "LANGUAGE", "TZ", "TERM", "USER", "LOGNAME", "SHELL", "LD_LIBRARY_PATH",
+                        "JAVA_HOME", "NODE_PATH", "VIRTUAL_ENV", "CONDA_PREFIX", "GOROOT", "GOPATH"})
+PASSED_ENV_PREFIXES = ("LC_", "PYTHON")
+
+
+def bot_environment(arena_env: Mapping[str, str], pass_env: Sequence[str] = ()) -> dict[str, str]:
+    """The part of ``arena_env`` a bot is given: ``PASSED_ENV``, the ``LC_`` and ``PYTHON``
+    variables, and the names in ``pass_env`` (a bot's ``pass_env:``)."""
+    extra = set(pass_env)
+    return {name: value for name, value in arena_env.items()
+            if name in PASSED_ENV or name in extra or name.startswith(PASSED_ENV_PREFIXES)}
+
+
 @dataclass(frozen=True)
 class BotSpec:
     """How to start a bot: a plain, picklable value the tournament code can pass around.
 
-    ``cmd`` is an argv tuple or a command string (see ``split_command``); ``env`` adds to (or,
-    with ``inherit_env=False``, replaces) the arena's environment. ``limits`` are the time
+    ``cmd`` is an argv tuple or a command string (see ``split_command``); ``env`` adds to the
+    part of the arena's environment a bot is given (``bot_environment``, with the names in
+    ``pass_env``), or with ``inherit_env=False`` is all of it. ``limits`` are the time
     and line limits (recorded in every game record); ``resources`` what its processes may use;
     ``hidden`` the paths it may not read, the arena's choice (a tournament's secrets, see
     ``arena.harness.sandbox``), not the bot's.
@@ -213,9 +231,11 @@ class BotSpec:
     limits: Limits = field(default_factory=Limits)
     resources: ResourceLimits = field(default_factory=ResourceLimits)
     hidden: tuple[str, ...] = ()
+    pass_env: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "cmd", split_command(self.cmd))
+        object.__setattr__(self, "pass_env", tuple(self.pass_env))
         env = self.env.items() if isinstance(self.env, Mapping) else self.env
         object.__setattr__(self, "env", tuple(sorted((str(k), str(v)) for k, v in env)))
         if not self.name:
@@ -235,7 +255,7 @@ class BotSpec:
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "cmd": list(self.cmd), "cwd": self.cwd, "env": dict(self.env),
                 "inherit_env": self.inherit_env, "limits": self.limits.to_dict(),
-                "resources": self.resources.to_dict(), "hidden": list(self.hidden)}
+                "resources": self.resources.to_dict(), "hidden": list(self.hidden), "pass_env": list(self.pass_env)}
 
 
 class ConversationLog:
@@ -509,7 +529,7 @@ class BotProcess:
         if self._child is not None:
             self.kill()
         spec = self.spec
-        env = dict(os.environ) if spec.inherit_env else {}
+        env = bot_environment(os.environ, spec.pass_env) if spec.inherit_env else {}
         env.update(spec.env)
         if self.stderr_path is not None:
             self.stderr_path.parent.mkdir(parents=True, exist_ok=True)

@@ -87,7 +87,7 @@ TOP_KEYS = (
     "clock",
     "sprt",
 )
-BOT_KEYS = ("name", "cmd", "cwd", "env", "startup_ms", "move_ms", "bank_ms", "clock", "limits", "build", "inputs",
+BOT_KEYS = ("name", "cmd", "cwd", "env", "pass_env", "startup_ms", "move_ms", "bank_ms", "clock", "limits", "build", "inputs",
             "source")
 TEAM_KEYS = ("name", "members")
 FAILURE_KEYS = ("policy", "strikes", "max_failed_matches")
@@ -114,6 +114,9 @@ class BotConfig:
     # Resource limits the file sets for this bot (the top-level ``limits:``, then its own);
     # the others keep their defaults (arena.harness.resources.ResourceLimits).
     limits: tuple[tuple[str, Any], ...] = ()
+    # Variables of the arena's environment it is given besides those every bot gets
+    # (arena.harness.botproc.bot_environment).
+    pass_env: tuple[str, ...] = ()
 
     @property
     def resolved_cwd(self) -> str:
@@ -136,6 +139,7 @@ class BotConfig:
             **bot_keys_dict(self.build, self.source),
             # Only when set: files without limits keep the fingerprint they had before the key.
             **({"limits": dict(self.limits)} if self.limits else {}),
+            **({"pass_env": list(self.pass_env)} if self.pass_env else {}),
         }
 
 
@@ -725,6 +729,7 @@ def _parse_bots(doc: Doc, node: Node, base_dir: str, top_limits: dict[str, Any],
                 f"expected an existing folder, but {resolved} is not one",
             )
         env = _parse_env(doc, fields["env"][1], f"{key}.env") if "env" in fields else ()
+        pass_env = _parse_pass_env(doc, fields["pass_env"][1], f"{key}.pass_env") if "pass_env" in fields else ()
         if build is None and source is None:
             doc.cmd_nodes.append((fields["cmd"][1], f"{key}.cmd", cmd, resolved, dict(env)))
         limits: dict[str, int | None] = {}
@@ -747,7 +752,7 @@ def _parse_bots(doc: Doc, node: Node, base_dir: str, top_limits: dict[str, Any],
         clock = doc.member(fields["clock"][1], f"{key}.clock", Clock) if "clock" in fields else top_clock
         bots.append(
             BotConfig(name, cmd, cwd, env, clock=clock, base_dir=base_dir, build=build, source=source, limits=resources,
-                      **limits)
+                      pass_env=pass_env, **limits)
         )
     return tuple(bots)
 
@@ -837,6 +842,18 @@ def _parse_env(doc: Doc, node: Node, key: str) -> tuple[tuple[str, str], ...]:
             raise doc.error(value_node, path, f"expected a text, number or boolean value, got {describe(value_node)}")
         out.append((var, value_node.value))
     return tuple(sorted(out))
+
+
+def _parse_pass_env(doc: Doc, node: Node, key: str) -> tuple[str, ...]:
+    allowed = "a list of variable names (letters, digits, '_') of the arena's environment"
+    if not isinstance(node, SequenceNode):
+        raise doc.error(node, key, f"expected {allowed}, got {describe(node)}")
+    names: list[str] = []
+    for i, item in enumerate(node.value):
+        if not isinstance(item, ScalarNode) or item.tag != STR or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", item.value):
+            raise doc.error(item, f"{key}[{i}]", f"expected a variable name (letters, digits, '_'), got {describe(item)}")
+        names.append(item.value)
+    return tuple(sorted(set(names)))
 
 
 def _parse_teams(

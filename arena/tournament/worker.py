@@ -46,7 +46,7 @@ class Job:
 def bot_spec(bot: Any, python: str, hidden: tuple[str, ...] = ()) -> BotSpec:
     """The harness's BotSpec for a configured bot ($PYTHON expanded, cwd resolved)."""
     return BotSpec(name=bot.name, cmd=bot.resolved_cmd(python), cwd=bot.resolved_cwd, env=bot.env,
-                   limits=bot_limits(bot, default_clock()),
+                   pass_env=bot.pass_env, limits=bot_limits(bot, default_clock()),
                    resources=ResourceLimits.from_dict(dict(bot.limits)), hidden=hidden)
 
 

@@ -133,8 +133,9 @@ def test_sigterm_to_arena_play_leaves_no_bot_behind(tmp_path):
 
     from zoo.helpers import wait_until, with_environ
 
-    # Found by a tag in their environment, which `arena play` passes on: a sealed bot can write
-    # nothing the test could read, and its pids are its own namespace's.
+    # Found by a tag in their environment (set by their command: a bot is not given the
+    # arena's whole environment): a sealed bot can write nothing the test could read, and its
+    # pids are its own namespace's. The arena and its launcher carry the tag as well.
     tag = f"ZOO_TAG={uuid.uuid4().hex}".encode()
 
     def tagged() -> set[int]:
@@ -154,7 +155,8 @@ def test_sigterm_to_arena_play_leaves_no_bot_behind(tmp_path):
         return found
 
     env = dict(os.environ, ZOO_TAG=tag.decode().split("=", 1)[1])
-    arena = subprocess.Popen([sys.executable, "-m", "arena.cli", "play", zoo("orphan_setsid"), zoo("hang_mid", 0),
+    arena = subprocess.Popen([sys.executable, "-m", "arena.cli", "play", f"env {tag.decode()} {zoo('orphan_setsid')}",
+                              f"env {tag.decode()} {zoo('hang_mid', 0)}",
                               "--move-ms", "30000"], env=env, stdout=subprocess.DEVNULL, cwd=str(ROOT))
     deadline = time.monotonic() + 20
     while len(bots()) < 2 and time.monotonic() < deadline:

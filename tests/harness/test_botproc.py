@@ -397,3 +397,30 @@ def test_a_bot_that_never_answers_at_once_costs_a_vain_read_only_now_and_then(mo
         monkeypatch.undo()
     # Waits of 2, 4, 8, 16, 32 decisions: tried at decisions 1, 4, 9, 18, 35 and 68.
     assert 1 <= len(vain) <= 6, len(vain)
+
+
+ENV_BOT = """\
+import json, os, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "hello":
+        print(json.dumps({"type": "ready", "name": json.dumps(sorted(os.environ)), "protocol": 1}), flush=True)
+"""
+
+
+def test_a_bot_gets_the_arenas_path_and_locale_but_not_its_secrets(tmp_path, monkeypatch):
+    # A bot may say what it reads (its notes go into the records and the report): the user's
+    # tokens and keys stay with the arena unless its file passes them by name.
+    script = tmp_path / "env_bot.py"
+    script.write_text(ENV_BOT)
+    monkeypatch.setenv("MY_API_TOKEN", "canary-4242")
+    monkeypatch.setenv("PASSED_ON", "yes")
+    monkeypatch.setenv("LC_TIME", "C")
+    seen = {}
+    for name, pass_env in (("default", ()), ("passed", ("PASSED_ON",))):
+        spec = BotSpec(name=name, cmd=(sys.executable, str(script)), limits=FAST, env={"LEVEL": "3"}, pass_env=pass_env)
+        with BotProcess(spec) as bot:
+            seen[name] = set(json.loads(bot.begin_match(hello()).name))
+    for names in seen.values():
+        assert {"PATH", "LC_TIME", "LEVEL"} <= names and "MY_API_TOKEN" not in names, names
+    assert "PASSED_ON" not in seen["default"] and "PASSED_ON" in seen["passed"]

@@ -200,7 +200,8 @@ def _wait_gone(tag: str, seconds: float = 10.0) -> list[int]:
 def write_tournament(folder: Path, extra: str = "", env: str = "") -> Path:
     # A few ms per move, so matches last long enough to kill a worker in the middle of one.
     bots = "\n".join(
-        f'  - {{name: {p}, cmd: "$PYTHON policybot.py {p}", cwd: "{BOTS}", env: {{POLICYBOT_SLEEP_MS: 3{env}}}}}'
+        f'  - {{name: {p}, cmd: "$PYTHON policybot.py {p}", cwd: "{BOTS}", env: {{POLICYBOT_SLEEP_MS: 3{env}}}, '
+        f'pass_env: [{TAG}]}}'  # the bots carry their worker's tag (_bots)
         for p in ("first", "greedy", "hash")
     )
     path = folder / "cl.yaml"
