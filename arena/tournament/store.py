@@ -400,6 +400,11 @@ class ResultStore:
             if not self._has_usage():
                 conn.execute(_ADD_USAGE)
             meta = self.meta()
+            if meta and meta.get("fingerprint") != fingerprint and not self._played():
+                # Nothing was ever played here (a run refused before its first match: a bot's
+                # source or build failed): the file as it is now is the tournament.
+                conn.execute("DELETE FROM meta")
+                meta = {}
             if not meta:
                 conn.executemany(
                     "INSERT INTO meta(key, value) VALUES (?, ?)",
@@ -424,8 +429,11 @@ class ResultStore:
         self._check_meta(meta)
         return self._check_fingerprint(meta, fingerprint, game_dict)
 
+    def _played(self) -> bool:
+        return self._conn.execute("SELECT 1 FROM matches LIMIT 1").fetchone() is not None
+
     def _check_fingerprint(self, meta: Mapping[str, Any], fingerprint: str, game_dict: Mapping[str, Any]) -> ResultStore:
-        if meta.get("fingerprint") != fingerprint:
+        if meta.get("fingerprint") != fingerprint and (self._draft is None or self._played()):
             from arena.tournament.config import diff_game_dicts, fingerprint_of, respelled_bots, stored_game_dict
 
             stored = stored_game_dict(meta.get("game") or {})

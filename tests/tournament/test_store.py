@@ -130,13 +130,26 @@ def test_reopening_the_same_tournament_resumes(tmp_path: Path):
 
 
 def test_a_changed_tournament_is_refused_with_what_changed(tmp_path: Path):
-    with open_store(tmp_path):
-        pass
+    with open_store(tmp_path) as store:
+        store.add(row_for(build_schedule(parse_config(TEXT))[0], 0), {"moves": []})
     with pytest.raises(ResumeMismatchError) as info:
         open_store(tmp_path, TEXT.replace("seed: 3", "seed: 4") + "rules: {target: 15}\n")
     assert info.value.changed == ["rules.target", "seed"]
     assert "changed: rules.target, seed" in str(info.value)
     assert "--output" in str(info.value)
+
+
+def test_a_store_that_never_held_a_match_is_begun_again_for_the_file_as_it_is_now(tmp_path: Path):
+    # A run refused before its first match (a bot's source at a revision that is not there)
+    # made the store: the corrected file must not be refused as "a different version".
+    with open_store(tmp_path):
+        pass
+    changed = TEXT.replace("seed: 3", "seed: 4")
+    with open_store(tmp_path, changed) as store:
+        assert store.meta()["fingerprint"] == parse_config(changed).fingerprint
+        store.add(row_for(build_schedule(parse_config(changed))[0], 0), {"moves": []})
+    with pytest.raises(ResumeMismatchError):  # once a match is stored, a change is refused
+        open_store(tmp_path)
 
 
 def test_open_existing_refuses_what_is_not_a_store(tmp_path: Path):
