@@ -368,6 +368,7 @@ def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, p
         import rich.progress  # noqa: F401  # before any worker starts, as everything the run's main thread imports
 
     from arena.tournament.build import run_builds
+    from arena.tournament.versions import Versions, generation_config
 
     address = cluster or config.cluster
     store = runner.open_store(config)
@@ -410,7 +411,12 @@ def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, p
             from arena.tournament.adaptive import AdaptiveRun
 
             if isinstance(view.strategy, (runner.RunPlan, AdaptiveRun)):
-                config = view.strategy.run_config
+                # The tournament as its workers play it (each bot under its current entrant
+                # name), with the bots as built (one from a revision runs in its checkout, a
+                # built one has its program): the plan may have been made before the builds.
+                versions = (view.strategy.versions if isinstance(view.strategy, runner.RunPlan)
+                            else Versions(store.generations()))
+                config = replace(view.strategy.run_config, bots=generation_config(config, versions).bots)
             if view.strategy.done:
                 out.say(view.resuming())
             if view.strategy.has_work:

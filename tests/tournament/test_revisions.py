@@ -1,6 +1,7 @@
 """Bots from a git revision (``source: {repo, rev}``): checked out into the cache without
 touching the repository, built there, run from there, and told apart by their commit."""
 
+import os
 import shutil
 import subprocess
 import sys
@@ -158,6 +159,30 @@ def test_a_bot_from_a_revision_without_a_build_and_a_subfolder_repo(tmp_path, re
     assert identify_bot(report.config.bot("py")).files[0][0] == "bot.py"
     assert [p.describe() for p in plan_builds(load_config(path), cache_dir=str(tmp_path / "cache"))][0] == (
         f"py at {main[:12]}: revision 'main' checked out, no build")
+
+
+def test_arena_run_plays_a_bot_from_a_revision_in_its_checkout(tmp_path, repo):
+    # The file's folder holds no bot.py: the bot finds it only in its checkout (`arena run`
+    # once planned before the checkout and ran it from the file's folder, where it failed).
+    (repo / "py").mkdir()
+    (repo / "py" / "bot.py").write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    msg = json.loads(line)\n"
+        "    if msg['type'] in ('hello', 'new_match'):\n"
+        "        print(json.dumps({'type': 'ready', 'name': 'first', 'protocol': 1}), flush=True)\n"
+        "    elif msg['type'] == 'request':\n"
+        "        print(json.dumps({'type': 'move', 'id': msg['id'], 'move': msg['legal'][0]}), flush=True)\n")
+    git(repo, "add", "py")
+    git(repo, "commit", "-q", "-m", "a Python bot")
+    path = tmp_path / "t.yaml"
+    path.write_text("name: t\nseed: 1\nrules: {target: 5}\nbots:\n"
+                    "  - {name: py, cmd: $PYTHON bot.py, source: {repo: mybot/py, rev: main}}\n"
+                    f"  - {{name: greedy, cmd: $PYTHON bots/greedy_bot.py, cwd: {ROOT}}}\n")
+    done = subprocess.run([sys.executable, "-m", "arena.cli", "run", str(path), "--strict", "--no-progress", "--no-report",
+                           "-o", str(tmp_path / "out")], capture_output=True, text=True, timeout=300, cwd=tmp_path,
+                          env={**os.environ, "ARENA_CACHE_DIR": str(tmp_path / "cache")})
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]  # --strict: no bot failure
 
 
 @pytest.mark.parametrize("source, key, why", [
