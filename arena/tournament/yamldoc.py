@@ -8,6 +8,7 @@ turns the tree into a ``TournamentConfig``.
 
 from __future__ import annotations
 
+import re
 from enum import Enum
 from typing import Any, TypeVar, cast
 
@@ -326,11 +327,16 @@ class Doc:
     def integer(self, node: Node, key: str, low: int, high: int | None = None, allowed: str | None = None) -> int:
         # Only an integer literal is read: no float, true/false or date is converted, and a
         # literal too long for any allowed range is not converted at all.
-        if isinstance(node, ScalarNode) and node.tag == INT and len(node.value) <= MAX_NUMBER_CHARS:
+        # Decimal digits only: YAML 1.1 reads 0123 as octal (83), 0x10 as 16, 1_000 and 1:30
+        # as numbers too, which a seed or a count written so would silently become.
+        decimal = isinstance(node, ScalarNode) and _DECIMAL.fullmatch(node.value) is not None
+        if isinstance(node, ScalarNode) and node.tag == INT and len(node.value) <= MAX_NUMBER_CHARS and decimal:
             value = self.value(node, key)
             if isinstance(value, int) and not isinstance(value, bool) and value >= low and (high is None or value <= high):
                 return value
         wanted = allowed or (f"an integer from {low} to {high}" if high is not None else f"an integer >= {low}")
+        if isinstance(node, ScalarNode) and node.tag == INT and not decimal:
+            wanted += " in decimal digits (no leading zero, '+', '_' or base prefix)"
         raise self.error(node, key, f"expected {wanted}, got {describe(node)}")
 
     def boolean(self, node: Node, key: str) -> bool:
@@ -343,6 +349,9 @@ class Doc:
         if not isinstance(node, SequenceNode):
             raise self.error(node, key, f"expected a list of {what}, got {describe(node)}")
         return list(node.value)
+
+
+_DECIMAL = re.compile(r"-?(0|[1-9][0-9]*)")
 
 
 def _join(parent: str | None, child: str) -> str:

@@ -196,6 +196,10 @@ _TWO = "bots:\n  - {name: a, cmd: x}\n  - {name: b, cmd: x}\n"
     ("name: t\nseed: 1\nbots:\n  - {name: a, cmd: [x, [y]]}\n", 4, "bots[0].cmd[1]", "expected a non-empty string, got a list"),
     ("name: t\nseed: 1.0\n", 2, "seed", "expected an integer from 0 to 9223372036854775807, got '1.0'"),
     ("name: t\nseed: true\n", 2, "seed", "got 'true'"),
+    # YAML 1.1 would read these as 83, 16 and 1000.
+    ("name: t\nseed: 0123\n", 2, "seed", "in decimal digits (no leading zero, '+', '_' or base prefix), got '0123'"),
+    ("name: t\nseed: 1\nmatches_per_pairing: 0x10\n" + _TWO, 3, "matches_per_pairing", "in decimal digits"),
+    ("name: t\nseed: 1_000\n", 2, "seed", "got '1_000'"),
     ("name: t\nseed: 2026-02-30\n", 2, "seed", "got '2026-02-30'"),
     ("name: t\nseed: " + "9" * 120 + "\n", 2, "seed", "(120 characters)"),
     ("name: t\nseed: 1\nplayers: 3.0\n" + _TWO, 3, "players", "expected 2, 3 or 4"),
