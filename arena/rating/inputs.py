@@ -250,8 +250,9 @@ def _jsonl_line(text: str, source: str, line: int) -> MatchResult:
             raise ResultsFileError(source, line, f'"{key}" must hold numbers, got {quote(json.dumps(value))}')
     if has_scores:
         return MatchResult.from_scores(norm, values)
-    if not all(isinstance(v, int) and v >= 1 for v in values):
-        raise ResultsFileError(source, line, f'"places" must be whole numbers from 1 (first), got {quote(json.dumps(values))}')
+    if not all(isinstance(v, int) and 1 <= v <= len(values) for v in values):
+        raise ResultsFileError(source, line, f'"places" must be whole numbers from 1 (first) to {len(values)} '
+                                             f'(the number of sides), got {quote(json.dumps(values))}')
     return MatchResult(tuple(norm), tuple(values))
 
 

@@ -193,8 +193,9 @@ def _check_match(index: int, match: MatchResult) -> tuple[tuple[tuple[str, ...],
     if len(set(sizes)) != 1:
         raise ResultInputError(index, f"sides have different sizes ({', '.join(map(str, sizes))})")
     for place in places:
-        if isinstance(place, bool) or not isinstance(place, int) or place < 1:
-            raise ResultInputError(index, f"places must be whole numbers from 1 (first), got {place!r}")
+        if isinstance(place, bool) or not isinstance(place, int) or not 1 <= place <= len(places):
+            raise ResultInputError(index, f"places must be whole numbers from 1 (first) to {len(places)} "
+                                          f"(the number of sides), got {place!r}")
     return sides, places
 
 

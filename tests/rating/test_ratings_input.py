@@ -45,6 +45,8 @@ def test_jsonl_lines_become_match_results():
         ('{"sides": [["a"], ["b"]], "scores": [1, "x"]}', '"scores" must hold numbers'),
         ('{"sides": [["a"], ["b"]], "scores": [1, true]}', '"scores" must hold numbers'),
         ('{"sides": [["a"], ["b"]], "places": [1, 1.5]}', '"places" must be whole numbers'),
+        # Past any machine integer: an internal error (exit 4) before it was checked.
+        ('{"sides": [["a"], ["b"]], "places": [1, 9223372036854775808]}', 'to 2 (the number of sides)'),
         ('{"sides": [["a"], ["b"], ["a"]], "scores": [1, 2, 3]}', "bot 'a' is on two sides"),
         ('{"sides": [["a", "d"], ["b"]], "scores": [1, 2]}', "different sizes"),
         ('{"sides": [["a", "a"], ["b", "c"]], "scores": [1, 2]}', "same bot twice"),

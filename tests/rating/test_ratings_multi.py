@@ -212,6 +212,7 @@ def test_multi_side_separation_without_prior():
         (MatchResult((("a", "d"), ("b",), ("c", "e")), (1, 2, 3)), "different sizes"),
         (MatchResult((("a",), ("b",), ("c",)), (1, 0, 2)), "places must be whole numbers"),
         (MatchResult((("a",), ("b",), ("c",)), (1, 2.5, 3)), "places must be whole numbers"),
+        (MatchResult((("a",), ("b",), ("c",)), (1, 2, 2**63)), "to 3 \\(the number of sides\\)"),
         (MatchResult((("a",), (), ("c",)), (1, 2, 3)), "side 2 is empty"),
     ],
 )
