@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from arena.core.rules import RULE_OPTIONS, Rules, Seating
-from arena.errors import OptionError, SeatingError
+from arena.errors import InputError, OptionError, SeatingError
 from arena.harness.botproc import BotSpecError, missing_program, split_command
 from arena.harness.protocol import Clock
 from arena.harness.resources import ResourceLimits
@@ -429,12 +429,18 @@ def parse_config(
     cores = cpu_count if cpu_count is not None else (os.cpu_count() or 1)
     concurrency = doc.integer(top["concurrency"][1], "concurrency", 1, 1024) if "concurrency" in top else cores
     pin_workers = doc.boolean(top["pin_workers"][1], "pin_workers") if "pin_workers" in top else True
+    output_given = output is not None
     if output is None:
         output_raw = (doc.string(top["output"][1], "output", "a folder path") if "output" in top
                       else os.path.join("results", name))
         output = os.path.abspath(os.path.join(cwd or os.getcwd(), os.path.expanduser(output_raw)))
     else:
         output = os.path.abspath(output)
+    if os.path.lexists(output) and not os.path.isdir(output):
+        what = "expected a folder path (the results folder), but it is a file"
+        if not output_given and "output" in top:
+            raise doc.error(top["output"][1], "output", f"{what}: {output}")
+        raise InputError(f"--output: {what}: {output}")
     _refuse_writable(doc, bots, writable_nodes, protected_paths(output, _secrets(output, file if file != "<string>" else "")))
     cluster = (
         doc.string(top["cluster"][1], "cluster", "a Dask scheduler address, e.g. tcp://HOST:8786") if "cluster" in top else None

@@ -75,6 +75,22 @@ def test_missing_file_is_a_config_error(tmp_path: Path):
     assert result.exit_code == 2 and "no such file" in result.stderr
 
 
+def test_a_results_folder_that_is_a_file_is_bad_input_named_by_its_key(tmp_path: Path):
+    taken = tmp_path / "taken"
+    taken.write_text("not a folder")
+    path = tmp_path / "t.yaml"
+    path.write_text(f"name: t\nseed: 1\noutput: {taken}\nbots:\n  - {{name: a, cmd: x}}\n  - {{name: b, cmd: x}}\n")
+    for command in (["validate", str(path)], ["run", str(path)]):
+        result = runner.invoke(app, command)
+        assert result.exit_code == 2, result.output  # bad input, not "the arena could not finish" (3)
+        assert result.stderr.strip() == (f"error: {path}:3: key 'output': expected a folder path (the results folder), "
+                                         f"but it is a file: {taken}")
+    path.write_text(path.read_text().replace(f"output: {taken}\n", ""))
+    result = runner.invoke(app, ["run", str(path), "--output", str(taken)])
+    assert result.exit_code == 2 and result.stderr.startswith("error: --output: expected a folder path"), result.output
+    assert taken.read_text() == "not a folder"
+
+
 def test_defaults_and_resolution(tmp_path: Path):
     (tmp_path / "sub").mkdir()
     for script in ("a.py", "b.py", "sub/c.py"):
