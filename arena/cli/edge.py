@@ -16,7 +16,6 @@
 
 from __future__ import annotations
 
-import errno
 import os
 import signal
 import sys
@@ -204,11 +203,22 @@ def report_internal_error(exc: BaseException) -> int:
     return int(ExitCode.INTERNAL)
 
 
+def _output_closed() -> int:
+    """Whoever read the output stopped (``arena table ... | head``): nothing more to say to
+    anyone, and the exit status a program killed by SIGPIPE has (the shell's 141), not a failed
+    check's 1. What is left in the buffer goes nowhere instead of failing again at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+    return 128 + int(signal.SIGPIPE)
+
+
 def _belongs_to_typer(exc: BaseException) -> bool:
-    """typer's own exceptions (usage errors, Exit, Abort) and a closed pipe: typer reports them."""
+    """typer's own exceptions (usage errors, Exit, Abort): typer reports them."""
     if isinstance(exc, (typer.Exit, typer.Abort)):
-        return True
-    if isinstance(exc, OSError) and exc.errno == errno.EPIPE:
         return True
     return type(exc).__module__.split(".")[0] in ("typer", "click")
 
@@ -251,6 +261,8 @@ class ArenaGroup(TyperGroup):
             except KeyboardInterrupt as exc:
                 say(f"interrupted ({interrupt_name(exc)})")
                 code = interrupt_exit_code(exc)
+            except BrokenPipeError:
+                code = _output_closed()
             except Exception as exc:
                 if _is_usage_error(exc):
                     code = report_usage_error(exc)

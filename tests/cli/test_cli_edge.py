@@ -219,6 +219,17 @@ def test_a_ctrl_c_once_the_command_is_done_neither_prints_a_traceback_nor_change
     assert "result: " in done.stdout, done.stdout[-500:]
 
 
+def test_a_reader_that_stops_early_ends_the_command_quietly_with_sigpipes_status():
+    # `arena play ... | head -1`: the rest has no reader. Not a failed check (1), no traceback,
+    # and no bot left behind.
+    done = subprocess.run(
+        f"{sys.executable} -m arena.cli play '{sys.executable} bots/random_bot.py' '{sys.executable} bots/greedy_bot.py'"
+        " | head -c 1 >/dev/null; echo $PIPESTATUS",
+        shell=True, executable="/bin/bash", cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.stdout.split() == [str(128 + signal.SIGPIPE)], (done.stdout, done.stderr)
+    assert done.stderr == ""
+
+
 def test_under_nohup_a_closed_terminal_does_not_stop_the_run(tmp_path: Path):
     """nohup ignores SIGHUP so that the run outlives its terminal: the arena keeps that."""
     path = write_tournament(tmp_path, matches=2, sleep_ms=1)
