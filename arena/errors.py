@@ -25,6 +25,7 @@ class ExitCode(enum.IntEnum):
     # Stopped by a signal: 128 + its number, as shells report it.
     HANGUP = 129  # SIGHUP (the terminal closed)
     INTERRUPTED = 130  # SIGINT (Ctrl-C)
+    OUTPUT_CLOSED = 141  # SIGPIPE: its reader stopped (a pipe to head)
     TERMINATED = 143  # SIGTERM
 
 

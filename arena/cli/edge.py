@@ -213,7 +213,7 @@ def _output_closed() -> int:
         os.close(devnull)
     except (OSError, ValueError):
         pass
-    return 128 + int(signal.SIGPIPE)
+    return int(ExitCode.OUTPUT_CLOSED)
 
 
 def _belongs_to_typer(exc: BaseException) -> bool:
