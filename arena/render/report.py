@@ -370,7 +370,9 @@ class TournamentReport:
         ratings = [(s.name, s.elo, s.ci95, s.status) for s in standings.bots]
         cross_headers, cross_rows = crosstable_rows(standings)
         summary = (
-            f"{len(self.matches)} matches · seed {config.get('seed', '?')} · {config.get('format', '')} · "
+            # Not the master seed: a report page is shared, and that seed gives every deal of
+            # the tournament, those of a ladder or league still to be played included.
+            f"{len(self.matches)} matches · {config.get('format', '')} · "
             f"{config.get('players', '?')} players"
             + (" in teams" if config.get("mode") == "pairs" else "")
             + " · every match re-played through the rules core"

@@ -63,6 +63,15 @@ def test_a_second_report_to_the_same_place_keeps_every_replay_and_says_so(result
     assert other.kept == 0 and _data(tmp_path / "o" / "report.html") == before
 
 
+def test_the_report_page_does_not_show_the_tournaments_master_seed(tmp_path: Path):
+    # A report is shared; the master seed gives every deal, those still to be played included.
+    seed = 8_675_309_1234
+    results = Path(make_store(tmp_path / "s", bots=("ana", "luis"), matches=2, seed=seed))
+    out = tmp_path / "r" / "report.html"
+    _write(results, out)
+    assert str(seed) not in out.read_text()
+
+
 def test_a_replay_edited_by_hand_or_missing_is_made_again(results: Path, tmp_path: Path):
     out = tmp_path / "r" / "report.html"
     _write(results, out)
