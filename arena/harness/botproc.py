@@ -194,9 +194,9 @@ def missing_program(cmd: str | tuple[str, ...], cwd: str, env: dict[str, str]) -
     return None
 
 
-# What a bot's environment takes of the arena's (docs/PROTOCOL.md, "Environment"): what a
-# program needs to find its tools and its language's runtime, and the user's locale, never the
-# rest (tokens, keys, credentials, the user's paths): a bot may say what it reads, in its notes,
+# What a bot's environment takes of the arena's (docs/PROTOCOL.md, "Your environment is not the
+# user's"): what a program needs to find its tools and its language's runtime, and the user's
+# locale, never the rest (tokens, keys, credentials): a bot may say what it reads, in its notes,
 # which go into the records and the report, or on its stderr.
 PASSED_ENV = frozenset({"PATH", "TMPDIR", "LANG", "LANGUAGE", "TZ", "TERM", "USER", "LOGNAME", "SHELL", "LD_LIBRARY_PATH",
                         "JAVA_HOME", "NODE_PATH", "VIRTUAL_ENV", "CONDA_PREFIX", "GOROOT", "GOPATH"})
