@@ -181,11 +181,12 @@ def report_arena_error(exc: ArenaError) -> int:
     return int(exc.exit_code)
 
 
-def report_usage_error(exc: Any) -> int:
+def report_usage_error(exc: Any, command: str | None = None) -> int:
     """A command line typer refused (an unknown option, a missing argument, a value not among
-    the choices): one line, as every other error, and where the help is."""
+    the choices): one line, as every other error, and where the help is (``command``'s, where
+    the error does not say which command refused it)."""
     ctx = getattr(exc, "ctx", None)
-    command = ctx.command_path if ctx is not None else "arena"
+    command = ctx.command_path if ctx is not None else command or "arena"
     say(f"error: {printable(one_line(exc.format_message())).rstrip('.')} (see {command} --help)")
     return int(exc.exit_code)
 
@@ -236,6 +237,17 @@ class ArenaGroup(TyperGroup):
     def list_commands(self, ctx: Any) -> list[str]:
         return [*super().list_commands(ctx), *(c.name for c in self.lazy_commands)]
 
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        # The group's own options (``arena --bogus``) are parsed before ``invoke``: refused
+        # in one line as every other error, not in click's usage block.
+        try:
+            return list(super().parse_args(ctx, args))
+        except Exception as exc:
+            # ``arena`` alone shows the help (click's NoArgsIsHelpError, a usage error too).
+            if _is_usage_error(exc) and type(exc).__name__ != "NoArgsIsHelpError":
+                raise typer.Exit(report_usage_error(exc)) from None
+            raise
+
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         known = super().get_command(ctx, cmd_name)
         entry = next((c for c in self.lazy_commands if c.name == cmd_name), None)
@@ -265,7 +277,8 @@ class ArenaGroup(TyperGroup):
                 code = _output_closed()
             except Exception as exc:
                 if _is_usage_error(exc):
-                    code = report_usage_error(exc)
+                    sub = ctx.invoked_subcommand
+                    code = report_usage_error(exc, f"{ctx.command_path} {sub}" if sub else None)
                     raise typer.Exit(code) from None
                 if _belongs_to_typer(exc):
                     raise

@@ -34,6 +34,8 @@ CASES = {
     "error_bad_mode": ["validate", "tests/data/bad_tournaments/bad_mode.yaml"],
     "error_unknown_option": ["play", "--bogus"],
     "error_missing_parameter": ["sprt-stats", "19", "52", "94", "82", "50", "--elo1", "10"],
+    "error_too_few_values": ["sprt-stats", "1", "2", "3"],
+    "error_unknown_top_option": ["--bogus"],
     "table": ["table", "store"],  # a copy of tests/golden/store: opening a store writes beside it
 }
 
