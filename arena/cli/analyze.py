@@ -58,6 +58,7 @@ def analyze(
     from arena.analysis import by_bot, marked, tasks
     from arena.cli.replay import check_source, iter_sources
     from arena.match.record import RecordError
+    from arena.render.text import counted
 
     wanted = list(dict.fromkeys(ids or ()))
     if html is not None and len(wanted) != 1:
@@ -89,7 +90,8 @@ def analyze(
         raise InputError(f"--bot {bot!r}: no such bot in these matches (they have: {', '.join(sorted(bots)) or 'none'})")
     for line in refused:
         console.err(printable(line))
-    console.err(f"analyze: {len(todo)} decisions in {len(records)} matches, {playouts} deals each")
+    console.err(f"analyze: {counted(len(todo), 'decision')} in {counted(len(records), 'match', 'matches')}, "
+                f"{playouts} deals each")
     moves = _run(todo, playouts, jobs)
     summary = by_bot(moves)
     if fmt is AnalysisFormat.JSON:

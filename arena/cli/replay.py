@@ -483,7 +483,9 @@ def verify_cmd(
         gone = f"; {absent} scheduled match{'es' if absent != 1 else ''} missing" if absent else ""
         console.echo(printable(f"{results}: {refused} of {checked} records refused{gone}"), err=True)
         raise typer.Exit(ExitCode.CHECK_FAILED)
-    console.echo(printable(f"{results}: all {checked} records replay to their recorded results"))
+    said = "its one record replays to its recorded result" if checked == 1 else \
+        f"all {checked} records replay to their recorded results"
+    console.echo(printable(f"{results}: {said}"))
 
 
 def _verified(results: Path) -> Iterator[tuple[str, str | None, str | None, bool]]:

@@ -42,7 +42,7 @@ def test_json_is_a_list_of_bots_with_their_keys_and_any_j_gives_the_same(results
     bots = json.loads(one.stdout)
     assert [list(b) for b in bots] == [KEYS] * len(bots) and len(bots) == 2
     assert all(b["decisions"] > 0 for b in bots)
-    assert "decisions in 1 matches" in one.stderr
+    assert "decisions in 1 match," in one.stderr
 
 
 def test_text_shows_the_table_the_thresholds_and_the_worst_moves(results):
