@@ -72,7 +72,8 @@ def result_lines(summary: SprtSummary, candidate: str = "A", baseline: str = "B"
         lines.append("Elo: -, nElo: - (no pairs)")
     else:
         pairs = penta.pairs
-        lines.append(f"Elo: {elo.elo:.2f} +/- {elo.elo_error:.2f}, nElo: {elo.nelo:.2f} +/- {elo.nelo_error:.2f}")
+        lines.append(f"Elo: {_hundredths(elo.elo)} +/- {elo.elo_error:.2f}, "
+                     f"nElo: {_hundredths(elo.nelo)} +/- {elo.nelo_error:.2f}")
         lines.append(f"LOS: {100 * elo.los:.2f} %, DrawRatio: {100 * penta.dd / pairs:.2f} %, "
                      f"PairsRatio: {_ratio(penta.wd + penta.ww, penta.ll + penta.ld)}")
         lines.append(f"Pairs: {pairs}, Games: {penta.games}, Points: {penta.points:.1f} "
@@ -120,6 +121,11 @@ def outcome_lines(outcome: SprtOutcome, identities: dict[str, BotIdentity] | Non
     elif outcome.summary.decision.value == "continue" and outcome.summary.pairs >= outcome.limit:
         lines.append(f"note: the schedule's limit of {outcome.limit} pairs is reached; the test ends undecided")
     return lines
+
+
+def _hundredths(value: float) -> str:
+    """``value`` to two decimals, never ``-0.00`` (all draws: an estimate of nothing, not below it)."""
+    return f"{round(value, 2) + 0.0:.2f}"
 
 
 __all__ = ["decision_text", "outcome_lines", "result_lines", "status_json", "status_text"]

@@ -576,3 +576,14 @@ def test_points_metric_skips_pairs_without_hands_and_refuses_counts():
     # the elo metric keeps the points too, for the report
     elo_state = SprtState.start(SprtParams.elo(0, 10)).add(DealPair(1.5, 9, 12))
     assert elo_state.points.n == 1 and elo_state.points.mean == 0.75
+
+
+def test_an_even_result_prints_as_zero_not_minus_zero():
+    # fastchess prints "Elo: -0.00" for such counts; a reader takes it for a loss.
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    result = CliRunner().invoke(app, ["sprt-stats", "0", "1", "98", "1", "0", "--elo0", "0", "--elo1", "10"])
+    assert result.exit_code == 0, result.output
+    assert "Elo: 0.00 +/- " in result.stdout and "nElo: 0.00 +/- " in result.stdout and "-0.00" not in result.stdout
