@@ -337,6 +337,12 @@ class LauncherClient:
         return bool(self.info.get("sealed"))
 
     @property
+    def beyond_bots(self) -> bool:
+        """None of its bots can signal it (sealed, or Landlock's scoped signals): if it is lost,
+        the machine or a person did it, not a bot."""
+        return self.sealed or sandbox.confines_signals(int(self.info.get("landlock") or 0))
+
+    @property
     def bwrap(self) -> str | None:
         """The bubblewrap that seals this launcher's bots (None where it does not seal)."""
         return str(self.info["bwrap"]) if self.sealed and self.info.get("bwrap") else None
@@ -417,10 +423,14 @@ class LauncherClient:
         """The launcher is gone (killed, or crashed): its bots died with it (PR_SET_PDEATHSIG);
         what they started may remain in its cgroups, which are cleaned here, or, without
         cgroups, come to this process as orphans, killed here."""
+        global _lost_beyond_bots
         with self._cond:
             if self._lost:
                 return
             self._lost = True
+            if self.info and self.beyond_bots:
+                with _lost_lock:
+                    _lost_beyond_bots += 1
             sessions = set()
             for child in self._children.values():
                 if child.exit is None:
@@ -646,6 +656,15 @@ def _exit_of(msg: Mapping[str, Any]) -> ChildExit:
 
 _shared: LauncherClient | None = None
 _shared_lock = threading.Lock()
+_lost_beyond_bots = 0  # launchers_lost_beyond_bots
+_lost_lock = threading.Lock()
+
+
+def launchers_lost_beyond_bots() -> int:
+    """How many launchers of this process were lost that none of their bots could have
+    brought down (``LauncherClient.beyond_bots``): the arena's misfortune, not a bot's, so a
+    match in play then is not the bots' result (arena.tournament.worker plays it again)."""
+    return _lost_beyond_bots
 
 
 def launcher() -> LauncherClient:

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from arena.core.rules import Rules, Seating
+from arena.errors import ArenaError, ExitCode
+from arena.harness import containment
 from arena.harness.botproc import BotProcess, BotSpec, Limits
 from arena.harness.containment import default_clock
 from arena.harness.protocol import Clock
@@ -150,23 +152,47 @@ def seat_processes(job: Job, spec: MatchSpec, state: WorkerState) -> list[BotPro
     return [k.proc for k in chosen]
 
 
+# Plays of one match whose launcher was lost beyond its bots' reach, before the worker gives up.
+LAUNCHER_LOSSES_PER_MATCH = 3
+
+
+class LauncherLostError(ArenaError):
+    """The bots' launcher was lost match after match (the machine kills it): the run stops,
+    every stored match kept, and resumes."""
+
+    exit_code = ExitCode.FAULT
+
+
 def play(job: Job, spec: MatchSpec, state: WorkerState) -> dict[str, Any]:
     """One match: ``{"record": the referee's ``GameRecord``, "ready": the name each seat's
     bot gave in its ready reply this match (None: no name, or no handshake)}``. Bots stay up
-    for the next match; the referee restarts any that died."""
-    bots = seat_processes(job, spec, state)
-    for proc in bots:
-        # Set again by this match's handshake: a name left from an earlier match must not
-        # vouch for a process that never answered this one.
-        proc.ready_name = None
-    record = play_match(
-        bots,
-        Rules.from_dict(job.rules),
-        Seating.from_dict(job.seating),
-        spec.seed,
-        job.policy,
-    )
-    return {"record": record, "ready": [proc.ready_name for proc in bots]}
+    for the next match; the referee restarts any that died.
+
+    A match during which the bots' launcher was lost where none of them could have brought it
+    down (``containment.launchers_lost_beyond_bots``: the OOM killer, a person) is not the bots'
+    result: it is played again from its seed with new processes, as a lost worker's match is."""
+    for _ in range(LAUNCHER_LOSSES_PER_MATCH):
+        lost_before = containment.launchers_lost_beyond_bots()
+        bots = seat_processes(job, spec, state)
+        for proc in bots:
+            # Set again by this match's handshake: a name left from an earlier match must not
+            # vouch for a process that never answered this one.
+            proc.ready_name = None
+        record = play_match(
+            bots,
+            Rules.from_dict(job.rules),
+            Seating.from_dict(job.seating),
+            spec.seed,
+            job.policy,
+        )
+        if containment.launchers_lost_beyond_bots() == lost_before:
+            return {"record": record, "ready": [proc.ready_name for proc in bots]}
+        for kept in state.procs.values():
+            for gone in [k for k in kept if any(k.proc is proc for proc in bots)]:
+                kept.remove(gone)
+                gone.proc.close()
+    raise LauncherLostError(f"match {spec.id}: the bots' launcher was lost in each of {LAUNCHER_LOSSES_PER_MATCH} "
+                            "plays of it (killed by the system?)")
 
 
 def row_from_record(spec: MatchSpec, record: GameRecord | Mapping[str, Any], duration: float) -> MatchRow:

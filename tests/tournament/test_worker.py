@@ -29,3 +29,50 @@ def test_the_record_text_is_the_standard_librarys_and_reads_back_to_the_record()
     assert summary.record_json.isascii()
     assert GameRecord.from_dict(json.loads(summary.record_json)) == record
     assert summary.row.seats == ("uno", "dos") and summary.ready == ("uno", None)
+
+
+def test_a_match_whose_launcher_the_machine_kills_is_played_again_not_charged_to_its_bots(tmp_path):
+    # Killed by the OOM killer or a person, a launcher no bot could reach (sealed, or signals
+    # confined) takes the match's processes with it: that is not a result of the bots. Before,
+    # it was stored as a forfeit of both, a draw nobody played.
+    import os
+    import signal
+    import sys
+    import threading
+    import time
+    from pathlib import Path
+
+    from arena.harness import containment
+    from arena.harness.botproc import BotSpec, Limits
+    from arena.match.record import FailurePolicy
+    from arena.tournament.worker import Job, WorkerState, close_state, play
+
+    launcher = containment.launcher()
+    bots_dir = Path(__file__).resolve().parents[1] / "data" / "tournament_bots"
+    limits = Limits(startup_ms=10000, move_ms=2000)
+    job = Job(rules=Rules(target=21).to_dict(), seating=Seating.alone(2).to_dict(), policy=FailurePolicy("loss"),
+              logs_dir=None,
+              bots=tuple((p, BotSpec(name=p, cmd=(sys.executable, str(bots_dir / "policybot.py"), p), limits=limits,
+                                     env={"POLICYBOT_SLEEP_MS": "5"})) for p in ("greedy", "hash")))
+    spec = MatchSpec(id="00000.0", index=0, pairing=0, deal=0, rotation=0, seed=21, sides=("greedy", "hash"),
+                     seats=("greedy", "hash"))
+    first, second = WorkerState("t"), WorkerState("u")
+    try:
+        started = time.monotonic()
+        reference = play(job, spec, first)["record"]
+        half = (time.monotonic() - started) / 2
+        killer = threading.Timer(half, lambda: os.kill(launcher.pid, signal.SIGKILL))
+        killer.start()
+        started = time.monotonic()
+        again = play(job, spec, second)["record"]
+        played = time.monotonic() - started
+        killer.join()
+    finally:
+        close_state(first)
+        close_state(second)
+    assert played > half and not launcher.alive  # killed in the match
+    if launcher.beyond_bots:
+        assert again.to_dict(times=False) == reference.to_dict(times=False)
+        assert not any(o.detail for o in again.outcomes)
+    else:  # one of its bots may have done it (unsealed, no scoped signals): they lose, as before
+        assert any("launcher" in o.detail for o in again.outcomes)
