@@ -197,7 +197,7 @@ def test_a_person_plays_a_whole_match_in_a_terminal(tmp_path: Path):
     from arena.cli import app
 
     checked = CliRunner().invoke(app, ["verify", str(record)])
-    assert checked.exit_code == 0 and "replay to their recorded results" in checked.stdout
+    assert checked.exit_code == 0 and "its one record replays to its recorded result" in checked.stdout
 
 
 @pytest.mark.slow
