@@ -210,6 +210,9 @@ def _hold_to(cores: frozenset[int] | None) -> None:
 
 
 def _worker_main(plan: WorkerPlan, worker_id: str, conn: Any, cores: frozenset[int] | None = None) -> None:
+    # First of all, held to its share of the cores (its launcher and bots inherit it): a worker
+    # is never seen on the fork server's cores beside one on its share.
+    _hold_to(cores)
     # Ctrl-C and a closed terminal's SIGHUP reach the whole foreground process group; only
     # the parent decides what happens then. SIGTERM (from the parent, or sent to the whole
     # group) must still run the finally below (bots closed).
@@ -223,7 +226,6 @@ def _worker_main(plan: WorkerPlan, worker_id: str, conn: Any, cores: frozenset[i
     if not die_with_parent(parent_pid, signal.SIGTERM):
         return
     let_server_go()  # which then ends with the arena, and this worker with it
-    _hold_to(cores)  # before the launcher and the bots start: they inherit it
     state = None
     try:
         state = plan.open_state(plan.job, worker_id)
