@@ -71,6 +71,9 @@ def _arena() -> None:
 
 
 def main() -> None:
+    from arena.cli import command_starts
+
+    command_starts()
     try:
         app()
     finally:

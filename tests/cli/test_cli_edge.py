@@ -219,6 +219,33 @@ def test_a_ctrl_c_once_the_command_is_done_neither_prints_a_traceback_nor_change
     assert "result: " in done.stdout, done.stdout[-500:]
 
 
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_stop_signal_during_the_arena_scripts_imports_is_one_line_and_its_status(tmp_path: Path, sig: signal.Signals):
+    # Before the command line handles signals, during the imports of the first half second of
+    # a run, a Ctrl-C raised KeyboardInterrupt inside an import: Python's traceback, status -2.
+    script = tmp_path / "arena"  # the console script's name, which is what the early handler looks for
+    script.write_text(
+        "import os, signal, sys, time\n"
+        "import arena.cli\n"
+        f"os.kill(os.getpid(), {int(sig)})\n"
+        "time.sleep(10)\n"
+        "print('not stopped')\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (128 + sig, ""), done.stderr
+    assert done.stderr == f"interrupted ({'Ctrl-C' if sig == signal.SIGINT else 'SIGTERM'})\n"
+    # Once the command runs, the command line's own handling is back (Ctrl-C: KeyboardInterrupt).
+    script.write_text(
+        "import os, signal\n"
+        "import arena.cli\n"
+        "arena.cli.command_starts()\n"
+        "try:\n"
+        "    os.kill(os.getpid(), signal.SIGINT)\n"
+        "except KeyboardInterrupt:\n"
+        "    print('KeyboardInterrupt')\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    assert done.stdout == "KeyboardInterrupt\n", done.stderr
+
+
 def test_a_reader_that_stops_early_ends_the_command_quietly_with_sigpipes_status():
     # `arena play ... | head -1`: the rest has no reader. Not a failed check (1), no traceback,
     # and no bot left behind.
