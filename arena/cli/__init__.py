@@ -12,30 +12,14 @@ import os
 import signal
 import sys
 
-
-def _interrupted_while_starting(signum: int, frame: object) -> None:
-    # A Ctrl-C (or SIGTERM) before the command runs, during its imports: nothing is begun that
-    # needs an end (a launcher and a fork server started early end with this process), and an
-    # exception raised inside an import would print Python's traceback instead of one line.
-    name = "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
-    os.write(2, f"interrupted ({name})\n".encode())
-    os._exit(128 + signum)
-
-
-def command_starts() -> None:
-    """The command line takes over the stop signals (arena.cli.edge): what the ``arena``
-    script set for its imports goes."""
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        if signal.getsignal(sig) is _interrupted_while_starting:
-            signal.signal(sig, signal.default_int_handler if sig == signal.SIGINT else signal.SIG_DFL)
-
+from arena.cli.starting import interrupted_while_starting
 
 _script = sys.modules.get("__main__")
 if _script is not None and getattr(_script, "__spec__", None) is None \
         and os.path.basename(getattr(_script, "__file__", None) or "") == "arena":
     for _sig in (signal.SIGINT, signal.SIGTERM):
         if signal.getsignal(_sig) in (signal.default_int_handler, signal.SIG_DFL):  # not one ignored (nohup)
-            signal.signal(_sig, _interrupted_while_starting)
+            signal.signal(_sig, interrupted_while_starting)
     # The ``arena`` script is ``python -m arena.cli`` under another name. Said so, a worker process
     # does not run the script again to rebuild a main module it never uses (``multiprocess``
     # re-runs a main module known only by its path, but not a package's ``__main__``): a

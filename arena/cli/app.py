@@ -17,6 +17,7 @@ from typing import NamedTuple
 import typer
 
 from arena.cli.edge import ArenaGroup, on_the_way_out
+from arena.cli.starting import command_starts
 
 
 class Command(NamedTuple):
@@ -71,8 +72,6 @@ def _arena() -> None:
 
 
 def main() -> None:
-    from arena.cli import command_starts
-
     command_starts()
     try:
         app()

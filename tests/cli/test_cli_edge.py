@@ -237,7 +237,8 @@ def test_a_stop_signal_during_the_arena_scripts_imports_is_one_line_and_its_stat
     script.write_text(
         "import os, signal\n"
         "import arena.cli\n"
-        "arena.cli.command_starts()\n"
+        "from arena.cli.starting import command_starts\n"
+        "command_starts()\n"
         "try:\n"
         "    os.kill(os.getpid(), signal.SIGINT)\n"
         "except KeyboardInterrupt:\n"
