@@ -667,12 +667,16 @@ class BotProcess:
         """The failure for a bot whose output ended: how it ended and its last stderr words."""
         child = self._child
         ended = child.wait(_EXIT_NEWS_S) if child is not None else None
+        # Killed for its memory, as the launcher's news says, or, where that news is late, as
+        # its memory group says.
+        memory = None
         if ended is not None and ended.reason == "memory":
+            memory = ended.detail
+        elif ended is None and child is not None and child.killed_for_memory():
+            memory = oom_detail(self.resources.memory_mb)
+        if memory is not None:
             self._dead_reason = "over its memory limit"
-            return BotFailure(Termination.MEMORY, f"bot killed: {ended.detail}")
-        if ended is None and child is not None and child.killed_for_memory():
-            self._dead_reason = "over its memory limit"
-            return BotFailure(Termination.MEMORY, f"bot killed: {oom_detail(self.resources.memory_mb)}")
+            return BotFailure(Termination.MEMORY, f"bot killed: {memory}")
         if ended is None:
             what = "closed its stdout"
         elif ended.status is None:

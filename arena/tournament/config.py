@@ -833,6 +833,9 @@ def expand_python(cmd: str | tuple[str, ...], python: str) -> str | tuple[str, .
     return tuple(part.replace(PYTHON_PLACEHOLDER, python) for part in cmd)
 
 
+_VAR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # an environment variable's name, in env: and pass_env:
+
+
 def _parse_env(doc: Doc, node: Node, key: str) -> tuple[tuple[str, str], ...]:
     if not isinstance(node, MappingNode):
         raise doc.error(node, key, f"expected a mapping of variable names to values, got {describe(node)}")
@@ -842,7 +845,7 @@ def _parse_env(doc: Doc, node: Node, key: str) -> tuple[tuple[str, str], ...]:
             raise doc.error(key_node, key, f"expected a variable name (letters, digits, '_'), got {describe(key_node)}")
         var = key_node.value
         path = f"{key}.{var}"
-        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", var):
+        if not _VAR_NAME.fullmatch(var):
             raise doc.error(key_node, path, "expected a variable name (letters, digits, '_')")
         if not isinstance(value_node, ScalarNode) or value_node.tag == NULL:
             raise doc.error(value_node, path, f"expected a text, number or boolean value, got {describe(value_node)}")
@@ -856,7 +859,7 @@ def _parse_pass_env(doc: Doc, node: Node, key: str) -> tuple[str, ...]:
         raise doc.error(node, key, f"expected {allowed}, got {describe(node)}")
     names: list[str] = []
     for i, item in enumerate(node.value):
-        if not isinstance(item, ScalarNode) or item.tag != STR or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", item.value):
+        if not isinstance(item, ScalarNode) or item.tag != STR or not _VAR_NAME.fullmatch(item.value):
             raise doc.error(item, f"{key}[{i}]", f"expected a variable name (letters, digits, '_'), got {describe(item)}")
         names.append(item.value)
     return tuple(sorted(set(names)))
