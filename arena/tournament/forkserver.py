@@ -12,6 +12,7 @@ the arena does (the ``multiprocess`` package's forkserver: its "alive" pipe ends
 from __future__ import annotations
 
 import os
+import signal
 import tempfile
 import threading
 from typing import Any
@@ -67,20 +68,46 @@ def context() -> Any:
         _choose_tempdir()
     ctx = multiprocess.get_context("forkserver")
     ctx.set_forkserver_preload(PRELOAD)
+    with _lock:
+        try:
+            _ensure_running()  # here if not already, rather than by the first worker's start
+        except OSError:
+            pass  # the first worker's start tries again, and reports there
     return ctx
+
+
+# Ctrl-C reaches the whole foreground process group. The server ignores it once it runs, but it
+# starts as a new Python, and a Ctrl-C during that Python's own start and its imports printed
+# Python's traceback (``init_import_site ... KeyboardInterrupt``) under the arena's one line. So
+# it is started with the signal blocked, as the package's resource tracker is: a blocked signal
+# stays blocked across fork and exec, and one sent meanwhile is left pending for this process,
+# whose handler then takes it. The server keeps it blocked (it ignores it anyway); its workers
+# unblock it once they ignore it too (``unblock_ctrl_c``). The tracker, which the server's start
+# starts first, is started before the block: its start unblocks the signal on its way out.
+_STARTED_DEAF = {signal.SIGINT}
+
+
+def _ensure_running() -> None:
+    from multiprocess import forkserver, resource_tracker
+
+    resource_tracker.ensure_running()
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, _STARTED_DEAF)
+    try:
+        forkserver.ensure_running()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+def unblock_ctrl_c() -> None:
+    """In a worker, once it ignores Ctrl-C: the mask it inherited from the server goes, so that
+    its launcher and bots start with the signals of any other process."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STARTED_DEAF)
 
 
 def prestart() -> None:
     """Start the server now, without waiting for its imports: the first worker forked from it
     waits for them, by then mostly done. Safe to call more than once."""
-    from multiprocess import forkserver
-
     context()
-    with _lock:
-        try:
-            forkserver.ensure_running()
-        except OSError:
-            pass  # only an early start: the run starts it again with its first worker and reports there
 
 
 def let_server_go() -> None:
@@ -103,4 +130,4 @@ def let_server_go() -> None:
         pass
 
 
-__all__ = ["PRELOAD", "context", "let_server_go", "prestart"]
+__all__ = ["PRELOAD", "context", "let_server_go", "prestart", "unblock_ctrl_c"]

@@ -310,6 +310,36 @@ def test_a_worker_killed_mid_run_is_replaced_and_nothing_is_lost(tmp_path: Path)
     assert outcomes(config.output) == outcomes(reference["folder"])
 
 
+def _signal_masks(pid: int) -> tuple[int, int]:
+    """(blocked, ignored) signals of a process, as bit masks (bit n-1 for signal n)."""
+    with open(f"/proc/{pid}/status") as fh:
+        fields = dict(line.split(":", 1) for line in fh if ":" in line)
+    return int(fields["SigBlk"], 16), int(fields["SigIgn"], 16)
+
+
+def test_the_fork_server_starts_deaf_to_ctrl_c_and_its_workers_do_not_pass_that_on(tmp_path: Path):
+    # A Ctrl-C while the fork server's new Python starts printed Python's traceback under the
+    # arena's one line (it ignores the signal only once its imports are done): it is started with
+    # the signal blocked. Its workers must not keep that mask: their launchers and bots inherit it.
+    path = write_tournament(tmp_path, extra=SHORT + "matches_per_pairing: 2")
+    config = load_config(path)
+    seen: list[tuple[int, int, int, int]] = []
+    ctrl_c = 1 << (signal.SIGINT - 1)
+
+    def look(row, done):
+        for pid in _worker_pids():
+            with open(f"/proc/{pid}/stat") as fh:
+                server = int(fh.read().rsplit(")", 1)[1].split()[1])
+            seen.append((*_signal_masks(pid), *_signal_masks(server)))
+
+    tr.run_tournament(config, concurrency=2, on_match=look)
+    assert seen
+    for worker_blocked, worker_ignored, server_blocked, server_ignored in seen:
+        assert server_blocked & ctrl_c and server_ignored & ctrl_c
+        assert not worker_blocked & ctrl_c and worker_ignored & ctrl_c
+    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, [])  # the arena's own mask as it was
+
+
 def test_ctrl_c_stops_cleanly_and_prints_the_resume_command(tmp_path: Path):
     path = write_tournament(tmp_path, extra=SHORT + "concurrency: 2\nmatches_per_pairing: 4")
     config = load_config(path)
