@@ -8,6 +8,7 @@ reader interface config.py's walker provides.
 
 from __future__ import annotations
 
+import glob
 import os
 import shlex
 from dataclasses import dataclass
@@ -30,19 +31,39 @@ class BuildSpec:
     inputs: tuple[str, ...] = ()
 
 
+def match_inputs(patterns: tuple[str, ...], cwd: str) -> tuple[set[str], list[str]]:
+    """The files ``inputs:`` patterns match (globs relative to ``cwd``, ``**`` for any depth),
+    as normalized paths relative to ``cwd``; and the patterns that matched nothing."""
+    found: set[str] = set()
+    unmatched: list[str] = []
+    for pattern in patterns:
+        matches = [
+            os.path.normpath(os.path.relpath(path, cwd))
+            for path in glob.glob(os.path.join(cwd, pattern), recursive=True)
+            if os.path.isfile(path)
+        ]
+        if not matches:
+            unmatched.append(pattern)
+        found.update(matches)
+    return found, unmatched
+
+
 def command_text(cmd: str | tuple[str, ...]) -> str:
     """A command as one line: as written, or its arguments quoted as a shell would need."""
     return cmd if isinstance(cmd, str) else shlex.join(cmd)
 
 
-def bot_keys_dict(build: BuildSpec | None, source: SourceSpec | None) -> dict[str, Any]:
+def bot_keys_dict(build: BuildSpec | None, source: SourceSpec | None, inputs: tuple[str, ...] = ()) -> dict[str, Any]:
     """The keys as a bot's dict (the tournament's description) has them: only those given,
-    so a bot without them describes (and fingerprints) exactly as before they existed."""
+    so a bot without them describes (and fingerprints) exactly as before they existed.
+    ``inputs``: an unbuilt bot's (a built bot's are its build's)."""
     out: dict[str, Any] = {}
     if build is not None:
         out["build"] = build.cmd if isinstance(build.cmd, str) else list(build.cmd)
         if build.inputs:
             out["inputs"] = list(build.inputs)
+    elif inputs:
+        out["inputs"] = list(inputs)
     if source is not None:
         out["source"] = source.to_dict()
     return out
@@ -66,14 +87,15 @@ def parse_build_keys(
     key: str,
     base_dir: str,
     build_cmd: str | tuple[str, ...] | None,
-) -> tuple[BuildSpec | None, SourceSpec | None]:
-    """The bot's build and source, from its ``fields`` (key -> (key node, value node)).
-    ``build_cmd`` is its ``build:`` already read as a command (config.py reads commands)."""
+) -> tuple[BuildSpec | None, SourceSpec | None, tuple[str, ...]]:
+    """The bot's build, source and inputs, from its ``fields`` (key -> (key node, value
+    node)). ``build_cmd`` is its ``build:`` already read as a command (config.py reads
+    commands). The inputs are the files the bot is made of besides those its command names
+    (globs): a built bot's decide when its build runs again, and any bot's are part of its
+    identity, so that a change of a module a script imports is a new version of the bot."""
     inputs: tuple[str, ...] = ()
     if "inputs" in fields:
-        key_node, node = fields["inputs"]
-        if build_cmd is None:
-            raise doc.error(key_node, f"{key}.inputs", "only allowed with build (the files whose change makes it run again)")
+        _key_node, node = fields["inputs"]
         what = "file patterns (globs relative to the bot's cwd, e.g. src/**/*.c)"
         items = doc.sequence(node, f"{key}.inputs", what)
         if not items:
@@ -82,7 +104,7 @@ def parse_build_keys(
                        for j, item in enumerate(items))
     build = BuildSpec(build_cmd, inputs) if build_cmd is not None else None
     if "source" not in fields:
-        return build, None
+        return build, None, inputs
 
     node = fields["source"][1]
     entries = doc.mapping(node, f"{key}.source", SOURCE_KEYS)
@@ -105,4 +127,4 @@ def parse_build_keys(
         if os.path.isabs(os.path.expanduser(cwd)) or inside == ".." or inside.startswith(".." + os.sep):
             raise doc.error(cwd_node, f"{key}.cwd",
                             f"with source, expected a folder inside the repository, relative to {repo}, got {cwd!r}")
-    return build, SourceSpec(repo=repo, rev=rev_node.value.strip(), base_dir=base_dir)
+    return build, SourceSpec(repo=repo, rev=rev_node.value.strip(), base_dir=base_dir), inputs

@@ -25,7 +25,7 @@ from arena.harness.botproc import BotSpecError, missing_program, split_command
 from arena.harness.protocol import Clock
 from arena.harness.resources import ResourceLimits
 from arena.match.record import DEFAULT_STRIKES, FailurePolicy, Policy
-from arena.tournament.buildspec import BuildSpec, bot_keys_dict, parse_build_keys
+from arena.tournament.buildspec import BuildSpec, bot_keys_dict, match_inputs, parse_build_keys
 from arena.tournament.grants import Protected, leads_up, protected_paths, writable_folders, writable_refusal
 from arena.tournament.schedule import MAX_MATCHES, SPRT_MAX_PAIRS, Format, Mode, TeamMode, count_matches
 from arena.tournament.sources import SourceSpec
@@ -117,6 +117,9 @@ class BotConfig:
     # Variables of the arena's environment it is given besides those every bot gets
     # (arena.harness.botproc.bot_environment).
     pass_env: tuple[str, ...] = ()
+    # The files it is made of besides those its command names (``inputs:``, globs relative to
+    # its cwd): its build's inputs when it has a build, and part of its identity either way.
+    inputs: tuple[str, ...] = ()
 
     @property
     def resolved_cwd(self) -> str:
@@ -136,7 +139,7 @@ class BotConfig:
             "bank_ms": self.bank_ms,
             # Only when set, as limits: files without it keep their fingerprint.
             **({"clock": self.clock.value} if self.clock is not None else {}),
-            **bot_keys_dict(self.build, self.source),
+            **bot_keys_dict(self.build, self.source, self.inputs),
             # Only when set: files without limits keep the fingerprint they had before the key.
             **({"limits": dict(self.limits)} if self.limits else {}),
             **({"pass_env": list(self.pass_env)} if self.pass_env else {}),
@@ -293,8 +296,10 @@ def diff_game_dicts(old: Mapping[str, Any], new: Mapping[str, Any], prefix: str 
     return out
 
 
-SPELLING_KEYS = ("cmd", "cwd")
-"""A bot's keys that say where its program is, not what it is: the identity check tells (identity.py)."""
+SPELLING_KEYS = ("cmd", "cwd", "inputs")
+"""A bot's keys that say where its program is and which files make it, not what it is: the
+identity check tells (identity.py); a bot given ``inputs:`` for the first time is a new version,
+since nothing says what its files were when it played."""
 
 
 def respelled_bots(old: Mapping[str, Any], new: Mapping[str, Any]) -> tuple[str, ...] | None:
@@ -724,7 +729,7 @@ def _parse_bots(doc: Doc, node: Node, base_dir: str, top_limits: dict[str, Any],
             else "."
         )
         build_cmd = _parse_cmd(doc, fields["build"][1], f"{key}.build") if "build" in fields else None
-        build, source = parse_build_keys(doc, fields, key, base_dir, build_cmd)
+        build, source, inputs = parse_build_keys(doc, fields, key, base_dir, build_cmd)
         resolved = os.path.normpath(os.path.join(base_dir, os.path.expanduser(cwd)))
         # A source bot's cwd is in a checkout not made yet; a built bot's program may not be
         # built yet: sources.py and build.py check them once they are there.
@@ -734,6 +739,12 @@ def _parse_bots(doc: Doc, node: Node, base_dir: str, top_limits: dict[str, Any],
                 f"{key}.cwd",
                 f"expected an existing folder, but {resolved} is not one",
             )
+        if inputs and build is None and source is None:
+            # A built bot's are checked when it builds (build.py); a source bot's in its checkout.
+            _, unmatched = match_inputs(inputs, resolved)
+            if unmatched:
+                raise doc.error(fields["inputs"][1], f"{key}.inputs",
+                                f"the pattern {unmatched[0]!r} matches no file in {resolved}")
         env = _parse_env(doc, fields["env"][1], f"{key}.env") if "env" in fields else ()
         pass_env = _parse_pass_env(doc, fields["pass_env"][1], f"{key}.pass_env") if "pass_env" in fields else ()
         if build is None and source is None:
@@ -758,7 +769,7 @@ def _parse_bots(doc: Doc, node: Node, base_dir: str, top_limits: dict[str, Any],
         clock = doc.member(fields["clock"][1], f"{key}.clock", Clock) if "clock" in fields else top_clock
         bots.append(
             BotConfig(name, cmd, cwd, env, clock=clock, base_dir=base_dir, build=build, source=source, limits=resources,
-                      pass_env=pass_env, **limits)
+                      pass_env=pass_env, inputs=inputs, **limits)
         )
     return tuple(bots)
 

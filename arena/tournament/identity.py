@@ -24,7 +24,6 @@ step (build.py) asks too: a build's outputs are the files the bot's command name
 
 from __future__ import annotations
 
-import glob
 import hashlib
 import json
 import os
@@ -35,6 +34,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from arena.harness.botproc import _SOURCE_SUFFIXES, split_command
+from arena.tournament.buildspec import match_inputs
 from arena.tournament.config import expand_python
 from arena.tournament.sources import SourceError
 
@@ -121,15 +121,7 @@ def build_input_files(cmd: str | tuple[str, ...], inputs: tuple[str, ...], cwd: 
     found: set[str] = set()
     unmatched: list[str] = []
     if inputs:
-        for pattern in inputs:
-            matches = [
-                os.path.normpath(os.path.relpath(path, cwd))
-                for path in glob.glob(os.path.join(cwd, pattern), recursive=True)
-                if os.path.isfile(path)
-            ]
-            if not matches:
-                unmatched.append(pattern)
-            found.update(matches)
+        found, unmatched = match_inputs(inputs, cwd)
     else:
         for word in _words(cmd):
             path = os.path.normpath(word)
@@ -156,8 +148,8 @@ class BotIdentity:
     """What was run under a bot's name. Plain, hashable, and JSON-able through ``to_dict``.
 
     ``files``: (path as the command names it, SHA-256 or None if it was missing), in the
-    command's order. ``inputs_sha256``: the digest of the build's inputs (None: no build,
-    or a build whose inputs are not known). ``commit``: the full commit id of a bot from a
+    command's order. ``inputs_sha256``: the digest of the build's inputs, or of an unbuilt
+    bot's ``inputs:`` (None: neither, or a build whose inputs are not known). ``commit``: the full commit id of a bot from a
     ``source:``. ``env``: the variables the file gives it (None: not recorded, a store of an
     older arena; ``fill_from`` completes it). ``built``: it has a ``build:``. ``ready_name``:
     the name the bot gave in its ``ready`` reply, known once it has started (None until then).
@@ -298,6 +290,12 @@ def identify_bot(bot: BotConfig) -> BotIdentity:
         paths, _ = build_input_files(bot.build.cmd, bot.build.inputs, cwd, outputs)
         if paths:
             inputs_sha256 = digest_of(digest_files(cwd, paths))
+    elif bot.inputs:
+        # The modules a script imports, say: what runs as much as the files its command names.
+        paths, unmatched = build_input_files("", bot.inputs, cwd, program_files(bot.cmd))
+        if unmatched:  # checked when the file was read, unless the bot is in a checkout
+            raise SourceError(bot.name, "inputs", f"the pattern {unmatched[0]!r} matches no file in {cwd}")
+        inputs_sha256 = digest_of(digest_files(cwd, paths))
     return BotIdentity(
         name=bot.name,
         cmd=bot.cmd,
@@ -369,7 +367,8 @@ def identity_changes(old: BotIdentity, new: BotIdentity) -> list[str]:
 def _other_changes(old: BotIdentity, new: BotIdentity) -> list[str]:
     reasons = []
     if old.inputs_sha256 != new.inputs_sha256:
-        reasons.append(f"build inputs changed ({_change(old.inputs_sha256, new.inputs_sha256, 'none known')})")
+        what, none = ("build inputs", "none known") if old.built or new.built else ("inputs", "none declared")
+        reasons.append(f"{what} changed ({_change(old.inputs_sha256, new.inputs_sha256, none)})")
     if old.env is not None and new.env is not None and old.env != new.env:
         reasons.append("environment changed")
     return reasons

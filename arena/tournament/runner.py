@@ -330,8 +330,10 @@ def _respell(store: ResultStore, config: TournamentConfig, changed: set[str]) ->
         if name in changed:
             continue
         old, new = before.get(name, {}), config.bot(name)
-        spelled = (f"cmd {old.get('cmd')!r} -> {new.cmd!r}" if old.get("cmd") != new.to_dict()["cmd"]
-                   else f"cwd {old.get('cwd')!r} -> {new.cwd!r}")
+        described = new.to_dict()
+        spelled = (f"cmd {old.get('cmd')!r} -> {new.cmd!r}" if old.get("cmd") != described["cmd"]
+                   else f"cwd {old.get('cwd')!r} -> {new.cwd!r}" if old.get("cwd") != described["cwd"]
+                   else f"inputs {old.get('inputs')!r} -> {described.get('inputs')!r}")
         lines.append(f"{name}: the file spells its command anew ({spelled}) for the same program (its identity): "
                      "its results stand")
     store.respelled = ()

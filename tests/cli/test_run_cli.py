@@ -332,6 +332,35 @@ def test_a_changed_python_bot_joins_its_tournament_as_a_new_version_on_the_same_
     assert "current versions only" not in read("table", str(tmp_path / "out")).stdout
 
 
+def test_a_change_of_a_module_a_bot_declares_in_inputs_makes_a_new_version(tmp_path: Path):
+    # policybot.py run through a script that imports it: a change of the module is a change of the bot.
+    shutil.copy(POLICYBOT / "policybot.py", tmp_path / "policybot.py")
+    (tmp_path / "mybot.py").write_text("import runpy, sys\nsys.argv[0] = 'policybot.py'\n"
+                                       "runpy.run_path('policybot.py', run_name='__main__')\n")
+    entry = '  - {name: mybot, cmd: "$PYTHON mybot.py greedy", inputs: [policybot.py]}\n'
+    path = tournament(tmp_path, entry + policy("random"))
+    first = arena("run", str(path), "--no-progress", "--no-report")
+    assert first.returncode == 0 and stored(tmp_path / "out") == 2, first.stderr
+    with open(tmp_path / "policybot.py", "a") as fh:
+        fh.write("# tuned\n")
+    joined = arena("run", str(path), "--no-progress", "--no-report")
+    assert joined.returncode == 0, joined.stderr
+    assert re.search(r"mybot has a new version \(inputs changed \(sha256 [0-9a-f]{12}\.\. -> [0-9a-f]{12}\.\.\)\)",
+                     joined.stderr), joined.stderr
+    assert stored(tmp_path / "out") == 4
+    # Without inputs: the module's change goes unseen, the tournament is complete as it was.
+    other = tmp_path / "plain"
+    other.mkdir()
+    for name in ("policybot.py", "mybot.py"):
+        shutil.copy(tmp_path / name, other / name)
+    plain = tournament(other, entry.replace(", inputs: [policybot.py]", "") + policy("random"))
+    assert arena("run", str(plain), "--no-progress", "--no-report").returncode == 0
+    with open(other / "policybot.py", "a") as fh:
+        fh.write("# tuned again\n")
+    again = arena("run", str(plain), "--no-progress", "--no-report")
+    assert again.returncode == 0 and "new version" not in again.stderr and stored(other / "out") == 2
+
+
 def test_a_changed_bot_is_still_refused_where_versions_cannot_play_apart(tmp_path: Path):
     from arena.core.outcome import EndReason
     from arena.harness.protocol import Termination

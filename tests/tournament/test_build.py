@@ -70,7 +70,8 @@ def test_a_built_bot_whose_program_is_not_built_yet_is_valid(tmp_path):
 @pytest.mark.parametrize("entry, key, why", [
     ("{name: c, cmd: ./c, build: 42}", "bots[0].build", "expected a command line"),
     ("{name: c, cmd: ./c, build: []}", "bots[0].build", "expected a command line"),
-    ("{name: c, cmd: python3 other.py, inputs: [a.c]}", "bots[0].inputs", "only allowed with build"),
+    ("{name: c, cmd: python3 other.py, inputs: [lib/*.py]}", "bots[0].inputs", "the pattern 'lib/*.py' matches no file in"),
+    ("{name: c, cmd: python3 other.py, inputs: []}", "bots[0].inputs", "non-empty list"),
     ("{name: c, cmd: ./c, build: make, inputs: a.c}", "bots[0].inputs", "expected a list of file patterns"),
     ("{name: c, cmd: ./c, build: make, inputs: []}", "bots[0].inputs", "non-empty list"),
     ("{name: c, cmd: ./c, source: {repo: .}}", "bots[0].source.rev", "missing (required)"),

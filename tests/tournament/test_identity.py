@@ -87,6 +87,28 @@ def test_build_inputs_count_for_a_bot_whose_command_names_no_file(tmp_path):
         f"build inputs changed (sha256 {old.inputs_sha256[:12]}.. -> {new.inputs_sha256[:12]}..)"]
 
 
+def test_an_unbuilt_bots_inputs_are_part_of_its_identity(tmp_path):
+    # A script that imports a module of its own: the module is what runs as much as the script.
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "brain.py").write_text("DEPTH = 1\n")
+    path = write_bot(tmp_path, "import lib.brain\n", cmd="python3 bot.py, inputs: ['lib/*.py']")
+    bot = load_config(path).bot("b")
+    assert bot.build is None and bot.inputs == ("lib/*.py",) and bot.to_dict()["inputs"] == ["lib/*.py"]
+    old = identify_bot(bot)
+    assert old.inputs_sha256 is not None and not old.built
+    assert identity_changes(old, identify_bot(load_config(path).bot("b"))) == []
+    (tmp_path / "lib" / "brain.py").write_text("DEPTH = 2\n")
+    new = identify_bot(load_config(path).bot("b"))
+    assert new.key != old.key
+    assert identity_changes(old, new) == [f"inputs changed (sha256 {old.inputs_sha256[:12]}.. -> {new.inputs_sha256[:12]}..)"]
+    # Without the key the module is not seen: the same identity after its change.
+    path.write_text(path.read_text().replace(", inputs: ['lib/*.py']", ""))
+    plain = identify_bot(load_config(path).bot("b"))
+    (tmp_path / "lib" / "brain.py").write_text("DEPTH = 3\n")
+    assert plain.key == identify_bot(load_config(path).bot("b")).key and plain.inputs_sha256 is None
+    assert identity_changes(plain, new) == [f"inputs changed (none declared -> sha256 {new.inputs_sha256[:12]}..)"]
+
+
 def test_an_identity_is_a_plain_json_value_and_the_ready_name_counts_once_known(tmp_path):
     ident = identify_bot(load_config(write_bot(tmp_path, "x = 1\n")).bot("b"))
     assert BotIdentity.from_dict(json.loads(json.dumps(ident.to_dict()))) == ident
