@@ -38,7 +38,7 @@ from typing import Any
 from arena.core.rules import Seating
 from arena.errors import ArenaError
 from arena.lines import LineTooLongError, capped_lines, quote
-from arena.rating.table import MatchResult, PairResult, ResultInputError, check_result
+from arena.rating.table import MatchResult, PairResult, ResultInputError, check_result, places_problem
 
 CSV_HEADER = ("side_a", "side_b", "score_a")
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
@@ -250,9 +250,9 @@ def _jsonl_line(text: str, source: str, line: int) -> MatchResult:
             raise ResultsFileError(source, line, f'"{key}" must hold numbers, got {quote(json.dumps(value))}')
     if has_scores:
         return MatchResult.from_scores(norm, values)
-    if not all(isinstance(v, int) and 1 <= v <= len(values) for v in values):
-        raise ResultsFileError(source, line, f'"places" must be whole numbers from 1 (first) to {len(values)} '
-                                             f'(the number of sides), got {quote(json.dumps(values))}')
+    problem = places_problem(values)
+    if problem is not None:
+        raise ResultsFileError(source, line, f'"places" {problem}')
     return MatchResult(tuple(norm), tuple(values))
 
 
