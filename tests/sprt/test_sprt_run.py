@@ -555,3 +555,65 @@ def test_a_changed_side_tests_in_a_folder_of_its_own_and_a_given_folder_refuses_
     assert error.endswith("a sequential test decides about the two programs it began with, so a new version cannot "
                           f"join it: test the new version in a folder of its own (--output DIR), or delete {old} to "
                           "start afresh")
+
+
+# --- a tournament file's sprt: under arena sprt --file --------------------------------------------
+
+
+def _last_params(result: subprocess.CompletedProcess) -> dict:
+    lines = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    return lines[-1]["sprt"]["params"]
+
+
+@pytest.mark.slow  # real bots played, by three runs of the command
+def test_a_files_sprt_mapping_is_the_tests_default_and_each_option_given_overrides_it(tmp_path: Path):
+    path = sprt_file(tmp_path, sprt="{elo0: 0, elo1: 100, model: logistic, alpha: 0.1, beta: 0.2, max_pairs: 2}")
+    common = ["sprt", "greedy", "first", "--file", str(path), "--no-report", "--progress", "jsonl"]
+    plain = arena(*common, "-o", str(tmp_path / "plain"), cwd=tmp_path)
+    assert plain.returncode == 0, plain.stderr
+    assert _last_params(plain) == SprtParams.elo(0, 100, model=EloModel.LOGISTIC, alpha=0.1, beta=0.2,
+                                                 max_pairs=2).to_dict()
+    assert f"sprt-greedy-vs-first: the test's parameters are {path}'s sprt:\n" in plain.stderr
+    assert "; [0, 100] elo logistic, alpha 0.1, beta 0.2, at most 2 pairs;" in plain.stderr  # the header
+    # Each option given replaces the file's value, the rest stays the file's.
+    over = arena(*common, "-o", str(tmp_path / "over"), "--elo1", "50", "--beta", "0.1", "--max-pairs", "1",
+                 cwd=tmp_path)
+    assert over.returncode == 0, over.stderr
+    assert _last_params(over) == SprtParams.elo(0, 50, model=EloModel.LOGISTIC, alpha=0.1, beta=0.1,
+                                                max_pairs=1).to_dict()
+    assert f"the test's parameters are {path}'s sprt:, with --elo1, --beta, --max-pairs from the command line" \
+        in over.stderr
+    assert "; [0, 50] elo logistic, alpha 0.1, beta 0.1, at most 1 pairs;" in over.stderr
+    # Another metric takes its own hypotheses (the file's Elo bounds and model are not its own).
+    points = arena(*common, "-o", str(tmp_path / "points"), "--metric", "points", "--points0", "0", "--points1", "0.5",
+                   "--max-pairs", "1", cwd=tmp_path)
+    assert points.returncode == 0, points.stderr
+    assert _last_params(points) == SprtParams.points(0, 0.5, alpha=0.1, beta=0.2, max_pairs=1).to_dict()
+
+
+@pytest.mark.parametrize(
+    ("sprt", "args", "why"),
+    [
+        ("{elo0: 0, elo1: 100}", ["--elo0", "200"],
+         "error: {path}: key 'sprt.elo1': must be greater than elo0 (200), got 100 (with --elo0 from the command line)"),
+        ("{elo0: 0, elo1: 100}", ["--elo1", "-5"], "error: --elo1: must be greater than elo0 (0), got -5"),
+        ("{elo0: 0, elo1: 500, model: logistic}", ["--model", "normalized"],
+         "error: {path}: key 'sprt.elo1': at most 200 in absolute value with the normalized model, got 500 "
+         "(with --model from the command line)"),
+        ("{elo0: 0, elo1: 100}", ["--metric", "points", "--points0", "0"], "error: --points1: required"),
+        ("{metric: points, points0: 0, points1: 0.1}", ["--model", "logistic"],
+         "error: --model: applies to --metric elo only"),
+        (None, ["--elo1", "10"], "error: --elo0: required"),  # a file without sprt: gives no bound
+    ],
+)
+def test_a_test_that_the_file_and_the_options_make_invalid_is_one_line_naming_where_each_came_from(
+        tmp_path: Path, sprt, args, why):
+    if sprt is None:
+        path = tmp_path / "rr.yaml"
+        path.write_text("name: rr\nseed: 1\nbots:\n" + bot("greedy", "greedy") + bot("first", "first"))
+    else:
+        path = sprt_file(tmp_path, sprt=sprt)
+    result = cli.invoke(app, ["sprt", "greedy", "first", "--file", str(path), *args])
+    assert result.exit_code == 2, result.output
+    assert result.stderr == why.format(path=path) + "\n"
+
