@@ -173,6 +173,23 @@ class ResumeMismatchError(StoreError):
         )
 
 
+class PairLimitLoweredError(ResumeMismatchError):
+    """A sequential test resumed with a lower ``max_pairs`` than it was stored with: it may
+    have played more pairs than the lower limit allows, and its numbers would not be those of
+    one test with that limit."""
+
+    def __init__(self, folder: str, stored: int | None) -> None:
+        self.folder = folder
+        self.changed = ["sprt.max_pairs"]
+        if stored is None:
+            what, way = "without a pair limit (max_pairs)", "give none (no --max-pairs, no sprt.max_pairs in a file)"
+        else:
+            what, way = (f"of up to {stored} pairs (max_pairs)",
+                         f"give {stored} or more (--max-pairs, or sprt.max_pairs in a file)")
+        StoreError.__init__(self, f"{folder} holds a sequential test {what}: a limit can be raised, not lowered; "
+                                  f"{way}, or a new output folder (--output DIR)")
+
+
 class ForeignFolderError(StoreError):
     """The results folder already holds someone else's files: a run would scatter its tables,
     logs and report among them, and replace any that share their names."""
@@ -310,6 +327,9 @@ class ResultStore:
         # The bots whose command the file spells anew, all else unchanged (config.respelled_bots):
         # opened for a run, which compares their identities and then records the new spelling.
         self.respelled: tuple[str, ...] = ()
+        # A sequential test's pair limit, raised (stored, new; None: no limit): opened for a
+        # run, which records it with the file's description once the bots are checked.
+        self.raised_limit: tuple[int | None, int | None] | None = None
         # A draft (``open_for_run(draft=True)``, what ``arena run --dry-run`` opens): the meta a
         # run would write is held here, as JSON text, and read back over the file's; the file is
         # opened read-only, so the run's own steps show what it would do and change nothing.
@@ -434,13 +454,30 @@ class ResultStore:
 
     def _check_fingerprint(self, meta: Mapping[str, Any], fingerprint: str, game_dict: Mapping[str, Any]) -> ResultStore:
         if meta.get("fingerprint") != fingerprint and (self._draft is None or self._played()):
-            from arena.tournament.config import diff_game_dicts, fingerprint_of, respelled_bots, stored_game_dict
+            from arena.tournament.config import (
+                diff_game_dicts,
+                fingerprint_of,
+                is_raised,
+                pair_limit_change,
+                respelled_bots,
+                stored_game_dict,
+                with_pair_limit,
+            )
 
             stored = stored_game_dict(meta.get("game") or {})
             if fingerprint_of(stored) != fingerprint:
-                respelled = respelled_bots(stored, game_dict)
-                if not respelled:
+                # A sequential test's schedule numbers its deals from 0 whatever its pair limit,
+                # so the pairs stored under one limit are the first pairs of the test under a
+                # higher one, and it goes on from them (sprt_run.py).
+                limits = pair_limit_change(stored, game_dict)
+                rest = with_pair_limit(stored, limits[1]) if limits is not None else stored
+                respelled = () if fingerprint_of(rest) == fingerprint else respelled_bots(rest, game_dict)
+                if respelled is None:
                     raise ResumeMismatchError(self.folder, diff_game_dicts(stored, game_dict))
+                if limits is not None:
+                    if not is_raised(limits):
+                        raise PairLimitLoweredError(self.folder, limits[0])
+                    self.raised_limit = limits
                 self.respelled = respelled
         return self
 

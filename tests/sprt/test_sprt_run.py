@@ -617,3 +617,64 @@ def test_a_test_that_the_file_and_the_options_make_invalid_is_one_line_naming_wh
     assert result.exit_code == 2, result.output
     assert result.stderr == why.format(path=path) + "\n"
 
+
+@pytest.mark.slow  # real bots played, by four runs of the command
+def test_a_test_stopped_at_max_pairs_goes_on_under_a_higher_limit_as_one_test_with_it(tmp_path: Path):
+    path = sprt_file(tmp_path, sprt="{elo0: 0, elo1: 5, max_pairs: 2}", concurrency=1)
+    out = tmp_path / "out"
+    args = ["sprt", "greedy", "first", "--file", str(path), "-o", str(out), "--no-progress", "--no-report"]
+    first = arena(*args, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert "SPRT ([0, 5]) stopped undecided: max_pairs (2) reached" in first.stdout
+    raised = arena(*args, "--max-pairs", "5", cwd=tmp_path)
+    assert raised.returncode == 0, raised.stderr
+    assert "note: sprt.max_pairs raised from 2 to 5" in raised.stderr
+    assert "SPRT ([0, 5]) stopped undecided: max_pairs (5) reached" in raised.stdout
+    # The same test, uninterrupted, with the higher limit from the start: the same pairs, LLR
+    # after each, counts and decision.
+    reference = _run(replace(load_config(path), sprt=SprtParams.elo(0, 5, max_pairs=5), output=str(tmp_path / "ref")), 1)
+    with ResultStore.open_existing(str(out)) as a, ResultStore.open_existing(str(tmp_path / "ref")) as b:
+        extended, whole = replay_store(a), replay_store(b)
+        assert [r.outcome() for r in a.results()] == [r.outcome() for r in b.results()]
+    assert extended.summary == whole.summary == reference["sprt"] and extended.trace == whole.trace
+    assert extended.summary.pairs == 5 and extended.limit == 5
+    # The folder describes the test it now holds: its table says so.
+    table = cli.invoke(app, ["table", str(out)])
+    assert "SPRT ([0, 5]) stopped undecided: max_pairs (5) reached" in table.stdout
+    # A lower limit than the stored test's would make its pairs more than the test plays: refused.
+    lowered = arena(*args, "--max-pairs", "3", cwd=tmp_path)
+    assert lowered.returncode == 2, lowered.stderr
+    assert lowered.stderr.splitlines()[-1] == (
+        f"error: {out} holds a sequential test of up to 5 pairs (max_pairs): a limit can be raised, not lowered; give "
+        "5 or more (--max-pairs, or sprt.max_pairs in a file), or a new output folder (--output DIR)")
+    assert [r.outcome() for r in stored_rows(out)] == [r.outcome() for r in stored_rows(tmp_path / "ref")]
+
+
+@pytest.mark.slow  # real bots played, by four runs of arena run
+def test_arena_run_goes_on_under_the_files_raised_limit_once_its_bots_are_checked(tmp_path: Path):
+    shutil.copy(POLICYBOT, tmp_path / "bot.py")
+    bots = f'  - {{name: greedy, cmd: "$PYTHON bot.py greedy", cwd: "{tmp_path}"}}\n' + bot("first", "first")
+    path = sprt_file(tmp_path, sprt="{elo0: 0, elo1: 5, max_pairs: 2}", bots=bots, concurrency=1)
+    out = tmp_path / "out"
+
+    def stored_limit() -> int:
+        with ResultStore.open_existing(str(out)) as store:
+            return store.meta()["game"]["sprt"]["max_pairs"]
+
+    assert arena("run", str(path), "--no-progress", "--no-report", cwd=tmp_path).returncode == 0
+    path.write_text(path.read_text().replace("max_pairs: 2", "max_pairs: 3"))
+    # A changed bot refuses the run: the folder still describes the test it holds.
+    original = (tmp_path / "bot.py").read_text()
+    (tmp_path / "bot.py").write_text(original + "# tuned\n")
+    refused = arena("run", str(path), "--no-progress", "--no-report", cwd=tmp_path)
+    assert refused.returncode == 2 and "bot 'greedy' changed" in refused.stderr
+    assert stored_limit() == 2 and len(stored_rows(out)) == 4
+    (tmp_path / "bot.py").write_text(original)
+    dry = arena("run", str(path), "--dry-run", cwd=tmp_path)
+    assert dry.returncode == 0 and "note: sprt.max_pairs raised from 2 to 3" in dry.stdout, dry.stdout + dry.stderr
+    assert stored_limit() == 2  # a dry run writes nothing
+    done = arena("run", str(path), "--no-progress", "--no-report", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "note: sprt.max_pairs raised from 2 to 3" in done.stderr
+    assert "SPRT ([0, 5]) stopped undecided: max_pairs (3) reached" in done.stdout
+    assert stored_limit() == 3 and len(stored_rows(out)) == 6
