@@ -33,7 +33,7 @@ from arena.cli.seeds import PLACEHOLDER, ShowSeedOption, seed_argument
 from arena.cli.tournament import Progress
 from arena.errors import InputError
 from arena.harness.protocol import Clock
-from arena.tournament.schedule import Format, Mode, TeamMode
+from arena.tournament.schedule import SPRT_MAX_PAIRS, Format, Mode, TeamMode
 
 if TYPE_CHECKING:
     from arena.sprt import SprtParams
@@ -99,6 +99,17 @@ def _params(given: dict[str, object], base: SprtParams | None = None, file: Path
         options = ", ".join("--" + key.replace("_", "-") for key in given)
         raise SprtParamError(f"{file}: key 'sprt.{exc.parameter}'",
                              exc.reason + (f" (with {options} from the command line)" if options else "")) from None
+
+
+def _capped(params: SprtParams) -> SprtParams:
+    """``params`` of a test to play, whose pairs a results folder can hold (a file's
+    ``sprt.max_pairs`` is held to the same cap where it is read)."""
+    from arena.sprt import SprtParamError
+
+    if params.max_pairs is not None and params.max_pairs > SPRT_MAX_PAIRS:
+        raise SprtParamError("--max-pairs", f"at most {SPRT_MAX_PAIRS:,} pairs (the size limit of a results folder), "
+                                            f"got {params.max_pairs:,}")
+    return params
 
 
 def _given(**options: object) -> dict[str, object]:
@@ -274,7 +285,7 @@ def sprt(
         _print_stats(params, stats)
         return
     # With a file, the options given complete its sprt: mapping, read with it below.
-    early = _params(given) if file is None or repo is not None else None
+    early = _capped(_params(given)) if file is None or repo is not None else None
 
     check = not cluster
     if repo is not None:
@@ -296,7 +307,7 @@ def sprt(
             bots = _command_bots(candidate, baseline, check)
             base_config = None
     file_params = base_config.sprt if base_config is not None else None
-    params = early if early is not None else _params(given, file_params, file)
+    params = early if early is not None else _capped(_params(given, file_params, file))
     if clock is not None:
         bots = (replace(bots[0], clock=clock), replace(bots[1], clock=clock))
     config = _config(bots, params, base_config, seed, concurrency, output, cluster)

@@ -678,3 +678,11 @@ def test_arena_run_goes_on_under_the_files_raised_limit_once_its_bots_are_checke
     assert "note: sprt.max_pairs raised from 2 to 3" in done.stderr
     assert "SPRT ([0, 5]) stopped undecided: max_pairs (3) reached" in done.stdout
     assert stored_limit() == 3 and len(stored_rows(out)) == 6
+
+
+def test_max_pairs_on_the_command_line_is_held_to_the_files_cap():
+    # Bots that cannot start: were the limit let through, the command would stop at them instead.
+    result = cli.invoke(app, ["sprt", "./no-such-bot", "./no-such-bot", "--elo0", "0", "--elo1", "10", "--max-pairs",
+                              str(SPRT_MAX_PAIRS + 1)])
+    assert result.exit_code == 2, result.output
+    assert result.stderr == "error: --max-pairs: at most 500,000 pairs (the size limit of a results folder), got 500,001\n"
