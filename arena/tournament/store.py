@@ -17,7 +17,10 @@ and, since identities were recorded, ``identities``: each bot's ``BotIdentity.to
 name (identity.py), so a resume can tell a rebuilt bot from the one that played. Stores
 written before that have no ``identities`` key and still open. Once a bot changed in the
 folder, ``versions`` lists its generations of versions (versions.py), and ``identities`` is
-keyed by entrant (``mybot``, ``mybot~2``).
+keyed by entrant (``mybot``, ``mybot~2``). ``results_id`` names the stored matches wherever they
+go: made with the store (or when a run first opens one written before it was), kept by a
+copy of the folder and written into its exports (export.py), so that ``arena rate`` counts a
+match once however many of them it is given (arena/league/pools.py).
 
 Reading is streamed: ``results()`` is a sequence that reads rows as it is walked, and
 ``stored_keys()`` gives the schedule keys of the stored matches without their summaries, so
@@ -30,6 +33,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import uuid
 import weakref
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -58,6 +62,7 @@ VERSIONS_KEY = "versions"
 LAST_MATCH_KEY = "last_match_at"
 # Set when a run played matches with unsealed bots (arena.harness.seal): its value says why.
 UNSEALED_KEY = "unsealed"
+RESULTS_ID_KEY = "results_id"
 _ROW_COLUMNS = (
     "id, idx, pairing, deal, rotation, seed, sides, seats, winner, scores, reason,"
     " terminations, escobas, hands, failures, duration"
@@ -433,8 +438,12 @@ class ResultStore:
                         ("fingerprint", json.dumps(fingerprint)),
                         ("game", json.dumps(dict(game_dict), sort_keys=True)),
                         ("config", json.dumps(dict(config), sort_keys=True)),
+                        (RESULTS_ID_KEY, json.dumps(_new_results_id())),
                     ],
                 )
+            elif RESULTS_ID_KEY not in meta:
+                # Written before the id was: its matches get one from now on.
+                conn.execute("INSERT INTO meta(key, value) VALUES (?, ?)", (RESULTS_ID_KEY, json.dumps(_new_results_id())))
             conn.execute("COMMIT")
         except BaseException:
             try:
@@ -641,6 +650,17 @@ class ResultStore:
                 isinstance(g, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in g.items()) for g in data):
             raise _damaged(self.path, f"meta {VERSIONS_KEY!r}: expected a list of objects of bot name -> entrant name")
         return tuple(dict(g) for g in data)
+
+    @property
+    def results_id(self) -> str | None:
+        """The id of the stored matches (``RESULTS_ID_KEY``); None for a store written before
+        it was, and not run since."""
+        value = self.meta().get(RESULTS_ID_KEY)
+        if value is None:
+            return None
+        if not isinstance(value, str) or not value:
+            raise _damaged(self.path, f"meta {RESULTS_ID_KEY!r}: expected an id (text), got {_short(value)}")
+        return value
 
     def last_match_at(self) -> datetime | None:
         """When the last match was stored (UTC); None for a store written before that was
@@ -888,6 +908,12 @@ def _read_identities(data: object, error: Callable[[str], Exception]) -> dict[st
                 raise error(f"{where}: {key}: expected text or null, got {_short(item.get(key))}")
         out[name] = BotIdentity.from_dict(item)
     return out
+
+
+def _new_results_id() -> str:
+    # Random, not derived from the tournament: two folders of one file (a test run again
+    # elsewhere after its bot changed) hold different matches under the same match ids.
+    return uuid.uuid4().hex
 
 
 def _is_write_failure(exc: sqlite3.Error) -> bool:
