@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -15,9 +16,9 @@ from arena.cli.options import ByNameOption, FormatOption, MixOption, PriorOption
 from arena.errors import InputError
 from arena.printable import printable
 from arena.rating.inputs import CSV_HEADER as CSV_HEADER
+from arena.rating.inputs import Deduplicated, duplicates_note, read_keyed_results
 from arena.rating.inputs import ResultsCsvError as ResultsCsvError
 from arena.rating.inputs import parse_results_csv as parse_results_csv
-from arena.rating.inputs import read_results
 from arena.rating.table import BotRating, ConvergenceError, RatingError, RatingTable, fit_ratings
 from arena.render.standings import RATING_KEYS, ci95_cell, date_text, elo_cell, iso, note_lines, place_keys, rating_rows
 from arena.render.tables import TableFormat, render_json, render_table
@@ -350,7 +351,8 @@ def rate(
 
     Results folders (and folders of them) make a league: bots are matched across tournaments
     by their recorded identity, each kind of game is rated on its own, and the table says in
-    how many tournaments each bot played and when it last did (docs/RATINGS.md, Leagues)."""
+    how many tournaments each bot played and when it last did (docs/RATINGS.md, Leagues). A
+    match given twice (a results folder and its export, a copy of it) is counted once."""
     anchor_name, anchor_elo = (None, 0.0)
     if anchor is not None:
         try:
@@ -385,13 +387,18 @@ def rate(
 def _rate_file(file: Path, fmt: TableFormat, anchor_name: str | None, anchor_elo: float, prior: float) -> None:
     """One results file: the table of its fit (no tournaments, no dates)."""
     source = str(file)
+    # Streamed: the file is read (and each line checked) as the fit consumes it; a match its
+    # lines give twice (two exports in one) is counted once.
+    results = Deduplicated(read_keyed_results(file))
     try:
-        # Streamed: the file is read (and each line checked) as the fit consumes it.
-        table = fit_ratings(read_results(file), anchor=anchor_name, anchor_elo=anchor_elo, prior=prior)
+        table = fit_ratings(results, anchor=anchor_name, anchor_elo=anchor_elo, prior=prior)
     except (ResultsCsvError, ConvergenceError):
         raise  # the file's fault (exit 2) or the arena's (exit 3): the edge says so
     except RatingError as exc:
         raise InputError(f"{source}: {exc}") from None
+    if results.dropped:
+        note = duplicates_note(source, results.dropped, results.read, ["its earlier lines"])
+        table = replace(table, notes=(*table.notes, note))
     out = format_ratings(table, fmt)
     if fmt in (TableFormat.CSV, TableFormat.JSON):
         console.echo(out)

@@ -33,10 +33,10 @@ from arena.cli.seeds import PLACEHOLDER, ShowSeedOption, seed_argument
 from arena.cli.tournament import Progress
 from arena.errors import InputError
 from arena.harness.protocol import Clock
-from arena.tournament.schedule import Format, Mode, TeamMode
+from arena.tournament.schedule import SPRT_MAX_PAIRS, Format, Mode, TeamMode
 
 if TYPE_CHECKING:
-    from arena.sprt import EloModel, Metric, SprtParams
+    from arena.sprt import SprtParams
     from arena.tournament.config import BotConfig, TournamentConfig
 
 DEFAULT_SEED = 1
@@ -49,7 +49,8 @@ _NAME_MAX = 64
 _E = TypeVar("_E", bound=Enum)
 
 
-# The test's parameters, the same in ``arena sprt`` and ``arena sprt-stats``.
+# The test's parameters of ``arena sprt-stats``; ``arena sprt`` has the bounds too, and the
+# rest without defaults of their own (a file's sprt: gives them).
 Elo0Option = Annotated[float | None, typer.Option("--elo0", help="H0: A is this much stronger (Elo of --model).")]
 Elo1Option = Annotated[float | None, typer.Option("--elo1", help="H1: A is this much stronger; more than elo0.")]
 ModelOption = Annotated[str, typer.Option("--model", help="What elo0 and elo1 measure: normalized or logistic.")]
@@ -69,23 +70,59 @@ def _member(option: str, value: str, kind: type[_E]) -> _E:
     raise SprtParamError(option, f"expected {' or '.join(str(m.value) for m in kind)}, got {value!r}")
 
 
-def _params(metric: Metric, model: EloModel, elo0: float | None, elo1: float | None, points0: float | None,
-            points1: float | None, alpha: float, beta: float, max_pairs: int | None) -> SprtParams:
+def _params(given: dict[str, object], base: SprtParams | None = None, file: Path | None = None) -> SprtParams:
+    """The test's parameters: the options given on the command line (``given``: each one given,
+    by its mapping key: ``elo0``, ``max_pairs``, ...) over a tournament file's ``sprt:`` mapping
+    (``base``, read from ``file``), over the defaults. An error names where the value it is
+    about came from: ``--max-pairs``, or the file's key."""
     from arena.sprt import EloModel, Metric, SprtParamError, SprtParams
 
-    given: dict[str, object] = {"metric": metric, "alpha": alpha, "beta": beta}
-    for key, value in (("elo0", elo0), ("elo1", elo1), ("points0", points0), ("points1", points1),
-                       ("max_pairs", max_pairs)):
-        if value is not None:
-            given[key] = value
-    if metric is Metric.ELO:
-        given["model"] = model
-    elif model is not EloModel.NORMALIZED:
-        raise SprtParamError("--model", "applies to --metric elo only")
+    merged: dict[str, object] = dict(base.to_dict()) if base is not None else {}
+    metric = given.get("metric", merged.get("metric", Metric.ELO.value))
+    if base is not None and metric != base.metric.value:
+        # The file's hypotheses (and model) belong to its metric: another metric takes its own.
+        for key in (*base.names, "model"):
+            merged.pop(key, None)
+    if metric == Metric.POINTS.value:
+        if given.get("model", EloModel.NORMALIZED.value) != EloModel.NORMALIZED.value:
+            raise SprtParamError("--model", "applies to --metric elo only")
+        merged.pop("model", None)
+        given = {key: value for key, value in given.items() if key != "model"}
+    merged.update(given)
+    if merged.get("max_pairs") is None:
+        merged.pop("max_pairs", None)
     try:
-        return SprtParams.from_mapping(given)
+        return SprtParams.from_mapping(merged)
     except SprtParamError as exc:
-        raise SprtParamError("--" + exc.parameter.replace("_", "-"), exc.reason) from None
+        if exc.parameter in given or base is None or exc.parameter not in merged:
+            raise SprtParamError("--" + exc.parameter.replace("_", "-"), exc.reason) from None
+        options = ", ".join("--" + key.replace("_", "-") for key in given)
+        raise SprtParamError(f"{file}: key 'sprt.{exc.parameter}'",
+                             exc.reason + (f" (with {options} from the command line)" if options else "")) from None
+
+
+def _capped(params: SprtParams) -> SprtParams:
+    """``params`` of a test to play, whose pairs a results folder can hold (a file's
+    ``sprt.max_pairs`` is held to the same cap where it is read)."""
+    from arena.sprt import SprtParamError
+
+    if params.max_pairs is not None and params.max_pairs > SPRT_MAX_PAIRS:
+        raise SprtParamError("--max-pairs", f"at most {SPRT_MAX_PAIRS:,} pairs (the size limit of a results folder), "
+                                            f"got {params.max_pairs:,}")
+    return params
+
+
+def _given(**options: object) -> dict[str, object]:
+    """The options given on the command line (those not None), by their mapping keys."""
+    return {key: value for key, value in options.items() if value is not None}
+
+
+def _provenance(name: str, file: Path | None, given: dict[str, object]) -> str:
+    """Where the test's parameters come from when a file's ``sprt:`` gives some (the header
+    that follows shows their values)."""
+    options = [f"--{key.replace('_', '-')}" for key in given]
+    return f"{name}: the test's parameters are {file}'s sprt:" + (
+        f", with {', '.join(options)} from the command line" if options else "")
 
 
 def _slug(text: str) -> str:
@@ -179,20 +216,28 @@ def sprt(
         metavar="B", help="The baseline: a bot command, or a bot name of --file.", show_default=False)] = None,
     elo0: Elo0Option = None,
     elo1: Elo1Option = None,
-    metric: Annotated[str, typer.Option("--metric", help="elo (match results) or points (margin in points per hand; "
-                                                         "give --points0 and --points1).")] = "elo",
+    metric: Annotated[str | None, typer.Option(
+        "--metric", help="elo (match results) or points (margin in points per hand; give --points0 and --points1); "
+                         "default: the file's sprt:, else elo.", show_default=False)] = None,
     points0: Annotated[float | None, typer.Option("--points0", help="H0 of --metric points, points per hand.")] = None,
     points1: Annotated[float | None, typer.Option("--points1", help="H1 of --metric points, points per hand.")] = None,
-    model: ModelOption = "normalized",
-    alpha: AlphaOption = 0.05,
-    beta: BetaOption = 0.05,
+    model: Annotated[str | None, typer.Option(
+        "--model", help="What elo0 and elo1 measure: normalized or logistic (default: the file's sprt:, else "
+                        "normalized).", show_default=False)] = None,
+    alpha: Annotated[float | None, typer.Option(
+        "--alpha", help="Chance of accepting H1 when H0 holds (default: the file's sprt:, else 0.05).",
+        show_default=False)] = None,
+    beta: Annotated[float | None, typer.Option(
+        "--beta", help="Chance of accepting H0 when H1 holds (default: the file's sprt:, else 0.05).",
+        show_default=False)] = None,
     max_pairs: Annotated[int | None, typer.Option(
-        "--max-pairs", help="Stop undecided after this many pairs (default: no limit).")] = None,
+        "--max-pairs", help="Stop undecided after this many pairs (default: the file's sprt:, else no limit); "
+                            "raised, a test that stopped there goes on.")] = None,
     stats: Annotated[tuple[int, int, int, int, int] | None, typer.Option(
         "--stats", metavar="LL LD DD WD WW", hidden=True, help="The old spelling of arena sprt-stats.")] = None,
     file: Annotated[Path | None, typer.Option(
         "--file", "-f", help="A tournament file: A and B are bot names of it; its rules, table and bot settings "
-                             "are used.")] = None,
+                             "are used, and its sprt: (format: sprt) gives the test's parameters not given here.")] = None,
     repo: Annotated[Path | None, typer.Option(
         "--repo", help="A git repository: test the bot at --dev (A) against the bot at --base (B).")] = None,
     base: Annotated[str | None, typer.Option("--base", help="With --repo: the baseline's revision.")] = None,
@@ -230,13 +275,17 @@ def sprt(
     from arena.cli.tournament import play_config
     from arena.sprt import EloModel, Metric
 
-    params = _params(_member("--metric", metric, Metric), _member("--model", model, EloModel), elo0, elo1, points0,
-                     points1, alpha, beta, max_pairs)
+    given = _given(metric=metric and _member("--metric", metric, Metric).value,
+                   model=model and _member("--model", model, EloModel).value, elo0=elo0, elo1=elo1, points0=points0,
+                   points1=points1, alpha=alpha, beta=beta, max_pairs=max_pairs)
     if stats is not None:  # the old spelling of arena sprt-stats
+        params = _params(given)
         if candidate is not None or file is not None or repo is not None:
             raise InputError("--stats takes counts instead of bots: give no bots, --file or --repo with it")
         _print_stats(params, stats)
         return
+    # With a file, the options given complete its sprt: mapping, read with it below.
+    early = _capped(_params(given)) if file is None or repo is not None else None
 
     check = not cluster
     if repo is not None:
@@ -245,8 +294,8 @@ def sprt(
         bots = _revision_bots(repo, base, dev, build, cmd, cwd)
         base_config = None
     else:
-        for option, given in (("--base", base), ("--dev", dev), ("--build", build), ("--cmd", cmd)):
-            if given is not None:
+        for option, value in (("--base", base), ("--dev", dev), ("--build", build), ("--cmd", cmd)):
+            if value is not None:
                 raise InputError(f"{option} goes with --repo")
         if candidate is None or baseline is None:
             raise InputError("give two bots, A (the candidate) and B (the baseline): bot commands, bot names of "
@@ -257,9 +306,13 @@ def sprt(
         else:
             bots = _command_bots(candidate, baseline, check)
             base_config = None
+    file_params = base_config.sprt if base_config is not None else None
+    params = early if early is not None else _capped(_params(given, file_params, file))
     if clock is not None:
         bots = (replace(bots[0], clock=clock), replace(bots[1], clock=clock))
     config = _config(bots, params, base_config, seed, concurrency, output, cluster)
+    if file_params is not None and not quiet:
+        console.say(_provenance(config.name, file, given))
     if output is None:
         config = _own_folder(config)
     resume = _resume_command(candidate, baseline, params, file, repo, base, dev, build, cmd, cwd,
@@ -343,7 +396,8 @@ def sprt_stats(
     played elsewhere, as fastchess prints them; play nothing."""
     from arena.sprt import EloModel, Metric
 
-    params = _params(Metric.ELO, _member("--model", model, EloModel), elo0, elo1, None, None, alpha, beta, max_pairs)
+    params = _params(_given(metric=Metric.ELO.value, model=_member("--model", model, EloModel).value, elo0=elo0,
+                            elo1=elo1, alpha=alpha, beta=beta, max_pairs=max_pairs))
     _print_stats(params, counts)
 
 

@@ -402,6 +402,8 @@ def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, p
                 out.say(line, always=True)
             for line in checked.respelled:
                 out.say(f"note: {line}")
+            if checked.raised_limit:
+                out.say(f"note: {checked.raised_limit}")
             if drop_old:
                 _drop_old(store, config, out)
             if checked.new_versions or drop_old:
@@ -511,7 +513,8 @@ def _draft(config: TournamentConfig, planned: list[PlannedBuild], kind: type[_S]
     if not isinstance(strategy, kind):
         raise TypeError(f"format {config.format} planned as a {type(strategy).__name__}, not a {kind.__name__}")
     said = [*([f"note: {checked.note}"] if checked.note else []), *checked.new_versions,
-            *(f"note: {line}" for line in checked.respelled)]
+            *(f"note: {line}" for line in checked.respelled),
+            *([f"note: {checked.raised_limit}"] if checked.raised_limit else [])]
     return strategy, said
 
 

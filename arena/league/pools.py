@@ -23,6 +23,14 @@ matches are sorted by their shape (sides per match, bots per side) and join the 
 results folder of that shape, or, when there is none or more than one, a pool of their own.
 ``mix`` puts everything in one pool.
 
+**Each match once.** A match is named wherever it goes by the id of the results folder that
+stored it and its match id there (``results_id`` and ``id``: store.py, export.py), so a folder
+given with its export, a copy of it or the same file twice counts each of its matches once:
+from a results folder where one holds it (its bots' identities, rules and date), else from the
+first input given; a note says how many were dropped from where. Results without that
+identity (a hand-written file, a folder or export of an earlier arena) are counted as they
+are, and with other inputs beside them a note says so.
+
 **Dates.** A tournament's date is when its last match was stored (the store's meta
 ``last_match_at``); a store written before that was recorded, and a results file, are dated
 by their file's modification time, and the tournament list says so.
@@ -40,7 +48,7 @@ from typing import Any
 
 from arena.core.rules import Rules, Seating
 from arena.errors import ArenaError
-from arena.rating.inputs import read_results
+from arena.rating.inputs import MatchKey, MatchLedger, duplicates_note, read_keyed_results
 from arena.rating.table import (
     DEFAULT_PRIOR,
     AnchorError,
@@ -137,6 +145,11 @@ class Tournament:
     seating: Seating | None = None  # a results folder's table shape
     format: str = ""  # a results folder's format (round_robin, gauntlet, ...)
     target: int | None = None  # a results folder's match length
+    results_id: str | None = None  # a results folder's (store.py); None: not recorded
+    # Its matches that another input holds too, counted from there (_CountedOnce): a results
+    # folder's by match id, a file's by line.
+    dropped_ids: frozenset[str] = frozenset()
+    dropped_lines: frozenset[int] = frozenset()
 
     @property
     def is_store(self) -> bool:
@@ -151,20 +164,22 @@ class Tournament:
         """The tournament's matches as the fit takes them, under the names of its results
         (``arena table``'s fit for a results folder; the file's lines of this shape)."""
         if self.seating is not None:
-            yield from _store_results(self.path, self.seating)
+            yield from _store_results(self.path, self.seating, self.dropped_ids)
             return
-        for result in read_results(self.path):
-            if GameKind.of_result(result).shape == self.kind.shape:
+        dropped = self.dropped_lines
+        for line, _key, result in read_keyed_results(self.path):
+            if line not in dropped and GameKind.of_result(result).shape == self.kind.shape:
                 yield result
 
 
-def _store_results(folder: Path, seating: Seating) -> Iterator[Result]:
+def _store_results(folder: Path, seating: Seating, dropped: frozenset[str] = frozenset()) -> Iterator[Result]:
     from arena.tournament.audit import scheduled_rows
     from arena.tournament.standings import match_result
 
     with ResultStore.open_existing(str(folder)) as store:
         for row in scheduled_rows(store):
-            yield match_result(row, seating)
+            if row.id not in dropped:
+                yield match_result(row, seating)
 
 
 def _file_time(*paths: Path) -> datetime:
@@ -181,6 +196,7 @@ def _read_store(folder: Path, label: str, index: int) -> Tournament:
         identities = keyed_identities(store, config)
         matches = store.count()
         versions = Versions(store.generations())
+        results_id = store.results_id
     store_file = folder / STORE_FILE
     return Tournament(
         label=label,
@@ -196,24 +212,99 @@ def _read_store(folder: Path, label: str, index: int) -> Tournament:
         seating=config.seating,
         format=config.format,
         target=config.rules.target,
+        results_id=results_id,
     )
 
 
-def _read_file(path: Path, label: str, index: int) -> list[Tournament]:
-    """The file's matches by shape (the whole file is read and checked here, line by line)."""
+def _read_file(path: Path, label: str, index: int, once: _CountedOnce) -> list[Tournament]:
+    """The file's matches by shape, each counted once (``once``): the whole file is read and
+    checked here, line by line."""
     counts: dict[tuple[int, int], int] = defaultdict(int)
     names: dict[tuple[int, int], dict[str, None]] = defaultdict(dict)
-    for result in read_results(path):
+    dropped: set[int] = set()
+    read = unkeyed = 0
+    for line, key, result in read_keyed_results(path):
+        read += 1
+        if key is None:
+            unkeyed += 1
+        elif once.claim(key, index):
+            dropped.add(line)
+            continue
         kind = GameKind.of_result(result)
         counts[kind.shape] += 1
         for side in _sides(result):
             for name in side:
                 names[kind.shape][name] = None
+    once.said(label, index, len(dropped), read)
+    if unkeyed and once.several:
+        some = "its matches carry" if unkeyed == read else f"{unkeyed} of its {read} matches carry"
+        once.notes.append(f"{label}: {some} no identity (results_id and id, as arena export writes them): each is "
+                          "counted, even where another input holds it too")
     date = _file_time(path)
     return [
-        Tournament(label, path, index, GameKind(None, *shape), path.name, date, True, counts[shape], tuple(names[shape]))
+        Tournament(label, path, index, GameKind(None, *shape), path.name, date, True, counts[shape], tuple(names[shape]),
+                   dropped_lines=frozenset(dropped))
         for shape in counts
     ]
+
+
+class _CountedOnce:
+    """Each identified match counted from one input (``MatchLedger``): results folders first,
+    in the order given, then files. A folder's match ids are entered only when another input
+    names its ``results_id`` (a copy of it, an export of it), so that a league of distinct
+    folders holds no set of every match id."""
+
+    def __init__(self, several: bool) -> None:
+        self.several = several  # more than one input: a match may be met twice
+        self.notes: list[str] = []
+        self._ledger = MatchLedger()
+        self._labels: dict[int, str] = {}
+        self._unentered: dict[str, Tournament] = {}  # results id -> the folder holding it, its ids not entered
+        self._holders: dict[int, set[int]] = defaultdict(set)  # input -> the inputs its dropped matches came from
+
+    def folders(self, stores: Iterable[Tournament]) -> Iterator[Tournament]:
+        """The results folders, each without the matches an earlier folder holds (a copy)."""
+        for t in stores:
+            self._labels[t.index] = t.label
+            if t.results_id is None:
+                if self.several:
+                    self.notes.append(f"{t.label}: no results_id recorded (an earlier arena; a run of it records "
+                                      "one): its matches are counted, even where a copy or an export of them is given too")
+                yield t
+                continue
+            if t.results_id not in self._unentered and not self._ledger.holds(t.results_id):
+                self._unentered[t.results_id] = t
+                yield t
+                continue
+            ids = self._ids(t)
+            dropped = frozenset(match_id for match_id in ids if self.claim((t.results_id, match_id), t.index))
+            self.said(t.label, t.index, len(dropped), len(ids))
+            if len(dropped) < len(ids):
+                yield replace(t, matches=t.matches - len(dropped), dropped_ids=dropped)
+
+    def claim(self, key: MatchKey, index: int) -> bool:
+        """Whether the match is held by an input counted before (then ``index`` drops it)."""
+        first = self._unentered.pop(key[0], None)
+        if first is not None:
+            for match_id in self._ids(first):
+                self._ledger.claim((key[0], match_id), first.index)
+        holder = self._ledger.claim(key, index)
+        if holder is None:
+            return False
+        self._holders[index].add(holder)
+        return True
+
+    def said(self, label: str, index: int, dropped: int, total: int) -> None:
+        """The note on an input's dropped matches, if any (``label`` names it from now on)."""
+        self._labels[index] = label
+        if dropped:
+            where = [self._labels[h] if h != index else "its earlier lines" for h in sorted(self._holders[index])]
+            self.notes.append(duplicates_note(label, dropped, total, where))
+
+    @staticmethod
+    def _ids(t: Tournament) -> list[str]:
+        with ResultStore.open_existing(str(t.path)) as store:
+            return sorted(store.completed_ids())
 
 
 def _sides(result: Result) -> tuple[tuple[str, ...], ...]:
@@ -432,19 +523,25 @@ def open_league(paths: Sequence[str | Path], *, by_name: bool = False, mix: bool
     files' own errors) on input that cannot be rated; nothing is fitted yet."""
     if not paths:
         raise LeagueError("no results given; expected results folders, folders of them, or results files")
-    tournaments: list[Tournament] = []
+    stores: list[Tournament] = []
     notes: list[str] = []
-    for index, (label, path, is_store) in enumerate(find_inputs(paths)):
+    found = find_inputs(paths)
+    for index, (label, path, is_store) in enumerate(found):
         if is_store:
             tournament = _read_store(path, label, index)
             if tournament.matches == 0:
                 notes.append(f"{label} holds no matches yet: left out")
                 continue
-            tournaments.append(tournament)
+            stores.append(tournament)
             if tournament.identities is None:
                 notes.append(f"{label}: the bots' identities were not recorded (an earlier arena): its bots are matched by name")
-        else:
-            tournaments.extend(_read_file(path, label, index))
+    # Folders before files: a match a folder holds is counted from there, whichever was given first.
+    once = _CountedOnce(len(found) > 1)
+    tournaments = list(once.folders(stores))
+    for index, (label, path, is_store) in enumerate(found):
+        if not is_store:
+            tournaments.extend(_read_file(path, label, index, once))
+    notes += once.notes
     if not tournaments:
         raise LeagueError(f"no matches in {', '.join(map(str, paths))}: nothing to rate")
     tournaments.sort(key=lambda t: (t.date, t.index))

@@ -11,7 +11,10 @@ CSV (two sides per match)::
     alice+bob,carol+dave,0.5
 
 Further named columns after ``score_a`` (a match id, a date: what ``arena export --games
-csv`` writes) are ignored, as other keys are in JSON lines.
+csv`` writes) are ignored, as other keys are in JSON lines, but for two: ``results_id`` and
+``id``, which ``arena export`` writes to name a match wherever it goes (``MatchKey``), so that
+a match met twice (a results folder and its export, two copies) is counted once
+(``MatchLedger``, ``read_keyed_results``).
 
 JSON lines (any number of sides; teams as lists of names)::
 
@@ -31,16 +34,19 @@ import csv
 import io
 import json
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from arena.core.rules import Seating
 from arena.errors import ArenaError
 from arena.lines import LineTooLongError, capped_lines, quote
-from arena.rating.table import MatchResult, PairResult, ResultInputError, check_result
+from arena.rating.table import MatchResult, PairResult, ResultInputError, check_result, places_problem
 
 CSV_HEADER = ("side_a", "side_b", "score_a")
+IDENTITY_KEYS = ("results_id", "id")
+"""The columns (keys) that name a match across inputs: the id of the results folder's stored
+matches and the match's id there, as ``arena export --games`` writes them."""
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 _SCORES = {"1": 1.0, "1.0": 1.0, "0.5": 0.5, ".5": 0.5, "0": 0.0, "0.0": 0.0}
 _EXPECTED_HEADER = ",".join(CSV_HEADER)
@@ -70,6 +76,21 @@ ResultsCsvError = ResultsFileError
 """The name ``arena rate`` has used for CSV errors."""
 
 
+MatchKey = tuple[str, str]
+"""A match's identity wherever it goes: (``results_id``, match ``id``)."""
+
+
+KeyedResult = tuple[int, MatchKey | None, PairResult | MatchResult]
+"""One result of a file, with its line and its identity (None: the line carries none); a
+plain tuple, as a file of a million results makes a million of them."""
+
+
+def _key(results_id: object, match_id: object) -> MatchKey | None:
+    if isinstance(results_id, str) and isinstance(match_id, str) and results_id and match_id:
+        return results_id, match_id
+    return None
+
+
 def _checked(result: PairResult | MatchResult, source: str, line: int) -> None:
     try:
         check_result(0, result)
@@ -92,8 +113,15 @@ class _CsvResults:
         return self._reader.line_num
 
     def __iter__(self) -> Iterator[PairResult]:
+        for _line, _key, result in self.keyed():
+            yield cast(PairResult, result)  # a CSV's results are all two-sided
+
+    def keyed(self) -> Iterator[KeyedResult]:
+        """The results with their lines and identities (``IDENTITY_KEYS`` columns, when the
+        header names both)."""
         source = self._source
-        rows = _guarded_rows(self._reader, source)
+        reader = self._reader
+        rows = _guarded_rows(reader, source)
         for row in rows:
             if any(cell.strip() for cell in row):
                 got = tuple(cell.strip() for cell in row)
@@ -106,7 +134,11 @@ class _CsvResults:
         count = 0
         scores = _SCORES
         width = len(got)
+        named = got[3:]
+        columns = [3 + named.index(key) for key in IDENTITY_KEYS if key in named]
+        keyed = len(columns) == len(IDENTITY_KEYS)
         for row in rows:
+            key = _key(row[columns[0]].strip(), row[columns[1]].strip()) if keyed and len(row) == width else None
             if len(row) == width:
                 # The common row, "one bot each side" with a plain score, checked in line.
                 a, b, text = row[0], row[1], row[2]
@@ -115,14 +147,14 @@ class _CsvResults:
                     x, y = a.strip(), b.strip()
                     if x and y and x != y:
                         count += 1
-                        yield PairResult((x,), (y,), score)
+                        yield reader.line_num, key, PairResult((x,), (y,), score)
                         continue
             if not any(cell.strip() for cell in row):
                 continue
             result = _csv_row(row, source, self.line, width)
             _checked(result, source, self.line)
             count += 1
-            yield result
+            yield reader.line_num, key, result
         if not count:
             raise ResultsFileError(
                 source, self.line + 1, f"no results after the header; expected rows of {_EXPECTED_HEADER}"
@@ -196,22 +228,28 @@ def iter_results_jsonl(lines: Iterable[str], source: str = "<jsonl>") -> Iterato
     is better, equal scores tie) or ``"places"`` instead of ``"scores"`` (1 is first). A side
     is a list of bot names (a single name may be given as a string). Other keys are ignored;
     blank lines too. Raises :class:`ResultsFileError` at the first bad line."""
+    for _line, _key, result in _keyed_jsonl(lines, source):
+        yield cast(MatchResult, result)  # a JSON line's result always is one
+
+
+def _keyed_jsonl(lines: Iterable[str], source: str) -> Iterator[KeyedResult]:
+    """``iter_results_jsonl`` with each line's number and identity (``IDENTITY_KEYS``)."""
     count = 0
     last = 0
     for number, text in enumerate(lines, start=1):
         last = number
         if not text.strip():
             continue
-        result = _jsonl_line(text, source, number)
+        result, key = _jsonl_line(text, source, number)
         _checked(result, source, number)
         count += 1
-        yield result
+        yield number, key, result
     if not count:
         example = '{"sides": [["a"], ["b"]], "scores": [21, 15]}'
         raise ResultsFileError(source, max(last, 1), f"no results; expected one JSON object per line, e.g. {example}")
 
 
-def _jsonl_line(text: str, source: str, line: int) -> MatchResult:
+def _jsonl_line(text: str, source: str, line: int) -> tuple[MatchResult, MatchKey | None]:
     try:
         obj: Any = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -248,12 +286,13 @@ def _jsonl_line(text: str, source: str, line: int) -> MatchResult:
     for value in values:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             raise ResultsFileError(source, line, f'"{key}" must hold numbers, got {quote(json.dumps(value))}')
+    identity = _key(*(obj.get(name) for name in IDENTITY_KEYS))
     if has_scores:
-        return MatchResult.from_scores(norm, values)
-    if not all(isinstance(v, int) and 1 <= v <= len(values) for v in values):
-        raise ResultsFileError(source, line, f'"places" must be whole numbers from 1 (first) to {len(values)} '
-                                             f'(the number of sides), got {quote(json.dumps(values))}')
-    return MatchResult(tuple(norm), tuple(values))
+        return MatchResult.from_scores(norm, values), identity
+    problem = places_problem(values)
+    if problem is not None:
+        raise ResultsFileError(source, line, f'"places" {problem}')
+    return MatchResult(tuple(norm), tuple(values)), identity
 
 
 # --------------------------------------------------------------------------- files
@@ -269,6 +308,12 @@ def read_results(path: str | Path) -> Iterator[PairResult | MatchResult]:
     The file is opened on the first ``next()``; every problem (unreadable file, not UTF-8,
     a bad line) raises :class:`ResultsFileError`.
     """
+    for _line, _key, result in read_keyed_results(path):
+        yield result
+
+
+def read_keyed_results(path: str | Path) -> Iterator[KeyedResult]:
+    """``read_results`` with each result's line and identity (``KeyedResult``)."""
     source = str(path)
     jsonl = is_jsonl(path)
     kind = "JSON lines (one match per line)" if jsonl else f"a CSV with header {_EXPECTED_HEADER}"
@@ -279,7 +324,7 @@ def read_results(path: str | Path) -> Iterator[PairResult | MatchResult]:
     with handle:
         lines = _decoded(capped_lines(handle, MAX_LINE_BYTES, source), source, kind)
         try:
-            yield from iter_results_jsonl(lines, source) if jsonl else _CsvResults(lines, source)
+            yield from _keyed_jsonl(lines, source) if jsonl else _CsvResults(lines, source).keyed()
         except OSError as exc:
             raise ResultsFileError(source, None, f"cannot read: {exc.strerror or exc}") from None
         except LineTooLongError as exc:
@@ -296,3 +341,62 @@ def _decoded(handle: Iterable[bytes], source: str, kind: str) -> Iterator[str]:
         except UnicodeDecodeError:
             raise ResultsFileError(source, number, f"not UTF-8 text; expected {kind}") from None
         yield text.removeprefix("\ufeff") if number == 1 else text
+
+
+# --------------------------------------------------------------------------- one match, counted once
+
+
+class MatchLedger:
+    """Which input first held each match of a known identity (``MatchKey``), so that a match
+    met again (in a copy of a results folder, in its export, twice in one file) is counted
+    once. Inputs are numbered by whoever reads them; only matches with an identity are
+    entered, a set of ids per results folder."""
+
+    def __init__(self) -> None:
+        self._holders: dict[str, dict[str, int]] = {}
+
+    def claim(self, key: MatchKey, holder: int) -> int | None:
+        """Enter ``key`` as held by input ``holder``, unless an input already holds it: then
+        that input's number (``holder`` itself for a line repeated in one file), and the
+        match is a duplicate."""
+        ids = self._holders.setdefault(key[0], {})
+        first = ids.get(key[1])
+        if first is None:
+            ids[key[1]] = holder
+        return first
+
+    def holds(self, results_id: str) -> bool:
+        """Whether any match of that results folder was entered."""
+        return results_id in self._holders
+
+
+class Deduplicated:
+    """One file's results, each match of a known identity once (at its first line), as
+    ``arena rate`` fits a file on its own: ``read`` counts the results, ``dropped`` those left
+    out, once they have been iterated."""
+
+    def __init__(self, results: Iterable[KeyedResult]) -> None:
+        self._results = results
+        self.read = 0
+        self.dropped = 0
+
+    def __iter__(self) -> Iterator[PairResult | MatchResult]:
+        ledger = MatchLedger()
+        for _line, key, result in self._results:
+            self.read += 1
+            if key is not None and ledger.claim(key, 0) is not None:
+                self.dropped += 1
+                continue
+            yield result
+
+
+def duplicates_note(label: str, dropped: int, total: int, where: Sequence[str]) -> str:
+    """The note on an input's matches that another input (``where``: their labels, or "its
+    earlier lines") holds too, and that are counted from there."""
+    shown = ", ".join(where[:3]) + (f" and {len(where) - 3} more" if len(where) > 3 else "")
+    if dropped == total:
+        some = "its one match is" if total == 1 else f"its {total} matches are all"
+    else:
+        some = f"{dropped} of its {total} matches {'is' if dropped == 1 else 'are'}"
+    left = "; left out" if dropped == total else ""
+    return f"{label}: {some} in {shown} too (the same results_id and id): counted once, from there{left}"

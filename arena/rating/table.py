@@ -192,11 +192,20 @@ def _check_match(index: int, match: MatchResult) -> tuple[tuple[tuple[str, ...],
     sizes = [len(side) for side in sides]
     if len(set(sizes)) != 1:
         raise ResultInputError(index, f"sides have different sizes ({', '.join(map(str, sizes))})")
+    problem = places_problem(places)
+    if problem is not None:
+        raise ResultInputError(index, f"places {problem}")
+    return sides, places
+
+
+def places_problem(places: Sequence[object]) -> str | None:
+    """Why ``places`` are not the finishing places of as many sides (whole numbers from 1, first,
+    to their number), as a phrase that follows the places' name; None when they are. The one
+    statement of the rule: results files say it under their own key (arena/rating/inputs.py)."""
     for place in places:
         if isinstance(place, bool) or not isinstance(place, int) or not 1 <= place <= len(places):
-            raise ResultInputError(index, f"places must be whole numbers from 1 (first) to {len(places)} "
-                                          f"(the number of sides), got {place!r}")
-    return sides, places
+            return f"must be whole numbers from 1 (first) to {len(places)} (the number of sides), got {place!r}"
+    return None
 
 
 # --------------------------------------------------------------------------- output

@@ -296,6 +296,31 @@ def diff_game_dicts(old: Mapping[str, Any], new: Mapping[str, Any], prefix: str 
     return out
 
 
+def pair_limit_change(old: Mapping[str, Any], new: Mapping[str, Any]) -> tuple[int | None, int | None] | None:
+    """A sequential test's ``sprt.max_pairs`` in two of its game dicts (None: no limit), when
+    they differ; else None (the same limit, not a sequential test, or a stored value this arena
+    did not write)."""
+    before_test, after_test = old.get("sprt"), new.get("sprt")
+    if not isinstance(before_test, Mapping) or not isinstance(after_test, Mapping):
+        return None
+    before, after = before_test.get("max_pairs"), after_test.get("max_pairs")
+    for limit in (before, after):
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)):
+            return None
+    return None if before == after else (before, after)
+
+
+def is_raised(change: tuple[int | None, int | None]) -> bool:
+    """Whether a pair limit change (``pair_limit_change``) lets the test play more pairs."""
+    before, after = change
+    return (after if after is not None else SPRT_MAX_PAIRS) > (before if before is not None else SPRT_MAX_PAIRS)
+
+
+def with_pair_limit(game: Mapping[str, Any], limit: int | None) -> dict[str, Any]:
+    """A sequential test's game dict with another ``sprt.max_pairs``."""
+    return {**game, "sprt": {**game["sprt"], "max_pairs": limit}}
+
+
 SPELLING_KEYS = ("cmd", "cwd", "inputs")
 """A bot's keys that say where its program is and which files make it, not what it is: the
 identity check tells (identity.py); a bot given ``inputs:`` for the first time is a new version,

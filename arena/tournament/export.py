@@ -44,14 +44,18 @@ GAMES_CSV_KEYS = (
     "hands",
     "forfeited_by",
     "failures",
+    "results_id",
 )
 """The columns of ``--games csv``: the three that ``arena rate`` reads, then the match's id,
 deal seed, points, how it ended, hands played to their end, the bots whose failure lost it,
-and every failure (``bot:reason``, substituted ones too), space-separated."""
+every failure (``bot:reason``, substituted ones too), space-separated, and the id of the
+stored matches (store.py ``results_id``; empty for a store written before it was, and not
+run since): with ``id``, what ``arena rate`` tells the same match by, wherever it meets it."""
 
-GAMES_JSONL_KEYS = ("sides", "places", "id", "seed", "labels", "points", "reason", "hands", "forfeited_by", "failures")
+GAMES_JSONL_KEYS = ("sides", "places", "id", "seed", "labels", "points", "reason", "hands", "forfeited_by", "failures",
+                    "results_id")
 """The keys of each ``--games jsonl`` line, in order; ``arena rate`` reads ``sides`` and
-``places`` and ignores the rest."""
+``places``, and ``results_id`` with ``id`` to count a match once (null: none recorded)."""
 
 RECORD_SUFFIXES = (".jsonl", ".ndjson")
 
@@ -66,6 +70,7 @@ class Results:
 
     rows: tuple[MatchRow, ...]
     seating: Seating
+    results_id: str | None = None  # the store's (store.py), None where it recorded none
 
     @classmethod
     def of(cls, store: ResultStore) -> Results:
@@ -76,7 +81,7 @@ class Results:
 
         # Every version of a changed bot, under its label: what arena rate then joins to it.
         rows = versioned_rows(store, [bot["name"] for bot in game["bots"]]).rows
-        return cls(tuple(rows), seating_of(game))
+        return cls(tuple(rows), seating_of(game), store.results_id)
 
 
 def _score_a(places: Sequence[int]) -> str:
@@ -122,6 +127,7 @@ def games_csv(results: Results, source: str = "the results") -> Iterator[str]:
                 hands_played(row),
                 " ".join(_forfeited_by(row)),
                 " ".join(f"{row.seats[seat]}:{reason.value}" for seat, reason in row.failures),
+                results.results_id or "",
             ]
         )
 
@@ -130,7 +136,8 @@ def games_jsonl(results: Results) -> Iterator[str]:
     """One JSON object per match (keys ``GAMES_JSONL_KEYS``), any number of sides: ``sides``
     (each a list of its distinct bots) and ``places`` (1 is first; a side that forfeited
     finishes behind the others) as ``arena rate`` reads them, then the match's id, seed, side
-    labels, points, how it ended, hands played to their end, and its failures."""
+    labels, points, how it ended, hands played to their end, its failures, and the store's
+    ``results_id``."""
     for row in results.rows:
         members = side_members(row, results.seating)
         data: dict[str, Any] = {
@@ -144,6 +151,7 @@ def games_jsonl(results: Results) -> Iterator[str]:
             "hands": hands_played(row),
             "forfeited_by": _forfeited_by(row),
             "failures": [{"seat": seat, "bot": row.seats[seat], "reason": reason.value} for seat, reason in row.failures],
+            "results_id": results.results_id,
         }
         yield json.dumps(data, separators=(",", ":"))
 

@@ -251,13 +251,30 @@ class IdentityCheck:
     note: str | None = None
     new_versions: tuple[str, ...] = ()
     respelled: tuple[str, ...] = ()  # a line per bot whose command the file spells anew, the same program
+    raised_limit: str | None = None  # a sequential test's pair limit, raised
 
 
 def check_identities(store: ResultStore, identities: Mapping[str, BotIdentity], config: TournamentConfig) -> IdentityCheck:
     """Compare the bots with the ones that played the stored matches, then record the
     identities. A changed bot becomes a new version (versions.py), recorded with a new
     generation; where versions cannot be played apart, it is refused (``BotChangedError``).
-    A bot changed back to a version the folder holds plays as that version again."""
+    A bot changed back to a version the folder holds plays as that version again.
+
+    A sequential test's raised pair limit (``store.raised_limit``) is recorded once they pass:
+    a run refused for a changed bot leaves the folder's description as it was."""
+    checked = _check_identities(store, identities, config)
+    if store.raised_limit is None:
+        return checked
+    before, after = store.raised_limit
+    store.redescribe(config.fingerprint, config.game_dict(), config.to_dict(), {})
+    store.raised_limit = None
+    line = (f"sprt.max_pairs raised from {before if before is not None else 'no limit'} to "
+            f"{after if after is not None else 'no limit'}: the pairs stored are the test's first, and it goes on "
+            "from them while undecided")
+    return replace(checked, raised_limit=line)
+
+
+def _check_identities(store: ResultStore, identities: Mapping[str, BotIdentity], config: TournamentConfig) -> IdentityCheck:
     recorded = store.identities()
     count = store.count()
     versions = Versions(store.generations())

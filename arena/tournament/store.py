@@ -17,7 +17,10 @@ and, since identities were recorded, ``identities``: each bot's ``BotIdentity.to
 name (identity.py), so a resume can tell a rebuilt bot from the one that played. Stores
 written before that have no ``identities`` key and still open. Once a bot changed in the
 folder, ``versions`` lists its generations of versions (versions.py), and ``identities`` is
-keyed by entrant (``mybot``, ``mybot~2``).
+keyed by entrant (``mybot``, ``mybot~2``). ``results_id`` names the stored matches wherever they
+go: made with the store (or when a run first opens one written before it was), kept by a
+copy of the folder and written into its exports (export.py), so that ``arena rate`` counts a
+match once however many of them it is given (arena/league/pools.py).
 
 Reading is streamed: ``results()`` is a sequence that reads rows as it is walked, and
 ``stored_keys()`` gives the schedule keys of the stored matches without their summaries, so
@@ -30,6 +33,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import uuid
 import weakref
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -58,6 +62,7 @@ VERSIONS_KEY = "versions"
 LAST_MATCH_KEY = "last_match_at"
 # Set when a run played matches with unsealed bots (arena.harness.seal): its value says why.
 UNSEALED_KEY = "unsealed"
+RESULTS_ID_KEY = "results_id"
 _ROW_COLUMNS = (
     "id, idx, pairing, deal, rotation, seed, sides, seats, winner, scores, reason,"
     " terminations, escobas, hands, failures, duration"
@@ -171,6 +176,23 @@ class ResumeMismatchError(StoreError):
             f"{folder} holds results of a different version of this tournament "
             f"(changed: {keys}); restore the file, or pick a new output folder (--output DIR)"
         )
+
+
+class PairLimitLoweredError(ResumeMismatchError):
+    """A sequential test resumed with a lower ``max_pairs`` than it was stored with: it may
+    have played more pairs than the lower limit allows, and its numbers would not be those of
+    one test with that limit."""
+
+    def __init__(self, folder: str, stored: int | None) -> None:
+        self.folder = folder
+        self.changed = ["sprt.max_pairs"]
+        if stored is None:
+            what, way = "without a pair limit (max_pairs)", "give none (no --max-pairs, no sprt.max_pairs in a file)"
+        else:
+            what, way = (f"of up to {stored} pairs (max_pairs)",
+                         f"give {stored} or more (--max-pairs, or sprt.max_pairs in a file)")
+        StoreError.__init__(self, f"{folder} holds a sequential test {what}: a limit can be raised, not lowered; "
+                                  f"{way}, or a new output folder (--output DIR)")
 
 
 class ForeignFolderError(StoreError):
@@ -310,6 +332,9 @@ class ResultStore:
         # The bots whose command the file spells anew, all else unchanged (config.respelled_bots):
         # opened for a run, which compares their identities and then records the new spelling.
         self.respelled: tuple[str, ...] = ()
+        # A sequential test's pair limit, raised (stored, new; None: no limit): opened for a
+        # run, which records it with the file's description once the bots are checked.
+        self.raised_limit: tuple[int | None, int | None] | None = None
         # A draft (``open_for_run(draft=True)``, what ``arena run --dry-run`` opens): the meta a
         # run would write is held here, as JSON text, and read back over the file's; the file is
         # opened read-only, so the run's own steps show what it would do and change nothing.
@@ -413,8 +438,12 @@ class ResultStore:
                         ("fingerprint", json.dumps(fingerprint)),
                         ("game", json.dumps(dict(game_dict), sort_keys=True)),
                         ("config", json.dumps(dict(config), sort_keys=True)),
+                        (RESULTS_ID_KEY, json.dumps(_new_results_id())),
                     ],
                 )
+            elif RESULTS_ID_KEY not in meta:
+                # Written before the id was: its matches get one from now on.
+                conn.execute("INSERT INTO meta(key, value) VALUES (?, ?)", (RESULTS_ID_KEY, json.dumps(_new_results_id())))
             conn.execute("COMMIT")
         except BaseException:
             try:
@@ -434,13 +463,30 @@ class ResultStore:
 
     def _check_fingerprint(self, meta: Mapping[str, Any], fingerprint: str, game_dict: Mapping[str, Any]) -> ResultStore:
         if meta.get("fingerprint") != fingerprint and (self._draft is None or self._played()):
-            from arena.tournament.config import diff_game_dicts, fingerprint_of, respelled_bots, stored_game_dict
+            from arena.tournament.config import (
+                diff_game_dicts,
+                fingerprint_of,
+                is_raised,
+                pair_limit_change,
+                respelled_bots,
+                stored_game_dict,
+                with_pair_limit,
+            )
 
             stored = stored_game_dict(meta.get("game") or {})
             if fingerprint_of(stored) != fingerprint:
-                respelled = respelled_bots(stored, game_dict)
-                if not respelled:
+                # A sequential test's schedule numbers its deals from 0 whatever its pair limit,
+                # so the pairs stored under one limit are the first pairs of the test under a
+                # higher one, and it goes on from them (sprt_run.py).
+                limits = pair_limit_change(stored, game_dict)
+                rest = with_pair_limit(stored, limits[1]) if limits is not None else stored
+                respelled = () if fingerprint_of(rest) == fingerprint else respelled_bots(rest, game_dict)
+                if respelled is None:
                     raise ResumeMismatchError(self.folder, diff_game_dicts(stored, game_dict))
+                if limits is not None:
+                    if not is_raised(limits):
+                        raise PairLimitLoweredError(self.folder, limits[0])
+                    self.raised_limit = limits
                 self.respelled = respelled
         return self
 
@@ -604,6 +650,17 @@ class ResultStore:
                 isinstance(g, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in g.items()) for g in data):
             raise _damaged(self.path, f"meta {VERSIONS_KEY!r}: expected a list of objects of bot name -> entrant name")
         return tuple(dict(g) for g in data)
+
+    @property
+    def results_id(self) -> str | None:
+        """The id of the stored matches (``RESULTS_ID_KEY``); None for a store written before
+        it was, and not run since."""
+        value = self.meta().get(RESULTS_ID_KEY)
+        if value is None:
+            return None
+        if not isinstance(value, str) or not value:
+            raise _damaged(self.path, f"meta {RESULTS_ID_KEY!r}: expected an id (text), got {_short(value)}")
+        return value
 
     def last_match_at(self) -> datetime | None:
         """When the last match was stored (UTC); None for a store written before that was
@@ -851,6 +908,12 @@ def _read_identities(data: object, error: Callable[[str], Exception]) -> dict[st
                 raise error(f"{where}: {key}: expected text or null, got {_short(item.get(key))}")
         out[name] = BotIdentity.from_dict(item)
     return out
+
+
+def _new_results_id() -> str:
+    # Random, not derived from the tournament: two folders of one file (a test run again
+    # elsewhere after its bot changed) hold different matches under the same match ids.
+    return uuid.uuid4().hex
 
 
 def _is_write_failure(exc: sqlite3.Error) -> bool:

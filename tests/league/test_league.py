@@ -374,6 +374,107 @@ def test_a_folder_given_twice_counts_once(tmp_path: Path):
     assert once == twice
 
 
+# --------------------------------------------------------------------------- each match once
+
+_FIT = ("name", "elo", "ci95", "matches", "wins", "draws", "losses", "tournaments")
+
+
+def _fit(*inputs: object) -> tuple[dict[str, tuple], list[str]]:
+    """The rating list's numbers by bot, and the notes (stderr beside JSON)."""
+    result = _arena("rate", *inputs, "--format", "json")
+    notes = [line.removeprefix("note: ") for line in result.stderr.splitlines()]
+    return {row["name"]: tuple(row[k] for k in _FIT) for row in _json(result)}, notes
+
+
+def _export(folder: Path, path: Path) -> Path:
+    done = _arena("export", folder, "--games", path.suffix.lstrip("."), "--output", path)
+    assert done.exit_code == 0, done.output
+    return path
+
+
+def test_a_folder_with_its_exports_and_a_copy_counts_each_match_once(tmp_path: Path):
+    league = tmp_path / "league"
+    spring = _store(league, "spring")
+    summer = _store(league, "summer", bots=("ana", "luis", "pablo"), seed=9)
+    csv_file, jsonl_file = _export(spring, tmp_path / "spring.csv"), _export(spring, tmp_path / "spring.jsonl")
+    copy = tmp_path / "copy"
+    shutil.copytree(spring, copy)
+    alone, _ = _fit(spring, summer)
+    for inputs in ([spring, summer, csv_file], [csv_file, spring, summer], [jsonl_file, summer, spring],
+                   [spring, copy, summer], [league, copy, csv_file, jsonl_file]):
+        rated, notes = _fit(*inputs)
+        assert rated == alone, inputs
+    # Each input whose matches were all counted from another is left out, and said so: counted
+    # from the first folder given, whichever input came first.
+    rated, notes = _fit(jsonl_file, copy, csv_file, league)
+    assert rated == alone
+    said = [n for n in notes if "(the same results_id and id)" in n]
+    assert said == [f"{label}: its 12 matches are all in {copy} too (the same results_id and id): counted once, "
+                    "from there; left out" for label in (spring, jsonl_file, csv_file)]
+    # A file holding some of them and more: those counted once, the rest as any results.
+    both = tmp_path / "both.jsonl"
+    both.write_text(jsonl_file.read_text() + _export(summer, tmp_path / "summer.jsonl").read_text())
+    rated, notes = _fit(spring, both)
+    assert {name: row[:-1] for name, row in rated.items()} == {name: row[:-1] for name, row in alone.items()}
+    # The file's tournament holds the summer matches, the spring ones counted from spring.
+    assert {name: row[-1] for name, row in rated.items()} == {"ana": 2, "luis": 2, "marta": 1, "pablo": 1}
+    assert f"{both}: 12 of its 24 matches are in {spring} too (the same results_id and id): counted once, from " \
+           "there" in notes
+
+
+def test_a_file_holding_a_match_twice_counts_it_once(tmp_path: Path):
+    spring = _store(tmp_path / "league", "spring")
+    once = _export(spring, tmp_path / "once.jsonl")
+    twice = tmp_path / "twice.jsonl"
+    twice.write_text(once.read_text() * 2)
+    for inputs in ([twice], [twice, "--history"]):  # a file alone, and as a league
+        result = _arena("rate", *inputs, "--format", "json")
+        plain = _arena("rate", once, *inputs[1:], "--format", "json")
+        if "--history" in inputs:  # the same steps, each named after its own file
+            assert [s["ratings"] for s in _json(result)] == [s["ratings"] for s in _json(plain)]
+        else:
+            assert result.exit_code == 0 and result.stdout == plain.stdout, result.output
+        assert f"note: {twice}: 12 of its 24 matches are in its earlier lines too (the same results_id and id): " \
+               "counted once, from there" in result.stderr.splitlines()
+
+
+def test_two_folders_of_one_file_are_two_tournaments(tmp_path: Path):
+    # The same file played into two folders (a test started afresh after its bot changed, as
+    # arena sprt does beside the old one) gives the same match ids: they are other matches.
+    first, second = _store(tmp_path / "one", "spring"), _store(tmp_path / "two", "spring")
+    with ResultStore.open_existing(str(first)) as a, ResultStore.open_existing(str(second)) as b:
+        assert a.fingerprint == b.fingerprint and a.completed_ids() == b.completed_ids()
+    alone, _ = _fit(first)
+    rated, notes = _fit(first, second, _export(second, tmp_path / "second.csv"))
+    assert {name: row[3] for name, row in rated.items()} == {name: 2 * row[3] for name, row in alone.items()}
+    assert [n for n in notes if "results_id" in n] == [
+        f"{tmp_path / 'second.csv'}: its 12 matches are all in {second} too (the same results_id and id): counted "
+        "once, from there; left out"]
+
+
+def test_results_without_an_identity_are_counted_and_a_note_says_so(tmp_path: Path):
+    spring = _store(tmp_path / "league", "spring")
+    # An export of an earlier arena: no results_id column.
+    rows = list(csv.reader(io.StringIO(_export(spring, tmp_path / "new.csv").read_text())))
+    old = tmp_path / "old.csv"
+    old.write_text("".join(",".join(row[:-1]) + "\n" for row in rows))
+    assert rows[0][-1] == "results_id" and "results_id" not in old.read_text()
+    alone, _ = _fit(spring)
+    rated, notes = _fit(spring, old)
+    assert {name: row[3] for name, row in rated.items()} == {name: 2 * row[3] for name, row in alone.items()}
+    assert f"{old}: its matches carry no identity (results_id and id, as arena export writes them): each is " \
+           "counted, even where another input holds it too" in notes
+    # A folder of an earlier arena: its copy is not told from it either, and it says so; a run
+    # of it records an id.
+    _drop_meta(spring, "results_id")
+    copy = tmp_path / "copy"
+    shutil.copytree(spring, copy)
+    rated, notes = _fit(spring, copy)
+    assert {name: row[3] for name, row in rated.items()} == {name: 2 * row[3] for name, row in alone.items()}
+    assert f"{spring}: no results_id recorded (an earlier arena; a run of it records one): its matches are " \
+           "counted, even where a copy or an export of them is given too" in notes
+
+
 def test_one_results_file_keeps_the_plain_table(tmp_path: Path):
     path = tmp_path / "r.csv"
     path.write_text("side_a,side_b,score_a\na,b,1\nb,a,0.5\n")

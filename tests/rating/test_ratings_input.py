@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.rating.inputs import ResultsFileError, iter_results_csv, iter_results_jsonl, parse_results_csv, read_results
-from arena.rating.table import MatchResult, PairResult, fit_ratings
+from arena.rating.table import MatchResult, PairResult, ResultInputError, fit_ratings
 
 runner = CliRunner()
 
@@ -131,3 +131,16 @@ def test_rate_jsonl_error_is_one_line_exit_2(tmp_path):
     result = runner.invoke(app, ["rate", str(path)])
     assert result.exit_code == 2
     assert result.stderr.strip() == f'error: {path}:6: "scores" must be a list of 2 numbers, one per side'
+
+
+@pytest.mark.parametrize("places", [[1, 1.5], [0, 1], [1, 3]])
+def test_a_file_and_the_fit_refuse_the_same_places_for_the_same_reason(places):
+    # One rule of what finishing places are: the JSON reader says it as the fit does, under
+    # the file's key name.
+    sides = [["a"], ["b"]]
+    with pytest.raises(ResultsFileError) as from_file:
+        list(iter_results_jsonl([json.dumps({"sides": sides, "places": places})], "m.jsonl"))
+    with pytest.raises(ResultInputError) as from_fit:
+        fit_ratings([MatchResult((("a",), ("b",)), tuple(places))])
+    assert from_file.value.message.startswith('"places" must be whole numbers')
+    assert from_file.value.message.removeprefix('"places" ') == from_fit.value.reason.removeprefix("places ")

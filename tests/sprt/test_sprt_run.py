@@ -555,3 +555,134 @@ def test_a_changed_side_tests_in_a_folder_of_its_own_and_a_given_folder_refuses_
     assert error.endswith("a sequential test decides about the two programs it began with, so a new version cannot "
                           f"join it: test the new version in a folder of its own (--output DIR), or delete {old} to "
                           "start afresh")
+
+
+# --- a tournament file's sprt: under arena sprt --file --------------------------------------------
+
+
+def _last_params(result: subprocess.CompletedProcess) -> dict:
+    lines = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    return lines[-1]["sprt"]["params"]
+
+
+@pytest.mark.slow  # real bots played, by three runs of the command
+def test_a_files_sprt_mapping_is_the_tests_default_and_each_option_given_overrides_it(tmp_path: Path):
+    path = sprt_file(tmp_path, sprt="{elo0: 0, elo1: 100, model: logistic, alpha: 0.1, beta: 0.2, max_pairs: 2}")
+    common = ["sprt", "greedy", "first", "--file", str(path), "--no-report", "--progress", "jsonl"]
+    plain = arena(*common, "-o", str(tmp_path / "plain"), cwd=tmp_path)
+    assert plain.returncode == 0, plain.stderr
+    assert _last_params(plain) == SprtParams.elo(0, 100, model=EloModel.LOGISTIC, alpha=0.1, beta=0.2,
+                                                 max_pairs=2).to_dict()
+    assert f"sprt-greedy-vs-first: the test's parameters are {path}'s sprt:\n" in plain.stderr
+    assert "; [0, 100] elo logistic, alpha 0.1, beta 0.2, at most 2 pairs;" in plain.stderr  # the header
+    # Each option given replaces the file's value, the rest stays the file's.
+    over = arena(*common, "-o", str(tmp_path / "over"), "--elo1", "50", "--beta", "0.1", "--max-pairs", "1",
+                 cwd=tmp_path)
+    assert over.returncode == 0, over.stderr
+    assert _last_params(over) == SprtParams.elo(0, 50, model=EloModel.LOGISTIC, alpha=0.1, beta=0.1,
+                                                max_pairs=1).to_dict()
+    assert f"the test's parameters are {path}'s sprt:, with --elo1, --beta, --max-pairs from the command line" \
+        in over.stderr
+    assert "; [0, 50] elo logistic, alpha 0.1, beta 0.1, at most 1 pairs;" in over.stderr
+    # Another metric takes its own hypotheses (the file's Elo bounds and model are not its own).
+    points = arena(*common, "-o", str(tmp_path / "points"), "--metric", "points", "--points0", "0", "--points1", "0.5",
+                   "--max-pairs", "1", cwd=tmp_path)
+    assert points.returncode == 0, points.stderr
+    assert _last_params(points) == SprtParams.points(0, 0.5, alpha=0.1, beta=0.2, max_pairs=1).to_dict()
+
+
+@pytest.mark.parametrize(
+    ("sprt", "args", "why"),
+    [
+        ("{elo0: 0, elo1: 100}", ["--elo0", "200"],
+         "error: {path}: key 'sprt.elo1': must be greater than elo0 (200), got 100 (with --elo0 from the command line)"),
+        ("{elo0: 0, elo1: 100}", ["--elo1", "-5"], "error: --elo1: must be greater than elo0 (0), got -5"),
+        ("{elo0: 0, elo1: 500, model: logistic}", ["--model", "normalized"],
+         "error: {path}: key 'sprt.elo1': at most 200 in absolute value with the normalized model, got 500 "
+         "(with --model from the command line)"),
+        ("{elo0: 0, elo1: 100}", ["--metric", "points", "--points0", "0"], "error: --points1: required"),
+        ("{metric: points, points0: 0, points1: 0.1}", ["--model", "logistic"],
+         "error: --model: applies to --metric elo only"),
+        (None, ["--elo1", "10"], "error: --elo0: required"),  # a file without sprt: gives no bound
+    ],
+)
+def test_a_test_that_the_file_and_the_options_make_invalid_is_one_line_naming_where_each_came_from(
+        tmp_path: Path, sprt, args, why):
+    if sprt is None:
+        path = tmp_path / "rr.yaml"
+        path.write_text("name: rr\nseed: 1\nbots:\n" + bot("greedy", "greedy") + bot("first", "first"))
+    else:
+        path = sprt_file(tmp_path, sprt=sprt)
+    result = cli.invoke(app, ["sprt", "greedy", "first", "--file", str(path), *args])
+    assert result.exit_code == 2, result.output
+    assert result.stderr == why.format(path=path) + "\n"
+
+
+@pytest.mark.slow  # real bots played, by four runs of the command
+def test_a_test_stopped_at_max_pairs_goes_on_under_a_higher_limit_as_one_test_with_it(tmp_path: Path):
+    path = sprt_file(tmp_path, sprt="{elo0: 0, elo1: 5, max_pairs: 2}", concurrency=1)
+    out = tmp_path / "out"
+    args = ["sprt", "greedy", "first", "--file", str(path), "-o", str(out), "--no-progress", "--no-report"]
+    first = arena(*args, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert "SPRT ([0, 5]) stopped undecided: max_pairs (2) reached" in first.stdout
+    raised = arena(*args, "--max-pairs", "5", cwd=tmp_path)
+    assert raised.returncode == 0, raised.stderr
+    assert "note: sprt.max_pairs raised from 2 to 5" in raised.stderr
+    assert "SPRT ([0, 5]) stopped undecided: max_pairs (5) reached" in raised.stdout
+    # The same test, uninterrupted, with the higher limit from the start: the same pairs, LLR
+    # after each, counts and decision.
+    reference = _run(replace(load_config(path), sprt=SprtParams.elo(0, 5, max_pairs=5), output=str(tmp_path / "ref")), 1)
+    with ResultStore.open_existing(str(out)) as a, ResultStore.open_existing(str(tmp_path / "ref")) as b:
+        extended, whole = replay_store(a), replay_store(b)
+        assert [r.outcome() for r in a.results()] == [r.outcome() for r in b.results()]
+    assert extended.summary == whole.summary == reference["sprt"] and extended.trace == whole.trace
+    assert extended.summary.pairs == 5 and extended.limit == 5
+    # The folder describes the test it now holds: its table says so.
+    table = cli.invoke(app, ["table", str(out)])
+    assert "SPRT ([0, 5]) stopped undecided: max_pairs (5) reached" in table.stdout
+    # A lower limit than the stored test's would make its pairs more than the test plays: refused.
+    lowered = arena(*args, "--max-pairs", "3", cwd=tmp_path)
+    assert lowered.returncode == 2, lowered.stderr
+    assert lowered.stderr.splitlines()[-1] == (
+        f"error: {out} holds a sequential test of up to 5 pairs (max_pairs): a limit can be raised, not lowered; give "
+        "5 or more (--max-pairs, or sprt.max_pairs in a file), or a new output folder (--output DIR)")
+    assert [r.outcome() for r in stored_rows(out)] == [r.outcome() for r in stored_rows(tmp_path / "ref")]
+
+
+@pytest.mark.slow  # real bots played, by four runs of arena run
+def test_arena_run_goes_on_under_the_files_raised_limit_once_its_bots_are_checked(tmp_path: Path):
+    shutil.copy(POLICYBOT, tmp_path / "bot.py")
+    bots = f'  - {{name: greedy, cmd: "$PYTHON bot.py greedy", cwd: "{tmp_path}"}}\n' + bot("first", "first")
+    path = sprt_file(tmp_path, sprt="{elo0: 0, elo1: 5, max_pairs: 2}", bots=bots, concurrency=1)
+    out = tmp_path / "out"
+
+    def stored_limit() -> int:
+        with ResultStore.open_existing(str(out)) as store:
+            return store.meta()["game"]["sprt"]["max_pairs"]
+
+    assert arena("run", str(path), "--no-progress", "--no-report", cwd=tmp_path).returncode == 0
+    path.write_text(path.read_text().replace("max_pairs: 2", "max_pairs: 3"))
+    # A changed bot refuses the run: the folder still describes the test it holds.
+    original = (tmp_path / "bot.py").read_text()
+    (tmp_path / "bot.py").write_text(original + "# tuned\n")
+    refused = arena("run", str(path), "--no-progress", "--no-report", cwd=tmp_path)
+    assert refused.returncode == 2 and "bot 'greedy' changed" in refused.stderr
+    assert stored_limit() == 2 and len(stored_rows(out)) == 4
+    (tmp_path / "bot.py").write_text(original)
+    dry = arena("run", str(path), "--dry-run", cwd=tmp_path)
+    assert dry.returncode == 0 and "note: sprt.max_pairs raised from 2 to 3" in dry.stdout, dry.stdout + dry.stderr
+    assert stored_limit() == 2  # a dry run writes nothing
+    done = arena("run", str(path), "--no-progress", "--no-report", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "note: sprt.max_pairs raised from 2 to 3" in done.stderr
+    assert "SPRT ([0, 5]) stopped undecided: max_pairs (3) reached" in done.stdout
+    assert stored_limit() == 3 and len(stored_rows(out)) == 6
+
+
+def test_max_pairs_on_the_command_line_is_held_to_the_files_cap():
+    # Bots that cannot start: were the limit let through, the command would stop at them instead.
+    result = cli.invoke(app, ["sprt", "./no-such-bot", "./no-such-bot", "--elo0", "0", "--elo1", "10", "--max-pairs",
+                              str(SPRT_MAX_PAIRS + 1)])
+    assert result.exit_code == 2, result.output
+    assert result.stderr == "error: --max-pairs: at most 500,000 pairs (the size limit of a results folder), got 500,001\n"

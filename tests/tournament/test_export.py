@@ -139,6 +139,15 @@ def test_games_csv_has_the_rate_columns_then_the_match(played):
             assert r["score_a"] == ("0" if row.seats[0] == "debug" else "1") and r["hands"] == "0"
 
 
+def test_every_exported_match_carries_the_stores_results_id(played, tmp_path):
+    with ResultStore.open_existing(str(played["1v1"])) as store:
+        results_id = store.results_id
+    assert results_id
+    rows = list(csv.DictReader(io.StringIO(_invoke("export", str(played["1v1"]), "--games", "csv").stdout)))
+    lines = [json.loads(line) for line in _invoke("export", str(played["1v1"]), "--games", "jsonl").stdout.splitlines()]
+    assert rows and {r["results_id"] for r in rows} == {line["results_id"] for line in lines} == {results_id}
+
+
 def test_games_jsonl_keys_and_places(played):
     done = _invoke("export", str(played["three"]), "--games", "jsonl")
     assert done.exit_code == 0

@@ -335,3 +335,26 @@ def test_a_store_written_before_identities_opens_and_has_none(tmp_path: Path):
     with ResultStore.open_existing(str(tmp_path / "golden")) as store:
         assert store.identities() is None
         assert len(store.results()) == 12 == len(list(store.stored_keys()))
+
+
+def test_a_store_names_its_matches_by_an_id_of_its_own_which_an_older_one_gets_when_run(tmp_path: Path):
+    with open_store(tmp_path / "a") as store:
+        first = store.results_id
+    with open_store(tmp_path / "b") as store:
+        other = store.results_id
+    # Two folders of one file are two sets of matches (the same match ids, other games).
+    assert first and other and first != other and len(first) == 32
+    with open_store(tmp_path / "a") as store:
+        assert store.results_id == first  # kept on resume
+    shutil.copytree(tmp_path / "a", tmp_path / "copy")
+    with ResultStore.open_existing(str(tmp_path / "copy")) as store:
+        assert store.results_id == first  # a copy holds the same matches
+    # A store of an earlier arena: none until a run opens it.
+    with sqlite3.connect(tmp_path / "a" / "results.sqlite") as conn:
+        conn.execute("DELETE FROM meta WHERE key = 'results_id'")
+    with ResultStore.open_existing(str(tmp_path / "a")) as store:
+        assert store.results_id is None
+    with open_store(tmp_path / "a") as store:
+        made = store.results_id
+    with ResultStore.open_existing(str(tmp_path / "a")) as store:
+        assert made and made != first and store.results_id == made
