@@ -555,3 +555,16 @@ def test_a_changed_side_tests_in_a_folder_of_its_own_and_a_given_folder_refuses_
     assert error.endswith("a sequential test decides about the two programs it began with, so a new version cannot "
                           f"join it: test the new version in a folder of its own (--output DIR), or delete {old} to "
                           "start afresh")
+
+
+@pytest.mark.slow  # real bots played, by two runs of the command
+def test_changed_options_of_a_test_without_a_file_are_refused_naming_the_options_not_a_file(tmp_path: Path):
+    args = ["sprt", f"$PYTHON {shlex.quote(str(POLICYBOT))} greedy", f"$PYTHON {shlex.quote(str(POLICYBOT))} first",
+            "--elo0", "0", "--max-pairs", "1", "-j", "1", "--no-progress", "--no-report"]
+    assert arena(*args, "--elo1", "100", cwd=tmp_path).returncode == 0
+    changed = arena(*args, "--elo1", "50", cwd=tmp_path)
+    assert changed.returncode == 2
+    error = changed.stderr.strip().splitlines()
+    assert len(error) == 1 and "Traceback" not in changed.stderr
+    assert error[0].endswith("(changed: sprt.elo1); give the options it began with, or pick a new output folder "
+                             "(--output DIR)"), error
