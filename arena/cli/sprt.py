@@ -274,6 +274,7 @@ def sprt(
     Resumable: run the same command again after Ctrl-C. arena sprt-stats prints the numbers of counts alone."""
     from arena.cli.tournament import play_config
     from arena.sprt import EloModel, Metric
+    from arena.tournament.store import ResumeMismatchError
 
     given = _given(metric=metric and _member("--metric", metric, Metric).value,
                    model=model and _member("--model", model, EloModel).value, elo0=elo0, elo1=elo1, points0=points0,
@@ -318,8 +319,14 @@ def sprt(
     resume = _resume_command(candidate, baseline, params, file, repo, base, dev, build, cmd, cwd,
                              None if seed is None else seed_argument(seed, show_seed), concurrency, output, cluster,
                              clock)
-    play_config(config, resume=resume, cluster=cluster, progress=progress, no_progress=no_progress,
-                verbose=verbose, quiet=quiet, strict=False, report=report, show_seed=show_seed)
+    try:
+        play_config(config, resume=resume, cluster=cluster, progress=progress, no_progress=no_progress,
+                    verbose=verbose, quiet=quiet, strict=False, report=report, show_seed=show_seed)
+    except ResumeMismatchError as exc:
+        if file is not None:
+            raise
+        # Without --file the test's settings are this command's options: there is no file to restore.
+        raise ResumeMismatchError(exc.folder, exc.changed, restore="give the options it began with") from None
 
 
 def _config(bots: tuple[BotConfig, BotConfig], params: SprtParams, base: TournamentConfig | None, seed: int | None,

@@ -168,13 +168,13 @@ class StoreWriteError(StoreError):
 class ResumeMismatchError(StoreError):
     """The tournament file changed since the results were started, in a way that changes the games."""
 
-    def __init__(self, folder: str, changed: list[str]) -> None:
+    def __init__(self, folder: str, changed: list[str], restore: str = "restore the file") -> None:
         self.folder = folder
         self.changed = changed
         keys = ", ".join(changed) if changed else "(unknown)"
         super().__init__(
             f"{folder} holds results of a different version of this tournament "
-            f"(changed: {keys}); restore the file, or pick a new output folder (--output DIR)"
+            f"(changed: {keys}); {restore}, or pick a new output folder (--output DIR)"
         )
 
 

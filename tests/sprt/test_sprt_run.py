@@ -686,3 +686,16 @@ def test_max_pairs_on_the_command_line_is_held_to_the_files_cap():
                               str(SPRT_MAX_PAIRS + 1)])
     assert result.exit_code == 2, result.output
     assert result.stderr == "error: --max-pairs: at most 500,000 pairs (the size limit of a results folder), got 500,001\n"
+
+
+@pytest.mark.slow  # real bots played, by two runs of the command
+def test_changed_options_of_a_test_without_a_file_are_refused_naming_the_options_not_a_file(tmp_path: Path):
+    args = ["sprt", f"$PYTHON {shlex.quote(str(POLICYBOT))} greedy", f"$PYTHON {shlex.quote(str(POLICYBOT))} first",
+            "--elo0", "0", "--max-pairs", "1", "-j", "1", "--no-progress", "--no-report"]
+    assert arena(*args, "--elo1", "100", cwd=tmp_path).returncode == 0
+    changed = arena(*args, "--elo1", "50", cwd=tmp_path)
+    assert changed.returncode == 2
+    error = changed.stderr.strip().splitlines()
+    assert len(error) == 1 and "Traceback" not in changed.stderr
+    assert error[0].endswith("(changed: sprt.elo1); give the options it began with, or pick a new output folder "
+                             "(--output DIR)"), error

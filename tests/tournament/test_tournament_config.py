@@ -251,3 +251,12 @@ def test_anchors_aliases_and_merges_keep_working_for_real_files():
     # Own keys win over merged ones.
     config = parse_config(text.replace("{<<: *d, name: b0}", "{<<: *d, name: b0, move_ms: 9}"))
     assert [b.move_ms for b in config.bots[:3]] == [500, 9, 500]
+
+
+def test_the_file_of_tournaments_md_every_key_shown_is_a_file_the_arena_accepts():
+    docs = Path(__file__).resolve().parents[2] / "docs" / "TOURNAMENTS.md"
+    example = docs.read_text().split("## The file\n", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    tournaments = docs.parents[1] / "tournaments"  # where such a file sits (its bots' cwd: ..)
+    config = parse_config(example, file="t.yaml", base_dir=str(tournaments), check_commands=True)
+    assert [bot.name for bot in config.bots] == ["greedy", "random", "c-firstmove", "greedy-v1"]
+    assert config.failures.policy.value == "loss"
