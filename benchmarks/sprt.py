@@ -1,7 +1,7 @@
 """Does the SPRT keep its error rates, and how many pairs does it save? Simulated pairs, no bots.
 
     python benchmarks/sprt.py                          # 600 runs per hypothesis, seed 20261201: a minute or two
-    python benchmarks/sprt.py --runs 4000              # the full-precision run (docs/SPRT.md): about 7x as long
+    python benchmarks/sprt.py --runs 4000              # tighter intervals (docs/SPRT.md's points figures): about 7x as long
     python benchmarks/sprt.py --runs 4000 --seed 7 --jobs 8
     python benchmarks/sprt.py --elo0 0 --elo1 5 --model logistic
     python benchmarks/sprt.py --points-only --points1 0.3 --points-min-pairs 1   # the points metric without its guard
@@ -357,7 +357,7 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=DEFAULT_RUNS,
                     help=f"simulated tests per hypothesis and metric (default {DEFAULT_RUNS}: a minute or two on 2 "
-                         "cores; 4000 for the full-precision figures of docs/SPRT.md)")
+                         "cores; 4000: intervals about 2.6 times tighter, as docs/SPRT.md's points figures)")
     ap.add_argument("--seed", type=int, default=20261201)
     ap.add_argument("--elo0", type=float, default=0.0)
     ap.add_argument("--elo1", type=float, default=10.0)

@@ -107,7 +107,7 @@ def analyze(
         if worst:
             console.echo("")
             console.echo(f"the worst moves (mistakes and blunders, {len(worst)}):")
-            for line in worst_moves(worst, SHOWN_MOVES):
+            for line in worst_moves(worst, SHOWN_MOVES, page_written=html is not None):
                 console.echo(line)
     if html is not None:
         _write_html(html, wanted[0], records.get(wanted[0]), moves)

@@ -32,12 +32,14 @@ def legend() -> str:
     return f"loss in expected points of the hand per decision; marks from a loss of: {marks}"
 
 
-def worst_moves(moves: Sequence[MoveAnalysis], shown: int) -> list[str]:
-    """The first ``shown`` of ``moves`` (the worst first), and how many more there are."""
+def worst_moves(moves: Sequence[MoveAnalysis], shown: int, *, page_written: bool = False) -> list[str]:
+    """The first ``shown`` of ``moves`` (the worst first), and how many more there are (and
+    where to see them, unless the page that marks them is being written)."""
     lines = [move_line(m) for m in moves[:shown]]
     if len(moves) > shown:
         more = counted(len(moves) - shown, "more marked move")
-        lines.append(f"... and {more} (--html OUT with one match ID marks them on its replay page)")
+        where = "on the replay page" if page_written else "(--html OUT with one match ID marks them on its replay page)"
+        lines.append(f"... and {more} {where}")
     return lines
 
 
