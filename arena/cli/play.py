@@ -228,7 +228,9 @@ def play(
 ) -> None:
     """Play one match between bot commands and show it as it goes. With human as the first
     command, one seat is yours, played at the terminal: arena play human CMD [CMD...]."""
-    from arena.harness.botproc import BotProcess, BotSpec, ConversationLog, Limits, missing_program
+    import sys
+
+    from arena.harness.botproc import BotProcess, BotSpec, ConversationLog, Limits, expand_python, missing_program
     from arena.harness.containment import clock_note, default_clock
     from arena.match.referee import FailurePolicy, Player, play_match
     from arena.render.text import match_end_text
@@ -244,7 +246,7 @@ def play(
     limits = Limits(startup_ms=startup_ms, move_ms=_TIME.move_ms if move_ms is None else move_ms, bank_ms=bank_ms,
                     grace_ms=grace_ms, clock=clock or default_clock())
     fail_policy = FailurePolicy(policy, strikes)
-    specs = _unique_names([BotSpec.from_command(c, limits=limits) for c in commands])
+    specs = _unique_names([BotSpec.from_command(expand_python(c, sys.executable), limits=limits) for c in commands])
     for spec in specs:
         problem = missing_program(spec.cmd, spec.cwd or os.getcwd(), dict(spec.env or {}))
         if problem:
@@ -324,12 +326,12 @@ def _checked_spec(command: str, from_file: Path | None, startup_ms: int | None, 
     gives only its ``cmd`` (and the time limits of the options), in this folder."""
     import sys
 
-    from arena.harness.botproc import BotSpec
+    from arena.harness.botproc import BotSpec, expand_python
     from arena.tournament.config import BotConfig, load_config
     from arena.tournament.worker import bot_spec, make_job
 
     if from_file is None:
-        name = BotSpec.from_command(command).name
+        name = BotSpec.from_command(expand_python(command, sys.executable)).name
         bot = BotConfig(name, command, ".", base_dir=os.getcwd(), startup_ms=startup_ms, move_ms=move_ms)
         return bot_spec(bot, sys.executable)
     if startup_ms is not None or move_ms is not None:

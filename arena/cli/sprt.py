@@ -146,8 +146,8 @@ def command_name(cmd: str) -> str:
 
 
 def _command_bots(candidate: str, baseline: str, check: bool) -> tuple[BotConfig, BotConfig]:
-    from arena.harness.botproc import missing_program
-    from arena.tournament.config import BotConfig, expand_python
+    from arena.harness.botproc import expand_python, missing_program
+    from arena.tournament.config import BotConfig
 
     names = [command_name(candidate), command_name(baseline)]
     if names[0] == names[1]:

@@ -148,6 +148,18 @@ class Limits:
         return cls(**{k: v for k, v in data.items() if v is not None})
 
 
+# A bot's command may name the interpreter running the arena, so a tournament file (or a command
+# line) works the same inside any virtualenv.
+PYTHON_PLACEHOLDER = "$PYTHON"
+
+
+def expand_python(cmd: str | tuple[str, ...], python: str) -> str | tuple[str, ...]:
+    """Replace $PYTHON by the interpreter running the arena (quoted for a command string)."""
+    if isinstance(cmd, str):
+        return cmd.replace(PYTHON_PLACEHOLDER, shlex.quote(python))
+    return tuple(part.replace(PYTHON_PLACEHOLDER, python) for part in cmd)
+
+
 def split_command(cmd: str | Sequence[str]) -> tuple[str, ...]:
     """The argv to execute. A string with shell syntax runs under ``/bin/sh -c``; a plain one
     is split like a shell would, so ``"./bot --fast"`` execs the bot itself (no shell between

@@ -43,11 +43,11 @@ from typing import Any
 
 from arena.errors import ArenaError
 from arena.harness import containment, seal
-from arena.harness.botproc import missing_program, split_command
+from arena.harness.botproc import expand_python, missing_program, split_command
 from arena.safe_files import open_text_log
 from arena.tournament.buildspec import BuildSpec
 from arena.tournament.buildspec import command_text as _command_text
-from arena.tournament.config import BotConfig, TournamentConfig, expand_python
+from arena.tournament.config import BotConfig, TournamentConfig
 from arena.tournament.identity import build_input_files, command_outputs, digest_files, digest_of, program_files
 from arena.tournament.sources import SourceError, checkout, is_checked_out, locate
 from arena.tournament.store import hidden_paths

@@ -11,7 +11,6 @@ import hashlib
 import json
 import os
 import re
-import shlex
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -21,7 +20,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from arena.core.rules import RULE_OPTIONS, Rules, Seating
 from arena.errors import InputError, OptionError, SeatingError
-from arena.harness.botproc import BotSpecError, missing_program, split_command
+from arena.harness.botproc import BotSpecError, expand_python, missing_program, split_command
 from arena.harness.protocol import Clock
 from arena.harness.resources import ResourceLimits
 from arena.match.record import DEFAULT_STRIKES, FailurePolicy, Policy
@@ -51,9 +50,6 @@ if TYPE_CHECKING:
 PLAYERS_SINGLE = (2, 3, 4)
 PLAYERS_PAIRS = (4, 6)
 
-# The bot's command may name the interpreter running the arena, so a tournament file
-# works the same inside any virtualenv.
-PYTHON_PLACEHOLDER = "$PYTHON"
 
 # No '+': it joins team members in side labels ("a+b") and in results CSVs.
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -860,13 +856,6 @@ def _parse_cmd(doc: Doc, node: Node, key: str) -> str | tuple[str, ...]:
     except BotSpecError as exc:
         raise doc.error(node, key, str(exc)) from None
     return cmd
-
-
-def expand_python(cmd: str | tuple[str, ...], python: str) -> str | tuple[str, ...]:
-    """Replace $PYTHON by the interpreter running the arena (quoted for a command string)."""
-    if isinstance(cmd, str):
-        return cmd.replace(PYTHON_PLACEHOLDER, shlex.quote(python))
-    return tuple(part.replace(PYTHON_PLACEHOLDER, python) for part in cmd)
 
 
 _VAR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # an environment variable's name, in env: and pass_env:

@@ -33,9 +33,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from arena.harness.botproc import _SOURCE_SUFFIXES, split_command
+from arena.harness.botproc import _SOURCE_SUFFIXES, expand_python, split_command
 from arena.tournament.buildspec import match_inputs
-from arena.tournament.config import expand_python
 from arena.tournament.sources import SourceError
 
 if TYPE_CHECKING:

@@ -36,6 +36,19 @@ def test_play_json_prints_one_object_with_winner_score_and_terminations():
     assert json.loads(again.stdout) == summary
 
 
+def test_play_and_check_bot_run_python_placeholder_commands_as_a_tournament_file_does():
+    # `$PYTHON` (the interpreter running the arena), as in a tournament file and in arena sprt:
+    # a bot's sealed environment has no such variable, so left to the shell it ran `bots/...`.
+    bot = f"$PYTHON {ROOT / 'bots' / 'random_bot.py'}"
+    result = run("play", bot, bot, "--seed", "3", "--target", "3", "--json")
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert [s["termination"] for s in summary["seats"]] == ["ok", "ok"]
+    assert [s["bot"] for s in summary["seats"]] == ["random_bot.py#1", "random_bot.py#2"]
+    checked = run("check-bot", bot)
+    assert checked.exit_code == 0 and "result: PASS" in checked.stdout, checked.output
+
+
 def test_play_shows_the_match_as_it_goes():
     result = run("play", C, zoo("good"), C, "--seed", "8", "--target", "3")
     assert result.exit_code == 0, result.output
