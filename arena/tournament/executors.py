@@ -26,7 +26,7 @@ from typing import Any
 from arena.errors import ArenaError, ExitCode
 from arena.harness.sandbox import die_with_parent
 from arena.tournament.failures import FailureNote
-from arena.tournament.forkserver import let_server_go, unblock_ctrl_c
+from arena.tournament.forkserver import let_server_go, worker_starts
 from arena.tournament.schedule import MatchSpec
 from arena.tournament.store import MatchRow
 
@@ -217,7 +217,7 @@ def _worker_main(plan: WorkerPlan, worker_id: str, conn: Any, cores: frozenset[i
     # the parent decides what happens then. SIGTERM (from the parent, or sent to the whole
     # group) must still run the finally below (bots closed).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    unblock_ctrl_c()
+    worker_starts()
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _exit_on_signal)
     # Our parent is the fork server, which exits with the arena: when it goes (the arena was

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import tempfile
 import threading
 from typing import Any
@@ -82,26 +83,48 @@ def context() -> Any:
 # it is started with the signal blocked, as the package's resource tracker is: a blocked signal
 # stays blocked across fork and exec, and one sent meanwhile is left pending for this process,
 # whose handler then takes it. The server keeps it blocked (it ignores it anyway); its workers
-# unblock it once they ignore it too (``unblock_ctrl_c``). The tracker, which the server's start
+# unblock it once they ignore it too (``worker_starts``). The tracker, which the server's start
 # starts first, is started before the block: its start unblocks the signal on its way out.
 _STARTED_DEAF = {signal.SIGINT}
+
+
+# The server is started as ``python -c ...``, which puts the current folder first on its import
+# path, and it imports what a worker runs before the arena's own path can reach it (the package
+# passes that path along but its server never applies it): run from a folder holding an
+# ``arena/`` folder, or a ``random.py`` of a bot author's, every worker imported those instead
+# of the arena's and the stdlib's (an internal error, or worse, a worker running other code).
+# Python 3.11's PYTHONSAFEPATH keeps the folder off the path; it is set for the server's start
+# only, with a mark, and its workers take both away again (``worker_starts``), so that neither
+# reaches a bot, whose scripts import their own folder's modules.
+_SAFE_PATH = "PYTHONSAFEPATH"
+_SAFE_PATH_MARK = "ESCOBA_ARENA_SAFE_PATH_SET"
 
 
 def _ensure_running() -> None:
     from multiprocess import forkserver, resource_tracker
 
-    resource_tracker.ensure_running()
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, _STARTED_DEAF)
+    marked = sys.version_info >= (3, 11) and _SAFE_PATH not in os.environ
+    if marked:
+        os.environ[_SAFE_PATH] = os.environ[_SAFE_PATH_MARK] = "1"
     try:
-        forkserver.ensure_running()
+        resource_tracker.ensure_running()  # a `python -c` too, which imports what the package needs
+        before = signal.pthread_sigmask(signal.SIG_BLOCK, _STARTED_DEAF)
+        try:
+            forkserver.ensure_running()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+        if marked:
+            os.environ.pop(_SAFE_PATH, None)
+            os.environ.pop(_SAFE_PATH_MARK, None)
 
 
-def unblock_ctrl_c() -> None:
-    """In a worker, once it ignores Ctrl-C: the mask it inherited from the server goes, so that
-    its launcher and bots start with the signals of any other process."""
+def worker_starts() -> None:
+    """In a worker, once it ignores Ctrl-C: what it inherited from the server's start goes (the
+    blocked signal, the safe path), so that its launcher and bots start as any other process."""
     signal.pthread_sigmask(signal.SIG_UNBLOCK, _STARTED_DEAF)
+    if os.environ.pop(_SAFE_PATH_MARK, None) is not None:
+        os.environ.pop(_SAFE_PATH, None)
 
 
 def prestart() -> None:
@@ -130,4 +153,4 @@ def let_server_go() -> None:
         pass
 
 
-__all__ = ["PRELOAD", "context", "let_server_go", "prestart", "unblock_ctrl_c"]
+__all__ = ["PRELOAD", "context", "let_server_go", "prestart", "worker_starts"]

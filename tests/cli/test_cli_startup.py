@@ -92,3 +92,31 @@ def test_a_run_plays_on_its_workers_under_a_temp_folder_too_deep_for_a_socket(tm
     import json
 
     assert sum(row["matches"] for row in json.loads(table.stdout)) == 2 * 2
+
+
+def test_a_run_from_a_folder_holding_an_arena_folder_and_a_random_py_plays_on_the_arenas_own(tmp_path):
+    # The fork server starts as `python -c`, the current folder first on its path, and imports
+    # what a worker runs: run from a bot author's folder holding a random.py (or a folder named
+    # arena), every worker imported those instead, and the run ended in an internal error.
+    # The bots' own folders still come first for them: the greedy bot imports its kit from its own.
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    (tmp_path / "arena").mkdir()
+    (tmp_path / "arena" / "__init__.py").write_text("raise SystemExit('the folder arena/ was imported')\n")
+    (tmp_path / "random.py").write_text("raise SystemExit('the folder random.py was imported')\n")
+    bots = "\n".join(f"  - {{name: {n}, cmd: $PYTHON bots/{n}_bot.py, cwd: {root}}}" for n in ("random", "greedy"))
+    (tmp_path / "t.yaml").write_text(f"name: t\nseed: 3\nrules: {{target: 3}}\nconcurrency: 2\nmatches_per_pairing: 2\n"
+                                     f"bots:\n{bots}\n")
+    script = str(Path(sys.executable).parent / "arena")
+    done = subprocess.run([script, "run", "t.yaml", "-o", "out", "--no-progress", "--quiet"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "imported" not in done.stdout + done.stderr
+    table = subprocess.run([script, "table", "out", "--format", "json"], cwd=tmp_path, capture_output=True,
+                           text=True, check=True)
+    rows = json.loads(table.stdout)
+    assert sum(row["matches"] for row in rows) == 2 * 2 and not any(row["failures"] for row in rows)
+    verified = subprocess.run([script, "verify", "out"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert verified.returncode == 0, verified.stderr[-2000:]
