@@ -119,11 +119,14 @@ def test_interrupted_run_resumes_without_losing_or_repeating(tmp_path: Path):
 
     with pytest.raises(KeyboardInterrupt):
         tr.run_tournament(config, concurrency=2, on_match=stop_after_three)
-    assert sorted(outcome[0] for outcome in outcomes(config.output)) == sorted(seen)
+    # Matches that finished together are stored together, then reported one by one: the
+    # interrupt in the third report may leave one stored and not yet reported, never the reverse.
+    stored = {outcome[0] for outcome in outcomes(config.output)}
+    assert set(seen) <= stored and len(stored) <= len(seen) + 1, (sorted(stored), seen)
     replayed: list[str] = []
     summary = tr.run_tournament(config, concurrency=2, on_match=lambda row, done: replayed.append(row.id))
-    assert summary["played"] == 9
-    assert not set(replayed) & set(seen)
+    assert summary["played"] == 12 - len(stored)
+    assert not set(replayed) & stored and len(replayed) == 12 - len(stored)
     from dataclasses import replace
 
     fresh = tr.run_tournament(replace(config, output=str(tmp_path / "fresh")), concurrency=1)
@@ -321,7 +324,7 @@ def test_the_fork_server_starts_deaf_to_ctrl_c_and_its_workers_do_not_pass_that_
     # A Ctrl-C while the fork server's new Python starts printed Python's traceback under the
     # arena's one line (it ignores the signal only once its imports are done): it is started with
     # the signal blocked. Its workers must not keep that mask: their launchers and bots inherit it.
-    path = write_tournament(tmp_path, extra=SHORT + "matches_per_pairing: 2")
+    path = write_tournament(tmp_path, extra=SHORT + "matches_per_pairing: 4")
     config = load_config(path)
     seen: list[tuple[int, int, int, int]] = []
     ctrl_c = 1 << (signal.SIGINT - 1)
@@ -333,8 +336,11 @@ def test_the_fork_server_starts_deaf_to_ctrl_c_and_its_workers_do_not_pass_that_
             seen.append((*_signal_masks(pid), *_signal_masks(server)))
 
     tr.run_tournament(config, concurrency=2, on_match=look)
-    assert seen
-    for worker_blocked, worker_ignored, server_blocked, server_ignored in seen:
+    # A worker seen starting a process blocks every signal for that moment (the standard library's
+    # vfork); the mask it keeps blocks SIGINT alone, so those moments are told apart by SIGTERM.
+    settled = [masks for masks in seen if not masks[0] & 1 << (signal.SIGTERM - 1)]
+    assert settled
+    for worker_blocked, worker_ignored, server_blocked, server_ignored in settled:
         assert server_blocked & ctrl_c and server_ignored & ctrl_c
         assert not worker_blocked & ctrl_c and worker_ignored & ctrl_c
     assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, [])  # the arena's own mask as it was
