@@ -168,6 +168,11 @@ def test_the_attacks_succeed_without_landlock_so_the_tests_above_can_fail(monkey
                           resources=ON_THE_NETWORK),
              hostile_spec("victim", victim_token, resources=ON_THE_NETWORK))
         assert report.read_text().startswith("done read ["), report.read_text()
+        victim_token = new_token()
+        record = play(hostile_spec("stop_opponent", new_token(), n=2, env={"ZOO_OUT": str(report), "ZOO_VICTIM": victim_token}),
+                      hostile_spec("victim", victim_token))
+        assert report.read_text().startswith("done stopped ["), report.read_text()
+        assert record.outcomes[1].termination is Termination.TIMEOUT, record.outcomes  # stopped, it lost on time
     finally:
         containment.shutdown()
 
