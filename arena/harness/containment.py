@@ -729,7 +729,7 @@ def clock_note() -> str | None:
     if "cpu" in shared.info.get("cgroup_roles", ()):
         return None
     return ("clock: wall by default: this machine gives the arena no cgroup to count each bot's CPU time per move "
-            "(clock: cpu would read it from /proc, in clock ticks)")
+            "(clock: cpu would add up the CPU clocks of its processes, found through /proc)")
 
 
 def unsealed_why() -> str | None:

@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import os
 import resource
+import time
 from collections.abc import Iterable
 
 CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 _PAGE = resource.getpagesize()
+# The kernel's CPUCLOCK_SCHED: a process clock that counts its run time in nanoseconds, as
+# glibc's clock_getcpuclockid(pid) encodes it (``((~pid) << 3) | 2``).
+_CPUCLOCK_SCHED = 2
 
 
 _HAS_CHILDREN_FILE = os.path.exists(f"/proc/self/task/{os.getpid()}/children")
@@ -184,20 +188,41 @@ def tree_memory(pids: Iterable[int], limit: int) -> int:
     return total
 
 
+def _process_clock(pid: int) -> float | None:
+    """The CPU seconds of ``pid`` by the kernel's nanosecond count, or None where there is none
+    to read (the process is gone, or not Linux). One call for all its threads, those that
+    have ended too: /proc/PID/task/*/schedstat has the same count per live thread only. The
+    kernel lets any process read another's CPU clock."""
+    try:
+        return time.clock_gettime((~pid << 3) | _CPUCLOCK_SCHED)
+    except (OSError, AttributeError):
+        return None
+
+
 def process_cpu(pid: int) -> tuple[float, float]:
-    """(user, system) seconds of ``pid`` and of the children it has waited for."""
+    """(user, system) seconds of ``pid`` and of the children it has waited for.
+
+    Its own time is the kernel's exact count (``_process_clock``), split in the ratio of the
+    user and system clock ticks of /proc/PID/stat: those ticks alone are 10 ms steps, each
+    rounded down, so a move's charge from them could be a tick or two off either way. What
+    its waited-for children spent is known only in ticks."""
     fields = stat_fields(pid)
     if fields is None or len(fields) < 15:
         return 0.0, 0.0
     utime, stime, cutime, cstime = (int(x) for x in fields[11:15])
-    return (utime + cutime) / CLK_TCK, (stime + cstime) / CLK_TCK
+    user, system = utime / CLK_TCK, stime / CLK_TCK
+    exact = _process_clock(pid)
+    if exact is not None:
+        ticks = utime + stime
+        user, system = (exact * utime / ticks, exact * stime / ticks) if ticks else (exact, 0.0)
+    return user + cutime / CLK_TCK, system + cstime / CLK_TCK
 
 
 class TreeClock:
     """A bot's CPU time where it has no cgroup to count it: user + system seconds of the
-    processes of its tree now (threads included, and the children they waited for), in
-    clock ticks. A process that left the tree takes its time with it, so a move's charge is
-    never below zero but may miss an orphan's share."""
+    processes of its tree now (threads included, and the children they waited for), by the
+    kernel's nanosecond count of each (``process_cpu``). A process that left the tree takes
+    its time with it, so a move's charge is never below zero but may miss an orphan's share."""
 
     __slots__ = ("pid",)
 

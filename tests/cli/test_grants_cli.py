@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
+from arena.harness.containment import clock_note, sealing_line, unsealed_why
 from arena.tournament.grants import NETWORK_WARNING
 
 BOTS = Path(__file__).parents[1] / "data" / "tournament_bots"
@@ -67,7 +68,11 @@ def test_the_run_header_lists_the_grants_and_warns_even_when_quiet(tmp_path):
     assert done.exit_code == 0, done.output
     header = done.stderr.splitlines()
     assert "grants: greedy: network" in header and f"warning: {NETWORK_WARNING} (greedy)" in header
-    assert header.index("grants: greedy: network") == 2  # after the summary and the containment line
+    # After the summary, the containment line and what the machine lacks: a cgroup for the cpu
+    # clock (a user with no cgroup delegated), sealing.
+    note, why = clock_note(), unsealed_why()
+    lacks = ([note] if note else []) + ([sealing_line(why)] if why else [])
+    assert header[1].startswith("containment: ") and header[2:3 + len(lacks)] == [*lacks, "grants: greedy: network"], header
     quiet = cli.invoke(app, ["run", str(path), "--no-progress", "--no-report", "--quiet"])
     assert quiet.exit_code == 0, quiet.output
     assert f"warning: {NETWORK_WARNING} (greedy)" in quiet.stderr.splitlines()

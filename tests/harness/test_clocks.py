@@ -9,7 +9,7 @@ import time
 import pytest
 from zoo.helpers import HERE, hello
 
-from arena.harness import containment
+from arena.harness import containment, proctree
 from arena.harness.botproc import BotProcess, BotSpec, Limits
 from arena.harness.protocol import BotFailure, Clock, Termination, wall_backstop_ms
 from arena.harness.resources import ResourceLimits
@@ -172,5 +172,23 @@ def test_without_cgroups_the_cpu_clock_reads_the_tree_in_proc(proc_launcher):
                     decide(bot)
                 assert info.value.termination is Termination.TIMEOUT and info.value.detail.startswith("cpu ")
             else:
-                # Clock ticks: 10 ms each, so its 30 ms read as 20 to 50 (2 ticks may sum to 0.01999...).
-                assert 0.0195 <= decide(bot)[2] <= 0.09
+                # Its 30 ms to the microsecond, plus its own reading and writing: not 20 or 40, as
+                # /proc's 10 ms ticks, each rounded down, would make it.
+                assert 0.03 <= decide(bot)[2] <= 0.09
+
+
+def test_the_cpu_time_read_in_proc_is_what_the_process_reads_of_itself_not_clock_ticks():
+    # The child stops 5 ms past a 10 ms step of its own clock: /proc/PID/stat's ticks, rounded
+    # down, would read at least 5 ms less than it says it spent.
+    code = ("import sys, time\n"
+            "while not ((t := time.process_time()) >= 0.043 and 0.005 <= t % 0.01 < 0.006): pass\n"
+            "print(t, flush=True)\n"
+            "sys.stdin.read()\n")
+    child = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None
+        own = float(child.stdout.readline())
+        read = sum(proctree.process_cpu(child.pid))
+    finally:
+        child.communicate()
+    assert own <= read <= own + 0.003, (own, read)

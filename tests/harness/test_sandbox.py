@@ -133,12 +133,21 @@ def test_a_bot_cannot_stop_its_opponent(tmp_path):
     assert report.read_text().startswith("refused") and "Operation not permitted" in report.read_text()
 
 
+# Both bots on the network for the memory attack: without it, an arena that is not root puts
+# each bot in a user namespace of its own (for its network namespace), and the kernel refuses
+# a process of one user namespace the memory of a process of another it holds no privilege
+# over, Landlock or not (EACCES). On it, Landlock alone stands between the two bots, as it
+# does between every unsealed bot of an arena run as root.
+ON_THE_NETWORK = ResourceLimits(network=True)
+
+
 @pytest.mark.skipif(ABI < 1, reason="no Landlock on this kernel")
 def test_a_bot_cannot_read_its_opponents_memory(tmp_path):
     report = tmp_path / "report"
     victim_token = new_token()
-    attacker = hostile_spec("read_opponent", new_token(), n=2, env={"ZOO_OUT": str(report), "ZOO_VICTIM": victim_token})
-    record = play(attacker, hostile_spec("victim", victim_token))
+    attacker = hostile_spec("read_opponent", new_token(), n=2, env={"ZOO_OUT": str(report), "ZOO_VICTIM": victim_token},
+                            resources=ON_THE_NETWORK)
+    record = play(attacker, hostile_spec("victim", victim_token, resources=ON_THE_NETWORK))
     assert [o.termination for o in record.outcomes] == [Termination.OK, Termination.OK], record.outcomes
     assert report.read_text().startswith("refused") and "Permission denied" in report.read_text()
 
@@ -155,9 +164,15 @@ def test_the_attacks_succeed_without_landlock_so_the_tests_above_can_fail(monkey
         play(hostile_spec("write_outside", new_token(), env={"ZOO_OUT": str(report), "ZOO_TARGET": str(target)}))
         assert report.read_text().startswith("done wrote") and target.read_text().endswith("forged\n")
         victim_token = new_token()
-        play(hostile_spec("read_opponent", new_token(), n=2, env={"ZOO_OUT": str(report), "ZOO_VICTIM": victim_token}),
-             hostile_spec("victim", victim_token))
+        play(hostile_spec("read_opponent", new_token(), n=2, env={"ZOO_OUT": str(report), "ZOO_VICTIM": victim_token},
+                          resources=ON_THE_NETWORK),
+             hostile_spec("victim", victim_token, resources=ON_THE_NETWORK))
         assert report.read_text().startswith("done read ["), report.read_text()
+        victim_token = new_token()
+        record = play(hostile_spec("stop_opponent", new_token(), n=2, env={"ZOO_OUT": str(report), "ZOO_VICTIM": victim_token}),
+                      hostile_spec("victim", victim_token))
+        assert report.read_text().startswith("done stopped ["), report.read_text()
+        assert record.outcomes[1].termination is Termination.TIMEOUT, record.outcomes  # stopped, it lost on time
     finally:
         containment.shutdown()
 

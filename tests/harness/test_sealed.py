@@ -455,6 +455,45 @@ def test_a_bot_that_remembers_deals_never_meets_a_twin(tmp_path):
     assert max(dealt) > 1  # and a process played several of them
 
 
+# Put in the environment of a run under test: every process it starts inherits it.
+_RUN_MARK = "ESCOBA_TEST_RUN"
+
+
+def _left_in_shm(before: set[str], mark: str) -> set[str]:
+    """What is in /dev/shm that was not ``before`` and is a run's leftover: this user's, held
+    (open or mapped) by no process outside the run (without ``mark`` in its environment).
+    /dev/shm is the machine's: the test beside this one, or another user's suite, has files
+    of its own there while it runs (multiprocessing's semaphores, sem.mp-*)."""
+    def mine(name: str) -> bool:
+        try:
+            return os.stat(f"/dev/shm/{name}").st_uid == os.getuid()
+        except OSError:  # gone since the listing
+            return False
+
+    def links(pid: str) -> list[str]:
+        found = []
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            try:
+                found.append(os.readlink(f"/proc/{pid}/fd/{fd}"))
+            except OSError:  # closed since the listing
+                continue
+        return found
+
+    held: set[str] = set()
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                if mark.encode() in f.read().split(b"\0"):
+                    continue
+            with open(f"/proc/{pid}/maps") as f:
+                paths = [line.split(None, 5)[-1].strip() for line in f if "/dev/shm/" in line]
+            paths += links(pid)
+        except OSError:  # gone, or another user's (whose files are not this user's)
+            continue
+        held |= {path.removeprefix("/dev/shm/") for path in paths if path.startswith("/dev/shm/")}
+    return {name for name in set(os.listdir("/dev/shm")) - before if mine(name)} - held
+
+
 @pytest.mark.slow
 def test_nothing_of_sealed_bots_survives_kill_9_of_arena_run(tmp_path):
     """Escaping children, respawners and daemons in sealed bots: kill -9 of the arena leaves
@@ -469,14 +508,15 @@ def test_nothing_of_sealed_bots_survives_kill_9_of_arena_run(tmp_path):
     shm_before = set(os.listdir("/dev/shm"))
     run = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(tmp_path / "t.yaml"), "--no-progress",
                             "--output", str(tmp_path / "out")], cwd=ROOT, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL)
+                           stderr=subprocess.DEVNULL, env={**os.environ, _RUN_MARK: token})
     try:
         assert wait_until(lambda: len(survivors(token)) >= 4, timeout=60), "the bots never started"
     finally:
         run.send_signal(signal.SIGKILL)
         run.wait()
     assert wait_until(lambda: not survivors(token)), survivors(token)
-    assert set(os.listdir("/dev/shm")) <= shm_before
+    assert wait_until(lambda: not _left_in_shm(shm_before, f"{_RUN_MARK}={token}"), timeout=5), \
+        _left_in_shm(shm_before, f"{_RUN_MARK}={token}")
 
 
 def test_where_bubblewrap_cannot_make_namespaces_the_arena_runs_unsealed_and_says_why(tmp_path, monkeypatch):

@@ -108,9 +108,10 @@ output: {tmp_path / "results"}
     assert mine["nofile"] == 100 and mine["fsize"] == 5 << 20
     from arena.harness.containment import default_clock
 
-    # The machine's clock, as a tournament gives it (its hello names it when it is cpu).
-    clock = {"clock": "cpu"} if default_clock().value == "cpu" else {}
-    assert mine["time"] == {"startup_ms": 8000, "move_ms": 1500, "bank_ms": 0, "grace_ms": 200, **clock}
+    # The machine's clock, as a tournament gives it: cpu where a cgroup counts each bot's CPU time,
+    # else wall (a user with no cgroup delegated); hello names it either way.
+    assert mine["time"] == {"startup_ms": 8000, "move_ms": 1500, "bank_ms": 0, "grace_ms": 200,
+                            "clock": default_clock().value}
     assert mine["writes_beside_report"] and not mine["writes_in_cwd"]
     if unsealed_why() is None:
         assert mine["pid_ns"] != os.readlink("/proc/self/ns/pid")

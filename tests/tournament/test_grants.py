@@ -52,7 +52,11 @@ def _two(tmp_path: Path, limits: str, extra: str = "", folder: str = ".") -> Pat
     ('"../other/../.."', "holds the tournament's results folder"),
     ('"{TMP}/link"', "but / is the whole system"),
 ])
-def test_a_folder_no_bot_may_write_is_refused_with_one_line(tmp_path, writable, why):
+def test_a_folder_no_bot_may_write_is_refused_with_one_line(tmp_path, writable, why, monkeypatch):
+    # A home apart from the checkout and the test's folders: the runner's may be the checkout
+    # itself (a clone made for another user, HOME pointing at it), whose refusal then names the
+    # home first, true but not the reason under test.
+    monkeypatch.setenv("HOME", "/home/escoba-arena-tester")
     (tmp_path / "link").symlink_to("/")
     value = writable.replace("{TMP}", str(tmp_path)).replace("{ROOT}", str(ROOT))
     value = value.replace("$HOME", os.path.expanduser("~"))
