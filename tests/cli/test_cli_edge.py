@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -290,8 +291,8 @@ def _signal_a_run(path: Path, sig: signal.Signals, started_as, *, to_group: bool
 
 
 def test_a_full_disk_during_a_run_loses_nothing_and_says_how_to_resume(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    """SQLite's own "database or disk is full" (its page limit, set a little above the empty
-    store's size) stops the run after a few matches."""
+    """SQLite's own "database or disk is full" (its page limit, set above the empty store's
+    size by room for about four of its matches) stops the run after a few matches."""
     import sqlite3
 
     from arena.tournament import store as store_module
@@ -299,12 +300,19 @@ def test_a_full_disk_during_a_run_loses_nothing_and_says_how_to_resume(tmp_path:
     path = write_tournament(tmp_path, matches=4)
     output = load_config(path).output
     real_connect = store_module._connect_raw
+    # The room a match takes, from the same tournament played whole elsewhere: matches that
+    # finish together are stored in one transaction, so the room must hold more than one
+    # (with room for one match only, two finished at once were refused together, none stored).
+    whole = cli.invoke(app, ["run", str(path), "--no-progress", "--no-report", "-o", str(tmp_path / "whole")])
+    assert whole.exit_code == 0, whole.output
+    with closing(sqlite3.connect(tmp_path / "whole" / "results.sqlite")) as db:
+        per_match = db.execute("PRAGMA page_count").fetchone()[0] / 12
 
     def small_disk(db: str, readonly: bool) -> sqlite3.Connection:
         conn = real_connect(db, readonly)
         if not readonly:
             pages = conn.execute("PRAGMA page_count").fetchone()[0]
-            conn.execute(f"PRAGMA max_page_count = {max(pages, 4) + 12}")
+            conn.execute(f"PRAGMA max_page_count = {max(pages, 4) + round(4 * per_match)}")
         return conn
 
     monkeypatch.setattr(store_module, "_connect_raw", small_disk)
