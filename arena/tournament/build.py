@@ -45,7 +45,7 @@ from arena.errors import ArenaError
 from arena.harness import containment, seal
 from arena.harness.botproc import expand_python, missing_program, split_command
 from arena.safe_files import open_text_log
-from arena.tournament.buildspec import BuildSpec
+from arena.tournament.buildspec import BuildSpec, unmatched_text
 from arena.tournament.buildspec import command_text as _command_text
 from arena.tournament.config import BotConfig, TournamentConfig
 from arena.tournament.identity import build_input_files, command_outputs, digest_files, digest_of, program_files
@@ -204,7 +204,7 @@ def _read_record(path: str) -> dict[str, Any] | None:
 def _inputs_now(build: _Build) -> dict[str, str | None]:
     paths, unmatched = build_input_files(build.cmd, build.inputs, build.cwd, build.outputs)
     if unmatched:
-        raise BuildError(build.bots[0], f"key 'inputs': the pattern {unmatched[0]!r} matches no file in {build.cwd}")
+        raise BuildError(build.bots[0], f"key 'inputs': {unmatched_text(unmatched[0], build.cwd)}")
     return digest_files(build.cwd, paths)
 
 

@@ -48,6 +48,11 @@ def match_inputs(patterns: tuple[str, ...], cwd: str) -> tuple[set[str], list[st
     return found, unmatched
 
 
+def unmatched_text(pattern: str, cwd: str) -> str:
+    """What is wrong with an ``inputs:`` pattern that matches no file (``match_inputs``)."""
+    return f"the pattern {pattern!r} matches no file in {cwd}"
+
+
 def command_text(cmd: str | tuple[str, ...]) -> str:
     """A command as one line: as written, or its arguments quoted as a shell would need."""
     return cmd if isinstance(cmd, str) else shlex.join(cmd)
@@ -91,8 +96,9 @@ def parse_build_keys(
     """The bot's build, source and inputs, from its ``fields`` (key -> (key node, value
     node)). ``build_cmd`` is its ``build:`` already read as a command (config.py reads
     commands). The inputs are the files the bot is made of besides those its command names
-    (globs): a built bot's decide when its build runs again, and any bot's are part of its
-    identity, so that a change of a module a script imports is a new version of the bot."""
+    (globs): a built bot's are its build's (they decide when it runs again) and come back
+    empty here; any bot's are part of its identity, so that a change of a module a script
+    imports is a new version of the bot."""
     inputs: tuple[str, ...] = ()
     if "inputs" in fields:
         _key_node, node = fields["inputs"]
@@ -103,6 +109,8 @@ def parse_build_keys(
         inputs = tuple(doc.string(item, f"{key}.inputs[{j}]", "a file pattern (a glob relative to the bot's cwd)")
                        for j, item in enumerate(items))
     build = BuildSpec(build_cmd, inputs) if build_cmd is not None else None
+    if build is not None:
+        inputs = ()  # the build's: one place for them
     if "source" not in fields:
         return build, None, inputs
 

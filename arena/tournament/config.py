@@ -24,7 +24,7 @@ from arena.harness.botproc import BotSpecError, expand_python, missing_program, 
 from arena.harness.protocol import Clock
 from arena.harness.resources import ResourceLimits
 from arena.match.record import DEFAULT_STRIKES, FailurePolicy, Policy
-from arena.tournament.buildspec import BuildSpec, bot_keys_dict, match_inputs, parse_build_keys
+from arena.tournament.buildspec import BuildSpec, bot_keys_dict, match_inputs, parse_build_keys, unmatched_text
 from arena.tournament.grants import Protected, leads_up, protected_paths, writable_folders, writable_refusal
 from arena.tournament.schedule import MAX_MATCHES, SPRT_MAX_PAIRS, Format, Mode, TeamMode, count_matches
 from arena.tournament.sources import SourceSpec
@@ -113,8 +113,8 @@ class BotConfig:
     # Variables of the arena's environment it is given besides those every bot gets
     # (arena.harness.botproc.bot_environment).
     pass_env: tuple[str, ...] = ()
-    # The files it is made of besides those its command names (``inputs:``, globs relative to
-    # its cwd): its build's inputs when it has a build, and part of its identity either way.
+    # An unbuilt bot's ``inputs:``: the files it is made of besides those its command names
+    # (globs relative to its cwd), part of its identity (a built bot's are its build's).
     inputs: tuple[str, ...] = ()
 
     @property
@@ -760,12 +760,11 @@ def _parse_bots(doc: Doc, node: Node, base_dir: str, top_limits: dict[str, Any],
                 f"{key}.cwd",
                 f"expected an existing folder, but {resolved} is not one",
             )
-        if inputs and build is None and source is None:
+        if inputs and source is None:
             # A built bot's are checked when it builds (build.py); a source bot's in its checkout.
             _, unmatched = match_inputs(inputs, resolved)
             if unmatched:
-                raise doc.error(fields["inputs"][1], f"{key}.inputs",
-                                f"the pattern {unmatched[0]!r} matches no file in {resolved}")
+                raise doc.error(fields["inputs"][1], f"{key}.inputs", unmatched_text(unmatched[0], resolved))
         env = _parse_env(doc, fields["env"][1], f"{key}.env") if "env" in fields else ()
         pass_env = _parse_pass_env(doc, fields["pass_env"][1], f"{key}.pass_env") if "pass_env" in fields else ()
         if build is None and source is None:

@@ -65,11 +65,10 @@ def context() -> Any:
     """The ``multiprocess`` context whose processes are forks of the preloaded server."""
     import multiprocess
 
-    with _lock:
-        _choose_tempdir()
     ctx = multiprocess.get_context("forkserver")
     ctx.set_forkserver_preload(PRELOAD)
     with _lock:
+        _choose_tempdir()  # before the server binds its socket
         try:
             _ensure_running()  # here if not already, rather than by the first worker's start
         except OSError:

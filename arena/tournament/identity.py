@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from arena.harness.botproc import _SOURCE_SUFFIXES, expand_python, split_command
-from arena.tournament.buildspec import match_inputs
+from arena.tournament.buildspec import match_inputs, unmatched_text
 from arena.tournament.sources import SourceError
 
 if TYPE_CHECKING:
@@ -293,7 +293,7 @@ def identify_bot(bot: BotConfig) -> BotIdentity:
         # The modules a script imports, say: what runs as much as the files its command names.
         paths, unmatched = build_input_files("", bot.inputs, cwd, program_files(bot.cmd))
         if unmatched:  # checked when the file was read, unless the bot is in a checkout
-            raise SourceError(bot.name, "inputs", f"the pattern {unmatched[0]!r} matches no file in {cwd}")
+            raise SourceError(bot.name, "inputs", unmatched_text(unmatched[0], cwd))
         inputs_sha256 = digest_of(digest_files(cwd, paths))
     return BotIdentity(
         name=bot.name,
