@@ -57,6 +57,7 @@ def _no_isolation() -> list[str]:
     Elsewhere (another mypy or setuptools), the isolated build that ``pip install .`` makes."""
     try:
         import tomllib  # Python 3.11
+
         from packaging.requirements import Requirement
     except ImportError:
         return []

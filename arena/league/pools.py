@@ -41,7 +41,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -184,7 +184,7 @@ def _store_results(folder: Path, seating: Seating, dropped: frozenset[str] = fro
 
 def _file_time(*paths: Path) -> datetime:
     times = [p.stat().st_mtime for p in paths if p.exists()]
-    return datetime.fromtimestamp(max(times) if times else 0.0, tz=timezone.utc)
+    return datetime.fromtimestamp(max(times) if times else 0.0, tz=UTC)
 
 
 def _read_store(folder: Path, label: str, index: int) -> Tournament:

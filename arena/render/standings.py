@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Callable, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from arena.printable import printable
@@ -338,10 +338,10 @@ def date_text(when: datetime | None, *, time: bool = False) -> str:
     """``2026-11-30`` (or ``2026-11-30 14:05 UTC``); ``-`` when unknown."""
     if when is None:
         return "-"
-    when = when.astimezone(timezone.utc)
+    when = when.astimezone(UTC)
     return when.strftime("%Y-%m-%d %H:%M UTC") if time else when.strftime("%Y-%m-%d")
 
 
 def iso(when: datetime | None) -> str | None:
     """The machine-readable form: ISO 8601 in UTC, to the second."""
-    return None if when is None else when.astimezone(timezone.utc).isoformat(timespec="seconds")
+    return None if when is None else when.astimezone(UTC).isoformat(timespec="seconds")

@@ -38,7 +38,7 @@ import time
 from collections.abc import Collection, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from arena.errors import ArenaError
@@ -239,7 +239,7 @@ def _write_record(cache_dir: str, build: _Build, log: str) -> None:
         # stale on the next run.
         "inputs": _inputs_now(build),
         "outputs": digest_files(build.cwd, build.outputs),
-        "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "finished": datetime.now(UTC).isoformat(timespec="seconds"),
         "log": log,
     }
     path = _record_path(cache_dir, build)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import signal
-import sys
 import tempfile
 import threading
 from typing import Any
@@ -102,7 +101,7 @@ _SAFE_PATH_MARK = "ESCOBA_ARENA_SAFE_PATH_SET"
 def _ensure_running() -> None:
     from multiprocess import forkserver, resource_tracker
 
-    marked = sys.version_info >= (3, 11) and _SAFE_PATH not in os.environ
+    marked = _SAFE_PATH not in os.environ
     if marked:
         os.environ[_SAFE_PATH] = os.environ[_SAFE_PATH_MARK] = "1"
     try:

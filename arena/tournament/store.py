@@ -38,7 +38,7 @@ import weakref
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
@@ -827,7 +827,7 @@ class ResultStore:
                 # In the same transaction: the date is that of the last match durably stored.
                 self._conn.execute(
                     "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
-                    (LAST_MATCH_KEY, json.dumps(datetime.now(timezone.utc).isoformat(timespec="seconds"))),
+                    (LAST_MATCH_KEY, json.dumps(datetime.now(UTC).isoformat(timespec="seconds"))),
                 )
         except sqlite3.IntegrityError:
             raise DuplicateMatchError(f"match {row.id!r} is already in {self.path}") from None
@@ -960,10 +960,7 @@ def _connect_raw(path: str, readonly: bool) -> sqlite3.Connection:
         conn = sqlite3.connect(path, timeout=30.0)
         conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=FULL")
-    # Python 3.11 on; 3.10 reads without the cap.
-    setlimit, length = getattr(conn, "setlimit", None), getattr(sqlite3, "SQLITE_LIMIT_LENGTH", None)
-    if setlimit is not None and length is not None:
-        setlimit(length, MAX_ROW_BYTES)
+    conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_ROW_BYTES)
     return conn
 
 

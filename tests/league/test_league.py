@@ -13,6 +13,7 @@ import json
 import re
 import shutil
 import sqlite3
+from datetime import UTC
 from pathlib import Path
 
 import pytest
@@ -154,12 +155,12 @@ def test_the_same_program_is_one_entry_and_a_changed_one_another(tmp_path: Path)
 
 def test_version_rules_for_unknown_identities_ready_names_and_commits():
     def t(index: int, identities: dict | None, bots=("ana",)) -> Tournament:
-        from datetime import datetime, timezone
+        from datetime import datetime
 
         kind = GameKind.of_game(Seating.alone(2), "clones", Rules())
         ids = None if identities is None else {n: BotIdentity.from_dict(d) for n, d in identities.items()}
         return Tournament(f"t{index}", Path(f"t{index}"), index, kind, f"t{index}",
-                          datetime(2026, 1, 1 + index, tzinfo=timezone.utc), False, 1, bots, ids)
+                          datetime(2026, 1, 1 + index, tzinfo=UTC), False, 1, bots, ids)
 
     # Identity not recorded: matched by name, joining the name's only known version.
     entries, notes = assign_entries([t(0, None), t(1, {"ana": _identity("ana", "a1")})])
