@@ -362,6 +362,11 @@ def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, p
     if quiet and mode is Progress.BAR:
         mode = Progress.NONE  # quiet silences what is for a person, not the JSON lines for a script
     out = _Human(quiet=quiet, tables_to_stderr=mode is Progress.JSONL)
+    address = cluster or config.cluster
+    if address:
+        from arena.tournament.dask_executor import require_extra
+
+        require_extra(f"--cluster {address}" if cluster else f"{config.source}: key 'cluster'")
 
     warm = _Warm(_RUN_MODULES)
     if mode is Progress.BAR and console.stderr_is_terminal():
@@ -370,7 +375,6 @@ def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, p
     from arena.tournament.build import run_builds
     from arena.tournament.versions import Versions, generation_config
 
-    address = cluster or config.cluster
     store = runner.open_store(config)
     view: _RunView | None = None
     with store:

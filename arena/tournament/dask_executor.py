@@ -31,6 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from arena.errors import InputError
 from arena.tournament.config import TournamentConfig
 from arena.tournament.executors import NOT_YET, Completed, Executor, ExecutorError, Specs, Wait, WorkerPlan
 from arena.tournament.schedule import MatchSpec
@@ -48,6 +49,16 @@ _REAP_EVERY_SECONDS = 30.0
 
 class ClusterUnavailable(ExecutorError):
     """Dask is not installed, or the scheduler cannot be reached, or it has no workers."""
+
+
+def require_extra(where: str) -> None:
+    """Before a run says anything: ``--cluster`` (or a file's ``cluster:``, as ``where`` says)
+    on an install without the extra is an option this install cannot use, not a fault met
+    mid-run."""
+    import importlib.util
+
+    if importlib.util.find_spec("distributed") is None:
+        raise InputError(f"{where}: {MISSING_EXTRA}")
 
 
 def _distributed() -> Any:
@@ -468,6 +479,7 @@ __all__ = [
     "close_lanes",
     "cluster_plan",
     "make_dask_executor",
+    "require_extra",
     "play_task",
     "reap_idle_lanes",
 ]

@@ -447,9 +447,16 @@ def test_without_dask_the_cli_says_which_extra_to_install(tmp_path: Path, monkey
     with pytest.raises(ClusterUnavailable) as info:
         make_dask_executor(load_config(path), "tcp://127.0.0.1:8786")
     assert str(info.value) == MISSING_EXTRA == "the cluster executor needs the cluster extra: pip install '.[cluster]'"
+    # Refused before the run says anything or makes its folder: an option this install cannot use.
     result = cli.invoke(app, ["run", str(path), "--no-progress", "--cluster", "tcp://127.0.0.1:8786"])
-    assert result.exit_code == 3  # the arena could not finish (README, exit codes)
-    assert f"error: {MISSING_EXTRA}" in result.stderr and "Traceback" not in result.output
+    assert result.exit_code == 2, result.output  # bad input (README, exit codes)
+    assert result.stderr == f"error: --cluster tcp://127.0.0.1:8786: {MISSING_EXTRA}\n"
+    assert result.stdout == "" and not (tmp_path / "out").exists()
+    in_file = path.with_name("in_file.yaml")
+    in_file.write_text(path.read_text() + "cluster: tcp://127.0.0.1:8786\n")
+    result = cli.invoke(app, ["run", str(in_file), "--no-progress"])
+    assert result.exit_code == 2, result.output
+    assert result.stderr == f"error: {in_file}: key 'cluster': {MISSING_EXTRA}\n" and result.stdout == ""
 
 
 def test_the_cluster_key_in_the_yaml():
