@@ -8,7 +8,6 @@ reader interface config.py's walker provides.
 
 from __future__ import annotations
 
-import glob
 import os
 import shlex
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from typing import Any, Protocol
 
 from yaml.nodes import Node, ScalarNode
 
+from arena.tournament.filepatterns import glob_files
 from arena.tournament.sources import SourceSpec
 
 SOURCE_KEYS = ("repo", "rev")
@@ -37,11 +37,7 @@ def match_inputs(patterns: tuple[str, ...], cwd: str) -> tuple[set[str], list[st
     found: set[str] = set()
     unmatched: list[str] = []
     for pattern in patterns:
-        matches = [
-            os.path.normpath(os.path.relpath(path, cwd))
-            for path in glob.glob(os.path.join(cwd, pattern), recursive=True)
-            if os.path.isfile(path)
-        ]
+        matches = [os.path.normpath(os.path.relpath(path, cwd)) for path in glob_files(pattern, cwd)]
         if not matches:
             unmatched.append(pattern)
         found.update(matches)
