@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import re
 import select
 import shlex
 import shutil
@@ -153,11 +154,17 @@ class Limits:
 PYTHON_PLACEHOLDER = "$PYTHON"
 
 
+# As a word, as a shell reads a variable's name: $PYTHONPATH is another variable, the shell's.
+_PYTHON_WORD = re.compile(r"\$(?:PYTHON(?![A-Za-z0-9_])|\{PYTHON\})")
+
+
 def expand_python(cmd: str | tuple[str, ...], python: str) -> str | tuple[str, ...]:
-    """Replace $PYTHON by the interpreter running the arena (quoted for a command string)."""
+    """Replace $PYTHON (or ${PYTHON}) by the interpreter running the arena (quoted for a command
+    string)."""
     if isinstance(cmd, str):
-        return cmd.replace(PYTHON_PLACEHOLDER, shlex.quote(python))
-    return tuple(part.replace(PYTHON_PLACEHOLDER, python) for part in cmd)
+        quoted = shlex.quote(python)
+        return _PYTHON_WORD.sub(lambda _: quoted, cmd)
+    return tuple(_PYTHON_WORD.sub(lambda _: python, part) for part in cmd)
 
 
 def split_command(cmd: str | Sequence[str]) -> tuple[str, ...]:
