@@ -627,15 +627,17 @@ def rate_pool(
     tournaments = pool.tournaments[: upto if upto is not None else len(pool.tournaments)]
     read = results if results is not None else league.results
     seen: dict[str, set[int]] = defaultdict(set)
-    itself = 0  # matches between versions merged by --by-name: no information about the entry
+    # Matches of an entry against itself: versions merged by --by-name, or one program entered
+    # under two names (a self-play check). They say nothing of its strength; the fit refuses them.
+    itself: Counter[str] = Counter()
 
     def tracked() -> Iterator[Result]:
-        nonlocal itself
         for position, t in enumerate(tournaments):
             for result in read(t):
                 sides = _sides(result)
-                if league.by_name and len({name for side in sides for name in side}) < sum(map(len, sides)):
-                    itself += 1
+                names = [name for side in sides for name in side]
+                if len(set(names)) < len(names):
+                    itself[next(name for name in names if names.count(name) > 1)] += 1
                     continue
                 for side in sides:
                     for name in side:
@@ -650,9 +652,13 @@ def rate_pool(
         notes.append(f"anchor {label} did not play here: ratings centred on {anchor_elo:g}")
         label = None
     table = fit_ratings(tracked(), anchor=label, anchor_elo=anchor_elo, prior=prior)
-    if itself:
-        notes.append(f"--by-name: {itself} match{'es' if itself != 1 else ''} between versions of one name "
+    if itself and league.by_name:
+        total = sum(itself.values())
+        notes.append(f"--by-name: {total} match{'es' if total != 1 else ''} between versions of one name "
                      "(an entry against itself) left out")
+    elif itself:
+        notes.extend(f"{count} match{'es' if count != 1 else ''} of {name} against itself (one program entered "
+                     "under two names) left out" for name, count in sorted(itself.items()))
     if anchor is not None and label is None:
         table = _shifted(table, anchor_elo)
     rows = []
