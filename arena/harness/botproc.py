@@ -169,17 +169,21 @@ def expand_python(cmd: str | tuple[str, ...], python: str) -> str | tuple[str, .
 
 def split_command(cmd: str | Sequence[str]) -> tuple[str, ...]:
     """The argv to execute. A string with shell syntax runs under ``/bin/sh -c``; a plain one
-    is split like a shell would, so ``"./bot --fast"`` execs the bot itself (no shell between
-    the arena and the bot)."""
+    is split like a shell would (``~/bot``: the arena user's home), so ``"./bot --fast"`` execs
+    the bot itself (no shell between the arena and the bot)."""
     if isinstance(cmd, str):
         if not cmd.strip():
             raise BotSpecError("empty bot command")
-        if _SHELL_CHARS & set(cmd):
+        shell = _SHELL_CHARS & set(cmd)
+        if shell and shell != {"~"}:
             return ("/bin/sh", "-c", cmd)
         try:
-            return tuple(shlex.split(cmd))
+            words = shlex.split(cmd)
         except ValueError as exc:
             raise BotSpecError(f"cannot split bot command {cmd!r}: {exc}") from None
+        # A word's leading ~ is the home of the user running the arena, as their shell reads it:
+        # a sealed bot's own HOME is a private /tmp, where ~/mybot/mybot is not.
+        return tuple(os.path.expanduser(word) if word.startswith("~") else word for word in words)
     argv = tuple(str(part) for part in cmd)
     if not argv or not argv[0]:
         raise BotSpecError("empty bot command")

@@ -303,6 +303,15 @@ def test_python_is_replaced_as_a_word_and_other_variables_are_left_to_the_shell(
     assert expand_python(("$PYTHON_BIN", "$PYTHON"), py) == ("$PYTHON_BIN", py)
 
 
+def test_a_leading_tilde_is_the_arena_users_home_not_the_sealed_bots(monkeypatch, tmp_path):
+    # A sealed bot's HOME is its private /tmp: left to its shell, ~/mybot/mybot was /tmp/mybot/mybot.
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert split_command("~/mybot/mybot --fast") == (f"{tmp_path}/mybot/mybot", "--fast")
+    assert split_command("python3 ~/mybot/bot.py ~") == ("python3", f"{tmp_path}/mybot/bot.py", str(tmp_path))
+    assert split_command("./bot a~b") == ("./bot", "a~b")
+    assert split_command("cd ~ && ./bot") == ("/bin/sh", "-c", "cd ~ && ./bot")  # a shell line: the shell's
+
+
 def test_limits_validation():
     assert Limits.from_dict({"move_ms": 100, "bank_ms": None}).move_ms == 100
     for bad in ({"move_ms": -1}, {"move_ms": "fast"}, {"speed": 1}, {"max_line_bytes": 10}):
