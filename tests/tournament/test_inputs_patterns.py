@@ -57,3 +57,18 @@ def test_a_linked_folder_that_is_no_loop_is_followed(tmp_path):
     os.symlink(tmp_path / "shared", tmp_path / "bot" / "lib" / "shared")
     found, _ = match_inputs(("**/*.py",), str(tmp_path / "bot"))
     assert found == {"bot.py", "lib/a.py", "lib/deep/b.py", "lib/shared/s.py"}
+
+
+def test_a_results_folder_inside_the_bots_folder_is_no_input(tmp_path):
+    # A tournament file beside the bot writes its results there: with inputs: ["**"] its store
+    # changed with every run, and so did the bot's identity (a new version each run).
+    _tree(tmp_path)
+    store = tmp_path / "results" / "mine"
+    (store / "logs").mkdir(parents=True)
+    (store / "results.sqlite").write_bytes(b"")
+    (store / "logs" / "mybot.stderr.log").write_text("")
+    (tmp_path / "results" / "notes.txt").write_text("")
+    found, _ = match_inputs(("**",), str(tmp_path))
+    assert found == {"bot.py", "lib/a.py", "lib/deep/b.py", "lib/notes.txt", "results/notes.txt"}
+    found, unmatched = match_inputs(("results/mine/*",), str(tmp_path))
+    assert found == set() and unmatched == ["results/mine/*"]
