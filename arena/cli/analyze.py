@@ -64,6 +64,10 @@ def analyze(
     wanted = list(dict.fromkeys(ids or ()))
     if html is not None and len(wanted) != 1:
         raise InputError("--html writes one match's replay page: give exactly one match ID")
+    if html is not None:
+        from arena.cli.options import check_output
+
+        check_output(html, "--html")
     todo: list[Task] = []
     records: dict[str, Any] = {}
     refused: list[str] = []

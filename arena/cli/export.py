@@ -50,11 +50,14 @@ def export(
     ] = None,
 ) -> None:
     """Export a results folder's matches (--games) or game records (--records) for other tools."""
+    from arena.cli.options import check_output
     from arena.tournament.export import Results, games_csv, games_jsonl, records_jsonl
     from arena.tournament.store import ResultStore
 
     if (games is None) == (records is None):
         raise InputError("give one of --games csv|jsonl or --records jsonl (one export per output)")
+    if output is not None:
+        check_output(output, "--output")
     with ResultStore.open_existing(str(results)) as store:
         lines: Iterable[str]
         if records is not None:

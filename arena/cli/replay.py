@@ -264,11 +264,14 @@ def replay_cmd(
 ) -> None:
     """Replay a logged match, verified through the rules core: step with the arrow keys, or watch
     it run with --auto. When the output is not a terminal, print the whole match as plain text."""
+    from arena.cli.options import check_output
     from arena.match.replay import replay
     from arena.tournament.export import is_record_lines
 
     if not game.exists():
         raise InputError(f"{game}: no such file or folder")
+    if html is not None:
+        check_output(html, "--html")
     # ``--auto 0.5``: typer options cannot take an optional value, so the number arrives as the
     # positional after GAME (or after GAME GAME_ID for a results folder).
     if game.is_dir() or is_record_lines(game):
@@ -551,6 +554,10 @@ def report_cmd(
     page for every match beside it, in OUT_replays/. Exit code 1 if any record is refused.
     Several results folders (or a folder of them) get a league page instead: the rating list,
     the tournaments and the ratings over time (default: FOLDER/league.html)."""
+    if html is not None:
+        from arena.cli.options import check_output
+
+        check_output(html, "--html")
     if is_league(inputs):
         from arena.cli.rate import write_league_report
 
