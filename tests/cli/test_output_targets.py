@@ -34,3 +34,18 @@ def test_an_output_over_a_results_store_is_refused_and_the_store_kept(tmp_path: 
     assert (out.read_bytes() if out.exists() else None) == before
     with ResultStore.open_existing(str(results)) as store:
         assert store.count() == count
+
+
+def test_an_export_writes_through_no_link_planted_beside_its_output(tmp_path: Path):
+    # It wrote a fixed OUT.tmp and renamed it: a link planted there (in a shared folder) had
+    # the export written through it, into any file the user may write.
+    results = Path(make_store(tmp_path / "r", rules={"target": 3}, matches=2))
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me\n")
+    out = tmp_path / "shared" / "games.csv"
+    out.parent.mkdir()
+    (out.parent / "games.csv.tmp").symlink_to(victim)
+    done = CliRunner().invoke(app, ["export", str(results), "--games", "csv", "-o", str(out)])
+    assert done.exit_code == 0, done.output
+    assert victim.read_text() == "keep me\n"
+    assert out.read_text().startswith("side_a,side_b,score_a,") and not out.is_symlink()
