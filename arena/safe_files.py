@@ -29,9 +29,10 @@ files by name: they are checked just before it does.
 from __future__ import annotations
 
 import errno
+import io
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import BinaryIO, TextIO
 
 from arena.errors import ArenaError, WriteError
@@ -223,15 +224,42 @@ def write_bytes(path: str | os.PathLike[str], data: bytes, *, folder_may_be_link
     except OSError as exc:
         raise WriteError(f"cannot write {shown}: {exc.strerror or exc}") from None
     try:
-        _write_new(dir_fd, name, data)
+        _write_new(dir_fd, name, lambda fh: fh.write(data))
     except OSError as exc:
         raise WriteError(f"cannot write {shown}: {exc.strerror or exc}") from None
     finally:
         os.close(dir_fd)
 
 
-def _write_new(dir_fd: int, name: str, data: bytes) -> None:
-    """``data`` in a new file of a fresh name in the folder ``dir_fd``, renamed to ``name``."""
+def write_lines(path: str | os.PathLike[str], lines: Iterable[str]) -> None:
+    """``write_bytes`` for text given line by line (each ended by a newline), written as it
+    comes: an export of many records is never held whole. Raises ``WriteError``."""
+    folder, name = _split(path)
+    shown = os.fspath(path)
+    try:
+        dir_fd = _open_folder(folder, follow=True)
+    except OSError as exc:
+        raise WriteError(f"cannot write {shown}: {exc.strerror or exc}") from None
+
+    def write(fh: BinaryIO) -> None:
+        text = io.TextIOWrapper(fh, encoding="utf-8", newline="\n")
+        for line in lines:
+            text.write(line)
+            text.write("\n")
+        text.flush()
+        text.detach()  # the file is closed by its owner, _write_new
+
+    try:
+        _write_new(dir_fd, name, write)
+    except OSError as exc:
+        raise WriteError(f"cannot write {shown}: {exc.strerror or exc}") from None
+    finally:
+        os.close(dir_fd)
+
+
+def _write_new(dir_fd: int, name: str, write: Callable[[BinaryIO], object]) -> None:
+    """What ``write`` writes, in a new file of a fresh name in the folder ``dir_fd``, renamed to
+    ``name``."""
     for _ in range(_TRIES):
         tmp = f".{name[:180]}.{os.urandom(8).hex()}.tmp"
         try:
@@ -240,7 +268,7 @@ def _write_new(dir_fd: int, name: str, data: bytes) -> None:
             continue  # someone else's file: never touched
         try:
             with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
+                write(fh)
             os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
         except BaseException:
             try:
@@ -265,5 +293,6 @@ __all__ = [
     "open_text_log",
     "refuse_links",
     "write_bytes",
+    "write_lines",
     "write_text",
 ]

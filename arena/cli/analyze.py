@@ -56,18 +56,25 @@ def analyze(
     move, the loss of the move played, and marks (inaccuracy, mistake, blunder). Per bot: its
     decisions, mean loss, marks, and where the loss comes from. Exit code 1 if a record is refused."""
     from arena.analysis import by_bot, marked, tasks
-    from arena.cli.replay import check_source, iter_sources
+    from arena.cli.replay import check_source, iter_sources, shown_labels
     from arena.match.record import RecordError
     from arena.render.text import counted
+    from arena.tournament.standings import relabelled
 
     wanted = list(dict.fromkeys(ids or ()))
     if html is not None and len(wanted) != 1:
         raise InputError("--html writes one match's replay page: give exactly one match ID")
+    if html is not None:
+        from arena.cli.options import check_output
+
+        check_output(html, "--html")
     todo: list[Task] = []
     records: dict[str, Any] = {}
     refused: list[str] = []
     found: set[str] = set()
     bots: set[str] = set()
+    # Checked as recorded, then named as arena table names them (a version by its label).
+    labels = shown_labels(results)
     for source in iter_sources(results):
         found.add(source.label)
         if wanted and source.label not in wanted:
@@ -76,6 +83,7 @@ def analyze(
         if why is not None or rec is None:
             refused.append(f"refused {source.label}: {why}")
             continue
+        rec = relabelled(rec, labels)
         bots.update(rec.seats)
         try:
             todo += tasks(source.label, rec, bot, ANALYST_SEED)

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from enum import Enum
 from pathlib import Path
-from typing import IO, Annotated
+from typing import Annotated
 
 import typer
 
 import arena.cli.console as console
-from arena.errors import InputError, WriteError
+from arena.errors import InputError
 
 
 class GamesFormat(str, Enum):
@@ -50,11 +49,14 @@ def export(
     ] = None,
 ) -> None:
     """Export a results folder's matches (--games) or game records (--records) for other tools."""
+    from arena.cli.options import check_output
     from arena.tournament.export import Results, games_csv, games_jsonl, records_jsonl
     from arena.tournament.store import ResultStore
 
     if (games is None) == (records is None):
         raise InputError("give one of --games csv|jsonl or --records jsonl (one export per output)")
+    if output is not None:
+        check_output(output, "--output")
     with ResultStore.open_existing(str(results)) as store:
         lines: Iterable[str]
         if records is not None:
@@ -71,25 +73,12 @@ def export(
         console.echo(f"wrote {output}", err=True)
 
 
-def _write_lines(out: IO[str], lines: Iterable[str]) -> None:
-    for line in lines:
-        out.write(line)
-        out.write("\n")
-
-
 def _write_file(path: Path, lines: Iterable[str]) -> None:
-    """Written beside the target and renamed over it: a failed export leaves no half file."""
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        try:
-            with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
-                _write_lines(fh, lines)
-            os.replace(tmp, path)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
-    except OSError as exc:
-        raise WriteError(f"cannot write {path}: {exc.strerror or exc}") from None
+    """Written in a new file beside the target and renamed over it: a failed export leaves no
+    half file, and nothing planted beside it is written through."""
+    from arena.safe_files import write_lines
+
+    write_lines(path, lines)
 
 
 __all__ = ["export"]

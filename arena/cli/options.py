@@ -4,6 +4,7 @@ them run."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -44,3 +45,14 @@ def check_prior(prior: float | None) -> float:
 
 
 __all__ = ["ByNameOption", "FormatOption", "MixOption", "PriorOption", "check_prior"]
+
+
+def check_output(path: Path, option: str) -> None:
+    """Refuse an output file that is a results folder's store or its journal: written whole, it
+    would replace every match stored (tab completion offers results.sqlite beside the folder)."""
+    from arena.tournament.folder_names import STORE_FILE
+
+    journals = (STORE_FILE, f"{STORE_FILE}-wal", f"{STORE_FILE}-shm", f"{STORE_FILE}-journal")
+    if path.name in journals and (path.parent / STORE_FILE).is_file():
+        raise InputError(f"{option} {path}: that is the results store of {path.parent}, which it would "
+                         "replace; give another file")

@@ -326,12 +326,16 @@ def _checked_spec(command: str, from_file: Path | None, startup_ms: int | None, 
     gives only its ``cmd`` (and the time limits of the options), in this folder."""
     import sys
 
-    from arena.harness.botproc import BotSpec, expand_python
+    from arena.harness.botproc import BotSpec, expand_python, missing_program
     from arena.tournament.config import BotConfig, load_config
     from arena.tournament.worker import bot_spec, make_job
 
     if from_file is None:
         name = BotSpec.from_command(expand_python(command, sys.executable)).name
+        # A command that cannot start is bad input, as in arena play and a tournament file.
+        problem = missing_program(expand_python(command, sys.executable), os.getcwd(), {})
+        if problem:
+            raise InputError(f"bot {name!r}: {problem}")
         bot = BotConfig(name, command, ".", base_dir=os.getcwd(), startup_ms=startup_ms, move_ms=move_ms)
         return bot_spec(bot, sys.executable)
     if startup_ms is not None or move_ms is not None:

@@ -87,6 +87,18 @@ def _is_store(folder: Path) -> bool:
     return (folder / _STORE_FILE).is_file()
 
 
+def shown_labels(path: Path) -> dict[str, str]:
+    """How the bots of the results folder ``path`` are shown where one changed: each version by
+    its label (``mybot~2`` -> ``mybot@2.0``, as ``arena table`` shows it); empty for any other
+    source, whose names are shown as recorded."""
+    if not (path.is_dir() and _is_store(path)):
+        return {}
+    from arena.tournament.standings import store_labels
+
+    with _open_store(path) as store:
+        return store_labels(store)
+
+
 def load_game(game: Path, game_id: str | None) -> tuple[Any, str]:
     """The record JSON named by the user: a file, or a results folder and a match id."""
     from arena.tournament.export import find_record, is_record_lines
@@ -252,11 +264,14 @@ def replay_cmd(
 ) -> None:
     """Replay a logged match, verified through the rules core: step with the arrow keys, or watch
     it run with --auto. When the output is not a terminal, print the whole match as plain text."""
+    from arena.cli.options import check_output
     from arena.match.replay import replay
     from arena.tournament.export import is_record_lines
 
     if not game.exists():
         raise InputError(f"{game}: no such file or folder")
+    if html is not None:
+        check_output(html, "--html")
     # ``--auto 0.5``: typer options cannot take an optional value, so the number arrives as the
     # positional after GAME (or after GAME GAME_ID for a results folder).
     if game.is_dir() or is_record_lines(game):
@@ -276,15 +291,14 @@ def replay_cmd(
         rep = replay(data)
     except RecordError as exc:
         raise RecordError(f"{label}: {exc}") from None
-    if game.is_dir() and _is_store(game):
+    labels = shown_labels(game)
+    if labels:
         # Checked as recorded, shown as people read the bots: a version by its label (mybot@2.0).
         from dataclasses import replace
 
-        from arena.tournament.standings import relabelled, store_labels
-        from arena.tournament.store import ResultStore
+        from arena.tournament.standings import relabelled
 
-        with ResultStore.open_existing(str(game)) as store:
-            rep = replace(rep, record=relabelled(rep.record, store_labels(store)))
+        rep = replace(rep, record=relabelled(rep.record, labels))
     if seat is not None and not 0 <= seat < rep.seating.players:
         raise InputError(f"--seat {seat}: this match has seats 0 to {rep.seating.players - 1}")
     if stderr:
@@ -540,6 +554,10 @@ def report_cmd(
     page for every match beside it, in OUT_replays/. Exit code 1 if any record is refused.
     Several results folders (or a folder of them) get a league page instead: the rating list,
     the tournaments and the ratings over time (default: FOLDER/league.html)."""
+    if html is not None:
+        from arena.cli.options import check_output
+
+        check_output(html, "--html")
     if is_league(inputs):
         from arena.cli.rate import write_league_report
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import re
 import select
 import shlex
 import shutil
@@ -153,26 +154,36 @@ class Limits:
 PYTHON_PLACEHOLDER = "$PYTHON"
 
 
+# As a word, as a shell reads a variable's name: $PYTHONPATH is another variable, the shell's.
+_PYTHON_WORD = re.compile(r"\$(?:PYTHON(?![A-Za-z0-9_])|\{PYTHON\})")
+
+
 def expand_python(cmd: str | tuple[str, ...], python: str) -> str | tuple[str, ...]:
-    """Replace $PYTHON by the interpreter running the arena (quoted for a command string)."""
+    """Replace $PYTHON (or ${PYTHON}) by the interpreter running the arena (quoted for a command
+    string)."""
     if isinstance(cmd, str):
-        return cmd.replace(PYTHON_PLACEHOLDER, shlex.quote(python))
-    return tuple(part.replace(PYTHON_PLACEHOLDER, python) for part in cmd)
+        quoted = shlex.quote(python)
+        return _PYTHON_WORD.sub(lambda _: quoted, cmd)
+    return tuple(_PYTHON_WORD.sub(lambda _: python, part) for part in cmd)
 
 
 def split_command(cmd: str | Sequence[str]) -> tuple[str, ...]:
     """The argv to execute. A string with shell syntax runs under ``/bin/sh -c``; a plain one
-    is split like a shell would, so ``"./bot --fast"`` execs the bot itself (no shell between
-    the arena and the bot)."""
+    is split like a shell would (``~/bot``: the arena user's home), so ``"./bot --fast"`` execs
+    the bot itself (no shell between the arena and the bot)."""
     if isinstance(cmd, str):
         if not cmd.strip():
             raise BotSpecError("empty bot command")
-        if _SHELL_CHARS & set(cmd):
+        shell = _SHELL_CHARS & set(cmd)
+        if shell and shell != {"~"}:
             return ("/bin/sh", "-c", cmd)
         try:
-            return tuple(shlex.split(cmd))
+            words = shlex.split(cmd)
         except ValueError as exc:
             raise BotSpecError(f"cannot split bot command {cmd!r}: {exc}") from None
+        # A word's leading ~ is the home of the user running the arena, as their shell reads it:
+        # a sealed bot's own HOME is a private /tmp, where ~/mybot/mybot is not.
+        return tuple(os.path.expanduser(word) if word.startswith("~") else word for word in words)
     argv = tuple(str(part) for part in cmd)
     if not argv or not argv[0]:
         raise BotSpecError("empty bot command")

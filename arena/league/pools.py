@@ -261,11 +261,13 @@ class _CountedOnce:
         self._labels: dict[int, str] = {}
         self._unentered: dict[str, Tournament] = {}  # results id -> the folder holding it, its ids not entered
         self._holders: dict[int, set[int]] = defaultdict(set)  # input -> the inputs its dropped matches came from
+        self._folders: dict[int, Tournament] = {}  # input -> the results folder it is
 
     def folders(self, stores: Iterable[Tournament]) -> Iterator[Tournament]:
         """The results folders, each without the matches an earlier folder holds (a copy)."""
         for t in stores:
             self._labels[t.index] = t.label
+            self._folders[t.index] = t
             if t.results_id is None:
                 if self.several:
                     self.notes.append(f"{t.label}: no results_id recorded (an earlier arena; a run of it records "
@@ -276,20 +278,25 @@ class _CountedOnce:
                 self._unentered[t.results_id] = t
                 yield t
                 continue
-            ids = self._ids(t)
-            dropped = frozenset(match_id for match_id in ids if self.claim((t.results_id, match_id), t.index))
-            self.said(t.label, t.index, len(dropped), len(ids))
-            if len(dropped) < len(ids):
+            seats = self._seats(t)
+            dropped = frozenset(match_id for match_id, played in seats.items()
+                                if self.claim((t.results_id, match_id), t.index, (t, played)))
+            self.said(t.label, t.index, len(dropped), len(seats))
+            if len(dropped) < len(seats):
                 yield replace(t, matches=t.matches - len(dropped), dropped_ids=dropped)
 
-    def claim(self, key: MatchKey, index: int) -> bool:
-        """Whether the match is held by an input counted before (then ``index`` drops it)."""
+    def claim(self, key: MatchKey, index: int, played: tuple[Tournament, tuple[str, ...]] | None = None) -> bool:
+        """Whether the match is held by an input counted before (then ``index`` drops it).
+        ``played``: the results folder that holds it and the entrants of its seats: a copy of a
+        folder that went on apart holds the same ids for matches another program played."""
         first = self._unentered.pop(key[0], None)
         if first is not None:
             for match_id in self._ids(first):
                 self._ledger.claim((key[0], match_id), first.index)
         holder = self._ledger.claim(key, index)
         if holder is None:
+            return False
+        if played is not None and holder in self._folders and not _same_programs(self._folders[holder], *played):
             return False
         self._holders[index].add(holder)
         return True
@@ -305,6 +312,22 @@ class _CountedOnce:
     def _ids(t: Tournament) -> list[str]:
         with ResultStore.open_existing(str(t.path)) as store:
             return sorted(store.completed_ids())
+
+    @staticmethod
+    def _seats(t: Tournament) -> dict[str, tuple[str, ...]]:
+        with ResultStore.open_existing(str(t.path)) as store:
+            return {row.id: tuple(row.seats) for row in sorted(store.results(), key=lambda row: row.id)}
+
+
+def _same_programs(holder: Tournament, t: Tournament, seats: Sequence[str]) -> bool:
+    """Whether each entrant of ``seats`` ran the same program in both folders, as far as both
+    recorded it."""
+    for entrant in seats:
+        one = (holder.identities or {}).get(entrant)
+        other = (t.identities or {}).get(entrant)
+        if one is not None and other is not None and one.key != other.key:
+            return False
+    return True
 
 
 def _sides(result: Result) -> tuple[tuple[str, ...], ...]:
@@ -627,15 +650,17 @@ def rate_pool(
     tournaments = pool.tournaments[: upto if upto is not None else len(pool.tournaments)]
     read = results if results is not None else league.results
     seen: dict[str, set[int]] = defaultdict(set)
-    itself = 0  # matches between versions merged by --by-name: no information about the entry
+    # Matches of an entry against itself: versions merged by --by-name, or one program entered
+    # under two names (a self-play check). They say nothing of its strength; the fit refuses them.
+    itself: Counter[str] = Counter()
 
     def tracked() -> Iterator[Result]:
-        nonlocal itself
         for position, t in enumerate(tournaments):
             for result in read(t):
                 sides = _sides(result)
-                if league.by_name and len({name for side in sides for name in side}) < sum(map(len, sides)):
-                    itself += 1
+                names = [name for side in sides for name in side]
+                if len(set(names)) < len(names):
+                    itself[next(name for name in names if names.count(name) > 1)] += 1
                     continue
                 for side in sides:
                     for name in side:
@@ -650,9 +675,13 @@ def rate_pool(
         notes.append(f"anchor {label} did not play here: ratings centred on {anchor_elo:g}")
         label = None
     table = fit_ratings(tracked(), anchor=label, anchor_elo=anchor_elo, prior=prior)
-    if itself:
-        notes.append(f"--by-name: {itself} match{'es' if itself != 1 else ''} between versions of one name "
+    if itself and league.by_name:
+        total = sum(itself.values())
+        notes.append(f"--by-name: {total} match{'es' if total != 1 else ''} between versions of one name "
                      "(an entry against itself) left out")
+    elif itself:
+        notes.extend(f"{count} match{'es' if count != 1 else ''} of {name} against itself (one program entered "
+                     "under two names) left out" for name, count in sorted(itself.items()))
     if anchor is not None and label is None:
         table = _shifted(table, anchor_elo)
     rows = []

@@ -8,7 +8,6 @@ reader interface config.py's walker provides.
 
 from __future__ import annotations
 
-import glob
 import os
 import shlex
 from dataclasses import dataclass
@@ -16,6 +15,8 @@ from typing import Any, Protocol
 
 from yaml.nodes import Node, ScalarNode
 
+from arena.tournament.filepatterns import glob_files
+from arena.tournament.folder_names import STORE_FILE
 from arena.tournament.sources import SourceSpec
 
 SOURCE_KEYS = ("repo", "rev")
@@ -33,19 +34,32 @@ class BuildSpec:
 
 def match_inputs(patterns: tuple[str, ...], cwd: str) -> tuple[set[str], list[str]]:
     """The files ``inputs:`` patterns match (globs relative to ``cwd``, ``**`` for any depth),
-    as normalized paths relative to ``cwd``; and the patterns that matched nothing."""
+    as normalized paths relative to ``cwd``; and the patterns that matched nothing. A results
+    folder's files are never a bot's: a tournament file beside the bot writes its results there,
+    and they change with every run."""
     found: set[str] = set()
     unmatched: list[str] = []
+    stores: dict[str, bool] = {}
     for pattern in patterns:
-        matches = [
-            os.path.normpath(os.path.relpath(path, cwd))
-            for path in glob.glob(os.path.join(cwd, pattern), recursive=True)
-            if os.path.isfile(path)
-        ]
+        matches = [os.path.normpath(os.path.relpath(path, cwd)) for path in glob_files(pattern, cwd)]
+        matches = [path for path in matches if not _in_results_folder(path, cwd, stores)]
         if not matches:
             unmatched.append(pattern)
         found.update(matches)
     return found, unmatched
+
+
+def _in_results_folder(path: str, cwd: str, stores: dict[str, bool]) -> bool:
+    """Whether a folder of ``path`` (relative to ``cwd``) holds a results store; ``stores``
+    remembers the folders looked at."""
+    folder = os.path.dirname(path)
+    while folder and folder not in (os.curdir, os.pardir) and not folder.endswith(os.sep + os.pardir):
+        if folder not in stores:
+            stores[folder] = os.path.isfile(os.path.join(cwd, folder, STORE_FILE))
+        if stores[folder]:
+            return True
+        folder = os.path.dirname(folder)
+    return False
 
 
 def unmatched_text(pattern: str, cwd: str) -> str:

@@ -228,19 +228,25 @@ class BotIdentity:
         (``mybot 2.0`` -> ``mybot@2.0``), else the configured name and the short hash."""
         given = ready_version(self.ready_name)
         if given is not None and self.ready_name is not None:
-            return f"{self.ready_name.split()[0]}@{given}"
+            word = self.ready_name.split()[0]
+            return f"{word if _LABEL_WORD.fullmatch(word) else bot_name(self.name)}@{given}"
         return f"{bot_name(self.name)}@{self.version}"
 
 
-_VERSION = re.compile(r"v?\d[\w.+-]*")
+# A label is a side of an export, its team's members joined by "+", which arena rate reads back:
+# it holds what a bot's name in a tournament file may (config.py), and a version no "+".
+_LABEL_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+_VERSION = re.compile(r"v?\d[\w.-]*")
 
 
 def ready_version(ready_name: str | None) -> str | None:
     """The version a ready name announces as its last word (``mybot 2.0``, ``go-bot v1.2-rc``),
-    or None."""
+    without build metadata (``1.0.0+build.7`` -> ``1.0.0``, as semver orders them), or None."""
     words = (ready_name or "").split()
-    if len(words) >= 2 and _VERSION.fullmatch(words[-1]) and "@" not in words[0]:
-        return words[-1]
+    if len(words) >= 2 and "@" not in words[0]:
+        version = words[-1].split("+", 1)[0]
+        if _VERSION.fullmatch(version):
+            return version
     return None
 
 

@@ -47,6 +47,7 @@ from arena.errors import ArenaError, ExitCode, WriteError
 from arena.harness.protocol import Termination
 from arena.match import jsontext
 from arena.safe_files import make_folder, open_lock_file, refuse_links
+from arena.tournament.folder_names import STORE_FILE as STORE_FILE  # its owner is below the modules that need it
 from arena.tournament.identity import BotIdentity
 from arena.tournament.schedule import plain_fields
 
@@ -54,7 +55,6 @@ if TYPE_CHECKING:
     from arena.tournament.config import TournamentConfig
 
 SCHEMA_VERSION = 1
-STORE_FILE = "results.sqlite"
 IDENTITIES_KEY = "identities"
 # Set once a bot changed in this folder (versions.py): per generation, bot name -> the entrant
 # name its newest version plays under.

@@ -49,6 +49,33 @@ def test_play_and_check_bot_run_python_placeholder_commands_as_a_tournament_file
     assert checked.exit_code == 0 and "result: PASS" in checked.stdout, checked.output
 
 
+@pytest.mark.parametrize("command, said", [
+    (f"{PY} missing.py", "expected the bot's program file to exist, but "),
+    ("$PYTHON missing.py", "expected the bot's program file to exist, but "),
+    ("no-such-program-here", "expected a command that exists, but 'no-such-program-here' is not on the PATH"),
+])
+def test_check_bot_of_a_missing_program_is_bad_input_as_in_play(command, said):
+    # As arena play and a tournament file: one line, exit 2 (README, "a missing bot command"),
+    # not a check failed (exit 1) on the interpreter's own complaint.
+    for cmd in ("check-bot", "play"):
+        result = run(cmd, command, *([command] if cmd == "play" else []))
+        assert result.exit_code == 2, result.output
+        [line] = result.stderr.splitlines()
+        assert line.startswith("error: bot ") and said in line, line
+
+
+def test_a_bot_command_in_the_home_folder_spelled_with_a_tilde_runs(monkeypatch, tmp_path):
+    import shutil
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / "mybot").mkdir()
+    shutil.copy(C, tmp_path / "mybot" / "mybot")
+    checked = run("check-bot", "~/mybot/mybot")
+    assert checked.exit_code == 0 and "result: PASS" in checked.stdout, checked.output
+    missing = run("check-bot", "~/mybot/nothing")
+    assert missing.exit_code == 2 and f"{tmp_path}/mybot/nothing is not an executable file" in missing.stderr
+
+
 def test_play_shows_the_match_as_it_goes():
     result = run("play", C, zoo("good"), C, "--seed", "8", "--target", "3")
     assert result.exit_code == 0, result.output

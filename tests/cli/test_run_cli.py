@@ -320,6 +320,15 @@ def test_a_changed_python_bot_joins_its_tournament_as_a_new_version_on_the_same_
     scripts = "".join(script for _file, script in report.replay_files())
     assert "mybot~2" not in scripts and label in scripts and old_label in scripts
     assert {side for m in report.matches for side in m["sides"] if side.startswith("mybot")} == {label, old_label}
+    # So does arena analyze, whose --bot takes the label the table shows.
+    analysed = CliRunner().invoke(app, ["analyze", str(tmp_path / "out"), new_id, "--playouts", "2", "--format", "json"])
+    assert analysed.exit_code == 0, analysed.output
+    assert sorted(b["bot"] for b in json.loads(analysed.stdout)) == sorted(
+        label if s == "mybot~2" else s for s in new[new_id].seats)
+    one = CliRunner().invoke(app, ["analyze", str(tmp_path / "out"), "--bot", old_label, "--playouts", "2",
+                                   "--format", "json"])
+    assert one.exit_code == 0, one.output
+    assert [b["bot"] for b in json.loads(one.stdout)] == [old_label]
     again = arena("run", str(path), "--no-progress", "--no-report")
     assert again.returncode == 0 and "new version" not in again.stderr and stored(tmp_path / "out") == 10
     dropped = arena("run", str(path), "--no-progress", "--no-report", "--drop-old")

@@ -7,7 +7,7 @@ import time
 import pytest
 from zoo.helpers import FAST, fake_spec, hello, pids_in, running, sealed, wait_until, zoo_spec
 
-from arena.harness.botproc import BotProcess, BotSpec, BotSpecError, ConversationLog, Limits, split_command
+from arena.harness.botproc import BotProcess, BotSpec, BotSpecError, ConversationLog, Limits, expand_python, split_command
 from arena.harness.protocol import BotFailure, Termination, event_line
 
 LEGAL = ["7o", "7o+3b+5c"]
@@ -290,6 +290,26 @@ def test_split_command_and_spec():
     assert spec.name == "random.py" and spec.env == (("A", "1"), ("B", "2"))
     assert BotSpec.from_command("bots/c/firstmove.bin").name == "firstmove.bin"
     assert hash(spec) == hash(BotSpec.from_command("python3 bots/random.py", env={"A": "1", "B": "2"}))
+
+
+def test_python_is_replaced_as_a_word_and_other_variables_are_left_to_the_shell():
+    py = "/venv x/bin/python"
+    assert expand_python("$PYTHON bot.py", py) == "'/venv x/bin/python' bot.py"
+    assert expand_python("${PYTHON} bot.py", py) == "'/venv x/bin/python' bot.py"
+    assert expand_python(("$PYTHON", "bot.py"), py) == (py, "bot.py")
+    # $PYTHONPATH (a bot's environment keeps the PYTHON variables) is the shell's to expand.
+    assert expand_python("env PYTHONPATH=$PYTHONPATH:lib $PYTHON bot.py", py) == (
+        "env PYTHONPATH=$PYTHONPATH:lib '/venv x/bin/python' bot.py")
+    assert expand_python(("$PYTHON_BIN", "$PYTHON"), py) == ("$PYTHON_BIN", py)
+
+
+def test_a_leading_tilde_is_the_arena_users_home_not_the_sealed_bots(monkeypatch, tmp_path):
+    # A sealed bot's HOME is its private /tmp: left to its shell, ~/mybot/mybot was /tmp/mybot/mybot.
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert split_command("~/mybot/mybot --fast") == (f"{tmp_path}/mybot/mybot", "--fast")
+    assert split_command("python3 ~/mybot/bot.py ~") == ("python3", f"{tmp_path}/mybot/bot.py", str(tmp_path))
+    assert split_command("./bot a~b") == ("./bot", "a~b")
+    assert split_command("cd ~ && ./bot") == ("/bin/sh", "-c", "cd ~ && ./bot")  # a shell line: the shell's
 
 
 def test_limits_validation():

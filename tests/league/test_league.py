@@ -557,3 +557,38 @@ def test_by_name_merges_every_version_of_a_name_wherever_it_played_and_leaves_ou
     said = " ".join(_arena("rate", league, "--by-name").stdout.split())
     assert "--by-name: 4 matches between versions of one name (an entry against itself) left out" in said
     assert "--by-name: every version of a name is one entry (merged: ana (2) versions)" in said
+
+
+def test_one_program_entered_under_two_names_is_one_entry_and_its_matches_against_itself_are_left_out(tmp_path: Path):
+    # The same bot entered twice (a self-play check): one program, so one entry; the matches it
+    # played against itself say nothing of its strength, and they refused the whole league.
+    league = tmp_path / "league"
+    _store(league, "t1", bots=("ana", "anna", "luis"), versions={"ana": "p", "anna": "p", "luis": "l"})
+    result = _arena("rate", league / "t1", "--format", "json")
+    assert result.exit_code == 0, result.output
+    rows = {row["name"]: row for row in json.loads(result.stdout)}
+    assert len(rows) == 2 and "luis" in rows
+    [program] = [row for name, row in rows.items() if name != "luis"]
+    assert program["matches"] == rows["luis"]["matches"] == 8
+    [label] = [name for name in rows if name != "luis"]
+    said = " ".join(_arena("rate", league).stdout.split())
+    assert f"4 matches of {label} against itself (one program entered under two names) left out" in said
+
+
+def test_two_copies_of_a_folder_that_went_on_apart_keep_the_matches_each_played_with_another_program(tmp_path: Path):
+    # A copy resumed elsewhere after its bot changed another way holds the same match ids (and
+    # results_id) for matches another program played: those are no duplicates of the first's.
+    league = tmp_path / "league"
+    first = _store(league, "a", versions={"ana": "a1", "luis": "l", "marta": "m"})
+    copy = league / "b"
+    shutil.copytree(first, copy)
+    _set_meta(copy, "identities", {"ana": _identity("ana", "a2"), "luis": _identity("luis", "l"),
+                                   "marta": _identity("marta", "m")})
+    result = _arena("rate", first, copy, "--format", "json")
+    assert result.exit_code == 0, result.output
+    rows = {row["name"]: row for row in json.loads(result.stdout)}
+    ana = sorted(name for name in rows if name.startswith("ana@"))
+    assert len(ana) == 2 and all(rows[name]["matches"] == 8 for name in ana)
+    assert rows["luis"]["matches"] == rows["marta"]["matches"] == 4 + 4 + 4  # against each ana, and each other once
+    said = " ".join(_arena("rate", first, copy).stdout.split())
+    assert f"{copy}: 4 of its 12 matches are in {first} too (the same results_id and id): counted once" in said

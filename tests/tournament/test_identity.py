@@ -124,6 +124,20 @@ def test_an_identity_is_a_plain_json_value_and_the_ready_name_counts_once_known(
     assert identity_changes(ident, with_commit) == ["now from revision aaaaaaaaaaaa"]
 
 
+def test_a_label_holds_only_what_a_bot_name_may_hold(tmp_path):
+    # A label is a side in an export (team members joined by "+") that arena rate reads back:
+    # a ready name's word that is no bot name gives way to the file's name, and a version's
+    # build metadata (semver's 1.0.0+build) is left out.
+    ident = identify_bot(load_config(write_bot(tmp_path, "x = 1\n")).bot("b"))
+    assert ident.with_ready_name("evil+greedy 1.0").label == "b@1.0"
+    assert ident.with_ready_name("a,b 2.0").label == "b@2.0"
+    assert ident.with_ready_name("\x1b[31mred 2.0").label == "b@2.0"
+    semver = ident.with_ready_name("mybot 1.0.0+build.7")
+    assert semver.label == "mybot@1.0.0" and semver.version == "1.0.0"
+    assert ident.with_ready_name("mybot 1.0+").label == "mybot@1.0"
+    assert "+" not in ident.with_ready_name("mybot +1").label
+
+
 @pytest.mark.parametrize("cmd, cwd", [
     ("$PYTHON bot.py", "."),
     ("/usr/bin/python3.11 {root}/bot.py", "/"),
