@@ -48,6 +48,7 @@ from arena.safe_files import open_text_log
 from arena.tournament.buildspec import BuildSpec, unmatched_text
 from arena.tournament.buildspec import command_text as _command_text
 from arena.tournament.config import BotConfig, TournamentConfig
+from arena.tournament.grants import writable_folders
 from arena.tournament.identity import build_input_files, command_outputs, digest_files, digest_of, program_files
 from arena.tournament.sources import SourceError, checkout, is_checked_out, locate
 from arena.tournament.store import hidden_paths
@@ -134,6 +135,7 @@ class _Build:
     programs: tuple[tuple[str, str | tuple[str, ...]], ...]  # (bot, its command, expanded): checked after the build
     network: bool = False  # a grant of the file (the bots' ``network: true``): else a sealed build has none
     hidden: tuple[str, ...] = ()  # what the build may not see (the tournament's secrets)
+    written: tuple[str, ...] = ()  # the bots' writable folders: never the build's inputs
 
     @property
     def key(self) -> str:
@@ -165,6 +167,7 @@ def _distinct_builds(bots: Sequence[BotConfig], python: str, hidden: tuple[str, 
             programs=tuple((b.name, b.resolved_cmd(python)) for b, _ in members),
             network=any(dict(b.limits).get("network") is True for b, _ in members),
             hidden=hidden,
+            written=tuple(dict.fromkeys(f for b, _ in members for _, f in writable_folders(b) if f)),
         ))
     return builds
 
@@ -202,7 +205,7 @@ def _read_record(path: str) -> dict[str, Any] | None:
 
 
 def _inputs_now(build: _Build) -> dict[str, str | None]:
-    paths, unmatched = build_input_files(build.cmd, build.inputs, build.cwd, build.outputs)
+    paths, unmatched = build_input_files(build.cmd, build.inputs, build.cwd, build.outputs, build.written)
     if unmatched:
         raise BuildError(build.bots[0], f"key 'inputs': {unmatched_text(unmatched[0], build.cwd)}")
     return digest_files(build.cwd, paths)

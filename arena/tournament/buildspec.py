@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -32,21 +33,28 @@ class BuildSpec:
     inputs: tuple[str, ...] = ()
 
 
-def match_inputs(patterns: tuple[str, ...], cwd: str) -> tuple[set[str], list[str]]:
+def match_inputs(patterns: tuple[str, ...], cwd: str, written: Sequence[str] = ()) -> tuple[set[str], list[str]]:
     """The files ``inputs:`` patterns match (globs relative to ``cwd``, ``**`` for any depth),
-    as normalized paths relative to ``cwd``; and the patterns that matched nothing. A results
-    folder's files are never a bot's: a tournament file beside the bot writes its results there,
-    and they change with every run."""
+    as normalized paths relative to ``cwd``; and the patterns that matched nothing. Files that
+    change with every run are never a bot's: a results folder's (a tournament file beside the
+    bot writes its results there), and those below the folders of ``written`` (absolute: the
+    bot's ``writable`` folders, where it keeps what it learns)."""
     found: set[str] = set()
     unmatched: list[str] = []
     stores: dict[str, bool] = {}
     for pattern in patterns:
         matches = [os.path.normpath(os.path.relpath(path, cwd)) for path in glob_files(pattern, cwd)]
-        matches = [path for path in matches if not _in_results_folder(path, cwd, stores)]
+        matches = [path for path in matches
+                   if not _in_results_folder(path, cwd, stores) and not _below_any(os.path.join(cwd, path), written)]
         if not matches:
             unmatched.append(pattern)
         found.update(matches)
     return found, unmatched
+
+
+def _below_any(path: str, folders: Sequence[str]) -> bool:
+    path = os.path.normpath(path)
+    return any(os.path.commonpath((path, folder)) == folder for folder in folders)
 
 
 def _in_results_folder(path: str, cwd: str, stores: dict[str, bool]) -> bool:

@@ -760,11 +760,6 @@ def _parse_bots(doc: Doc, node: Node, base_dir: str, top_limits: dict[str, Any],
                 f"{key}.cwd",
                 f"expected an existing folder, but {resolved} is not one",
             )
-        if inputs and source is None:
-            # A built bot's are checked when it builds (build.py); a source bot's in its checkout.
-            _, unmatched = match_inputs(inputs, resolved)
-            if unmatched:
-                raise doc.error(fields["inputs"][1], f"{key}.inputs", unmatched_text(unmatched[0], resolved))
         env = _parse_env(doc, fields["env"][1], f"{key}.env") if "env" in fields else ()
         pass_env = _parse_pass_env(doc, fields["pass_env"][1], f"{key}.pass_env") if "pass_env" in fields else ()
         if build is None and source is None:
@@ -791,6 +786,11 @@ def _parse_bots(doc: Doc, node: Node, base_dir: str, top_limits: dict[str, Any],
             BotConfig(name, cmd, cwd, env, clock=clock, base_dir=base_dir, build=build, source=source, limits=resources,
                       pass_env=pass_env, inputs=inputs, **limits)
         )
+        if inputs and source is None:
+            # A built bot's are checked when it builds (build.py); a source bot's in its checkout.
+            _, unmatched = match_inputs(inputs, resolved, [f for _, f in writable_folders(bots[-1]) if f])
+            if unmatched:
+                raise doc.error(fields["inputs"][1], f"{key}.inputs", unmatched_text(unmatched[0], resolved))
     return tuple(bots)
 
 

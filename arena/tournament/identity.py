@@ -29,12 +29,13 @@ import json
 import os
 import re
 import shlex
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from arena.harness.botproc import _SOURCE_SUFFIXES, expand_python, split_command
 from arena.tournament.buildspec import match_inputs, unmatched_text
+from arena.tournament.grants import writable_folders
 from arena.tournament.sources import SourceError
 
 if TYPE_CHECKING:
@@ -107,20 +108,21 @@ def command_outputs(cmd: str | tuple[str, ...]) -> tuple[str, ...]:
 
 
 def build_input_files(cmd: str | tuple[str, ...], inputs: tuple[str, ...], cwd: str,
-                      outputs: Iterable[str] = ()) -> tuple[tuple[str, ...], tuple[str, ...]]:
+                      outputs: Iterable[str] = (), written: Sequence[str] = ()) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The build's inputs, as paths relative to ``cwd``, sorted, and the ``inputs`` patterns
     that matched nothing.
 
     With declared ``inputs`` (globs relative to ``cwd``, ``**`` for any depth), the files
     they match. Without, the existing files the build command names (``cc -o bot bot.c``:
     ``bot.c``), except its outputs (``-o`` arguments and ``outputs``, the files the bot's
-    command names). Give the command as written (``$PYTHON`` is not a file).
+    command names), and those below the folders of ``written`` (the bot's ``writable`` ones,
+    absolute). Give the command as written (``$PYTHON`` is not a file).
     """
     exclude = {os.path.normpath(p) for p in (*outputs, *command_outputs(cmd))}
     found: set[str] = set()
     unmatched: list[str] = []
     if inputs:
-        found, unmatched = match_inputs(inputs, cwd)
+        found, unmatched = match_inputs(inputs, cwd, written)
     else:
         for word in _words(cmd):
             path = os.path.normpath(word)
@@ -290,14 +292,16 @@ def identify_bot(bot: BotConfig) -> BotIdentity:
         raise SourceError(bot.name, "source", "the revision is not resolved yet (identify the bots run_builds returns)")
     cwd = bot.resolved_cwd
     inputs_sha256 = None
+    # What the bot writes as it plays changes with every run: never part of what it is.
+    written = [folder for _, folder in writable_folders(bot) if folder]
     if bot.build is not None:
         outputs = program_files(bot.cmd)
-        paths, _ = build_input_files(bot.build.cmd, bot.build.inputs, cwd, outputs)
+        paths, _ = build_input_files(bot.build.cmd, bot.build.inputs, cwd, outputs, written)
         if paths:
             inputs_sha256 = digest_of(digest_files(cwd, paths))
     elif bot.inputs:
         # The modules a script imports, say: what runs as much as the files its command names.
-        paths, unmatched = build_input_files("", bot.inputs, cwd, program_files(bot.cmd))
+        paths, unmatched = build_input_files("", bot.inputs, cwd, program_files(bot.cmd), written)
         if unmatched:  # checked when the file was read, unless the bot is in a checkout
             raise SourceError(bot.name, "inputs", unmatched_text(unmatched[0], cwd))
         inputs_sha256 = digest_of(digest_files(cwd, paths))

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.tournament.config import load_config
+from arena.tournament.config import ConfigError, load_config
 from arena.tournament.identity import BotIdentity, identify_bot, identity_changes, program_files
 
 
@@ -85,6 +85,25 @@ def test_build_inputs_count_for_a_bot_whose_command_names_no_file(tmp_path):
     new = identify_bot(load_config(path).bot("b"))
     assert identity_changes(old, new) == [
         f"build inputs changed (sha256 {old.inputs_sha256[:12]}.. -> {new.inputs_sha256[:12]}..)"]
+
+
+def test_what_a_bot_writes_in_its_writable_folder_is_never_its_input(tmp_path):
+    # inputs: ["**"] beside a writable folder where the bot keeps what it learns: each run wrote
+    # there, so each run found a new version and played its schedule again.
+    (tmp_path / "state").mkdir()
+    (tmp_path / "state" / "book.json").write_text("{}")
+    path = write_bot(tmp_path, "print('v1')\n", cmd="python3 bot.py, inputs: ['**'], limits: {writable: [state]}")
+    old = identify_bot(load_config(path).bot("b"))
+    (tmp_path / "state" / "book.json").write_text('{"learned": 1}')
+    (tmp_path / "state" / "more.json").write_text("{}")
+    assert identity_changes(old, identify_bot(load_config(path).bot("b"))) == []
+    (tmp_path / "other.py").write_text("print('changed')\n")  # outside it, still an input
+    assert identity_changes(old, identify_bot(load_config(path).bot("b")))[0].startswith("inputs changed")
+    # A pattern that matches only what the bot writes matches none of its files.
+    only = tmp_path / "only.yaml"
+    only.write_text(path.read_text().replace("inputs: ['**']", "inputs: ['state/*.json']"))
+    with pytest.raises(ConfigError, match=r"key 'bots\[0\]\.inputs'"):
+        load_config(only)
 
 
 def test_an_unbuilt_bots_inputs_are_part_of_its_identity(tmp_path):
