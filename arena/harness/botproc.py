@@ -243,7 +243,8 @@ class BotSpec:
     ``pass_env``), or with ``inherit_env=False`` is all of it. ``limits`` are the time
     and line limits (recorded in every game record); ``resources`` what its processes may use;
     ``hidden`` the paths it may not read, the arena's choice (a tournament's secrets, see
-    ``arena.harness.sandbox``), not the bot's.
+    ``arena.harness.sandbox``), not the bot's; ``readable`` the folders a sealed bot may read
+    besides its own (those of the files its ``inputs:`` name outside its folder).
     """
 
     name: str
@@ -255,10 +256,12 @@ class BotSpec:
     resources: ResourceLimits = field(default_factory=ResourceLimits)
     hidden: tuple[str, ...] = ()
     pass_env: tuple[str, ...] = ()
+    readable: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "cmd", split_command(self.cmd))
         object.__setattr__(self, "pass_env", tuple(self.pass_env))
+        object.__setattr__(self, "readable", tuple(self.readable))
         env = self.env.items() if isinstance(self.env, Mapping) else self.env
         object.__setattr__(self, "env", tuple(sorted((str(k), str(v)) for k, v in env)))
         if not self.name:
@@ -563,7 +566,7 @@ class BotProcess:
         try:
             launcher = self._launcher if self._launcher is not None else containment.launcher()
             child = launcher.spawn(spec.cmd, env, spec.cwd, spec.resources, theirs, cpus=sorted(self.cpus or ()),
-                                   hidden=spec.hidden)
+                                   hidden=spec.hidden, readable=spec.readable)
         except (SpawnError, LauncherError) as exc:
             for fd in ours:
                 os.close(fd)

@@ -504,9 +504,10 @@ class LauncherClient:
 
     def spawn(self, argv: Sequence[str], env: Mapping[str, str], cwd: str | None, limits: ResourceLimits,
               fds: Sequence[int], cpus: Sequence[int] | None = None, timeout: float = _START_TIMEOUT,
-              hidden: Sequence[str] = ()) -> Child:
+              hidden: Sequence[str] = (), readable: Sequence[str] = ()) -> Child:
         """Start a bot with ``fds`` as its stdin, stdout and stderr; where Landlock is in force
-        it cannot read the ``hidden`` paths (``arena.harness.sandbox``)."""
+        it cannot read the ``hidden`` paths (``arena.harness.sandbox``); sealed, it may read the
+        ``readable`` folders besides its own."""
         env = dict(env)
         # Sealed or not, this process's first bot clears what dead arenas left in its
         # temporary folder (arena.harness.scratch).
@@ -519,7 +520,7 @@ class LauncherClient:
             reply = self._request("spawn", fds, timeout, argv=list(argv), env=env, cwd=cwd,
                                   limits=limits.to_dict(), network=limits.network,
                                   writable=limits.writable_folders(cwd), hidden=list(hidden), scratch=scratch,
-                                  readable=list(seal.ARENA_READABLE), cpus=sorted(cpus) if cpus else None)
+                                  readable=[*seal.ARENA_READABLE, *readable], cpus=sorted(cpus) if cpus else None)
         except BaseException:
             _remove(scratch)
             raise

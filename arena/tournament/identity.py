@@ -131,6 +131,20 @@ def build_input_files(cmd: str | tuple[str, ...], inputs: tuple[str, ...], cwd: 
     return tuple(sorted(found - exclude)), tuple(unmatched)
 
 
+def outside_input_folders(bot: BotConfig) -> tuple[str, ...]:
+    """The folders of an unbuilt bot's ``inputs:`` files that lie outside its own (``inputs:
+    ['../shared/*.py']``), absolute: the file says the bot is made of them, and sealed it sees
+    its own folder and no other of the user's, so it is given these to read as well. A built
+    bot's inputs are its build's, not its program's."""
+    if bot.build is not None or not bot.inputs:
+        return ()
+    cwd = bot.resolved_cwd
+    paths, _ = build_input_files("", bot.inputs, cwd, (), [f for _, f in writable_folders(bot) if f])
+    outside = {os.path.dirname(os.path.normpath(os.path.join(cwd, path))) for path in paths
+               if path == os.pardir or path.startswith(os.pardir + os.sep)}
+    return tuple(sorted(outside))
+
+
 def digest_files(cwd: str, paths: Iterable[str]) -> dict[str, str | None]:
     """Each path (relative to ``cwd``) -> its SHA-256, None when missing."""
     return {path: sha256_file(os.path.join(cwd, os.path.expanduser(path))) for path in paths}

@@ -47,9 +47,12 @@ class Job:
 
 def bot_spec(bot: Any, python: str, hidden: tuple[str, ...] = ()) -> BotSpec:
     """The harness's BotSpec for a configured bot ($PYTHON expanded, cwd resolved)."""
+    from arena.tournament.identity import outside_input_folders
+
     return BotSpec(name=bot.name, cmd=bot.resolved_cmd(python), cwd=bot.resolved_cwd, env=bot.env,
                    pass_env=bot.pass_env, limits=bot_limits(bot, default_clock()),
-                   resources=ResourceLimits.from_dict(dict(bot.limits)), hidden=hidden)
+                   resources=ResourceLimits.from_dict(dict(bot.limits)), hidden=hidden,
+                   readable=outside_input_folders(bot))
 
 
 def bot_limits(bot: Any, machine_clock: Clock | None = None) -> Limits:
