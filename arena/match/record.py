@@ -357,9 +357,11 @@ class GameRecord:
         """Read a record's dict, checking every field; ``RecordError`` names the first bad one.
 
         ``events_replayed``: for a caller that compares every event with the rules core's
-        (arena.match.replay, which refuses the record at the first that differs): an event is
-        checked here only as an object naming its type, with its time, and is taken as it is
-        rather than copied. Most of a record is its events: a report reads each one once."""
+        (arena.match.replay, which refuses the record at the first that differs, and reads each
+        event as it compares it: ``read_event`` where it is not the core's with a time): the
+        events are taken as they are, unread and uncopied, and the record is not to be used
+        before that walk has accepted it. Most of a record is its events: a report reads each
+        one once."""
         if not isinstance(data, Mapping):
             raise RecordError(f"a game record must be a JSON object, got {_show(data)}")
         _keys(data, "record", _RECORD_KEYS, _RECORD_REQUIRED)
@@ -384,7 +386,7 @@ class GameRecord:
             seating=_read_seating(data["seating"]),
             seats=seats,
             moves=_read_moves(moves, players, version),
-            events=tuple([(_event_shape if events_replayed else read_event)(e, i) for i, e in enumerate(events)]),
+            events=tuple(events) if events_replayed else tuple([read_event(e, i) for i, e in enumerate(events)]),
             outcomes=tuple(_read_outcome(o, f"outcomes[{i}]", players)
                            for i, o in enumerate(_list(data["outcomes"], "outcomes"))),
             result=result,

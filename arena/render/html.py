@@ -78,14 +78,15 @@ def _e(text: object) -> str:
 
 
 def replay_data(record: GameRecord, steps: Sequence[tuple[int, int | None]], title: str = "",
-                seen: Afterwards | None = None) -> dict[str, Any]:
+                seen: Afterwards | None = None, events: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
     """Everything the replay page shows, as plain JSON-able values: the data format of version
     ``REPLAY_SCHEMA_VERSION`` that docs/REPLAY.md documents key by key. ``record`` must be
     verified, and ``steps`` is how its events split into steps (both from
     ``arena.match.replay.verify_steps``): the page draws the table from these verified events.
     The labels and sentences it writes (score categories and totals, suit styles, figures, the
     escoba cry, the captions) come with it, from the tables that own them. ``seen``: the
-    record's ``Afterwards`` when the caller has it (recomputed otherwise)."""
+    record's ``Afterwards`` when the caller has it (recomputed otherwise); ``events``: its events
+    without their times, when the caller has them (``verify_afterwards``)."""
     rules = Rules.from_record(record.rules)
     seating = Seating.from_dict(record.seating)
     moves = record.moves
@@ -114,8 +115,8 @@ def replay_data(record: GameRecord, steps: Sequence[tuple[int, int | None]], tit
                      "sides": [printable(name) for name in side_names(record, seating)],
                      "escobas": [escoba_text(n) for n in range(1, _MOST_ESCOBAS + 1)]},
         "card_order": _CARD_ORDER,
-        # The record's own events, times left out: verified equal to what the rules core made.
-        "events": list(map(untimed, record.events)),
+        # The record's events, times left out: verified equal to what the rules core made.
+        "events": list(map(untimed, record.events)) if events is None else list(events),
         "steps": plays,
         "outcomes": [o.to_dict() for o in record.outcomes],
         # The bots' notes with their moves, as escaped lines: [move index, text] of each.
@@ -184,13 +185,14 @@ def _page(title: str, css: str, body: str, script: str = "", islands: Mapping[st
 
 def render_replay_html(record: GameRecord, steps: Sequence[tuple[int, int | None]], title: str = "",
                        suits: SuitStyle | str = SuitStyle.SPANISH, seen: Afterwards | None = None,
-                       analysis: Sequence[Mapping[str, Any]] | None = None) -> str:
+                       analysis: Sequence[Mapping[str, Any]] | None = None,
+                       events: Sequence[Mapping[str, Any]] | None = None) -> str:
     """The replay page of one verified match (``record`` and ``steps`` as ``replay_data`` takes
     them), its data inside; ``suits``: the card faces it opens with. ``analysis``: the analysed
     moves (``arena analyze``'s ``MoveAnalysis.to_dict()``), marked beside their moves, in an
     island of their own (docs/ANALYSIS.md), so that the replay's data keeps its version."""
     style = SuitStyle.parse(suits)
-    data = replay_data(record, steps, title, seen)
+    data = replay_data(record, steps, title, seen, events)
     islands: dict[str, Any] = {"replay-data": data, "replay-config": {"suits": style.value}}
     if analysis is not None:
         islands["replay-analysis"] = list(analysis)
@@ -202,11 +204,11 @@ DATA_CALLBACK = "escobaReplayData"
 
 
 def replay_data_script(record: GameRecord, steps: Sequence[tuple[int, int | None]], title: str = "",
-                       seen: Afterwards | None = None) -> str:
+                       seen: Afterwards | None = None, events: Sequence[Mapping[str, Any]] | None = None) -> str:
     """A replay's data as a script file for the report's viewer: ``escobaReplayData({...});``.
     A script, not a JSON file, since a page opened from file:// may load scripts beside it but
     not fetch files; the JSON is written as in an island, so no string can end the call."""
-    return f"{DATA_CALLBACK}({json_island(replay_data(record, steps, title, seen))});\n"
+    return f"{DATA_CALLBACK}({json_island(replay_data(record, steps, title, seen, events))});\n"
 
 
 def render_replay_viewer(title: str, suits: SuitStyle | str = SuitStyle.SPANISH) -> str:
