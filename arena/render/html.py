@@ -19,7 +19,8 @@ import html
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from functools import cache
+from dataclasses import dataclass
+from functools import cache, lru_cache
 from importlib.resources import files
 from typing import Any
 
@@ -92,8 +93,7 @@ def replay_data(record: GameRecord, steps: Sequence[tuple[int, int | None]], tit
     moves = record.moves
     plays: list[list[int | str | None]] = [[end, turn, None, None] for end, turn in steps[:1]]
     plays += [[end, turn, m.seat, m.move] for (end, turn), m in zip(steps[1:], moves, strict=True)]
-    categories = [{"key": c, "label": _capitalized(CATEGORY_LABELS[c]), "count": COUNT_KEYS.get(c)}
-                  for c in CATEGORIES if c != "all_sevens" or rules.all_sevens_bonus]
+    labels = _labels(rules)
     return {
         "schema_version": REPLAY_SCHEMA_VERSION,
         "title": title or f"Escoba replay · seed {record.seed}",
@@ -102,18 +102,18 @@ def replay_data(record: GameRecord, steps: Sequence[tuple[int, int | None]], tit
         "seats": list(record.seats),
         "sides": list(side_names(record, seating)),
         "side_of": [seating.side_of(s) for s in range(seating.players)],
-        "rules": rules.to_dict(),
-        "rules_text": rules_text(rules),
+        "rules": labels.rules,
+        "rules_text": labels.rules_text,
         "target": rules.target,
         "result": record.result.to_dict(),
         "result_text": match_end_text(record, seating),
         "moves": len(moves),
-        "categories": categories,
-        "total_labels": {key: _capitalized(label) for key, label in TOTAL_LABELS.items()},
-        "suits": page_suits(),
-        "captions": {"texts": dict(CAPTIONS), "seats": [seat_name(record, s) for s in range(seating.players)],
+        "categories": labels.categories,
+        "total_labels": labels.total_labels,
+        "suits": labels.suits,
+        "captions": {"texts": labels.captions, "seats": [seat_name(record, s) for s in range(seating.players)],
                      "sides": [printable(name) for name in side_names(record, seating)],
-                     "escobas": [escoba_text(n) for n in range(1, _MOST_ESCOBAS + 1)]},
+                     "escobas": labels.escobas},
         "card_order": _CARD_ORDER,
         # The record's events, times left out: verified equal to what the rules core made.
         "events": list(map(untimed, record.events)) if events is None else list(events),
@@ -126,6 +126,35 @@ def replay_data(record: GameRecord, steps: Sequence[tuple[int, int | None]], tit
     }
 
 
+@dataclass(frozen=True)
+class _Labels:
+    """What the replay data says the same way in every match played by one set of rules: made
+    once per rules (``_labels``), not in each of a report's thousands of data files. Shared
+    values: the data is written as JSON, never changed."""
+
+    rules: dict[str, Any]
+    rules_text: str
+    categories: list[dict[str, Any]]
+    total_labels: dict[str, str]
+    suits: dict[str, Any]
+    captions: dict[str, str]
+    escobas: list[str]
+
+
+@lru_cache(maxsize=16)
+def _labels(rules: Rules) -> _Labels:
+    return _Labels(
+        rules=rules.to_dict(),
+        rules_text=rules_text(rules),
+        categories=[{"key": c, "label": _capitalized(CATEGORY_LABELS[c]), "count": COUNT_KEYS.get(c)}
+                    for c in CATEGORIES if c != "all_sevens" or rules.all_sevens_bonus],
+        total_labels={key: _capitalized(label) for key, label in TOTAL_LABELS.items()},
+        suits=page_suits(),
+        captions=dict(CAPTIONS),
+        escobas=[escoba_text(n) for n in range(1, _MOST_ESCOBAS + 1)],
+    )
+
+
 def _afterwards_data(record: GameRecord, seen: Afterwards | None) -> dict[str, Any]:
     """What no seat saw during play, for the page: each hand's deck and each decision's legal moves."""
     if seen is None:
@@ -136,6 +165,8 @@ def _afterwards_data(record: GameRecord, seen: Afterwards | None) -> dict[str, A
 def _stderr_by_move(record: GameRecord) -> list[list[Any]]:
     """Each stderr line as ``[move, seat, t_ms, text]``: the first move made at or after the
     time it was read (null after the last move, or in a record without times), its text escaped."""
+    if not record.stderr:
+        return []
     times = [m.t_ms for m in record.moves]
     if any(t is None for t in times):
         return [[None, line.seat, line.t_ms, printable(line.text)] for line in record.stderr]
