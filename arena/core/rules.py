@@ -293,6 +293,19 @@ class Seating:
             teams = data.get("teams")
         except (KeyError, TypeError, ValueError):
             raise SeatingError("seating: expected {'players': N, 'teams': [[seats], ...]}") from None
-        if teams is None:
-            return cls.alone(players)
-        return cls(players, tuple(tuple(int(s) for s in t) for t in teams))
+        key = (players, None if teams is None else tuple(tuple(int(s) for s in t) for t in teams))
+        known = _SEATINGS.get(key)
+        if known is not None:
+            return known
+        seating = cls.alone(players) if key[1] is None else cls(players, key[1])
+        if len(_SEATINGS) >= _SEATINGS_MOST:
+            _SEATINGS.clear()
+        _SEATINGS[key] = seating
+        return seating
+
+
+# The seatings read so far (``Seating.from_dict``), by players and teams: a report reads the
+# same one four times in each of thousands of records, and a ``Seating`` is an immutable value
+# whose every check and derived table would be made again. Bounded: records are untrusted.
+_SEATINGS: dict[tuple[int, tuple[tuple[int, ...], ...] | None], Seating] = {}
+_SEATINGS_MOST = 64
