@@ -334,8 +334,9 @@ def write_replay_page(path: Path, record: Any, title: str, suits: SuitStyle = Su
     from arena.match.replay import verify_afterwards
     from arena.render.html import render_replay_html
 
-    _, steps, seen = verify_afterwards(record)
-    _write_text(path, render_replay_html(record, steps, title=title, suits=suits, seen=seen, analysis=analysis))
+    _, steps, seen, events = verify_afterwards(record)
+    _write_text(path, render_replay_html(record, steps, title=title, suits=suits, seen=seen, analysis=analysis,
+                                         events=events))
 
 
 def _seconds(text: str) -> float | None:

@@ -91,7 +91,27 @@ class Rules:
         ``last_play_escoba``, a record's is not read as ``last_round_escoba`` of the same
         value: it withheld the escoba only from the hand's very last card, which never clears
         the table (the 40 cards add up to 220, every capture removes a multiple of 15), so
-        records of either value were refereed as ``last_round_escoba: true`` referees them."""
+        records of either value were refereed as ``last_round_escoba: true`` referees them.
+        The rules of a record read before are the same value again (``_FROM_RECORD``)."""
+        key: tuple[tuple[str, type, Any], ...] | None = None
+        if type(data) is dict:
+            key = tuple([(k, type(v), v) for k, v in data.items()])
+            try:
+                known = _FROM_RECORD.get(key)
+            except TypeError:  # a value that is not hashable: refused below
+                key = None
+            else:
+                if known is not None:
+                    return known
+        rules = cls._from_record(data)
+        if key is not None:
+            if len(_FROM_RECORD) >= _FROM_RECORD_MOST:
+                _FROM_RECORD.clear()
+            _FROM_RECORD[key] = rules
+        return rules
+
+    @classmethod
+    def _from_record(cls, data: Mapping[str, Any] | None) -> Rules:
         if isinstance(data, Mapping) and "last_play_escoba" in data:
             value = data["last_play_escoba"]
             if not isinstance(value, bool) or "last_round_escoba" in data:
@@ -104,6 +124,14 @@ class Rules:
         out: dict[str, Any] = {f.name: getattr(self, f.name) for f in fields(self)}
         out["last_round_escoba"] = self.last_round_escoba.value
         return out
+
+
+# The rules of the records read so far, by their options and each value's type (True and 1 are
+# equal keys, not equal options): a report or a verification reads the same few sets of rules
+# in every one of thousands of records (three times a record), and a ``Rules`` is an immutable
+# value. Bounded: records are untrusted, and their rules need not repeat.
+_FROM_RECORD: dict[tuple[tuple[str, type, Any], ...], Rules] = {}
+_FROM_RECORD_MOST = 256
 
 
 @dataclass(frozen=True)
@@ -265,6 +293,19 @@ class Seating:
             teams = data.get("teams")
         except (KeyError, TypeError, ValueError):
             raise SeatingError("seating: expected {'players': N, 'teams': [[seats], ...]}") from None
-        if teams is None:
-            return cls.alone(players)
-        return cls(players, tuple(tuple(int(s) for s in t) for t in teams))
+        key = (players, None if teams is None else tuple(tuple(int(s) for s in t) for t in teams))
+        known = _SEATINGS.get(key)
+        if known is not None:
+            return known
+        seating = cls.alone(players) if key[1] is None else cls(players, key[1])
+        if len(_SEATINGS) >= _SEATINGS_MOST:
+            _SEATINGS.clear()
+        _SEATINGS[key] = seating
+        return seating
+
+
+# The seatings read so far (``Seating.from_dict``), by players and teams: a report reads the
+# same one four times in each of thousands of records, and a ``Seating`` is an immutable value
+# whose every check and derived table would be made again. Bounded: records are untrusted.
+_SEATINGS: dict[tuple[int, tuple[tuple[int, ...], ...] | None], Seating] = {}
+_SEATINGS_MOST = 64

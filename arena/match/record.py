@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any, NamedTuple, NoReturn
 
 from arena.core.outcome import EndReason, TextEnum
@@ -357,9 +358,11 @@ class GameRecord:
         """Read a record's dict, checking every field; ``RecordError`` names the first bad one.
 
         ``events_replayed``: for a caller that compares every event with the rules core's
-        (arena.match.replay, which refuses the record at the first that differs): an event is
-        checked here only as an object naming its type, with its time, and is taken as it is
-        rather than copied. Most of a record is its events: a report reads each one once."""
+        (arena.match.replay, which refuses the record at the first that differs, and reads each
+        event as it compares it: ``read_event`` where it is not the core's with a time): the
+        events are taken as they are, unread and uncopied, and the record is not to be used
+        before that walk has accepted it. Most of a record is its events: a report reads each
+        one once."""
         if not isinstance(data, Mapping):
             raise RecordError(f"a game record must be a JSON object, got {_show(data)}")
         _keys(data, "record", _RECORD_KEYS, _RECORD_REQUIRED)
@@ -384,7 +387,7 @@ class GameRecord:
             seating=_read_seating(data["seating"]),
             seats=seats,
             moves=_read_moves(moves, players, version),
-            events=tuple([(_event_shape if events_replayed else read_event)(e, i) for i, e in enumerate(events)]),
+            events=tuple(events) if events_replayed else tuple([read_event(e, i) for i, e in enumerate(events)]),
             outcomes=tuple(_read_outcome(o, f"outcomes[{i}]", players)
                            for i, o in enumerate(_list(data["outcomes"], "outcomes"))),
             result=result,
@@ -639,12 +642,48 @@ def _seat(value: Any, where: str, players: int | None) -> int:
 
 
 def _read_moves(moves: Sequence[Any], players: int, version: int) -> tuple[MoveEntry, ...]:
+    plain = _plain_moves(moves, players)
+    if plain is not None:
+        return plain  # no notes: any version holds them
     entries = tuple([_read_move(m, "moves", i, players) for i, m in enumerate(moves)])
     if version < 2:
         for i, entry in enumerate(entries):
             if entry.info is not None:
                 raise RecordError(f"malformed game record: moves[{i}]: a move's notes need schema_version 2")
     return entries
+
+
+_PLAIN_MOVE_KEYS = frozenset(("seat", "move", "by", "ms", "t_ms"))
+_NONE_OR_FLOAT = frozenset((type(None), float))
+
+
+def _plain_moves(moves: Sequence[Any], players: int) -> tuple[MoveEntry, ...] | None:
+    """The moves of the common case read all at once, each check asked of every move in one pass
+    (a record's moves are most of what is read of it besides its events): each an object of
+    ``seat``, ``move`` and ``by`` with times as floats in range and no notes. None where any move
+    is not, and ``_read_move`` reads them one by one and names what is wrong."""
+    if not moves:
+        return ()
+    if {type(m) for m in moves} != {dict} or not _PLAIN_MOVE_KEYS.issuperset(set().union(*moves)):
+        return None
+    try:
+        seats = [m["seat"] for m in moves]
+        texts = [m["move"] for m in moves]
+        by = [_PLAYED_BY[m["by"]] for m in moves]
+    except (KeyError, TypeError):  # a key missing, or a "by" that is no name of one
+        return None
+    if {type(s) for s in seats} != {int} or min(seats) < 0 or max(seats) >= players or {type(t) for t in texts} != {str}:
+        return None
+    ms = [m.get("ms") for m in moves]
+    t_ms = [m.get("t_ms") for m in moves]
+    for times in (ms, t_ms):
+        if not _NONE_OR_FLOAT.issuperset({type(t) for t in times}):
+            return None
+        given = [t for t in times if t is not None]
+        # fsum: not finite where any time is not (a NaN compares as neither smaller nor larger)
+        if given and not (math.isfinite(math.fsum(given)) and min(given) >= 0 and max(given) < _INT_MAX):
+            return None
+    return tuple(map(_new_tuple, repeat(MoveEntry), zip(seats, texts, by, ms, t_ms, repeat(None))))
 
 
 def _read_info(value: Mapping[str, Any], path: str) -> Info | None:

@@ -264,17 +264,19 @@ def verify_steps(record: GameRecord | Mapping[str, Any]) -> tuple[GameRecord, tu
 
 
 def verify_afterwards(record: GameRecord | Mapping[str, Any]) -> tuple[GameRecord, tuple[tuple[int, int | None], ...],
-                                                                      Afterwards]:
-    """``verify_steps``, and the record's ``Afterwards`` gathered on the same walk (what a page
-    needs to show what no seat saw)."""
+                                                                      Afterwards, tuple[dict[str, Any], ...]]:
+    """``verify_steps``, the record's ``Afterwards`` gathered on the same walk (what a page
+    needs to show what no seat saw), and its events without their times (``untimed``): the
+    rules core's own, which the walk found equal to the record's (what a page draws)."""
     rec = coerce_record(record)
     steps: list[tuple[int, int | None]] = []
     seen = _Seen()
-    for _ in _walk(rec, None, steps, seen):
+    shown: list[dict[str, Any]] = []
+    for _ in _walk(rec, None, steps, seen, shown):
         pass
     if seen.value is None:  # _walk gathers it whenever the record holds
         raise ReplayMismatch("the walk ended early")
-    return rec, tuple(steps), seen.value
+    return rec, tuple(steps), seen.value, tuple(shown)
 
 
 def iter_frames(record: GameRecord | Mapping[str, Any]) -> Iterator[Frame]:
@@ -360,15 +362,15 @@ class _Decisions:
 
 
 def _walk(rec: GameRecord, board: _Board | None, steps: list[tuple[int, int | None]] | None = None,
-          seen: _Watcher | None = None) -> Iterator[Frame]:
+          seen: _Watcher | None = None, shown: list[dict[str, Any]] | None = None) -> Iterator[Frame]:
     rules, seating = _setup(rec)
     try:
         state = MatchState(rules, seating, rec.seed)
     except ValueError as exc:
         raise ReplayMismatch(f"the match cannot be set up: {exc}") from None
-    recorded = rec.events  # as read: each is checked here, against the core's (coerce_record)
+    recorded: Sequence[object] = rec.events  # as read: each is checked here, against the core's (coerce_record)
     total = len(rec.moves)
-    produced_count = _check_events(state, recorded, 0, None, None, None, total)
+    produced_count = _check_events(state, recorded, 0, None, None, None, total, shown)
     if steps is not None:
         steps.append((produced_count, state.current_seat))
     if seen is not None:
@@ -393,7 +395,7 @@ def _walk(rec: GameRecord, board: _Board | None, steps: list[tuple[int, int | No
         if seen is not None:
             seen.after(state)
         before = produced_count
-        produced_count = _check_events(state, recorded, before, index, seat, text, total)
+        produced_count = _check_events(state, recorded, before, index, seat, text, total, shown)
         if steps is not None:
             steps.append((produced_count, state.current_seat))
         if board is not None:
@@ -410,25 +412,43 @@ def _walk(rec: GameRecord, board: _Board | None, steps: list[tuple[int, int | No
         yield board.forfeit(total - 1 if total else None)
 
 
-def _check_events(state: MatchState, recorded: Sequence[dict[str, Any]], produced: int, index: int | None,
-                  seat: int | None, text: str | None, total: int) -> int:
+def _check_events(state: MatchState, recorded: Sequence[object], produced: int, index: int | None,
+                  seat: int | None, text: str | None, total: int, shown: list[dict[str, Any]] | None) -> int:
     """Compare the events the rules core made since the first ``produced`` with the record's;
-    how many it has made now. (A function of its own, not a closure of the walk: mypyc compiles
-    a generator's closures wrongly.)"""
+    how many it has made now. Each of the core's, without times, goes to ``shown`` (when given).
+    The record's events are read here (``GameRecord.from_dict`` with ``events_replayed``): one
+    equal to the core's is an object of its type, and only its time is left to check; any other
+    is read in full (``read_event``), which names what is malformed in it before the difference
+    is told. (A function of its own, not a closure of the walk: mypyc compiles a generator's
+    closures wrongly.)"""
     events = state.events
     for i in range(produced, len(events)):
         mine = events[i].to_dict()
         if i >= len(recorded):
             raise ReplayMismatch(f"the record's events end at event {i}, but the rules core goes on with "
                                  f"{_show(mine)}", move_index=index, seat=seat, move=text, moves=total)
-        theirs = recorded[i]
+        found = recorded[i]
+        theirs = found if type(found) is dict else read_event(found, i)
+        timed = False
         for key in TIME_KEYS:  # when it happened is the record's to say, not the core's
             if key in theirs:
                 mine[key] = theirs[key]
+                timed = True
         if theirs != mine:
             diff = _event_diff(i, untimed(read_event(theirs, i)), untimed(mine))
             raise ReplayMismatch(diff, move_index=index, seat=seat, move=text, moves=total)
+        if timed:
+            t_ms = theirs.get("t_ms")
+            if t_ms is not None and (type(t_ms) is not float or not 0 <= t_ms < _TIME_MAX):
+                read_event(theirs, i)  # refuses a time that is not a number of milliseconds >= 0
+            for key in TIME_KEYS:
+                mine.pop(key, None)
+        if shown is not None:
+            shown.append(mine)
     return len(events)
+
+
+_TIME_MAX = 2**63 - 1  # a record's times are below this (arena.match.record)
 
 
 def _at_move(rec: GameRecord, index: int, reason: str) -> ReplayMismatch:

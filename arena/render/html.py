@@ -19,7 +19,8 @@ import html
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from functools import cache
+from dataclasses import dataclass
+from functools import cache, lru_cache
 from importlib.resources import files
 from typing import Any
 
@@ -78,21 +79,21 @@ def _e(text: object) -> str:
 
 
 def replay_data(record: GameRecord, steps: Sequence[tuple[int, int | None]], title: str = "",
-                seen: Afterwards | None = None) -> dict[str, Any]:
+                seen: Afterwards | None = None, events: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
     """Everything the replay page shows, as plain JSON-able values: the data format of version
     ``REPLAY_SCHEMA_VERSION`` that docs/REPLAY.md documents key by key. ``record`` must be
     verified, and ``steps`` is how its events split into steps (both from
     ``arena.match.replay.verify_steps``): the page draws the table from these verified events.
     The labels and sentences it writes (score categories and totals, suit styles, figures, the
     escoba cry, the captions) come with it, from the tables that own them. ``seen``: the
-    record's ``Afterwards`` when the caller has it (recomputed otherwise)."""
+    record's ``Afterwards`` when the caller has it (recomputed otherwise); ``events``: its events
+    without their times, when the caller has them (``verify_afterwards``)."""
     rules = Rules.from_record(record.rules)
     seating = Seating.from_dict(record.seating)
     moves = record.moves
     plays: list[list[int | str | None]] = [[end, turn, None, None] for end, turn in steps[:1]]
     plays += [[end, turn, m.seat, m.move] for (end, turn), m in zip(steps[1:], moves, strict=True)]
-    categories = [{"key": c, "label": _capitalized(CATEGORY_LABELS[c]), "count": COUNT_KEYS.get(c)}
-                  for c in CATEGORIES if c != "all_sevens" or rules.all_sevens_bonus]
+    labels = _labels(rules)
     return {
         "schema_version": REPLAY_SCHEMA_VERSION,
         "title": title or f"Escoba replay · seed {record.seed}",
@@ -101,21 +102,21 @@ def replay_data(record: GameRecord, steps: Sequence[tuple[int, int | None]], tit
         "seats": list(record.seats),
         "sides": list(side_names(record, seating)),
         "side_of": [seating.side_of(s) for s in range(seating.players)],
-        "rules": rules.to_dict(),
-        "rules_text": rules_text(rules),
+        "rules": labels.rules,
+        "rules_text": labels.rules_text,
         "target": rules.target,
         "result": record.result.to_dict(),
         "result_text": match_end_text(record, seating),
         "moves": len(moves),
-        "categories": categories,
-        "total_labels": {key: _capitalized(label) for key, label in TOTAL_LABELS.items()},
-        "suits": page_suits(),
-        "captions": {"texts": dict(CAPTIONS), "seats": [seat_name(record, s) for s in range(seating.players)],
+        "categories": labels.categories,
+        "total_labels": labels.total_labels,
+        "suits": labels.suits,
+        "captions": {"texts": labels.captions, "seats": [seat_name(record, s) for s in range(seating.players)],
                      "sides": [printable(name) for name in side_names(record, seating)],
-                     "escobas": [escoba_text(n) for n in range(1, _MOST_ESCOBAS + 1)]},
+                     "escobas": labels.escobas},
         "card_order": _CARD_ORDER,
-        # The record's own events, times left out: verified equal to what the rules core made.
-        "events": list(map(untimed, record.events)),
+        # The record's events, times left out: verified equal to what the rules core made.
+        "events": list(map(untimed, record.events)) if events is None else list(events),
         "steps": plays,
         "outcomes": [o.to_dict() for o in record.outcomes],
         # The bots' notes with their moves, as escaped lines: [move index, text] of each.
@@ -123,6 +124,35 @@ def replay_data(record: GameRecord, steps: Sequence[tuple[int, int | None]], tit
         "stderr": _stderr_by_move(record),
         **_afterwards_data(record, seen),
     }
+
+
+@dataclass(frozen=True)
+class _Labels:
+    """What the replay data says the same way in every match played by one set of rules: made
+    once per rules (``_labels``), not in each of a report's thousands of data files. Shared
+    values: the data is written as JSON, never changed."""
+
+    rules: dict[str, Any]
+    rules_text: str
+    categories: list[dict[str, Any]]
+    total_labels: dict[str, str]
+    suits: dict[str, Any]
+    captions: dict[str, str]
+    escobas: list[str]
+
+
+@lru_cache(maxsize=16)
+def _labels(rules: Rules) -> _Labels:
+    return _Labels(
+        rules=rules.to_dict(),
+        rules_text=rules_text(rules),
+        categories=[{"key": c, "label": _capitalized(CATEGORY_LABELS[c]), "count": COUNT_KEYS.get(c)}
+                    for c in CATEGORIES if c != "all_sevens" or rules.all_sevens_bonus],
+        total_labels={key: _capitalized(label) for key, label in TOTAL_LABELS.items()},
+        suits=page_suits(),
+        captions=dict(CAPTIONS),
+        escobas=[escoba_text(n) for n in range(1, _MOST_ESCOBAS + 1)],
+    )
 
 
 def _afterwards_data(record: GameRecord, seen: Afterwards | None) -> dict[str, Any]:
@@ -135,6 +165,8 @@ def _afterwards_data(record: GameRecord, seen: Afterwards | None) -> dict[str, A
 def _stderr_by_move(record: GameRecord) -> list[list[Any]]:
     """Each stderr line as ``[move, seat, t_ms, text]``: the first move made at or after the
     time it was read (null after the last move, or in a record without times), its text escaped."""
+    if not record.stderr:
+        return []
     times = [m.t_ms for m in record.moves]
     if any(t is None for t in times):
         return [[None, line.seat, line.t_ms, printable(line.text)] for line in record.stderr]
@@ -184,13 +216,14 @@ def _page(title: str, css: str, body: str, script: str = "", islands: Mapping[st
 
 def render_replay_html(record: GameRecord, steps: Sequence[tuple[int, int | None]], title: str = "",
                        suits: SuitStyle | str = SuitStyle.SPANISH, seen: Afterwards | None = None,
-                       analysis: Sequence[Mapping[str, Any]] | None = None) -> str:
+                       analysis: Sequence[Mapping[str, Any]] | None = None,
+                       events: Sequence[Mapping[str, Any]] | None = None) -> str:
     """The replay page of one verified match (``record`` and ``steps`` as ``replay_data`` takes
     them), its data inside; ``suits``: the card faces it opens with. ``analysis``: the analysed
     moves (``arena analyze``'s ``MoveAnalysis.to_dict()``), marked beside their moves, in an
     island of their own (docs/ANALYSIS.md), so that the replay's data keeps its version."""
     style = SuitStyle.parse(suits)
-    data = replay_data(record, steps, title, seen)
+    data = replay_data(record, steps, title, seen, events)
     islands: dict[str, Any] = {"replay-data": data, "replay-config": {"suits": style.value}}
     if analysis is not None:
         islands["replay-analysis"] = list(analysis)
@@ -202,11 +235,11 @@ DATA_CALLBACK = "escobaReplayData"
 
 
 def replay_data_script(record: GameRecord, steps: Sequence[tuple[int, int | None]], title: str = "",
-                       seen: Afterwards | None = None) -> str:
+                       seen: Afterwards | None = None, events: Sequence[Mapping[str, Any]] | None = None) -> str:
     """A replay's data as a script file for the report's viewer: ``escobaReplayData({...});``.
     A script, not a JSON file, since a page opened from file:// may load scripts beside it but
     not fetch files; the JSON is written as in an island, so no string can end the call."""
-    return f"{DATA_CALLBACK}({json_island(replay_data(record, steps, title, seen))});\n"
+    return f"{DATA_CALLBACK}({json_island(replay_data(record, steps, title, seen, events))});\n"
 
 
 def render_replay_viewer(title: str, suits: SuitStyle | str = SuitStyle.SPANISH) -> str:

@@ -70,13 +70,13 @@ def replay_script(record: Any, row: Any, config: Any, spec: Any, title: str,
     from arena.tournament.standings import relabelled
 
     try:
-        rec, steps, seen = verify_afterwards(record)
+        rec, steps, seen, events = verify_afterwards(record)
     except RecordError as exc:
         return None, str(exc)
     why = store_differences(rec, row, config, spec)
     if why is not None:
         return None, why
-    return replay_data_script(relabelled(rec, labels or {}), steps, title, seen), None
+    return replay_data_script(relabelled(rec, labels or {}), steps, title, seen, events), None
 
 
 # A match id -> (its data file or None, why it was refused or None, the digest of its record as

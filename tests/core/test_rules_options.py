@@ -52,6 +52,32 @@ def test_a_records_last_play_escoba_is_read_as_it_was_refereed(old):
         Rules.from_record({**recorded, "last_play_escoba": "last_card"})
 
 
+def test_a_records_rules_read_again_are_the_same_value_and_a_value_of_another_type_is_read_anew():
+    """A report reads the same rules in every record: the second reading is the first's value;
+    an option of another type under the same name (True, equal to 1) is not that value."""
+    recorded = Rules(target=11, renuncio=True).to_dict()
+    first = Rules.from_record(recorded)
+    assert Rules.from_record(dict(recorded)) is first
+    assert first == Rules(target=11, renuncio=True)
+    assert Rules.from_record({"target": 1}).target == 1
+    with pytest.raises(OptionError):
+        Rules.from_record({"target": True})
+    with pytest.raises(OptionError):
+        Rules.from_record({"target": 1.0})
+    with pytest.raises(OptionError):
+        Rules.from_record({"target": [21]})  # not hashable: read, and refused, as any other
+
+
+def test_a_seating_read_again_is_the_same_value():
+    teams = Seating.pairs(4).to_dict()
+    assert Seating.from_dict(teams) is Seating.from_dict({"players": 4, "teams": [[0, 2], [1, 3]]}) == Seating.pairs(4)
+    assert Seating.from_dict({"players": 3}) is Seating.from_dict({"players": 3, "teams": None}) == Seating.alone(3)
+    with pytest.raises(SeatingError):
+        Seating.from_dict({"players": 4, "teams": [[0, 1], [2, 3]]})  # refused each time it is read
+    with pytest.raises(SeatingError):
+        Seating.from_dict({"players": 4, "teams": [[0, 1], [2, 3]]})
+
+
 def test_from_dict_round_trip_and_none():
     rules = Rules.from_dict({"target": 15, "sevens": "primera", "renuncio": True})
     assert Rules.from_dict(rules.to_dict()) == rules

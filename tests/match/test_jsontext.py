@@ -55,6 +55,8 @@ DATA = [
     "g1 & g2",
     "\x00\x01\x1b[31m",
     {"nested": {"deep": [[["\u00e9"]]]}},
+    # Runs of characters beyond ASCII, between ASCII and at either end: each escaped in place.
+    "\u00e9\u20ac\U0001f600x\x7f\x7f\u00b7 \U0010ffff\u00e9",
 ]
 
 

@@ -192,6 +192,44 @@ MALFORMED = [
 ]
 
 
+MOVE_DAMAGE = [
+    ("seat", "0", "seat"), ("seat", True, "seat"), ("seat", -1, "seat"), ("seat", 2, "seat"), ("seat", _DELETE, "'seat'"),
+    ("move", 5, "move"), ("move", _DELETE, "'move'"), ("by", "robot", "by"), ("by", ["bot"], "by"), ("by", True, "by"),
+    ("ms", float("nan"), "ms"), ("ms", float("-inf"), "ms"), ("ms", -0.5, "ms"), ("ms", "1", "ms"), ("ms", 2.0**64, "ms"),
+    ("t_ms", float("nan"), "t_ms"), ("t_ms", -1.0, "t_ms"), ("t_ms", [1.0], "t_ms"), ("extra", 1, "unknown key 'extra'"),
+    ("info", {"text": "x"}, "notes need schema_version 2"),
+]
+
+
+@pytest.mark.parametrize("key,value,message", MOVE_DAMAGE, ids=lambda x: None)
+def test_a_damaged_move_anywhere_is_named_though_moves_are_read_all_at_once(key, value, message):
+    """The moves are read all at once where each is the common case, and one by one otherwise:
+    a damaged move is named wherever it is, the first of two damaged ones first."""
+    moves = len(_base()["moves"])
+    for index in (0, moves // 2, moves - 1):
+        data = _base()
+        data["schema_version"] = 1
+        _set(data, ("moves", index, key), value)
+        if index + 1 < moves:
+            _set(data, ("moves", index + 1, key), value)
+        with pytest.raises(RecordError, match=rf"moves\[{index}\].*{message}"):
+            GameRecord.from_dict(data)
+
+
+def test_moves_read_all_at_once_are_those_read_one_by_one():
+    data = _base()
+    record = GameRecord.from_dict(data)
+    assert [m.to_dict() for m in record.moves] == data["moves"]
+    assert all(type(m) is MoveEntry and type(m.by) is PlayedBy for m in record.moves)
+    for m in data["moves"]:  # whole milliseconds written as integers, and no times: read as written
+        m["ms"] = 3
+        del m["t_ms"]
+    again = GameRecord.from_dict(data).moves
+    assert [(m.ms, type(m.ms), m.t_ms) for m in again] == [(3, int, None)] * len(again)
+    data["moves"] = []
+    assert GameRecord.from_dict(data).moves == ()
+
+
 @pytest.mark.parametrize("path,value,message", MALFORMED, ids=lambda x: None)
 def test_a_malformed_record_is_one_line_naming_the_field(path, value, message):
     data = _base()

@@ -10,9 +10,9 @@ from replay_helpers import RULE_VARIANTS, SEATINGS, change_one_card, other_card,
 from arena.core.game import MatchState
 from arena.core.rules import Rules, Seating
 from arena.harness.local_bot import LocalBot
-from arena.match.record import GameRecord, PlayedBy, RecordError
+from arena.match.record import GameRecord, PlayedBy, RecordError, untimed
 from arena.match.referee import FailurePolicy, play_match
-from arena.match.replay import ReplayMismatch, replay, verify
+from arena.match.replay import ReplayMismatch, replay, verify, verify_afterwards
 
 
 def _through_json(record: GameRecord) -> dict:
@@ -247,6 +247,27 @@ def test_a_malformed_event_is_refused_by_the_walk_that_reads_it_and_the_verified
     rec = replay(timed).record
     assert [e["t_ms"] for e in rec.events] == [float(i) for i in range(len(timed["events"]))]
     assert rec.events == tuple(timed["events"])
+
+
+def test_an_events_time_is_checked_by_the_walk_and_the_page_gets_the_events_without_times():
+    """The walk reads each event's time as it compares the event (the record's reader leaves
+    events to it): a time that is not a number of milliseconds >= 0 is refused by name, and the
+    events the walk hands a page are the record's without their times."""
+    base = record_dict(play(Seating.alone(2), {}, 31))
+    last = len(base["events"]) - 1
+    for index in (0, last // 2, last):
+        for bad in (-1.0, "12", float("nan"), True, [1.0], 2.0**64):
+            data = json.loads(json.dumps(base))
+            data["events"][index]["t_ms"] = bad
+            with pytest.raises(RecordError, match=rf"malformed game record: events\[{index}\].t_ms"):
+                verify(data)
+    timed = json.loads(json.dumps(base))
+    for i, event in enumerate(timed["events"]):
+        event["t_ms"] = float(i) if i % 3 else i  # a whole number of ms may be written as an integer
+    rec, _, _, events = verify_afterwards(timed)
+    assert events == tuple(untimed(e) for e in timed["events"])
+    assert all("t_ms" not in e for e in events)
+    assert rec.events == tuple(timed["events"])  # the record keeps its times
 
 
 # --- failures, outcomes and policy must tell the same story as the moves --------------------------

@@ -299,6 +299,29 @@ def test_a_move_longer_than_its_match_in_a_stored_record_is_refused(finished: Pa
         refused
 
 
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -1.0, "longer"])
+def test_the_first_move_whose_time_no_clock_gives_is_named(finished: Path, bad: object):
+    """Every move's time is checked at once, and where one is wrong the first of them is named:
+    one not finite, negative, or longer than its match (a negative one read in a stored record
+    is refused as malformed first)."""
+    from dataclasses import replace
+
+    from arena.match.record import GameRecord
+    from arena.tournament.audit import duration_differences
+    from arena.tournament.store import ResultStore
+
+    with ResultStore.open_existing(str(finished)) as store:
+        row = store.results()[0]
+        record = GameRecord.from_dict(store.record(row.id))
+    assert duration_differences(row, record) == []
+    wrong = record.duration_ms + 50 if bad == "longer" else bad
+    moves = list(record.moves)
+    for index in (5, 9):
+        moves[index] = moves[index]._replace(ms=wrong)
+    found = duration_differences(row, replace(record, moves=tuple(moves)))
+    assert len(found) == 1 and found[0].startswith("move 6 took "), found
+
+
 def test_a_record_with_edited_limits_is_refused(finished: Path, tmp_path: Path):
     results = _copy(finished, tmp_path)
     row = _row(results)
