@@ -13,7 +13,8 @@ broken by that number.
   with the widest interval (weighted by how crowded the field is about it, when the ladder
   ranks rather than stops on its intervals) meets the opponent of the most informative match
   for it (close ratings), weighted by the opponent's own uncertainty (wide intervals), from a
-  running Gaussian estimate of every strength.
+  running Gaussian estimate of every strength (refitted to all the results every
+  ``REFIT_EVERY`` pairings when the ladder ranks).
 * ``KnockoutChooser``: single elimination, seeded (1 meets the last seed, byes for the top
   seeds when the field is not a power of two).
 """
@@ -64,6 +65,8 @@ DENSITY_HALF_WIDTH = 5
 # Elo (0.40 without), every 200 and 50 fewer covered or more matches (benchmarks/RESULTS.md).
 REFIT_EVERY = 100
 # The refit's Newton steps (from the running estimate) and conjugate-gradient steps in each.
+# The refit's prior: a Gaussian this many times as wide as the running estimates' spread.
+REFIT_PRIOR_WIDTH = 1.0
 REFIT_NEWTON_STEPS = 6
 REFIT_CG_STEPS = 40
 # Pairings tried by the search for a round without a repeat before it settles for fewest repeats.
@@ -236,7 +239,8 @@ class LadderChooser:
     passed or every 95% interval is within ``target_ci`` Elo.
 
     The running estimate is a Gaussian per entrant (natural-log units), updated match by
-    match as Glicko does; a pairing chosen but not yet learned counts for its information
+    match as Glicko does (and, by ``LadderRule.REFIT``, set to the fit of all the results
+    every ``REFIT_EVERY`` pairings: ``refit``); a pairing chosen but not yet learned counts for its information
     (not its outcome), so pairings chosen ahead of the results spread over the field. The
     running intervals ignore how the ratings depend on each other, so they are narrower than
     the table's: once they are within ``target_ci``, the rating fit of the table
@@ -423,9 +427,11 @@ class LadderChooser:
         and the ladder, steered by it, met nearer neighbours only, whose results the table's
         fit reads with intervals that covered 91% (benchmarks/RESULTS.md).
 
-        Every float operation here is elementwise (numpy), a sum in order (``np.bincount``) or
-        exactly rounded (``math.fsum``), never a BLAS or LAPACK call, whose results may differ
-        from one machine to another: the choices that follow must not."""
+        Every float operation here is an IEEE one, elementwise (numpy's arithmetic, ``_exp``), a
+        sum in order (``np.bincount``) or exactly rounded (``math.fsum``): never a BLAS or LAPACK
+        call, nor a library's ``exp``, whose last bits may differ from one machine to another (a
+        different bit can end the conjugate gradients a step sooner, and the choices that follow
+        differ). The same results give the same refit, and the same choices, everywhere."""
         n = len(self.mu)
         slots = np.flatnonzero(self._counts.any(axis=1))
         if not len(slots):
@@ -436,11 +442,11 @@ class LadderChooser:
         score = counts[:, 0] + 0.5 * counts[:, 1]  # a's
         mean = math.fsum(self.mu.tolist()) / n
         spread = math.sqrt(math.fsum(((self.mu - mean) ** 2).tolist()) / n)
-        prior = 1.0 / max(spread, 0.25) ** 2
+        prior = 1.0 / (REFIT_PRIOR_WIDTH * max(spread, 0.25)) ** 2
         mu = self.mu.copy()
         diagonal = np.full(n, prior)
         for _ in range(REFIT_NEWTON_STEPS):
-            p = 1.0 / (1.0 + np.exp(mu[b] - mu[a]))
+            p = 1.0 / (1.0 + _exp(mu[b] - mu[a]))
             residual = score - played * p
             gradient = np.bincount(a, residual, n) - np.bincount(b, residual, n) - prior * mu
             weight = played * p * (1.0 - p)
@@ -516,6 +522,26 @@ def _conjugate_gradient(times: Callable[[np.ndarray], np.ndarray], rhs: np.ndarr
         direction = z + (rz_next / rz) * direction
         rz = rz_next
     return x
+
+
+# exp(x) = 2^k exp(r), r = x - k log 2 in [-0.35, 0.35] (log 2 in two parts, Cody and Waite:
+# k times the first is exact), exp(r) by its Taylor series to r^14 (a relative error under 1e-16).
+_LOG2_HIGH = 0.693145751953125
+_LOG2_LOW = 1.4286068203094173e-06
+_TAYLOR = [1.0 / math.factorial(k) for k in range(15)]
+
+
+def _exp(x: np.ndarray) -> np.ndarray:
+    """exp of each element by IEEE arithmetic alone, the same bits on every machine (numpy's
+    ``exp`` may take a vectorized path of its own on one processor and not on another)."""
+    x = np.clip(x, -700.0, 700.0)
+    k = np.rint(x * (1.0 / math.log(2.0)))
+    r = (x - k * _LOG2_HIGH) - k * _LOG2_LOW
+    out = np.full(len(x), _TAYLOR[-1])
+    for coefficient in reversed(_TAYLOR[:-1]):
+        out = out * r + coefficient
+    result: np.ndarray = np.ldexp(out, k.astype(np.int64))
+    return result
 
 
 def _dot(x: np.ndarray, y: np.ndarray) -> float:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import random
 import re
 import shutil
@@ -336,6 +337,23 @@ def test_a_refitting_ladder_gives_the_same_schedule_at_any_concurrency_and_after
         first = play(config, strength, concurrency=4, order_seed=cut, stop_after=cut)
         resumed = play(config, strength, concurrency=3, order_seed=cut + 1, stored=first)
         assert schedule_of(resumed) == schedule_of(one)
+
+
+# exp(-700) (where -745 is held), exp(-3.25), 1, 1, exp(0.5), e, exp(10), exp(709), by pairing._exp.
+GOLDEN_EXP = ["0x1.14f2b0fb9307fp-1010", "0x1.3da368521902dp-5", "0x1.0000000000000p+0", "0x1.0000000000000p+0",
+              "0x1.a61298e1e069cp+0", "0x1.5bf0a8b14576ap+1", "0x1.5829dcf950560p+14", "0x1.d945df4f8ec8ep+1009"]
+
+
+def test_a_refitting_ladders_choices_are_the_recorded_ones():
+    # Its float operations are IEEE arithmetic alone, so this digest is the same on every
+    # machine; a change here changes the choices of every refitting ladder stored so far.
+    config = field(NAMES, REFITTED)
+    rows = play(config, {name: 200.0 * i for i, name in enumerate(NAMES)})
+    digest = hashlib.sha256(repr(schedule_of(rows)).encode()).hexdigest()
+    assert digest[:16] == "f0bbfeb0e50ab2d7"
+    exps = pairing._exp(np.array([-745.0, -3.25, -1e-300, 0.0, 0.5, 1.0, 10.0, 709.0]))
+    assert [float(x).hex() for x in exps] == GOLDEN_EXP
+    assert np.allclose(exps[1:-1], np.exp([-3.25, -1e-300, 0.0, 0.5, 1.0, 10.0]), rtol=1e-15, atol=0)
 
 
 def test_a_refit_is_the_fit_of_the_results_learned():
