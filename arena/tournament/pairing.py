@@ -65,7 +65,9 @@ DENSITY_HALF_WIDTH = 5
 # Elo (0.40 without), every 200 and 50 fewer covered or more matches (benchmarks/RESULTS.md).
 REFIT_EVERY = 100
 # The refit's Newton steps (from the running estimate) and conjugate-gradient steps in each.
-# The refit's prior: a Gaussian this many times as wide as the running estimates' spread.
+# The refit's prior: a Gaussian this many times as wide as the running estimates' spread. At 2
+# the fit read the field too wide and the ladder met nearer neighbours only (the table's
+# intervals covered 91%); at 0.75 it met further ones and kept a fifth of the gain (RESULTS.md).
 REFIT_PRIOR_WIDTH = 1.0
 REFIT_NEWTON_STEPS = 6
 REFIT_CG_STEPS = 40
