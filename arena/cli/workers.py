@@ -10,7 +10,6 @@ one held. (Tournament matches have their own executors: arena/tournament/executo
 
 from __future__ import annotations
 
-import gc
 import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Iterator
@@ -19,6 +18,7 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
+from arena import collector
 from arena.errors import ArenaError, ExitCode
 
 T = TypeVar("T")
@@ -63,14 +63,6 @@ class Workers:
         return result
 
 
-# A worker's cyclic garbage collector runs after this many new objects, not Python's 700: an
-# item's objects (a record's few thousand, read, walked and written as a page's data) are
-# garbage once it is answered, and freed by their counts. At 700 the collector ran some 2.5
-# times a record, each time over that record's objects and every so often over the whole
-# process it was forked from: a sixth of a report worker's CPU (benchmarks/RESULTS.md).
-WORKER_GC_THRESHOLD = 10_000
-
-
 def _start(parent: int, initializer: Callable[..., None] | None, initargs: tuple[Any, ...]) -> None:
     from arena.cli.edge import quiet_worker
     from arena.harness.sandbox import die_with_parent
@@ -80,7 +72,7 @@ def _start(parent: int, initializer: Callable[..., None] | None, initargs: tuple
     if not die_with_parent(parent):
         os._exit(1)
     quiet_worker()
-    gc.set_threshold(WORKER_GC_THRESHOLD, *gc.get_threshold()[1:])
+    collector.settle()  # an item's containers are freed together by their counts once it is answered
     if initializer is not None:
         initializer(*initargs)
 
@@ -118,4 +110,4 @@ def worker_pool(workers: int, what: str, initializer: Callable[..., None] | None
     executor.shutdown(wait=True)
 
 
-__all__ = ["WORKER_GC_THRESHOLD", "WorkerLost", "Workers", "worker_pool"]
+__all__ = ["WorkerLost", "Workers", "worker_pool"]

@@ -8,11 +8,11 @@ ends (the failure policy, the forfeit rule, the record itself) is ``arena.match.
 
 from __future__ import annotations
 
-import gc
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
+from arena import collector
 from arena.core.game import MatchState
 from arena.core.moves import Move
 from arena.core.rules import Rules, Seating
@@ -49,22 +49,6 @@ from arena.match.record import (
 __all__ = ["FailurePolicy", "Observer", "Player", "RefereeError", "play_match"]
 
 _MAX_DETAIL = 500
-
-# The young generation's threshold in a process that referees matches. A match keeps a few
-# thousand containers alive until its record is made (its events and moves), and they are all
-# freed together when the record is dropped; at CPython's default of 700 the cycle collector
-# would walk them several times a match, about 3% of the referee's work per decision, without
-# ever finding garbage (the referee's hot path makes no reference cycles). At this threshold a
-# collection comes every few matches. It is raised once per process, never lowered, and a
-# collector turned off (threshold 0) stays off.
-_GC_YOUNG = 20_000
-
-
-def _settle_gc() -> None:
-    young, older, oldest = gc.get_threshold()
-    if 0 < young < _GC_YOUNG:
-        gc.set_threshold(_GC_YOUNG, older, oldest)
-
 
 class RefereeError(ArenaError, ValueError):
     """A match cannot be set up as asked (the wrong number of bots for the seats)."""
@@ -175,7 +159,7 @@ def play_match(
     players = seating.players
     if len(bots) != players:
         raise RefereeError(f"{players} seats but {len(bots)} bots")
-    _settle_gc()
+    collector.settle()  # a match's containers are freed together by their counts
     monotonic = time.monotonic
     t0 = monotonic()
     state = MatchState.new(rules, seating, seed)

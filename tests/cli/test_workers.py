@@ -13,8 +13,9 @@ from typer.testing import CliRunner
 
 import arena.cli.replay as cli_replay
 import arena.render.report as report_module
+from arena import collector
 from arena.cli import app
-from arena.cli.workers import WORKER_GC_THRESHOLD, WorkerLost, worker_pool
+from arena.cli.workers import WorkerLost, worker_pool
 from arena.errors import ExitCode
 
 cli = CliRunner()
@@ -142,5 +143,5 @@ def test_a_worker_collects_cycles_less_often_than_python_by_default():
     # default first threshold (700) the collector took a sixth of a report worker's CPU.
     with worker_pool(2, "asking") as pool:
         first, *_ = pool.call(gc.get_threshold)()
-    assert first >= WORKER_GC_THRESHOLD >= 10 * 700
+    assert first >= collector.YOUNG >= 10 * 700
     assert gc.isenabled()
