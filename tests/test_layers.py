@@ -14,11 +14,11 @@ ARENA = Path(__file__).resolve().parent.parent / "arena"
 
 # The layers, bottom first (README, "Layout"). A module imports only from its own package and
 # from those before it. The foundations (``arena`` itself, its errors, the escaping of shown
-# text, the writes that never follow a link, the cycle collector's pace) sit below every layer; the bot authors' front doors
+# text, the writes that never follow a link) sit below every layer; the bot authors' front doors
 # (``arena.game``, ``arena.rules``, ``arena.seeding``) re-export the core and nothing imports them.
 LAYERS = ("arena.core", "arena.search", "arena.harness", "arena.match", "arena.rating", "arena.sprt", "arena.tournament",
           "arena.league", "arena.analysis", "arena.render", "arena.cli")
-FOUNDATIONS = {"arena", "arena.collector", "arena.errors", "arena.lines", "arena.printable", "arena.safe_files"}
+FOUNDATIONS = {"arena", "arena.errors", "arena.lines", "arena.printable", "arena.safe_files"}
 FRONT_DOORS = {"arena.game", "arena.rules", "arena.seeding"}
 # The pure rules core: no I/O, no clock, no global random (README, "The rules core").
 CORE_FOUNDATIONS = {"arena", "arena.errors"}

@@ -18,8 +18,8 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from arena import collector
 from arena.errors import ArenaError, ExitCode
+from arena.match import collector
 
 T = TypeVar("T")
 R = TypeVar("R")

@@ -12,7 +12,6 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from arena import collector
 from arena.core.game import MatchState
 from arena.core.moves import Move
 from arena.core.rules import Rules, Seating
@@ -32,6 +31,7 @@ from arena.harness.protocol import (
     timeout_line,
 )
 from arena.harness.resources import Usage
+from arena.match import collector
 from arena.match.record import (
     FailureAction,
     FailureEntry,

@@ -13,10 +13,10 @@ from typer.testing import CliRunner
 
 import arena.cli.replay as cli_replay
 import arena.render.report as report_module
-from arena import collector
 from arena.cli import app
 from arena.cli.workers import WorkerLost, worker_pool
 from arena.errors import ExitCode
+from arena.match import collector
 
 cli = CliRunner()
 BOTS = Path(__file__).resolve().parents[1] / "data" / "tournament_bots"
