@@ -211,35 +211,13 @@ def write_bytes(path: str | os.PathLike[str], data: bytes, *, folder_may_be_link
     a hard link there is replaced, never written through. Missing folders are created. With
     ``folder_may_be_link`` False, the folder must not be a link itself (``LinkRefusedError``).
     Raises ``WriteError`` when it cannot be written (a full disk, no permission)."""
-    folder, name = _split(path)
-    shown = os.fspath(path)
-    try:
-        os.makedirs(folder, exist_ok=True)
-    except FileExistsError:
-        pass  # said by _open_folder
-    except OSError as exc:
-        raise WriteError(f"cannot write {shown}: {exc.strerror or exc}") from None
-    try:
-        dir_fd = _open_folder(folder, follow=folder_may_be_link)
-    except OSError as exc:
-        raise WriteError(f"cannot write {shown}: {exc.strerror or exc}") from None
-    try:
-        _write_new(dir_fd, name, lambda fh: fh.write(data))
-    except OSError as exc:
-        raise WriteError(f"cannot write {shown}: {exc.strerror or exc}") from None
-    finally:
-        os.close(dir_fd)
+    _write_whole(path, lambda fh: fh.write(data), make_folders=True, follow=folder_may_be_link)
 
 
 def write_lines(path: str | os.PathLike[str], lines: Iterable[str]) -> None:
     """``write_bytes`` for text given line by line (each ended by a newline), written as it
-    comes: an export of many records is never held whole. Raises ``WriteError``."""
-    folder, name = _split(path)
-    shown = os.fspath(path)
-    try:
-        dir_fd = _open_folder(folder, follow=True)
-    except OSError as exc:
-        raise WriteError(f"cannot write {shown}: {exc.strerror or exc}") from None
+    comes: an export of many records is never held whole. Its folder must exist. Raises
+    ``WriteError``."""
 
     def write(fh: BinaryIO) -> None:
         text = io.TextIOWrapper(fh, encoding="utf-8", newline="\n")
@@ -249,6 +227,22 @@ def write_lines(path: str | os.PathLike[str], lines: Iterable[str]) -> None:
         text.flush()
         text.detach()  # the file is closed by its owner, _write_new
 
+    _write_whole(path, write, make_folders=False, follow=True)
+
+
+def _write_whole(path: str | os.PathLike[str], write: Callable[[BinaryIO], object], *, make_folders: bool,
+                 follow: bool) -> None:
+    folder, name = _split(path)
+    shown = os.fspath(path)
+    try:
+        if make_folders:
+            try:
+                os.makedirs(folder, exist_ok=True)
+            except FileExistsError:
+                pass  # said by _open_folder
+        dir_fd = _open_folder(folder, follow=follow)
+    except OSError as exc:
+        raise WriteError(f"cannot write {shown}: {exc.strerror or exc}") from None
     try:
         _write_new(dir_fd, name, write)
     except OSError as exc:

@@ -316,7 +316,7 @@ class _CountedOnce:
     @staticmethod
     def _seats(t: Tournament) -> dict[str, tuple[str, ...]]:
         with ResultStore.open_existing(str(t.path)) as store:
-            return {row.id: tuple(row.seats) for row in sorted(store.results(), key=lambda row: row.id)}
+            return dict(sorted((match_id, seats) for _, match_id, _, seats in store.stored_keys()))
 
 
 def _same_programs(holder: Tournament, t: Tournament, seats: Sequence[str]) -> bool:

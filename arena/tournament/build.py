@@ -48,7 +48,7 @@ from arena.safe_files import open_text_log
 from arena.tournament.buildspec import BuildSpec, unmatched_text
 from arena.tournament.buildspec import command_text as _command_text
 from arena.tournament.config import BotConfig, TournamentConfig
-from arena.tournament.grants import writable_folders
+from arena.tournament.grants import written_folders
 from arena.tournament.identity import build_input_files, command_outputs, digest_files, digest_of, program_files
 from arena.tournament.sources import SourceError, checkout, is_checked_out, locate
 from arena.tournament.store import hidden_paths
@@ -167,7 +167,7 @@ def _distinct_builds(bots: Sequence[BotConfig], python: str, hidden: tuple[str, 
             programs=tuple((b.name, b.resolved_cmd(python)) for b, _ in members),
             network=any(dict(b.limits).get("network") is True for b, _ in members),
             hidden=hidden,
-            written=tuple(dict.fromkeys(f for b, _ in members for _, f in writable_folders(b) if f)),
+            written=tuple(dict.fromkeys(f for b, _ in members for f in written_folders(b))),
         ))
     return builds
 

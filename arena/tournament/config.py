@@ -25,7 +25,7 @@ from arena.harness.protocol import Clock
 from arena.harness.resources import ResourceLimits
 from arena.match.record import DEFAULT_STRIKES, FailurePolicy, Policy
 from arena.tournament.buildspec import BuildSpec, bot_keys_dict, match_inputs, parse_build_keys, unmatched_text
-from arena.tournament.grants import Protected, leads_up, protected_paths, writable_folders, writable_refusal
+from arena.tournament.grants import Protected, leads_up, protected_paths, writable_folders, writable_refusal, written_folders
 from arena.tournament.schedule import MAX_MATCHES, SPRT_MAX_PAIRS, Format, Mode, TeamMode, count_matches
 from arena.tournament.sources import SourceSpec
 from arena.tournament.yamldoc import (
@@ -788,7 +788,7 @@ def _parse_bots(doc: Doc, node: Node, base_dir: str, top_limits: dict[str, Any],
         )
         if inputs and source is None:
             # A built bot's are checked when it builds (build.py); a source bot's in its checkout.
-            _, unmatched = match_inputs(inputs, resolved, [f for _, f in writable_folders(bots[-1]) if f])
+            _, unmatched = match_inputs(inputs, resolved, written_folders(bots[-1]))
             if unmatched:
                 raise doc.error(fields["inputs"][1], f"{key}.inputs", unmatched_text(unmatched[0], resolved))
     return tuple(bots)

@@ -101,6 +101,12 @@ def writable_folders(bot: BotConfig, paths: Sequence[str] | None = None) -> list
     return list(zip(paths, ResourceLimits(writable=tuple(paths)).writable_folders(bot.resolved_cwd), strict=True))
 
 
+def written_folders(bot: BotConfig) -> list[str]:
+    """The bot's ``writable`` folders known now, absolute: what it writes as it plays, which
+    changes with every run and so is never one of its inputs."""
+    return [folder for _, folder in writable_folders(bot) if folder]
+
+
 def leads_up(path: str) -> bool:
     """Whether a relative path leads out of the folder it is relative to."""
     path = os.path.normpath(path)

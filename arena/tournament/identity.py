@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena.harness.botproc import _SOURCE_SUFFIXES, expand_python, split_command
 from arena.tournament.buildspec import match_inputs, unmatched_text
-from arena.tournament.grants import writable_folders
+from arena.tournament.grants import written_folders
 from arena.tournament.sources import SourceError
 
 if TYPE_CHECKING:
@@ -139,7 +139,7 @@ def outside_input_folders(bot: BotConfig) -> tuple[str, ...]:
     if bot.build is not None or not bot.inputs:
         return ()
     cwd = bot.resolved_cwd
-    paths, _ = build_input_files("", bot.inputs, cwd, (), [f for _, f in writable_folders(bot) if f])
+    paths, _ = build_input_files("", bot.inputs, cwd, (), written_folders(bot))
     outside = {os.path.dirname(os.path.normpath(os.path.join(cwd, path))) for path in paths
                if path == os.pardir or path.startswith(os.pardir + os.sep)}
     return tuple(sorted(outside))
@@ -306,8 +306,7 @@ def identify_bot(bot: BotConfig) -> BotIdentity:
         raise SourceError(bot.name, "source", "the revision is not resolved yet (identify the bots run_builds returns)")
     cwd = bot.resolved_cwd
     inputs_sha256 = None
-    # What the bot writes as it plays changes with every run: never part of what it is.
-    written = [folder for _, folder in writable_folders(bot) if folder]
+    written = written_folders(bot)
     if bot.build is not None:
         outputs = program_files(bot.cmd)
         paths, _ = build_input_files(bot.build.cmd, bot.build.inputs, cwd, outputs, written)
