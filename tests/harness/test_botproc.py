@@ -418,8 +418,11 @@ def test_a_bot_that_never_answers_at_once_costs_a_vain_read_only_now_and_then(mo
         for request_id in range(1, 101):
             assert decide(bot)[:2] == (request_id, "7o")
         monkeypatch.undo()
-    # Waits of 2, 4, 8, 16, 32 decisions: tried at decisions 1, 4, 9, 18, 35 and 68.
-    assert 1 <= len(vain) <= 6, len(vain)
+    # Waits of 2, 4, 8, 16, 32 decisions: tried at decisions 1, 4, 9, 18, 35 and 68. A try that
+    # finds the reply after all (the arena held off the CPU past the bot's 2 ms, as on a loaded
+    # machine: 7 vain tries were seen once in a fresh-clone CI) halves the wait, and the climb
+    # back costs a try or two more: a dozen at most, never one at each of the 100 decisions.
+    assert 1 <= len(vain) <= 12, len(vain)
 
 
 ENV_BOT = """\
