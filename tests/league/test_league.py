@@ -194,6 +194,23 @@ def test_version_rules_for_unknown_identities_ready_names_and_commits():
     assert entries[0, "ana"] == Entry("ana@0123456", "ana", "0123456", BotIdentity.from_dict(from_revision))
 
 
+def test_a_bot_that_claims_another_bots_name_is_listed_and_merged_under_its_own(tmp_path: Path):
+    # evil answers ready as greedy does: the file's name is the bot's, the ready name gives
+    # its version only, so it is never listed as greedy nor merged with greedy by name.
+    league = tmp_path / "league"
+    _store(league, "t1", bots=("greedy", "luis"), date="2026-01-01T00:00:00+00:00")
+    _store(league, "t2", bots=("evil", "luis"), seed=7, date="2026-02-01T00:00:00+00:00")
+    _set_meta(league / "t1", "identities", {"greedy": _identity("greedy", "g", ready="greedy 1.0"),
+                                            "luis": _identity("luis", "l")})
+    _set_meta(league / "t2", "identities", {"evil": _identity("evil", "e", ready="greedy 1.0"),
+                                            "luis": _identity("luis", "l")})
+    rows = {row["name"]: row for row in _json(_arena("rate", league, "--format", "json"))}
+    assert sorted(rows) == ["evil@1.0", "greedy@1.0", "luis"]
+    assert rows["evil@1.0"]["bot"] == "evil"
+    merged = {row["name"]: row for row in _json(_arena("rate", league, "--by-name", "--format", "json"))}
+    assert sorted(merged) == ["evil", "greedy", "luis"]
+
+
 def test_an_old_store_without_identities_is_matched_by_name_with_a_note(tmp_path: Path):
     league = tmp_path / "league"
     shutil.copytree(Path(__file__).parents[1] / "golden" / "store", league / "golden")
