@@ -29,7 +29,8 @@ given with its export, a copy of it or the same file twice counts each of its ma
 from a results folder where one holds it (its bots' identities, rules and date), else from the
 first input given; a note says how many were dropped from where. Results without that
 identity (a hand-written file, a folder or export of an earlier arena) are counted as they
-are, and with other inputs beside them a note says so.
+are (nothing tells them from another game between the same bots), and with other inputs
+beside them a note says so, naming the results folders whose matches they may repeat.
 
 **Dates.** A tournament's date is when its last match was stored (the store's meta
 ``last_match_at``); a store written before that was recorded, and a results file, are dated
@@ -222,24 +223,24 @@ def _read_file(path: Path, label: str, index: int, once: _CountedOnce) -> list[T
     counts: dict[tuple[int, int], int] = defaultdict(int)
     names: dict[tuple[int, int], dict[str, None]] = defaultdict(dict)
     dropped: set[int] = set()
+    unkeyed_names: dict[tuple[int, int], set[str]] = defaultdict(set)
     read = unkeyed = 0
     for line, key, result in read_keyed_results(path):
         read += 1
+        kind = GameKind.of_result(result)
         if key is None:
             unkeyed += 1
+            unkeyed_names[kind.shape].update(name for side in _sides(result) for name in side)
         elif once.claim(key, index):
             dropped.add(line)
             continue
-        kind = GameKind.of_result(result)
         counts[kind.shape] += 1
         for side in _sides(result):
             for name in side:
                 names[kind.shape][name] = None
     once.said(label, index, len(dropped), read)
     if unkeyed and once.several:
-        some = "its matches carry" if unkeyed == read else f"{unkeyed} of its {read} matches carry"
-        once.notes.append(f"{label}: {some} no identity (results_id and id, as arena export writes them): each is "
-                          "counted, even where another input holds it too")
+        once.unkeyed(label, unkeyed, read, unkeyed_names)
     date = _file_time(path)
     return [
         Tournament(label, path, index, GameKind(None, *shape), path.name, date, True, counts[shape], tuple(names[shape]),
@@ -308,6 +309,24 @@ class _CountedOnce:
             where = [self._labels[h] if h != index else "its earlier lines" for h in sorted(self._holders[index])]
             self.notes.append(duplicates_note(label, dropped, total, where))
 
+    def unkeyed(self, label: str, unkeyed: int, read: int, names: Mapping[tuple[int, int], set[str]]) -> None:
+        """The note on a file's matches without identity: counted, as nothing tells them
+        from another input's; it names the results folders given whose matches they may repeat
+        (of their shape, between bots of theirs: the file may be an export of one, its
+        identity columns dropped), and the way out."""
+        some = f"its {read} matches carry" if unkeyed == read else f"{unkeyed} of its {read} matches carry"
+        what = f"{label}: {some} no identity (results_id and id, as arena export writes them)"
+        like = [t.label for t in self._folders.values() if any(
+            shape == t.kind.shape and {_bot_of(name) for name in these} <= {bot_name(b) for b in t.bots}
+            for shape, these in names.items())]
+        if not like:
+            self.notes.append(f"{what}: each is counted, even where another input holds it too")
+            return
+        shown = ", ".join(like[:3]) + (f" and {len(like) - 3} more" if len(like) > 3 else "")
+        self.notes.append(f"{what}, and {shown} {'holds' if len(like) == 1 else 'hold'} matches of the same bots: "
+                          f"if {label} is an export of {'it' if len(like) == 1 else 'one of them'}, they are counted "
+                          "twice here; give one of the two, or an export that keeps those columns")
+
     @staticmethod
     def _ids(t: Tournament) -> list[str]:
         with ResultStore.open_existing(str(t.path)) as store:
@@ -317,6 +336,12 @@ class _CountedOnce:
     def _seats(t: Tournament) -> dict[str, tuple[str, ...]]:
         with ResultStore.open_existing(str(t.path)) as store:
             return dict(sorted((match_id, seats) for _, match_id, _, seats in store.stored_keys()))
+
+
+def _bot_of(name: str) -> str:
+    """The bot a name of a results file stands for: a label (``mybot@2.0``, as an export of a
+    folder of versions writes) is a version of its bot."""
+    return name.split("@", 1)[0]
 
 
 def _same_programs(holder: Tournament, t: Tournament, seats: Sequence[str]) -> bool:

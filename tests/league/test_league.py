@@ -480,7 +480,20 @@ def test_results_without_an_identity_are_counted_and_a_note_says_so(tmp_path: Pa
     alone, _ = _fit(spring)
     rated, notes = _fit(spring, old)
     assert {name: row[3] for name, row in rated.items()} == {name: 2 * row[3] for name, row in alone.items()}
-    assert f"{old}: its matches carry no identity (results_id and id, as arena export writes them): each is " \
+    assert f"{old}: its 12 matches carry no identity (results_id and id, as arena export writes them), and " \
+           f"{spring} holds matches of the same bots: if {old} is an export of it, they are counted twice here; " \
+           "give one of the two, or an export that keeps those columns" in notes
+    # Its three columns alone (a hand-trimmed export) say the same, naming both inputs.
+    plain = tmp_path / "plain.csv"
+    plain.write_text("".join(",".join(row[:3]) + "\n" for row in rows))
+    rated, notes = _fit(spring, plain)
+    assert {name: row[3] for name, row in rated.items()} == {name: 2 * row[3] for name, row in alone.items()}
+    assert any(note.startswith(f"{plain}: its 12 matches carry no identity") and f"if {plain} is an export of it"
+               in note for note in notes)
+    # Beside a folder of other bots, it repeats nothing it could: the plain note.
+    other = _store(tmp_path / "league", "other", bots=("zoe", "yago"))
+    _, notes = _fit(other, plain)
+    assert f"{plain}: its 12 matches carry no identity (results_id and id, as arena export writes them): each is " \
            "counted, even where another input holds it too" in notes
     # A folder of an earlier arena: its copy is not told from it either, and it says so; a run
     # of it records an id.
