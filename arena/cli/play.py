@@ -230,7 +230,15 @@ def play(
     command, one seat is yours, played at the terminal: arena play human CMD [CMD...]."""
     import sys
 
-    from arena.harness.botproc import BotProcess, BotSpec, ConversationLog, Limits, expand_python, missing_program
+    from arena.harness.botproc import (
+        BotProcess,
+        BotSpec,
+        CommandCannotStartError,
+        ConversationLog,
+        Limits,
+        expand_python,
+        missing_program,
+    )
     from arena.harness.containment import clock_note, default_clock
     from arena.match.referee import FailurePolicy, Player, play_match
     from arena.render.text import match_end_text
@@ -290,6 +298,9 @@ def play(
             proc.close()
         if conv is not None:
             conv.close()
+    for proc in procs:
+        if proc.cannot_start is not None:  # the command line's fault, not a result: as arena run
+            raise CommandCannotStartError(proc.spec.name, proc.cannot_start)
     if record is not None:
         try:
             record.write_text(json.dumps(game.to_dict(), indent=1) + "\n", encoding="utf-8")
@@ -364,7 +375,7 @@ def check_bot(
     clock: ClockOption = None,
 ) -> None:
     """Run a bot through a conformance script and report PASS/FAIL (exit 0 only on a pass)."""
-    from arena.harness.botproc import BotProcess, ConversationLog
+    from arena.harness.botproc import BotProcess, CommandCannotStartError, ConversationLog
 
     spec = _checked_spec(command, from_file, startup_ms, move_ms)
     if clock is not None and spec.limits.clock is not clock:  # the option wins over the file's clock
@@ -381,6 +392,8 @@ def check_bot(
         bot.close()
         if conv is not None:
             conv.close()
+    if bot.cannot_start is not None:  # the command's fault, as missing_program's: bad input, as arena run says
+        raise CommandCannotStartError(spec.name, bot.cannot_start)
     if verdict.passed:
         exited = "exits on goodbye" if bot.exited_on_goodbye else "did not exit on goodbye (killed; harmless)"
         console.echo(f"  [ ok ] {exited}")

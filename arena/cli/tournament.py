@@ -443,7 +443,13 @@ def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, p
                     live.play(executor, ready, warm)
                 except ArenaError as exc:
                     # A changed bot says itself what to do; anything else may simply resume.
-                    if exc.hint is None and not isinstance(exc, runner.BotChangedError):
+                    from arena.harness.botproc import CommandCannotStartError
+
+                    if isinstance(exc, CommandCannotStartError):
+                        exc.hint = (f"fix its cmd in {_rel(config.source) if config.source else 'the tournament file'}, "
+                                    f"then resume with: {resume} "
+                                    f"(the results so far are safe in {_rel(config.output)})")
+                    elif exc.hint is None and not isinstance(exc, runner.BotChangedError):
                         exc.hint = f"the results so far are safe in {_rel(config.output)}; resume with: {resume}"
                     raise
         except KeyboardInterrupt as stop:

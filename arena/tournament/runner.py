@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from arena.harness.botproc import CommandCannotStartError
 from arena.harness.resources import ResourceLimits
 from arena.safe_files import make_folder
 from arena.tournament.config import TournamentConfig
@@ -405,6 +406,15 @@ class ReadyNames:
 # --- playing -----------------------------------------------------------------------------------
 
 
+def cannot_start(completed: Completed) -> CommandCannotStartError | None:
+    """The error of a match in which a bot's command could not start (botproc ``StartFailure``),
+    naming the bot as the file does."""
+    for seat, failure in enumerate(completed.cannot_start):
+        if failure is not None and seat < len(completed.row.seats):
+            return CommandCannotStartError(bot_name(completed.row.seats[seat]), failure)
+    return None
+
+
 def play(
     store: ResultStore,
     plan: Strategy,
@@ -419,15 +429,20 @@ def play(
 
     The strategy, then ``on_completed(completed, done)`` and ``on_match(row, done)``, are told
     of each match after it is durably stored; ``ready_names`` checks its ready names before
-    (a match it refuses is not stored, those before it in its batch are).
+    (a match it refuses is not stored, those before it in its batch are). A match in which a
+    bot's command could not start is refused the same way (``CommandCannotStartError``): the
+    file is at fault, not the bot, and once it is fixed the run resumes.
     """
     done = plan.done
     played = 0
     with executor:
         for batch in executor.run_batches(plan.pending):
             checked: list[Completed] = []
-            refused: BotChangedError | None = None
+            refused: BotChangedError | CommandCannotStartError | None = None
             for completed in batch:
+                refused = cannot_start(completed)
+                if refused is not None:
+                    break
                 if ready_names is not None:
                     try:
                         ready_names.check(completed)

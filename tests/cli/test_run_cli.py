@@ -672,3 +672,35 @@ def test_a_command_spelled_anew_for_the_same_program_resumes_as_that_bot(tmp_pat
     conn.close()
     with tr.open_store(config) as store, pytest.raises(ResumeMismatchError, match="bots.mybot.cmd"):
         tr.check_identities(store, tr.identify_bots(config), config)
+
+
+# --- a command that cannot start -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("cmd", ["nosuchprog_x1 | cat", "sh -c 'nosuchprog_x1 --fast'"])
+def test_a_shell_command_whose_program_is_missing_stops_the_run_and_the_fixed_file_resumes(tmp_path: Path, cmd: str):
+    # Through a shell the program is found missing only when it runs: the shell's "not found" at
+    # the bot's first handshake stops the run (one line, exit 2), never a table of forfeits; the
+    # matches without it are kept, and with the file fixed the run goes on.
+    path = tournament(tmp_path, policy("greedy") + policy("first") + f'  - {{name: ghost, cmd: "{cmd}"}}\n')
+    run = arena("run", str(path), "--no-progress", "--no-report", cwd=tmp_path)
+    assert run.returncode == 2, run.stderr
+    [line] = [line for line in run.stderr.splitlines() if line.startswith("error:")]
+    assert line.startswith(f"error: bot 'ghost': its command {cmd!r} cannot start: ") and "nosuchprog_x1" in line, line
+    assert "not found" in line and "no_handshake" not in run.stderr and "forfeit" not in run.stdout + run.stderr
+    with ResultStore.open_existing(str(tmp_path / "out")) as store:
+        assert all("ghost" not in row.seats for row in store.results())
+    path.write_text(path.read_text().replace(cmd, f"$PYTHON policybot.py last\", cwd: \"{POLICYBOT}"))
+    again = arena("run", str(path), "--no-progress", "--no-report", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "no_handshake" not in again.stderr and stored(tmp_path / "out") == 6
+
+
+@pytest.mark.parametrize("command", [["play", "nosuchprog_x1 | cat", "$PYTHON policybot.py first"],
+                                     ["check-bot", "nosuchprog_x1 | cat"]])
+def test_play_and_check_bot_stop_on_a_shell_command_whose_program_is_missing_as_run_does(tmp_path: Path, command):
+    done = arena(*command, cwd=POLICYBOT)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert ("error: bot 'nosuchprog_x1': its command 'nosuchprog_x1 | cat' cannot start: " in done.stderr
+            and "not found" in done.stderr), done.stderr
+    assert "result:" not in done.stdout
