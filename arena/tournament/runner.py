@@ -28,7 +28,7 @@ from typing import Any, Protocol
 from arena.harness.botproc import CommandCannotStartError
 from arena.harness.resources import ResourceLimits
 from arena.safe_files import make_folder
-from arena.tournament.config import TournamentConfig
+from arena.tournament.config import SPELLING_KEYS, TournamentConfig
 from arena.tournament.executors import Completed, Executor, InlineExecutor, LocalExecutor, Wait, core_shares, own_cores
 from arena.tournament.identity import BotIdentity, bot_name, identify_bot, identity_changes
 from arena.tournament.schedule import Format, MatchSpec, build_schedule, iter_schedule
@@ -349,11 +349,15 @@ def _respell(store: ResultStore, config: TournamentConfig, changed: set[str]) ->
             continue
         old, new = before.get(name, {}), config.bot(name)
         described = new.to_dict()
-        spelled = (f"cmd {old.get('cmd')!r} -> {new.cmd!r}" if old.get("cmd") != described["cmd"]
-                   else f"cwd {old.get('cwd')!r} -> {new.cwd!r}" if old.get("cwd") != described["cwd"]
-                   else f"inputs {old.get('inputs')!r} -> {described.get('inputs')!r}")
-        lines.append(f"{name}: the file spells its command anew ({spelled}) for the same program (its identity): "
-                     "its results stand")
+        # Each key that changed, said as what it is: cmd and cwd spell the command, inputs name
+        # the files the program is made of.
+        changed_keys = [key for key in SPELLING_KEYS if old.get(key) != described.get(key)]
+        shown = {"cmd": new.cmd, "cwd": new.cwd}
+        spelled = "; ".join(f"{key} {old.get(key)!r} -> {shown.get(key, described.get(key))!r}" for key in changed_keys)
+        what = [w for w, keys in (("spells its command anew", ("cmd", "cwd")), ("names its inputs anew", ("inputs",)))
+                if any(key in changed_keys for key in keys)] or ["spells its command anew"]
+        lines.append(f"{name}: the file {' and '.join(what)}" + (f" ({spelled})" if spelled else "")
+                     + " for the same program (its identity): its results stand")
     store.respelled = ()
     return tuple(lines)
 

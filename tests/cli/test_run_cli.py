@@ -674,6 +674,34 @@ def test_a_command_spelled_anew_for_the_same_program_resumes_as_that_bot(tmp_pat
         tr.check_identities(store, tr.identify_bots(config), config)
 
 
+def test_inputs_named_anew_for_the_same_files_say_so_not_that_the_command_changed(tmp_path: Path):
+    from arena.core.outcome import EndReason
+    from arena.harness.protocol import Termination
+    from arena.tournament.identity import identify_bot
+    from arena.tournament.schedule import iter_schedule
+    from arena.tournament.store import MatchRow
+
+    (tmp_path / "mybot" / "lib").mkdir(parents=True)
+    shutil.copy(POLICYBOT / "policybot.py", tmp_path / "mybot" / "bot.py")
+    (tmp_path / "mybot" / "lib" / "brain.py").write_text("DEPTH = 2\n")
+    first = '  - {name: mybot, cmd: "python3 bot.py hash", cwd: mybot, inputs: ["lib/*.py"]}\n'
+    path = tournament(tmp_path, first + policy("greedy"))
+    config = load_config(path)
+    spec = next(iter_schedule(config))
+    with tr.open_store(config) as store:
+        store.set_identities({bot.name: identify_bot(bot) for bot in config.bots})
+        store.add(MatchRow(spec.id, spec.index, spec.pairing, spec.deal, spec.rotation, spec.seed, spec.sides,
+                           spec.seats, 0, (5, 0), EndReason.TARGET, (Termination.OK,) * 2, (0, 0), 1), {})
+    # Another pattern for the same file: the same program, the command as it was.
+    path.write_text(path.read_text().replace('"lib/*.py"', '"lib/brain.py"'))
+    again = load_config(path)
+    with tr.open_store(again) as store:
+        checked = tr.check_identities(store, tr.identify_bots(again), again)
+    assert checked.new_versions == ()
+    assert checked.respelled == ("mybot: the file names its inputs anew (inputs ['lib/*.py'] -> ['lib/brain.py']) for "
+                                 "the same program (its identity): its results stand",)
+
+
 # --- a command that cannot start -------------------------------------------------------------------
 
 
