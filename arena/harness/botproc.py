@@ -219,7 +219,8 @@ def missing_program(cmd: str | tuple[str, ...], cwd: str, env: dict[str, str]) -
 
 # The shells a command runs through (split_command's /bin/sh -c, or one the command names).
 _SHELLS = frozenset({"sh", "bash", "dash", "ash", "ksh", "mksh", "zsh", "busybox"})
-# What a shell says of a program it cannot find or run, before anything of the bot ran:
+# What a shell says of a program (or the folder to run it in) it cannot find, before anything
+# of the bot ran:
 # dash "/bin/sh: 1: prog: not found" (and "sh: 1: exec: prog: not found"), bash "bash: line 1:
 # prog: command not found" or "...: ./prog: No such file or directory", zsh "zsh:1: command not
 # found: prog".
@@ -227,6 +228,9 @@ _SHELL_NOT_FOUND = (
     re.compile(r"(?P<shell>[^\s:]+)(?::(?: line)? ?\d+)?: (?:exec: )?(?P<prog>[^:]+): "
                r"(?:command not found|not found|No such file or directory)"),
     re.compile(r"(?P<shell>[^\s:]+):\d+: (?:command not found|no such file or directory): (?P<prog>.+)"),
+    # The folder a command changes to first (cd sub && ./bot): dash "can't cd to sub", bash "cd: sub: No such ...".
+    re.compile(r"(?P<shell>[^\s:]+)(?::(?: line)? ?\d+)?: cd: (?:can't cd to (?P<prog>.+)|(?P<folder>[^:]+): "
+               r"No such file or directory)"),
 )
 
 
@@ -269,19 +273,24 @@ def shell_not_found(argv: Sequence[str], stderr: str) -> StartFailure | None:
         line = line.strip()
         for pattern in _SHELL_NOT_FOUND:
             found = pattern.fullmatch(line)
-            if found is not None and os.path.basename(found["shell"]) in _SHELLS and found["prog"].strip() in words:
+            named = found and (found["prog"] or found.groupdict().get("folder") or "").strip()
+            if found is not None and os.path.basename(found["shell"]) in _SHELLS and named in words:
                 return StartFailure(text, line)
     return None
 
 
-def _shell_words(text: str) -> list[str]:
-    """The words of a shell line, its operators apart (``a|b`` -> ``a``, ``|``, ``b``)."""
+def _shell_words(text: str, depth: int = 3) -> list[str]:
+    """The words of a shell line, its operators apart (``a|b`` -> ``a``, ``|``, ``b``), and
+    those of a quoted line in it (``bash -c 'cd sub && ./bot'``), a few levels down."""
     lexer = shlex.shlex(text, posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
     try:
-        return list(lexer)
+        words = list(lexer)
     except ValueError:  # unbalanced quotes: the shell said so itself
         return text.split()
+    if depth > 1:
+        words += [inner for word in words if " " in word for inner in _shell_words(word, depth - 1)]
+    return words
 
 
 # What a bot's environment takes of the arena's (docs/PROTOCOL.md, "Your environment is not the
