@@ -116,10 +116,12 @@ def _human_player(seating: Seating, names: Sequence[str], limits: Any, timed: bo
 class _Printer:
     """Shows a match as it goes: one line per play with the table after it, hand scores, result."""
 
-    def __init__(self, names: Sequence[str], seating: Seating, echo: Callable[[str], None]) -> None:
+    def __init__(self, names: Sequence[str], seating: Seating, echo: Callable[[str], None],
+                 on_failure: Callable[[int], None] | None = None) -> None:
         self.names = names
         self.seating = seating
         self.echo = echo
+        self.on_failure = on_failure  # told each failing seat first: it may stop the match (raise)
         self.table: list[str] = []
         self.pending_note = ""
 
@@ -131,6 +133,8 @@ class _Printer:
 
     def __call__(self, kind: str, item: dict[str, Any]) -> None:
         if kind == "failure":
+            if self.on_failure is not None:
+                self.on_failure(item["seat"])
             action = f"plays {item['substitute']} instead" if item["action"] == "substitute" else "forfeits the match"
             self.echo(f"  !! seat {item['seat']} {self.names[item['seat']]}: {item['termination']}: "
                       f"{item['detail']} -> the arena {action}")
@@ -290,17 +294,20 @@ def play(
     try:
         if cpu is not None:
             os.sched_setaffinity(0, {cpu})
+        def unstartable(seat: int) -> None:
+            # The command line's fault, not a result (as arena run): the match stops before it is shown.
+            bot = bots[seat]
+            if isinstance(bot, BotProcess) and bot.cannot_start is not None:
+                raise CommandCannotStartError(bot.spec.name, bot.cannot_start)
+
         # Ctrl-C, SIGTERM and SIGHUP stop the match through this finally (arena/cli/edge.py).
-        game = play_match(bots, rules, seating, seed, fail_policy, observer=_Printer(names, seating, echo))
+        game = play_match(bots, rules, seating, seed, fail_policy, observer=_Printer(names, seating, echo, unstartable))
     finally:
         os.sched_setaffinity(0, allowed)
         for proc in procs:
             proc.close()
         if conv is not None:
             conv.close()
-    for proc in procs:
-        if proc.cannot_start is not None:  # the command line's fault, not a result: as arena run
-            raise CommandCannotStartError(proc.spec.name, proc.cannot_start)
     if record is not None:
         try:
             record.write_text(json.dumps(game.to_dict(), indent=1) + "\n", encoding="utf-8")
