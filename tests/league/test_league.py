@@ -478,11 +478,30 @@ def test_results_without_an_identity_are_counted_and_a_note_says_so(tmp_path: Pa
     old.write_text("".join(",".join(row[:-1]) + "\n" for row in rows))
     assert rows[0][-1] == "results_id" and "results_id" not in old.read_text()
     alone, _ = _fit(spring)
+    # Its rows still carry each match's id and seed: a row with the id, seed, sides and result
+    # of a match of the folder is that match, counted once; one that differs is another game.
     rated, notes = _fit(spring, old)
-    assert {name: row[3] for name, row in rated.items()} == {name: 2 * row[3] for name, row in alone.items()}
-    assert f"{old}: its 12 matches carry no identity (results_id and id, as arena export writes them), and " \
-           f"{spring} holds matches of the same bots: if {old} is an export of it, they are counted twice here; " \
+    assert rated == alone
+    assert f"{old}: its 12 matches carry no results_id, but each is the match of {spring} with its id, seed, " \
+           "sides and result: counted once, from there; left out" in notes
+    flipped = tmp_path / "flipped.csv"
+    lines = old.read_text().splitlines(keepends=True)
+    cells = lines[1].split(",")
+    cells[2] = {"1": "0", "0": "1", "0.5": "1"}[cells[2]]
+    flipped.write_text(lines[0] + ",".join(cells) + "".join(lines[2:]))
+    rated, notes = _fit(spring, flipped)
+    assert sum(row[3] for row in rated.values()) == sum(row[3] for row in alone.values()) + 2
+    assert f"{flipped}: 11 of its 12 matches carry no results_id, but each is the match of {spring} with its id, " \
+           "seed, sides and result: counted once, from there" in notes
+    assert f"{flipped}: 1 of its 12 matches carries no identity (results_id and id, as arena export writes them), and " \
+           f"{spring} holds matches of the same bots: if {flipped} is an export of it, they are counted twice here; " \
            "give one of the two, or an export that keeps those columns" in notes
+    # The same of JSON lines.
+    old_jsonl = tmp_path / "old.jsonl"
+    old_jsonl.write_text("".join(json.dumps({k: v for k, v in json.loads(line).items() if k != "results_id"}) + "\n"
+                                 for line in _export(spring, tmp_path / "new.jsonl").read_text().splitlines()))
+    rated, notes = _fit(spring, old_jsonl)
+    assert rated == alone and any(note.startswith(f"{old_jsonl}: its 12 matches carry no results_id") for note in notes)
     # Its three columns alone (a hand-trimmed export) say the same, naming both inputs.
     plain = tmp_path / "plain.csv"
     plain.write_text("".join(",".join(row[:3]) + "\n" for row in rows))
@@ -503,7 +522,11 @@ def test_results_without_an_identity_are_counted_and_a_note_says_so(tmp_path: Pa
     rated, notes = _fit(spring, copy)
     assert {name: row[3] for name, row in rated.items()} == {name: 2 * row[3] for name, row in alone.items()}
     assert f"{spring}: no results_id recorded (an earlier arena; a run of it records one): its matches are " \
-           "counted, even where a copy or an export of them is given too" in notes
+           "counted, even where a copy of it is given too (an export of it is told by each match's id and seed)" in notes
+    # Its export (no results_id to write) is still told by each match's id and seed.
+    rated, notes = _fit(spring, _export(spring, tmp_path / "older.csv"))
+    assert rated == alone and any(note.startswith(f"{tmp_path / 'older.csv'}: its 12 matches carry no results_id")
+                                  for note in notes)
 
 
 def test_one_results_file_keeps_the_plain_table(tmp_path: Path):
