@@ -279,7 +279,17 @@ def _check_identities(store: ResultStore, identities: Mapping[str, BotIdentity],
     recorded = store.identities()
     count = store.count()
     versions = Versions(store.generations())
-    if store.respelled and count and (recorded is None or config.format.adaptive):
+    played: set[str] | None = None
+
+    def has_played(bot: str) -> bool:
+        """Whether a stored match seats the bot (any version of it): read once, when asked."""
+        nonlocal played
+        if played is None:
+            played = {bot_name(seat) for _, _, _, seats in store.stored_keys() for seat in seats}
+        return bot in played
+
+    if store.respelled and count and (recorded is None or config.format.adaptive) and any(
+            has_played(name) for name in store.respelled):
         # Without identities the arena cannot tell the same program; an adaptive format's
         # choices are not re-examined here: the file's change is refused as any other.
         from arena.tournament.store import ResumeMismatchError
@@ -297,6 +307,7 @@ def _check_identities(store: ResultStore, identities: Mapping[str, BotIdentity],
     current = dict(recorded)
     generation = {bot.name: versions.entrant(bot.name) for bot in config.bots if versions.entrant(bot.name) != bot.name}
     lines: list[str] = []
+    unplayed: list[str] = []  # a note per changed bot that never played here: no version of its own
     joined: list[str] = []  # the entrants the changed bots play as from now on
     for bot in config.bots:
         identity = identities.get(bot.name)
@@ -313,6 +324,13 @@ def _check_identities(store: ResultStore, identities: Mapping[str, BotIdentity],
         changes = identity_changes(old, identity)
         if not changes:
             current[entrant] = replace(identity, name=entrant).with_ready_name(old.ready_name)
+            continue
+        if not has_played(bot.name):
+            # No stored match is its (a command that could not start stopped its first one):
+            # nothing to keep apart, so it is the bot the file now describes.
+            current[entrant] = replace(identity, name=entrant)
+            unplayed.append(f"{bot.name}: changed before it played a match here ({'; '.join(changes)}): it plays "
+                            "as it is now, no version of its own")
             continue
         if not can_version(config):
             raise BotChangedError(store.folder, bot.name, changes, way_out=version_refusal(config, store.folder))
@@ -333,7 +351,8 @@ def _check_identities(store: ResultStore, identities: Mapping[str, BotIdentity],
         store.add_generation(generation, current, _ladder_joins(store, config, joined))
     elif recorded != current:
         store.set_identities(current)
-    return IdentityCheck(None, tuple(lines), _respell(store, config, {line.split(" ", 1)[0] for line in lines}))
+    skipped = {line.split(" ", 1)[0] for line in lines} | {line.split(":", 1)[0] for line in unplayed}
+    return IdentityCheck(None, tuple(lines), (*_respell(store, config, skipped), *unplayed))
 
 
 def _respell(store: ResultStore, config: TournamentConfig, changed: set[str]) -> tuple[str, ...]:

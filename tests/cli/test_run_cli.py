@@ -722,6 +722,11 @@ def test_a_shell_command_whose_program_is_missing_stops_the_run_and_the_fixed_fi
     again = arena("run", str(path), "--no-progress", "--no-report", cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     assert "no_handshake" not in again.stderr and stored(tmp_path / "out") == 6
+    # What never played is no version of its own: ghost is the bot the file now describes.
+    assert "new version" not in again.stderr and "note: ghost: changed before it played a match here (command " \
+        "changed (" in again.stderr and "it plays as it is now, no version of its own" in again.stderr, again.stderr
+    table = json.loads(read("table", str(tmp_path / "out"), "--format", "json").stdout)
+    assert sorted(row["name"] for row in table) == ["first", "ghost", "greedy"]
 
 
 @pytest.mark.parametrize("command", [["play", "nosuchprog_x1 | cat", "$PYTHON policybot.py first"],
