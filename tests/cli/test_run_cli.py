@@ -705,12 +705,16 @@ def test_inputs_named_anew_for_the_same_files_say_so_not_that_the_command_change
 # --- a command that cannot start -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("cmd", ["nosuchprog_x1 | cat", "sh -c 'nosuchprog_x1 --fast'"])
-def test_a_shell_command_whose_program_is_missing_stops_the_run_and_the_fixed_file_resumes(tmp_path: Path, cmd: str):
+@pytest.mark.parametrize("cmd, extra", [("nosuchprog_x1 | cat", ""), ("sh -c 'nosuchprog_x1 --fast'", ""),
+                                        ("nosuchprog_x1 | cat", "format: swiss\nrounds: 2")])
+def test_a_shell_command_whose_program_is_missing_stops_the_run_and_the_fixed_file_resumes(tmp_path: Path, cmd: str,
+                                                                                           extra: str):
     # Through a shell the program is found missing only when it runs: the shell's "not found" at
     # the bot's first handshake stops the run (one line, exit 2), never a table of forfeits; the
-    # matches without it are kept, and with the file fixed the run goes on.
-    path = tournament(tmp_path, policy("greedy") + policy("first") + f'  - {{name: ghost, cmd: "{cmd}"}}\n')
+    # matches without it are kept, and with the file fixed the run goes on (a swiss too, whose
+    # file may not change once it has results: the bot played none).
+    bots = policy("greedy") + policy("first") + (policy("last") if extra else "")
+    path = tournament(tmp_path, bots + f'  - {{name: ghost, cmd: "{cmd}"}}\n', extra=extra)
     run = arena("run", str(path), "--no-progress", "--no-report", cwd=tmp_path)
     assert run.returncode == 2, run.stderr
     [line] = [line for line in run.stderr.splitlines() if line.startswith("error:")]
@@ -721,12 +725,12 @@ def test_a_shell_command_whose_program_is_missing_stops_the_run_and_the_fixed_fi
     path.write_text(path.read_text().replace(cmd, f"$PYTHON policybot.py last\", cwd: \"{POLICYBOT}"))
     again = arena("run", str(path), "--no-progress", "--no-report", cwd=tmp_path)
     assert again.returncode == 0, again.stderr
-    assert "no_handshake" not in again.stderr and stored(tmp_path / "out") == 6
+    assert "no_handshake" not in again.stderr and stored(tmp_path / "out") == (8 if extra else 6)
     # What never played is no version of its own: ghost is the bot the file now describes.
     assert "new version" not in again.stderr and "note: ghost: changed before it played a match here (command " \
         "changed (" in again.stderr and "it plays as it is now, no version of its own" in again.stderr, again.stderr
     table = json.loads(read("table", str(tmp_path / "out"), "--format", "json").stdout)
-    assert sorted(row["name"] for row in table) == ["first", "ghost", "greedy"]
+    assert sorted(row["name"] for row in table) == ["first", "ghost", "greedy"] + (["last"] if extra else [])
 
 
 @pytest.mark.parametrize("command", [["play", "nosuchprog_x1 | cat", "$PYTHON policybot.py first"],
