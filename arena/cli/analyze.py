@@ -95,6 +95,10 @@ def analyze(
     if missing:
         raise InputError(f"{results}: no match {missing[0]!r}" + _ids_hint(found))
     if bot is not None and bot not in bots:
+        versions = sorted(name for name in bots if name.split("@", 1)[0] == bot)
+        if versions:  # a bot that changed, each version under its label (mybot@2.0)
+            raise InputError(f"--bot {bot!r}: it has {len(versions)} versions in these matches; name one: "
+                             + ", ".join(versions))
         raise InputError(f"--bot {bot!r}: no such bot in these matches (they have: {', '.join(sorted(bots)) or 'none'})")
     for line in refused:
         console.err(printable(line))

@@ -116,10 +116,12 @@ def _human_player(seating: Seating, names: Sequence[str], limits: Any, timed: bo
 class _Printer:
     """Shows a match as it goes: one line per play with the table after it, hand scores, result."""
 
-    def __init__(self, names: Sequence[str], seating: Seating, echo: Callable[[str], None]) -> None:
+    def __init__(self, names: Sequence[str], seating: Seating, echo: Callable[[str], None],
+                 on_failure: Callable[[int], None] | None = None) -> None:
         self.names = names
         self.seating = seating
         self.echo = echo
+        self.on_failure = on_failure  # told each failing seat first: it may stop the match (raise)
         self.table: list[str] = []
         self.pending_note = ""
 
@@ -131,6 +133,8 @@ class _Printer:
 
     def __call__(self, kind: str, item: dict[str, Any]) -> None:
         if kind == "failure":
+            if self.on_failure is not None:
+                self.on_failure(item["seat"])
             action = f"plays {item['substitute']} instead" if item["action"] == "substitute" else "forfeits the match"
             self.echo(f"  !! seat {item['seat']} {self.names[item['seat']]}: {item['termination']}: "
                       f"{item['detail']} -> the arena {action}")
@@ -230,7 +234,15 @@ def play(
     command, one seat is yours, played at the terminal: arena play human CMD [CMD...]."""
     import sys
 
-    from arena.harness.botproc import BotProcess, BotSpec, ConversationLog, Limits, expand_python, missing_program
+    from arena.harness.botproc import (
+        BotProcess,
+        BotSpec,
+        CommandCannotStartError,
+        ConversationLog,
+        Limits,
+        expand_python,
+        missing_program,
+    )
     from arena.harness.containment import clock_note, default_clock
     from arena.match.referee import FailurePolicy, Player, play_match
     from arena.render.text import match_end_text
@@ -282,8 +294,14 @@ def play(
     try:
         if cpu is not None:
             os.sched_setaffinity(0, {cpu})
+        def unstartable(seat: int) -> None:
+            # The command line's fault, not a result (as arena run): the match stops before it is shown.
+            bot = bots[seat]
+            if isinstance(bot, BotProcess) and bot.cannot_start is not None:
+                raise CommandCannotStartError(bot.spec.name, bot.cannot_start)
+
         # Ctrl-C, SIGTERM and SIGHUP stop the match through this finally (arena/cli/edge.py).
-        game = play_match(bots, rules, seating, seed, fail_policy, observer=_Printer(names, seating, echo))
+        game = play_match(bots, rules, seating, seed, fail_policy, observer=_Printer(names, seating, echo, unstartable))
     finally:
         os.sched_setaffinity(0, allowed)
         for proc in procs:
@@ -364,7 +382,7 @@ def check_bot(
     clock: ClockOption = None,
 ) -> None:
     """Run a bot through a conformance script and report PASS/FAIL (exit 0 only on a pass)."""
-    from arena.harness.botproc import BotProcess, ConversationLog
+    from arena.harness.botproc import BotProcess, CommandCannotStartError, ConversationLog
 
     spec = _checked_spec(command, from_file, startup_ms, move_ms)
     if clock is not None and spec.limits.clock is not clock:  # the option wins over the file's clock
@@ -381,6 +399,8 @@ def check_bot(
         bot.close()
         if conv is not None:
             conv.close()
+    if bot.cannot_start is not None:  # the command's fault, as missing_program's: bad input, as arena run says
+        raise CommandCannotStartError(spec.name, bot.cannot_start)
     if verdict.passed:
         exited = "exits on goodbye" if bot.exited_on_goodbye else "did not exit on goodbye (killed; harmless)"
         console.echo(f"  [ ok ] {exited}")

@@ -443,8 +443,14 @@ def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, p
                     live.play(executor, ready, warm)
                 except ArenaError as exc:
                     # A changed bot says itself what to do; anything else may simply resume.
-                    if exc.hint is None and not isinstance(exc, runner.BotChangedError):
-                        exc.hint = f"the results so far are safe in {_rel(config.output)}; resume with: {resume}"
+                    from arena.harness.botproc import CommandCannotStartError
+
+                    safe = f"the results so far are safe in {_rel(config.output)}"
+                    if isinstance(exc, CommandCannotStartError):
+                        exc.hint = (f"fix its cmd in {_rel(config.source)}, then resume with: {resume} ({safe})"
+                                    if config.source else f"fix the command and run it again ({safe})")
+                    elif exc.hint is None and not isinstance(exc, runner.BotChangedError):
+                        exc.hint = f"{safe}; resume with: {resume}"
                     raise
         except KeyboardInterrupt as stop:
             # Ctrl-C, SIGTERM or SIGHUP (arena/cli/edge.py): every stored match is durable.

@@ -217,6 +217,82 @@ def missing_program(cmd: str | tuple[str, ...], cwd: str, env: dict[str, str]) -
     return None
 
 
+# The shells a command runs through (split_command's /bin/sh -c, or one the command names).
+_SHELLS = frozenset({"sh", "bash", "dash", "ash", "ksh", "mksh", "zsh", "busybox"})
+# What a shell says of a program (or the folder to run it in) it cannot find, before anything
+# of the bot ran:
+# dash "/bin/sh: 1: prog: not found" (and "sh: 1: exec: prog: not found"), bash "bash: line 1:
+# prog: command not found" or "...: ./prog: No such file or directory", zsh "zsh:1: command not
+# found: prog".
+_SHELL_NOT_FOUND = (
+    re.compile(r"(?P<shell>[^\s:]+)(?::(?: line)? ?\d+)?: (?:exec: )?(?P<prog>[^:]+): "
+               r"(?:command not found|not found|No such file or directory)"),
+    re.compile(r"(?P<shell>[^\s:]+):\d+: (?:command not found|no such file or directory): (?P<prog>.+)"),
+    # The folder a command changes to first (cd sub && ./bot): dash "can't cd to sub", bash "cd: sub: No such ...".
+    re.compile(r"(?P<shell>[^\s:]+)(?::(?: line)? ?\d+)?: cd: (?:can't cd to (?P<prog>.+)|(?P<folder>[^:]+): "
+               r"No such file or directory)"),
+)
+
+
+@dataclass(frozen=True)
+class StartFailure:
+    """A bot command that cannot start, found as it ran: its shell could not find the program
+    (``missing_program`` finds the others before anything runs). ``command`` as the bot's spec
+    runs it (the shell's line itself, for one run through ``/bin/sh -c``), ``message`` the
+    shell's line."""
+
+    command: str
+    message: str
+
+
+class CommandCannotStartError(ArenaError):
+    """A bot's command cannot start: a problem of the file or command line that gives it, not
+    of the bot (whose failures are recorded), so the run, match or check stops here."""
+
+    def __init__(self, bot: str, failure: StartFailure) -> None:
+        super().__init__(f"bot {bot!r}: its command {failure.command!r} cannot start: {failure.message}")
+        self.bot = bot
+        self.failure = failure
+
+
+def command_text(argv: Sequence[str]) -> str:
+    """A bot's argv as its user wrote it: the shell line of ``/bin/sh -c LINE``, else the words."""
+    return argv[2] if tuple(argv[:2]) == ("/bin/sh", "-c") and len(argv) > 2 else shlex.join(argv)
+
+
+def shell_not_found(argv: Sequence[str], stderr: str) -> StartFailure | None:
+    """The ``StartFailure`` of a command run through a shell (``argv`` as ``split_command``
+    gives it) whose stderr holds the shell's "not found" for a program the command names; None
+    otherwise (a program that started and then failed is the bot's failure, as a script that
+    misses a program of its own is: its line begins with the script's name, not a shell's)."""
+    if len(argv) < 2 or os.path.basename(argv[0]) not in _SHELLS:
+        return None
+    text = command_text(argv)
+    words = set(_shell_words(" ".join(argv[1:])))
+    for line in stderr.splitlines():
+        line = line.strip()
+        for pattern in _SHELL_NOT_FOUND:
+            found = pattern.fullmatch(line)
+            named = found and (found["prog"] or found.groupdict().get("folder") or "").strip()
+            if found is not None and os.path.basename(found["shell"]) in _SHELLS and named in words:
+                return StartFailure(text, line)
+    return None
+
+
+def _shell_words(text: str, depth: int = 3) -> list[str]:
+    """The words of a shell line, its operators apart (``a|b`` -> ``a``, ``|``, ``b``), and
+    those of a quoted line in it (``bash -c 'cd sub && ./bot'``), a few levels down."""
+    lexer = shlex.shlex(text, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        words = list(lexer)
+    except ValueError:  # unbalanced quotes: the shell said so itself
+        return text.split()
+    if depth > 1:
+        words += [inner for word in words if " " in word for inner in _shell_words(word, depth - 1)]
+    return words
+
+
 # What a bot's environment takes of the arena's (docs/PROTOCOL.md, "Your environment is not the
 # user's"): what a program needs to find its tools and its language's runtime, and the user's
 # locale, never the rest (tokens, keys, credentials): a bot may say what it reads, in its notes,
@@ -480,6 +556,9 @@ class BotProcess:
         self.log = log
         self.seat: int | None = None
         self.ready_name: str | None = None
+        # Set when the last handshake failed because the command cannot start (its shell could
+        # not find the program): the caller's to stop on, not the bot's failure (StartFailure).
+        self.cannot_start: StartFailure | None = None
         self.starts = 0
         self.matches = 0  # matches begun on the current process
         self._stderr_dir = Path(stderr_dir) if stderr_dir is not None else None
@@ -578,6 +657,7 @@ class BotProcess:
         self._child = child
         self._cpu_clock = child.cpu_seconds if self.limits.clock is Clock.CPU else None
         self._killed = False
+        self.cannot_start = None
         self.starts += 1
         self.matches = 0
         self._dead_reason = None
@@ -812,7 +892,7 @@ class BotProcess:
         try:
             self._write(b"".join(self._pending) + encode(message), self._hello_deadline)
         except BotFailure as exc:
-            self.kill()
+            self._failed_to_start()
             raise _handshake_failure(exc) from None
         finally:
             self._pending.clear()
@@ -839,10 +919,18 @@ class BotProcess:
             if exc.termination is Termination.TIMEOUT:
                 limits = self.limits
                 exc = BotFailure(exc.termination, f"no ready within {limits.startup_ms} ms (+{limits.grace_ms} ms grace)")
-            self.kill()
+            self._failed_to_start()
             raise _handshake_failure(exc) from None
         self.ready_name = ready.name
         return ready
+
+    def _failed_to_start(self) -> None:
+        """After a failed handshake: stop the process, and note whether its command could not
+        start (``cannot_start``): a process that ended before its first ``ready`` with its shell's
+        "not found"."""
+        if self.matches <= 1 and self._dead_reason is not None:  # gone (its last words read: _gone)
+            self.cannot_start = shell_not_found(self.spec.cmd, self.stderr_tail)
+        self.kill()
 
     def begin_match(self, hello: dict[str, Any]) -> Ready:
         """The whole handshake: ``send_hello`` then ``await_ready``."""

@@ -27,9 +27,12 @@ results folder of that shape, or, when there is none or more than one, a pool of
 stored it and its match id there (``results_id`` and ``id``: store.py, export.py), so a folder
 given with its export, a copy of it or the same file twice counts each of its matches once:
 from a results folder where one holds it (its bots' identities, rules and date), else from the
-first input given; a note says how many were dropped from where. Results without that
-identity (a hand-written file, a folder or export of an earlier arena) are counted as they
-are, and with other inputs beside them a note says so.
+first input given; a note says how many were dropped from where. A line without that identity
+that still gives its match's id and seed (``MatchPlace``: an export of an earlier arena) is
+the match of a results folder given with that id, seed, sides and result, counted from there.
+Other results without identity (a hand-written file, a folder of an earlier arena) are counted
+as they are (nothing tells them from another game between the same bots), and with other
+inputs beside them a note says so, naming the results folders whose matches they may repeat.
 
 **Dates.** A tournament's date is when its last match was stored (the store's meta
 ``last_match_at``); a store written before that was recorded, and a results file, are dated
@@ -48,7 +51,7 @@ from typing import Any
 
 from arena.core.rules import Rules, Seating
 from arena.errors import ArenaError
-from arena.rating.inputs import MatchKey, MatchLedger, duplicates_note, read_keyed_results
+from arena.rating.inputs import MatchKey, MatchLedger, MatchPlace, duplicates_note, read_keyed_results
 from arena.rating.table import (
     DEFAULT_PRIOR,
     AnchorError,
@@ -167,7 +170,7 @@ class Tournament:
             yield from _store_results(self.path, self.seating, self.dropped_ids)
             return
         dropped = self.dropped_lines
-        for line, _key, result in read_keyed_results(self.path):
+        for line, _key, result, _place in read_keyed_results(self.path):
             if line not in dropped and GameKind.of_result(result).shape == self.kind.shape:
                 yield result
 
@@ -222,24 +225,32 @@ def _read_file(path: Path, label: str, index: int, once: _CountedOnce) -> list[T
     counts: dict[tuple[int, int], int] = defaultdict(int)
     names: dict[tuple[int, int], dict[str, None]] = defaultdict(dict)
     dropped: set[int] = set()
+    unkeyed_names: dict[tuple[int, int], set[str]] = defaultdict(set)
+    placed: dict[int, int] = defaultdict(int)  # results folder -> the lines found to be its matches by place
     read = unkeyed = 0
-    for line, key, result in read_keyed_results(path):
+    for line, key, result, place in read_keyed_results(path):
         read += 1
+        kind = GameKind.of_result(result)
         if key is None:
+            holder = once.placed(place, result) if place is not None and once.several else None
+            if holder is not None:
+                placed[holder] += 1
+                dropped.add(line)
+                continue
             unkeyed += 1
+            unkeyed_names[kind.shape].update(name for side in _sides(result) for name in side)
         elif once.claim(key, index):
             dropped.add(line)
             continue
-        kind = GameKind.of_result(result)
         counts[kind.shape] += 1
         for side in _sides(result):
             for name in side:
                 names[kind.shape][name] = None
-    once.said(label, index, len(dropped), read)
+    once.said(label, index, len(dropped) - sum(placed.values()), read)
+    if placed:
+        once.said_placed(label, placed, read)
     if unkeyed and once.several:
-        some = "its matches carry" if unkeyed == read else f"{unkeyed} of its {read} matches carry"
-        once.notes.append(f"{label}: {some} no identity (results_id and id, as arena export writes them): each is "
-                          "counted, even where another input holds it too")
+        once.unkeyed(label, unkeyed, read, unkeyed_names)
     date = _file_time(path)
     return [
         Tournament(label, path, index, GameKind(None, *shape), path.name, date, True, counts[shape], tuple(names[shape]),
@@ -262,6 +273,9 @@ class _CountedOnce:
         self._unentered: dict[str, Tournament] = {}  # results id -> the folder holding it, its ids not entered
         self._holders: dict[int, set[int]] = defaultdict(set)  # input -> the inputs its dropped matches came from
         self._folders: dict[int, Tournament] = {}  # input -> the results folder it is
+        # (match id, seed) -> the folders holding such a match, with its outcome as exported; read
+        # when a line without identity first asks (placed).
+        self._places: dict[MatchPlace, list[tuple[int, Outcome]]] | None = None
 
     def folders(self, stores: Iterable[Tournament]) -> Iterator[Tournament]:
         """The results folders, each without the matches an earlier folder holds (a copy)."""
@@ -271,7 +285,8 @@ class _CountedOnce:
             if t.results_id is None:
                 if self.several:
                     self.notes.append(f"{t.label}: no results_id recorded (an earlier arena; a run of it records "
-                                      "one): its matches are counted, even where a copy or an export of them is given too")
+                                      "one): its matches are counted, even where a copy of it is given too (an export "
+                                      "of it is told by each match's id and seed)")
                 yield t
                 continue
             if t.results_id not in self._unentered and not self._ledger.holds(t.results_id):
@@ -308,6 +323,48 @@ class _CountedOnce:
             where = [self._labels[h] if h != index else "its earlier lines" for h in sorted(self._holders[index])]
             self.notes.append(duplicates_note(label, dropped, total, where))
 
+    def placed(self, place: MatchPlace, result: Result) -> int | None:
+        """The results folder that holds the match a line without identity gives the
+        ``MatchPlace`` of, with the same sides and result (an export of an earlier arena, or
+        one whose ``results_id`` was dropped: the match is counted from the folder), or None.
+        The folders' matches are read once, the first time a line asks."""
+        if self._places is None:
+            self._places = defaultdict(list)
+            for t in self._folders.values():
+                for at, outcome in _exported_places(t):
+                    self._places[at].append((t.index, outcome))
+        outcome = _outcome(result)
+        return next((holder for holder, theirs in self._places.get(place, ()) if theirs == outcome), None)
+
+    def said_placed(self, label: str, placed: Mapping[int, int], read: int) -> None:
+        """The note on a file's lines counted from the results folders they are matches of."""
+        dropped = sum(placed.values())
+        some = (("its one match carries" if read == 1 else f"its {read} matches carry") if dropped == read
+                else f"{dropped} of its {read} matches {'carries' if dropped == 1 else 'carry'}")
+        where = [self._labels.get(holder, str(holder)) for holder in sorted(placed)]
+        shown = ", ".join(where[:3]) + (f" and {len(where) - 3} more" if len(where) > 3 else "")
+        self.notes.append(f"{label}: {some} no results_id, but each is the match of {shown} with its id, seed, sides "
+                          f"and result: counted once, from there{'; left out' if dropped == read else ''}")
+
+    def unkeyed(self, label: str, unkeyed: int, read: int, names: Mapping[tuple[int, int], set[str]]) -> None:
+        """The note on a file's matches without identity: counted, as nothing tells them
+        from another input's; it names the results folders given whose matches they may repeat
+        (of their shape, between bots of theirs: the file may be an export of one, its
+        identity columns dropped), and the way out."""
+        some = (f"its {read} matches carry" if unkeyed == read
+                else f"{unkeyed} of its {read} matches {'carries' if unkeyed == 1 else 'carry'}")
+        what = f"{label}: {some} no identity (results_id and id, as arena export writes them)"
+        like = [t.label for t in self._folders.values() if any(
+            shape == t.kind.shape and {_bot_of(name) for name in these} <= {bot_name(b) for b in t.bots}
+            for shape, these in names.items())]
+        if not like:
+            self.notes.append(f"{what}: each is counted, even where another input holds it too")
+            return
+        shown = ", ".join(like[:3]) + (f" and {len(like) - 3} more" if len(like) > 3 else "")
+        self.notes.append(f"{what}, and {shown} {'holds' if len(like) == 1 else 'hold'} matches of the same bots: "
+                          f"if {label} is an export of {'it' if len(like) == 1 else 'one of them'}, they are counted "
+                          "twice here; give one of the two, or an export that keeps those columns")
+
     @staticmethod
     def _ids(t: Tournament) -> list[str]:
         with ResultStore.open_existing(str(t.path)) as store:
@@ -317,6 +374,36 @@ class _CountedOnce:
     def _seats(t: Tournament) -> dict[str, tuple[str, ...]]:
         with ResultStore.open_existing(str(t.path)) as store:
             return dict(sorted((match_id, seats) for _, match_id, _, seats in store.stored_keys()))
+
+
+Outcome = tuple[tuple[tuple[str, ...], ...], tuple[int, ...]]
+"""A match's sides (each its distinct bots) and their places, however a file gives it."""
+
+
+def _outcome(result: Result) -> Outcome:
+    if isinstance(result, PairResult):
+        places = (1, 1) if result.score_a == 0.5 else (1, 2) if result.score_a == 1 else (2, 1)
+        return (tuple(result.side_a), tuple(result.side_b)), places
+    return tuple(tuple(side) for side in result.sides), tuple(result.places)
+
+
+def _exported_places(t: Tournament) -> Iterator[tuple[MatchPlace, Outcome]]:
+    """Each match of a results folder as its export writes it (arena.tournament.export): its
+    id and seed, its sides by label and their places."""
+    from arena.tournament.export import Results
+    from arena.tournament.standings import match_places, side_members
+
+    with ResultStore.open_existing(str(t.path)) as store:
+        results = Results.of(store)
+    for row in results.rows:
+        sides = tuple(side_members(row, results.seating))
+        yield (row.id, str(row.seed)), (sides, match_places(row, results.seating))
+
+
+def _bot_of(name: str) -> str:
+    """The bot a name of a results file stands for: a label (``mybot@2.0``, as an export of a
+    folder of versions writes) is a version of its bot."""
+    return name.split("@", 1)[0]
 
 
 def _same_programs(holder: Tournament, t: Tournament, seats: Sequence[str]) -> bool:

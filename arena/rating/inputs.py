@@ -11,10 +11,12 @@ CSV (two sides per match)::
     alice+bob,carol+dave,0.5
 
 Further named columns after ``score_a`` (a match id, a date: what ``arena export --games
-csv`` writes) are ignored, as other keys are in JSON lines, but for two: ``results_id`` and
+csv`` writes) are ignored, as other keys are in JSON lines, but for three: ``results_id`` and
 ``id``, which ``arena export`` writes to name a match wherever it goes (``MatchKey``), so that
 a match met twice (a results folder and its export, two copies) is counted once
-(``MatchLedger``, ``read_keyed_results``).
+(``MatchLedger``, ``read_keyed_results``); and without ``results_id``, ``id`` and ``seed``
+(``MatchPlace``, in ``read_keyed_results`` too), by which a league still finds an older export's
+matches in their results folder.
 
 JSON lines (any number of sides; teams as lists of names)::
 
@@ -47,6 +49,8 @@ CSV_HEADER = ("side_a", "side_b", "score_a")
 IDENTITY_KEYS = ("results_id", "id")
 """The columns (keys) that name a match across inputs: the id of the results folder's stored
 matches and the match's id there, as ``arena export --games`` writes them."""
+PLACE_KEYS = ("id", "seed")
+"""The columns (keys) that still name a match when ``results_id`` is missing (``MatchPlace``)."""
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 _SCORES = {"1": 1.0, "1.0": 1.0, "0.5": 0.5, ".5": 0.5, "0": 0.0, "0.0": 0.0}
 _EXPECTED_HEADER = ",".join(CSV_HEADER)
@@ -80,9 +84,24 @@ MatchKey = tuple[str, str]
 """A match's identity wherever it goes: (``results_id``, match ``id``)."""
 
 
-KeyedResult = tuple[int, MatchKey | None, PairResult | MatchResult]
-"""One result of a file, with its line and its identity (None: the line carries none); a
-plain tuple, as a file of a million results makes a million of them."""
+MatchPlace = tuple[str, str]
+"""A match's ``id`` and deal ``seed`` as its results folder stored it, without the folder's
+``results_id``: what an export of an earlier arena (or one whose ``results_id`` was dropped)
+still names a match by."""
+
+
+KeyedResult = tuple[int, MatchKey | None, PairResult | MatchResult, MatchPlace | None]
+"""One result of a file, with its line, its identity (None: the line carries none) and, for a
+line without identity that gives them, its ``MatchPlace``; a plain tuple, as a file of a
+million results makes a million of them."""
+
+
+def _place(match_id: object, seed: object) -> MatchPlace | None:
+    if isinstance(seed, int) and not isinstance(seed, bool):
+        seed = str(seed)
+    if isinstance(match_id, str) and isinstance(seed, str) and match_id.strip() and seed.strip():
+        return match_id.strip(), seed.strip()
+    return None
 
 
 def _key(results_id: object, match_id: object) -> MatchKey | None:
@@ -113,12 +132,13 @@ class _CsvResults:
         return self._reader.line_num
 
     def __iter__(self) -> Iterator[PairResult]:
-        for _line, _key, result in self.keyed():
+        for _line, _key, result, _place in self.placed():
             yield cast(PairResult, result)  # a CSV's results are all two-sided
 
-    def keyed(self) -> Iterator[KeyedResult]:
+    def placed(self) -> Iterator[KeyedResult]:
         """The results with their lines and identities (``IDENTITY_KEYS`` columns, when the
-        header names both)."""
+        header names both), and for a line without identity its ``MatchPlace`` (``id`` and
+        ``seed`` columns, when the header names both)."""
         source = self._source
         reader = self._reader
         rows = _guarded_rows(reader, source)
@@ -137,8 +157,11 @@ class _CsvResults:
         named = got[3:]
         columns = [3 + named.index(key) for key in IDENTITY_KEYS if key in named]
         keyed = len(columns) == len(IDENTITY_KEYS)
+        at = [3 + named.index(key) for key in PLACE_KEYS if key in named]
+        placed = len(at) == len(PLACE_KEYS)
         for row in rows:
             key = _key(row[columns[0]].strip(), row[columns[1]].strip()) if keyed and len(row) == width else None
+            place = _place(row[at[0]], row[at[1]]) if key is None and placed and len(row) == width else None
             if len(row) == width:
                 # The common row, "one bot each side" with a plain score, checked in line.
                 a, b, text = row[0], row[1], row[2]
@@ -147,14 +170,14 @@ class _CsvResults:
                     x, y = a.strip(), b.strip()
                     if x and y and x != y:
                         count += 1
-                        yield reader.line_num, key, PairResult((x,), (y,), score)
+                        yield reader.line_num, key, PairResult((x,), (y,), score), place
                         continue
             if not any(cell.strip() for cell in row):
                 continue
             result = _csv_row(row, source, self.line, width)
             _checked(result, source, self.line)
             count += 1
-            yield reader.line_num, key, result
+            yield reader.line_num, key, result, place
         if not count:
             raise ResultsFileError(
                 source, self.line + 1, f"no results after the header; expected rows of {_EXPECTED_HEADER}"
@@ -228,28 +251,29 @@ def iter_results_jsonl(lines: Iterable[str], source: str = "<jsonl>") -> Iterato
     is better, equal scores tie) or ``"places"`` instead of ``"scores"`` (1 is first). A side
     is a list of bot names (a single name may be given as a string). Other keys are ignored;
     blank lines too. Raises :class:`ResultsFileError` at the first bad line."""
-    for _line, _key, result in _keyed_jsonl(lines, source):
+    for _line, _key, result, _place in _placed_jsonl(lines, source):
         yield cast(MatchResult, result)  # a JSON line's result always is one
 
 
-def _keyed_jsonl(lines: Iterable[str], source: str) -> Iterator[KeyedResult]:
-    """``iter_results_jsonl`` with each line's number and identity (``IDENTITY_KEYS``)."""
+def _placed_jsonl(lines: Iterable[str], source: str) -> Iterator[KeyedResult]:
+    """``iter_results_jsonl`` with each line's number and identity (``IDENTITY_KEYS``), and
+    the ``MatchPlace`` of a line without identity (``PLACE_KEYS``)."""
     count = 0
     last = 0
     for number, text in enumerate(lines, start=1):
         last = number
         if not text.strip():
             continue
-        result, key = _jsonl_line(text, source, number)
+        result, key, place = _jsonl_line(text, source, number)
         _checked(result, source, number)
         count += 1
-        yield number, key, result
+        yield number, key, result, place
     if not count:
         example = '{"sides": [["a"], ["b"]], "scores": [21, 15]}'
         raise ResultsFileError(source, max(last, 1), f"no results; expected one JSON object per line, e.g. {example}")
 
 
-def _jsonl_line(text: str, source: str, line: int) -> tuple[MatchResult, MatchKey | None]:
+def _jsonl_line(text: str, source: str, line: int) -> tuple[MatchResult, MatchKey | None, MatchPlace | None]:
     try:
         obj: Any = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -287,12 +311,13 @@ def _jsonl_line(text: str, source: str, line: int) -> tuple[MatchResult, MatchKe
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             raise ResultsFileError(source, line, f'"{key}" must hold numbers, got {quote(json.dumps(value))}')
     identity = _key(*(obj.get(name) for name in IDENTITY_KEYS))
+    place = _place(*(obj.get(name) for name in PLACE_KEYS)) if identity is None else None
     if has_scores:
-        return MatchResult.from_scores(norm, values), identity
+        return MatchResult.from_scores(norm, values), identity, place
     problem = places_problem(values)
     if problem is not None:
         raise ResultsFileError(source, line, f'"places" {problem}')
-    return MatchResult(tuple(norm), tuple(values)), identity
+    return MatchResult(tuple(norm), tuple(values)), identity, place
 
 
 # --------------------------------------------------------------------------- files
@@ -308,12 +333,12 @@ def read_results(path: str | Path) -> Iterator[PairResult | MatchResult]:
     The file is opened on the first ``next()``; every problem (unreadable file, not UTF-8,
     a bad line) raises :class:`ResultsFileError`.
     """
-    for _line, _key, result in read_keyed_results(path):
+    for _line, _key, result, _place in read_keyed_results(path):
         yield result
 
 
 def read_keyed_results(path: str | Path) -> Iterator[KeyedResult]:
-    """``read_results`` with each result's line and identity (``KeyedResult``)."""
+    """``read_results`` with each result's line, identity and place (``KeyedResult``)."""
     source = str(path)
     jsonl = is_jsonl(path)
     kind = "JSON lines (one match per line)" if jsonl else f"a CSV with header {_EXPECTED_HEADER}"
@@ -324,7 +349,7 @@ def read_keyed_results(path: str | Path) -> Iterator[KeyedResult]:
     with handle:
         lines = _decoded(capped_lines(handle, MAX_LINE_BYTES, source), source, kind)
         try:
-            yield from _keyed_jsonl(lines, source) if jsonl else _CsvResults(lines, source).keyed()
+            yield from _placed_jsonl(lines, source) if jsonl else _CsvResults(lines, source).placed()
         except OSError as exc:
             raise ResultsFileError(source, None, f"cannot read: {exc.strerror or exc}") from None
         except LineTooLongError as exc:
@@ -382,7 +407,7 @@ class Deduplicated:
 
     def __iter__(self) -> Iterator[PairResult | MatchResult]:
         ledger = MatchLedger()
-        for _line, key, result in self._results:
+        for _line, key, result, _place in self._results:
             self.read += 1
             if key is not None and ledger.claim(key, 0) is not None:
                 self.dropped += 1

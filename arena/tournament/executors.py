@@ -24,6 +24,7 @@ from enum import Enum
 from typing import Any
 
 from arena.errors import ArenaError, ExitCode
+from arena.harness.botproc import StartFailure
 from arena.harness.sandbox import die_with_parent
 from arena.tournament.failures import FailureNote
 from arena.tournament.forkserver import let_server_go, worker_starts
@@ -64,6 +65,7 @@ class Summary:
     record_json: str  # GameRecord.to_dict(), as JSON text
     ready: tuple[str | None, ...] = ()  # per seat: the name its bot gave in ``ready`` (None: not known)
     failures: tuple[FailureNote, ...] = ()  # every bot failure of the match, with its detail
+    cannot_start: tuple[StartFailure | None, ...] = ()  # per seat: its command could not start (botproc)
 
 
 @dataclass(frozen=True)
@@ -83,10 +85,12 @@ class Completed:
     worker: str
     ready: tuple[str | None, ...] = ()
     failures: tuple[FailureNote, ...] = ()
+    cannot_start: tuple[StartFailure | None, ...] = ()
 
 
 # A match player: (job, spec, worker state) -> the played match as a dict (the worker's
-# is {"record": the GameRecord, "ready": [name or None per seat]}). The worker state is created
+# is {"record": the GameRecord, "ready": [name or None per seat], "cannot_start": [StartFailure or
+# None per seat]}). The worker state is created
 # once per worker by ``open_state(job, worker_id)`` and closed by ``close_state(state)``;
 # ``summarize(spec, played, duration)`` turns what it returned into a ``Summary``.
 PlayFn = Callable[[Any, MatchSpec, Any], dict[str, Any]]
@@ -107,7 +111,8 @@ class WorkerPlan:
         played = self.play(self.job, spec, state)
         duration = time.monotonic() - start
         summary = self.summarize(spec, played, duration)
-        return Completed(spec, summary.row, summary.record_json, duration, worker_id, summary.ready, summary.failures)
+        return Completed(spec, summary.row, summary.record_json, duration, worker_id, summary.ready, summary.failures,
+                         summary.cannot_start)
 
 
 class Executor(ABC):

@@ -15,7 +15,8 @@ build made of them), a bot from a revision by its commit, and the other argument
 environment by their text. The key is a function of the recorded fields alone, so a store
 written before keys were recorded gets its keys recomputed, never guessed
 (``fill_from``: its environment is in the store's config). ``version`` and ``label`` are what
-people read (``mybot@2.0`` from a ready name ``mybot 2.0``, else a short hash), and
+people read (``mybot@2.0`` for the bot the file names ``mybot``, from a ready name ending in
+its version, ``2.0``, else a short hash), and
 ``identity_changes`` says, in words, why two identities differ.
 
 This module also owns the question "which files does a command name?", which the build
@@ -240,18 +241,14 @@ class BotIdentity:
 
     @property
     def label(self) -> str:
-        """``name@version``: the ready name's bot word and version when it gives both
-        (``mybot 2.0`` -> ``mybot@2.0``), else the configured name and the short hash."""
-        given = ready_version(self.ready_name)
-        if given is not None and self.ready_name is not None:
-            word = self.ready_name.split()[0]
-            return f"{word if _LABEL_WORD.fullmatch(word) else bot_name(self.name)}@{given}"
+        """``name@version``: the configured name (the file's, never the bot's own word for
+        itself: a bot answering ready as ``greedy 1.0`` would pass for greedy) and ``version``
+        (``evil`` answering ``greedy 1.0`` is ``evil@1.0``)."""
         return f"{bot_name(self.name)}@{self.version}"
 
 
 # A label is a side of an export, its team's members joined by "+", which arena rate reads back:
-# it holds what a bot's name in a tournament file may (config.py), and a version no "+".
-_LABEL_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+# its name is the file's (config.py), and a version holds no "+".
 _VERSION = re.compile(r"v?\d[\w.-]*")
 
 

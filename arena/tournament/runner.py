@@ -25,9 +25,10 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from arena.harness.botproc import CommandCannotStartError
 from arena.harness.resources import ResourceLimits
 from arena.safe_files import make_folder
-from arena.tournament.config import TournamentConfig
+from arena.tournament.config import SPELLING_KEYS, TournamentConfig
 from arena.tournament.executors import Completed, Executor, InlineExecutor, LocalExecutor, Wait, core_shares, own_cores
 from arena.tournament.identity import BotIdentity, bot_name, identify_bot, identity_changes
 from arena.tournament.schedule import Format, MatchSpec, build_schedule, iter_schedule
@@ -278,7 +279,17 @@ def _check_identities(store: ResultStore, identities: Mapping[str, BotIdentity],
     recorded = store.identities()
     count = store.count()
     versions = Versions(store.generations())
-    if store.respelled and count and (recorded is None or config.format.adaptive):
+    played: set[str] | None = None
+
+    def has_played(bot: str) -> bool:
+        """Whether a stored match seats the bot (any version of it): read once, when asked."""
+        nonlocal played
+        if played is None:
+            played = {bot_name(seat) for _, _, _, seats in store.stored_keys() for seat in seats}
+        return bot in played
+
+    if store.respelled and count and (recorded is None or config.format.adaptive) and any(
+            has_played(name) for name in store.respelled):
         # Without identities the arena cannot tell the same program; an adaptive format's
         # choices are not re-examined here: the file's change is refused as any other.
         from arena.tournament.store import ResumeMismatchError
@@ -296,6 +307,7 @@ def _check_identities(store: ResultStore, identities: Mapping[str, BotIdentity],
     current = dict(recorded)
     generation = {bot.name: versions.entrant(bot.name) for bot in config.bots if versions.entrant(bot.name) != bot.name}
     lines: list[str] = []
+    unplayed: list[str] = []  # a note per changed bot that never played here: no version of its own
     joined: list[str] = []  # the entrants the changed bots play as from now on
     for bot in config.bots:
         identity = identities.get(bot.name)
@@ -312,6 +324,13 @@ def _check_identities(store: ResultStore, identities: Mapping[str, BotIdentity],
         changes = identity_changes(old, identity)
         if not changes:
             current[entrant] = replace(identity, name=entrant).with_ready_name(old.ready_name)
+            continue
+        if not has_played(bot.name):
+            # No stored match is its (a command that could not start stopped its first one):
+            # nothing to keep apart, so it is the bot the file now describes.
+            current[entrant] = replace(identity, name=entrant)
+            unplayed.append(f"{bot.name}: changed before it played a match here ({'; '.join(changes)}): it plays "
+                            "as it is now, no version of its own")
             continue
         if not can_version(config):
             raise BotChangedError(store.folder, bot.name, changes, way_out=version_refusal(config, store.folder))
@@ -332,7 +351,8 @@ def _check_identities(store: ResultStore, identities: Mapping[str, BotIdentity],
         store.add_generation(generation, current, _ladder_joins(store, config, joined))
     elif recorded != current:
         store.set_identities(current)
-    return IdentityCheck(None, tuple(lines), _respell(store, config, {line.split(" ", 1)[0] for line in lines}))
+    skipped = {line.split(" ", 1)[0] for line in lines} | {line.split(":", 1)[0] for line in unplayed}
+    return IdentityCheck(None, tuple(lines), (*_respell(store, config, skipped), *unplayed))
 
 
 def _respell(store: ResultStore, config: TournamentConfig, changed: set[str]) -> tuple[str, ...]:
@@ -348,11 +368,15 @@ def _respell(store: ResultStore, config: TournamentConfig, changed: set[str]) ->
             continue
         old, new = before.get(name, {}), config.bot(name)
         described = new.to_dict()
-        spelled = (f"cmd {old.get('cmd')!r} -> {new.cmd!r}" if old.get("cmd") != described["cmd"]
-                   else f"cwd {old.get('cwd')!r} -> {new.cwd!r}" if old.get("cwd") != described["cwd"]
-                   else f"inputs {old.get('inputs')!r} -> {described.get('inputs')!r}")
-        lines.append(f"{name}: the file spells its command anew ({spelled}) for the same program (its identity): "
-                     "its results stand")
+        # Each key that changed, said as what it is: cmd and cwd spell the command, inputs name
+        # the files the program is made of.
+        changed_keys = [key for key in SPELLING_KEYS if old.get(key) != described.get(key)]
+        shown = {"cmd": new.cmd, "cwd": new.cwd}
+        spelled = "; ".join(f"{key} {old.get(key)!r} -> {shown.get(key, described.get(key))!r}" for key in changed_keys)
+        what = [w for w, keys in (("spells its command anew", ("cmd", "cwd")), ("names its inputs anew", ("inputs",)))
+                if any(key in changed_keys for key in keys)] or ["spells its command anew"]
+        lines.append(f"{name}: the file {' and '.join(what)}" + (f" ({spelled})" if spelled else "")
+                     + " for the same program (its identity): its results stand")
     store.respelled = ()
     return tuple(lines)
 
@@ -405,6 +429,15 @@ class ReadyNames:
 # --- playing -----------------------------------------------------------------------------------
 
 
+def cannot_start(completed: Completed) -> CommandCannotStartError | None:
+    """The error of a match in which a bot's command could not start (botproc ``StartFailure``),
+    naming the bot as the file does."""
+    for seat, failure in enumerate(completed.cannot_start):
+        if failure is not None and seat < len(completed.row.seats):
+            return CommandCannotStartError(bot_name(completed.row.seats[seat]), failure)
+    return None
+
+
 def play(
     store: ResultStore,
     plan: Strategy,
@@ -419,15 +452,20 @@ def play(
 
     The strategy, then ``on_completed(completed, done)`` and ``on_match(row, done)``, are told
     of each match after it is durably stored; ``ready_names`` checks its ready names before
-    (a match it refuses is not stored, those before it in its batch are).
+    (a match it refuses is not stored, those before it in its batch are). A match in which a
+    bot's command could not start is refused the same way (``CommandCannotStartError``): the
+    file is at fault, not the bot, and once it is fixed the run resumes.
     """
     done = plan.done
     played = 0
     with executor:
         for batch in executor.run_batches(plan.pending):
             checked: list[Completed] = []
-            refused: BotChangedError | None = None
+            refused: BotChangedError | CommandCannotStartError | None = None
             for completed in batch:
+                refused = cannot_start(completed)
+                if refused is not None:
+                    break
                 if ready_names is not None:
                     try:
                         ready_names.check(completed)

@@ -14,7 +14,7 @@ from typing import Any
 from arena.core.rules import Rules, Seating
 from arena.errors import ArenaError, ExitCode
 from arena.harness import containment
-from arena.harness.botproc import BotProcess, BotSpec, Limits
+from arena.harness.botproc import BotProcess, BotSpec, Limits, StartFailure
 from arena.harness.containment import default_clock
 from arena.harness.protocol import Clock
 from arena.harness.resources import ResourceLimits
@@ -88,6 +88,7 @@ def summarize(spec: MatchSpec, played: dict[str, Any], duration: float) -> Summa
     given as a dict is read and checked first (``GameRecord.from_dict``)."""
     given = played["record"] if "record" in played else played
     ready = tuple(name if isinstance(name, str) else None for name in played.get("ready", ()))
+    cannot_start = tuple(f if isinstance(f, StartFailure) else None for f in played.get("cannot_start", ()))
     record = given if isinstance(given, GameRecord) else GameRecord.from_dict(given)
     record_dict = given.to_dict() if isinstance(given, GameRecord) else given
     return Summary(
@@ -95,6 +96,7 @@ def summarize(spec: MatchSpec, played: dict[str, Any], duration: float) -> Summa
         record_json=ascii_dumps(record_dict),
         ready=ready,
         failures=failure_notes(record),
+        cannot_start=cannot_start,
     )
 
 
@@ -168,7 +170,8 @@ class LauncherLostError(ArenaError):
 
 def play(job: Job, spec: MatchSpec, state: WorkerState) -> dict[str, Any]:
     """One match: ``{"record": the referee's ``GameRecord``, "ready": the name each seat's
-    bot gave in its ready reply this match (None: no name, or no handshake)}``. Bots stay up
+    bot gave in its ready reply this match (None: no name, or no handshake), "cannot_start":
+    each seat's ``StartFailure`` (None: its command started)}``. Bots stay up
     for the next match; the referee restarts any that died.
 
     A match during which the bots' launcher was lost where none of them could have brought it
@@ -181,6 +184,7 @@ def play(job: Job, spec: MatchSpec, state: WorkerState) -> dict[str, Any]:
             # Set again by this match's handshake: a name left from an earlier match must not
             # vouch for a process that never answered this one.
             proc.ready_name = None
+            proc.cannot_start = None
         record = play_match(
             bots,
             Rules.from_dict(job.rules),
@@ -189,7 +193,8 @@ def play(job: Job, spec: MatchSpec, state: WorkerState) -> dict[str, Any]:
             job.policy,
         )
         if containment.launchers_lost_beyond_bots() == lost_before:
-            return {"record": record, "ready": [proc.ready_name for proc in bots]}
+            return {"record": record, "ready": [proc.ready_name for proc in bots],
+                    "cannot_start": [proc.cannot_start for proc in bots]}
         for kept in state.procs.values():
             for gone in [k for k in kept if any(k.proc is proc for proc in bots)]:
                 kept.remove(gone)

@@ -96,3 +96,21 @@ def test_the_loss_orders_random_above_greedy_above_expert(tmp_path):
     assert done.exit_code == 0, done.output
     loss = {b["bot"]: b["mean_loss"] for b in json.loads(done.stdout)}
     assert loss["random"] > loss["greedy"] > loss["expert"], loss
+
+
+def test_a_bot_with_several_versions_asks_which_one(results, tmp_path):
+    # Records of two versions of ana (as a folder where ana changed shows them): --bot ana names them.
+    from arena.tournament.store import ResultStore
+
+    with ResultStore.open_existing(str(results)) as store:
+        for i, row in enumerate(list(store.results())[:2]):
+            record = store.record(row.id)
+            version = f"ana@{i + 1}.0"
+            record["seats"] = [version if seat == "ana" else seat for seat in record["seats"]]
+            for outcome in record["outcomes"]:
+                outcome["bot"] = version if outcome["bot"] == "ana" else outcome["bot"]
+            (tmp_path / f"m{i}.json").write_text(json.dumps(record))
+    done = cli.invoke(app, ["analyze", str(tmp_path), "--bot", "ana", "--playouts", "2"])
+    assert done.exit_code == 2
+    assert done.stderr == "error: --bot 'ana': it has 2 versions in these matches; name one: ana@1.0, ana@2.0\n"
+    assert cli.invoke(app, ["analyze", str(tmp_path), "--bot", "ana@2.0", "--playouts", "2"]).exit_code == 0

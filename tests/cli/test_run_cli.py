@@ -672,3 +672,72 @@ def test_a_command_spelled_anew_for_the_same_program_resumes_as_that_bot(tmp_pat
     conn.close()
     with tr.open_store(config) as store, pytest.raises(ResumeMismatchError, match="bots.mybot.cmd"):
         tr.check_identities(store, tr.identify_bots(config), config)
+
+
+def test_inputs_named_anew_for_the_same_files_say_so_not_that_the_command_changed(tmp_path: Path):
+    from arena.core.outcome import EndReason
+    from arena.harness.protocol import Termination
+    from arena.tournament.identity import identify_bot
+    from arena.tournament.schedule import iter_schedule
+    from arena.tournament.store import MatchRow
+
+    (tmp_path / "mybot" / "lib").mkdir(parents=True)
+    shutil.copy(POLICYBOT / "policybot.py", tmp_path / "mybot" / "bot.py")
+    (tmp_path / "mybot" / "lib" / "brain.py").write_text("DEPTH = 2\n")
+    first = '  - {name: mybot, cmd: "python3 bot.py hash", cwd: mybot, inputs: ["lib/*.py"]}\n'
+    path = tournament(tmp_path, first + policy("greedy"))
+    config = load_config(path)
+    spec = next(iter_schedule(config))
+    with tr.open_store(config) as store:
+        store.set_identities({bot.name: identify_bot(bot) for bot in config.bots})
+        store.add(MatchRow(spec.id, spec.index, spec.pairing, spec.deal, spec.rotation, spec.seed, spec.sides,
+                           spec.seats, 0, (5, 0), EndReason.TARGET, (Termination.OK,) * 2, (0, 0), 1), {})
+    # Another pattern for the same file: the same program, the command as it was.
+    path.write_text(path.read_text().replace('"lib/*.py"', '"lib/brain.py"'))
+    again = load_config(path)
+    with tr.open_store(again) as store:
+        checked = tr.check_identities(store, tr.identify_bots(again), again)
+    assert checked.new_versions == ()
+    assert checked.respelled == ("mybot: the file names its inputs anew (inputs ['lib/*.py'] -> ['lib/brain.py']) for "
+                                 "the same program (its identity): its results stand",)
+
+
+# --- a command that cannot start -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("cmd, extra", [("nosuchprog_x1 | cat", ""), ("sh -c 'nosuchprog_x1 --fast'", ""),
+                                        ("nosuchprog_x1 | cat", "format: swiss\nrounds: 2")])
+def test_a_shell_command_whose_program_is_missing_stops_the_run_and_the_fixed_file_resumes(tmp_path: Path, cmd: str,
+                                                                                           extra: str):
+    # Through a shell the program is found missing only when it runs: the shell's "not found" at
+    # the bot's first handshake stops the run (one line, exit 2), never a table of forfeits; the
+    # matches without it are kept, and with the file fixed the run goes on (a swiss too, whose
+    # file may not change once it has results: the bot played none).
+    bots = policy("greedy") + policy("first") + (policy("last") if extra else "")
+    path = tournament(tmp_path, bots + f'  - {{name: ghost, cmd: "{cmd}"}}\n', extra=extra)
+    run = arena("run", str(path), "--no-progress", "--no-report", cwd=tmp_path)
+    assert run.returncode == 2, run.stderr
+    [line] = [line for line in run.stderr.splitlines() if line.startswith("error:")]
+    assert line.startswith(f"error: bot 'ghost': its command {cmd!r} cannot start: ") and "nosuchprog_x1" in line, line
+    assert "not found" in line and "no_handshake" not in run.stderr and "forfeit" not in run.stdout + run.stderr
+    with ResultStore.open_existing(str(tmp_path / "out")) as store:
+        assert all("ghost" not in row.seats for row in store.results())
+    path.write_text(path.read_text().replace(cmd, f"$PYTHON policybot.py last\", cwd: \"{POLICYBOT}"))
+    again = arena("run", str(path), "--no-progress", "--no-report", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "no_handshake" not in again.stderr and stored(tmp_path / "out") == (8 if extra else 6)
+    # What never played is no version of its own: ghost is the bot the file now describes.
+    assert "new version" not in again.stderr and "note: ghost: changed before it played a match here (command " \
+        "changed (" in again.stderr and "it plays as it is now, no version of its own" in again.stderr, again.stderr
+    table = json.loads(read("table", str(tmp_path / "out"), "--format", "json").stdout)
+    assert sorted(row["name"] for row in table) == ["first", "ghost", "greedy"] + (["last"] if extra else [])
+
+
+@pytest.mark.parametrize("command", [["play", "nosuchprog_x1 | cat", "$PYTHON policybot.py first"],
+                                     ["check-bot", "nosuchprog_x1 | cat"]])
+def test_play_and_check_bot_stop_on_a_shell_command_whose_program_is_missing_as_run_does(tmp_path: Path, command):
+    done = arena(*command, cwd=POLICYBOT)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert ("error: bot 'nosuchprog_x1': its command 'nosuchprog_x1 | cat' cannot start: " in done.stderr
+            and "not found" in done.stderr), done.stderr
+    assert "result:" not in done.stdout and "forfeit" not in done.stdout and "hand 1" not in done.stdout

@@ -72,7 +72,7 @@ def test_a_bots_versions_from_a_tournament_an_edit_and_an_sprt_are_two_entries(t
     sprt = arena("sprt", "$PYTHON mybot/bot.py", "python3 ./mybot/bot_v1.py", "--elo0", "0", "--elo1", "50",
                  "--max-pairs", "2", "-j", "2", "--no-progress", "--no-report", cwd=tmp_path)
     assert sprt.returncode == 0, sprt.stderr
-    assert "A bot: mybot@2.0, identity" in sprt.stdout and "B bot_v1: mybot@1.0, identity" in sprt.stdout
+    assert "A bot: bot@2.0, identity" in sprt.stdout and "B bot_v1: bot_v1@1.0, identity" in sprt.stdout
     rows = {r["name"]: r for r in json.loads(read("rate", str(results), "--format", "json"))}
     assert sorted(rows) == ["greedy", "mybot@1.0", "mybot@2.0"]  # one pool, no "not comparable" group
     assert {rows[v]["version"] for v in ("mybot@1.0", "mybot@2.0")} == {"1.0", "2.0"}

@@ -450,3 +450,34 @@ def test_a_bot_gets_the_arenas_path_and_locale_but_not_its_secrets(tmp_path, mon
     for names in seen.values():
         assert {"PATH", "LC_TIME", "LEVEL"} <= names and "MY_API_TOKEN" not in names, names
     assert "PASSED_ON" not in seen["default"] and "PASSED_ON" in seen["passed"]
+
+
+@pytest.mark.parametrize("cmd", ["nosuchprog_x1 | cat", "sh -c 'nosuchprog_x1'", "exec nosuchprog_x1 --fast <&0",
+                                 "bash -c 'nosuchprog_x1'", "./nosuch_x1.bin 2>&1 | cat >&2",
+                                 "cd nosuch_x1 && python3 bot.py", "bash -c 'cd nosuch_x1 && ./bot'"])
+def test_a_shell_that_cannot_find_the_program_says_the_command_cannot_start(cmd):
+    # Through a shell the arena cannot tell up front that the program is missing (missing_program
+    # leaves a shell line to the shell): the shell's "not found", before any ready, says so.
+    bot = BotProcess(BotSpec.from_command(cmd, limits=FAST))
+    try:
+        failure = failure_of(lambda: bot.begin_match(hello()))
+        assert failure.termination is Termination.NO_HANDSHAKE
+        assert bot.cannot_start is not None and split_command(bot.cannot_start.command) == split_command(cmd) \
+            or bot.cannot_start.command == cmd
+        assert "nosuch" in bot.cannot_start.message and any(
+            said in bot.cannot_start.message for said in ("not found", "No such file", "can't cd"))
+    finally:
+        bot.close()
+
+
+@pytest.mark.parametrize("cmd", ["sh -c 'echo started; exit 3'", "cat /nonexistent_x1 | cat", "./run.sh | cat"])
+def test_a_shell_command_that_starts_and_fails_is_the_bots_failure(cmd, tmp_path):
+    # Its program ran (a script that then misses a program of its own is the bot's failure).
+    (tmp_path / "run.sh").write_text("#!/bin/sh\nnosuchprog_x1\n")
+    (tmp_path / "run.sh").chmod(0o755)
+    bot = BotProcess(BotSpec.from_command(cmd, limits=FAST, cwd=str(tmp_path)))
+    try:
+        failure_of(lambda: bot.begin_match(hello()))
+        assert bot.cannot_start is None
+    finally:
+        bot.close()

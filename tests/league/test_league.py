@@ -194,6 +194,23 @@ def test_version_rules_for_unknown_identities_ready_names_and_commits():
     assert entries[0, "ana"] == Entry("ana@0123456", "ana", "0123456", BotIdentity.from_dict(from_revision))
 
 
+def test_a_bot_that_claims_another_bots_name_is_listed_and_merged_under_its_own(tmp_path: Path):
+    # evil answers ready as greedy does: the file's name is the bot's, the ready name gives
+    # its version only, so it is never listed as greedy nor merged with greedy by name.
+    league = tmp_path / "league"
+    _store(league, "t1", bots=("greedy", "luis"), date="2026-01-01T00:00:00+00:00")
+    _store(league, "t2", bots=("evil", "luis"), seed=7, date="2026-02-01T00:00:00+00:00")
+    _set_meta(league / "t1", "identities", {"greedy": _identity("greedy", "g", ready="greedy 1.0"),
+                                            "luis": _identity("luis", "l")})
+    _set_meta(league / "t2", "identities", {"evil": _identity("evil", "e", ready="greedy 1.0"),
+                                            "luis": _identity("luis", "l")})
+    rows = {row["name"]: row for row in _json(_arena("rate", league, "--format", "json"))}
+    assert sorted(rows) == ["evil@1.0", "greedy@1.0", "luis"]
+    assert rows["evil@1.0"]["bot"] == "evil"
+    merged = {row["name"]: row for row in _json(_arena("rate", league, "--by-name", "--format", "json"))}
+    assert sorted(merged) == ["evil", "greedy", "luis"]
+
+
 def test_an_old_store_without_identities_is_matched_by_name_with_a_note(tmp_path: Path):
     league = tmp_path / "league"
     shutil.copytree(Path(__file__).parents[1] / "golden" / "store", league / "golden")
@@ -461,9 +478,41 @@ def test_results_without_an_identity_are_counted_and_a_note_says_so(tmp_path: Pa
     old.write_text("".join(",".join(row[:-1]) + "\n" for row in rows))
     assert rows[0][-1] == "results_id" and "results_id" not in old.read_text()
     alone, _ = _fit(spring)
+    # Its rows still carry each match's id and seed: a row with the id, seed, sides and result
+    # of a match of the folder is that match, counted once; one that differs is another game.
     rated, notes = _fit(spring, old)
+    assert rated == alone
+    assert f"{old}: its 12 matches carry no results_id, but each is the match of {spring} with its id, seed, " \
+           "sides and result: counted once, from there; left out" in notes
+    flipped = tmp_path / "flipped.csv"
+    lines = old.read_text().splitlines(keepends=True)
+    cells = lines[1].split(",")
+    cells[2] = {"1": "0", "0": "1", "0.5": "1"}[cells[2]]
+    flipped.write_text(lines[0] + ",".join(cells) + "".join(lines[2:]))
+    rated, notes = _fit(spring, flipped)
+    assert sum(row[3] for row in rated.values()) == sum(row[3] for row in alone.values()) + 2
+    assert f"{flipped}: 11 of its 12 matches carry no results_id, but each is the match of {spring} with its id, " \
+           "seed, sides and result: counted once, from there" in notes
+    assert f"{flipped}: 1 of its 12 matches carries no identity (results_id and id, as arena export writes them), and " \
+           f"{spring} holds matches of the same bots: if {flipped} is an export of it, they are counted twice here; " \
+           "give one of the two, or an export that keeps those columns" in notes
+    # The same of JSON lines.
+    old_jsonl = tmp_path / "old.jsonl"
+    old_jsonl.write_text("".join(json.dumps({k: v for k, v in json.loads(line).items() if k != "results_id"}) + "\n"
+                                 for line in _export(spring, tmp_path / "new.jsonl").read_text().splitlines()))
+    rated, notes = _fit(spring, old_jsonl)
+    assert rated == alone and any(note.startswith(f"{old_jsonl}: its 12 matches carry no results_id") for note in notes)
+    # Its three columns alone (a hand-trimmed export) say the same, naming both inputs.
+    plain = tmp_path / "plain.csv"
+    plain.write_text("".join(",".join(row[:3]) + "\n" for row in rows))
+    rated, notes = _fit(spring, plain)
     assert {name: row[3] for name, row in rated.items()} == {name: 2 * row[3] for name, row in alone.items()}
-    assert f"{old}: its matches carry no identity (results_id and id, as arena export writes them): each is " \
+    assert any(note.startswith(f"{plain}: its 12 matches carry no identity") and f"if {plain} is an export of it"
+               in note for note in notes)
+    # Beside a folder of other bots, it repeats nothing it could: the plain note.
+    other = _store(tmp_path / "league", "other", bots=("zoe", "yago"))
+    _, notes = _fit(other, plain)
+    assert f"{plain}: its 12 matches carry no identity (results_id and id, as arena export writes them): each is " \
            "counted, even where another input holds it too" in notes
     # A folder of an earlier arena: its copy is not told from it either, and it says so; a run
     # of it records an id.
@@ -473,7 +522,11 @@ def test_results_without_an_identity_are_counted_and_a_note_says_so(tmp_path: Pa
     rated, notes = _fit(spring, copy)
     assert {name: row[3] for name, row in rated.items()} == {name: 2 * row[3] for name, row in alone.items()}
     assert f"{spring}: no results_id recorded (an earlier arena; a run of it records one): its matches are " \
-           "counted, even where a copy or an export of them is given too" in notes
+           "counted, even where a copy of it is given too (an export of it is told by each match's id and seed)" in notes
+    # Its export (no results_id to write) is still told by each match's id and seed.
+    rated, notes = _fit(spring, _export(spring, tmp_path / "older.csv"))
+    assert rated == alone and any(note.startswith(f"{tmp_path / 'older.csv'}: its 12 matches carry no results_id")
+                                  for note in notes)
 
 
 def test_one_results_file_keeps_the_plain_table(tmp_path: Path):

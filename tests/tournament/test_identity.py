@@ -2,6 +2,7 @@
 and the value's round trip through JSON."""
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -133,7 +134,7 @@ def test_an_identity_is_a_plain_json_value_and_the_ready_name_counts_once_known(
     assert BotIdentity.from_dict(json.loads(json.dumps(ident.to_dict()))) == ident
     assert ident.label == f"b@{ident.key[:7]}" and ident.to_dict()["identity"] == ident.key
     named = ident.with_ready_name("mybot 1.0")
-    assert named.label == "mybot@1.0" and named.version == "1.0" and named.key == ident.key
+    assert named.label == "b@1.0" and named.version == "1.0" and named.key == ident.key
     assert ident.with_ready_name("policybot-greedy").label == f"b@{ident.key[:7]}"  # no version given
     assert identity_changes(ident, named) == []  # not known on one side: not compared
     assert identity_changes(named, ident.with_ready_name("mybot 1.1")) == ["ready name changed ('mybot 1.0' -> 'mybot 1.1')"]
@@ -141,6 +142,15 @@ def test_an_identity_is_a_plain_json_value_and_the_ready_name_counts_once_known(
     with_commit = BotIdentity.from_dict({**ident.to_dict(), "commit": "a" * 40})
     assert with_commit.label == "b@aaaaaaa"
     assert identity_changes(ident, with_commit) == ["now from revision aaaaaaaaaaaa"]
+
+
+def test_a_label_names_the_bot_as_the_file_does_and_takes_only_a_version_from_the_bot(tmp_path):
+    # A bot configured as evil that answers ready as "greedy 1.0" is evil@1.0, never greedy's:
+    # labels are what tables, exports and leagues tell bots apart by.
+    ident = identify_bot(load_config(write_bot(tmp_path, "x = 1\n")).bot("b"))
+    assert ident.with_ready_name("greedy 1.0").label == "b@1.0"
+    assert replace(ident, name="b~2").with_ready_name("greedy 1.0").label == "b@1.0"
+    assert ident.with_ready_name("greedy").label == f"b@{ident.key[:7]}"
 
 
 def test_a_label_holds_only_what_a_bot_name_may_hold(tmp_path):
@@ -152,8 +162,8 @@ def test_a_label_holds_only_what_a_bot_name_may_hold(tmp_path):
     assert ident.with_ready_name("a,b 2.0").label == "b@2.0"
     assert ident.with_ready_name("\x1b[31mred 2.0").label == "b@2.0"
     semver = ident.with_ready_name("mybot 1.0.0+build.7")
-    assert semver.label == "mybot@1.0.0" and semver.version == "1.0.0"
-    assert ident.with_ready_name("mybot 1.0+").label == "mybot@1.0"
+    assert semver.label == "b@1.0.0" and semver.version == "1.0.0"
+    assert ident.with_ready_name("mybot 1.0+").label == "b@1.0"
     assert "+" not in ident.with_ready_name("mybot +1").label
 
 
@@ -198,3 +208,24 @@ def test_an_identity_recorded_by_an_older_arena_gets_its_key_from_its_bots_setti
     recorded = BotIdentity.from_dict(old)
     assert recorded.env is None and "identity" not in recorded.to_dict()
     assert recorded.fill_from(bot).key == new.key and identity_changes(recorded.fill_from(bot), new) == []
+
+
+def _claiming(name: str, program: str, ready: str) -> BotIdentity:
+    return BotIdentity(name, f"$PYTHON {name}.py", files=((f"{name}.py", program * 64),), ready_name=ready)
+
+
+def test_no_two_entrants_of_a_folder_share_a_label_whatever_their_bots_announce():
+    from arena.tournament.versions import version_labels
+
+    # evil answers ready as greedy does, in both its versions: an export of this folder, read
+    # back by arena rate, must keep the four apart (and show evil as evil).
+    identities = {"greedy": _claiming("greedy", "a", "greedy 1.0"), "greedy~2": _claiming("greedy~2", "b", "greedy 1.1"),
+                  "evil": _claiming("evil", "c", "greedy 1.0"), "evil~2": _claiming("evil~2", "d", "greedy 1.1")}
+    labels = version_labels(identities, list(identities))
+    assert labels == {"greedy": "greedy@1.0", "greedy~2": "greedy@1.1", "evil": "evil@1.0", "evil~2": "evil@1.1"}
+    # Two versions of one bot that announce one version are told apart by their keys.
+    identities["greedy~2"] = _claiming("greedy~2", "b", "greedy 1.0")
+    labels = version_labels(identities, list(identities))
+    assert len(set(labels.values())) == 4
+    assert sorted(labels[n] for n in ("greedy", "greedy~2")) == sorted(
+        f"greedy@1.0({identities[n].key[:7]})" for n in ("greedy", "greedy~2"))

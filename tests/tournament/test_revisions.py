@@ -107,7 +107,7 @@ def test_the_ready_name_fills_the_identity_and_its_label(tmp_path, repo):
             ready = proc.begin_match(hello())
         ids.append(identify_bot(report.config.bot(name)).with_ready_name(ready.name))
     assert [i.ready_name for i in ids] == ["firstmove.c", "firstmove v2"]
-    assert ids[1].label == "firstmove@v2" and ids[1].version == "v2"
+    assert ids[1].label == "new@v2" and ids[1].version == "v2"
     assert identity_changes(*ids)[-1] == "ready name changed ('firstmove.c' -> 'firstmove v2')"
 
 
