@@ -438,9 +438,11 @@ def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, p
                     if shares is not None:
                         out.say("cores: each worker and its bots on cores of their own: "
                                 + " | ".join(map(cpu_list, shares)) + " (pin_workers)")
-                ready = runner.ReadyNames(store, store.identities() or {})
+                ready = runner.ReadyNames(store, store.identities() or {}, runner.identify_now(config))
                 try:
                     live.play(executor, ready, warm)
+                    for line in ready.notes.values():
+                        out.say(f"note: {line}", always=True)
                 except ArenaError as exc:
                     # A changed bot says itself what to do; anything else may simply resume.
                     from arena.harness.botproc import CommandCannotStartError

@@ -228,10 +228,10 @@ _SHELL_NOT_FOUND = (
     re.compile(r"(?P<shell>[^\s:]+)(?::(?: line)? ?\d+)?: (?:exec: )?(?P<prog>[^:]+): "
                r"(?:command not found|not found|No such file or directory)"),
     re.compile(r"(?P<shell>[^\s:]+):\d+: (?:command not found|no such file or directory): (?P<prog>.+)"),
-    # The folder a command changes to first (cd sub && ./bot): dash "can't cd to sub", bash "cd: sub: No such ...".
-    re.compile(r"(?P<shell>[^\s:]+)(?::(?: line)? ?\d+)?: cd: (?:can't cd to (?P<prog>.+)|(?P<folder>[^:]+): "
-               r"No such file or directory)"),
 )
+# The folder a command changes to first (cd sub && ./bot): dash "can't cd to sub", bash "cd: sub: No such ...".
+_SHELL_CANNOT_CD = re.compile(r"(?P<shell>[^\s:]+)(?::(?: line)? ?\d+)?: cd: (?:can't cd to (?P<prog>.+)|"
+                              r"(?P<folder>[^:]+): No such file or directory)")
 
 
 @dataclass(frozen=True)
@@ -260,37 +260,88 @@ def command_text(argv: Sequence[str]) -> str:
     return argv[2] if tuple(argv[:2]) == ("/bin/sh", "-c") and len(argv) > 2 else shlex.join(argv)
 
 
-def shell_not_found(argv: Sequence[str], stderr: str) -> StartFailure | None:
+def shell_not_found(argv: Sequence[str], stderr: str, cwd: str | None = None,
+                    path: str | None = None) -> StartFailure | None:
     """The ``StartFailure`` of a command run through a shell (``argv`` as ``split_command``
-    gives it) whose stderr holds the shell's "not found" for a program the command names; None
-    otherwise (a program that started and then failed is the bot's failure, as a script that
-    misses a program of its own is: its line begins with the script's name, not a shell's)."""
+    gives it) whose stderr holds the shell's "not found" for a program the command runs, or a
+    folder it changes to, that is indeed missing from ``cwd`` and the ``path`` it searches; None
+    otherwise. A program that started and then failed is the bot's failure, as a script that
+    misses a program of its own is (its line begins with the script's name, not a shell's).
+
+    Why each check: the line is only the bot's stderr, which the bot writes. A bot that prints a
+    shell's "not found" and exits could pass for a command that cannot start, and stop the run
+    (CommandCannotStartError); it may only name what the command runs, and only what the arena
+    finds missing, so the claim is true whoever made it."""
     if len(argv) < 2 or os.path.basename(argv[0]) not in _SHELLS:
         return None
     text = command_text(argv)
-    words = set(_shell_words(" ".join(argv[1:])))
+    runs = _commands_run(list(argv))
     for line in stderr.splitlines():
         line = line.strip()
-        for pattern in _SHELL_NOT_FOUND:
+        for pattern in (*_SHELL_NOT_FOUND, _SHELL_CANNOT_CD):
             found = pattern.fullmatch(line)
-            named = found and (found["prog"] or found.groupdict().get("folder") or "").strip()
-            if found is not None and os.path.basename(found["shell"]) in _SHELLS and named in words:
+            if found is None or os.path.basename(found["shell"]) not in _SHELLS:
+                continue
+            named = (found["prog"] or found.groupdict().get("folder") or "").strip()
+            if named in runs and _missing(named, cwd, path, folder=pattern is _SHELL_CANNOT_CD):
                 return StartFailure(text, line)
     return None
 
 
-def _shell_words(text: str, depth: int = 3) -> list[str]:
-    """The words of a shell line, its operators apart (``a|b`` -> ``a``, ``|``, ``b``), and
-    those of a quoted line in it (``bash -c 'cd sub && ./bot'``), a few levels down."""
+def _missing(named: str, cwd: str | None, path: str | None, *, folder: bool) -> bool:
+    """Whether a program (or a folder) a command names is missing where its shell looks."""
+    where = os.path.join(cwd or os.getcwd(), os.path.expanduser(named))
+    if folder:
+        return not os.path.isdir(where)
+    if os.sep in named:
+        return not os.path.exists(where)
+    return shutil.which(named, path=path if path is not None else os.environ.get("PATH", os.defpath)) is None
+
+
+# What separates one command of a shell line from the next: the next word is a program.
+_SHELL_OPERATORS = frozenset({"|", "||", "&&", ";", "&", "(", ")", "|&", ";;", "!", "{", "}"})
+# Words that run the word after them: exec, command and the like.
+_RUNS_NEXT = frozenset({"exec", "command", "nohup", "time"})
+
+
+def _commands_run(argv: list[str], depth: int = 3) -> set[str]:
+    """What a shell command runs: the first word of each command in its line (``a | b``:
+    ``a``, ``b``; ``exec a``: ``a``; ``X=1 a``: ``a``), the folder a ``cd`` changes to, and the
+    same in the line a shell word runs (``bash -c 'cd sub && ./bot'``), a few levels down."""
+    runs: set[str] = set()
+    first, after_cd, line_next, shell = True, False, False, False
+    for word in argv:
+        if line_next:
+            line_next = False
+            if depth > 1:
+                runs |= _commands_run(_line_words(word), depth - 1)
+            continue
+        if word in _SHELL_OPERATORS:
+            first, after_cd = True, False
+            continue
+        if first:
+            if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", word) or word in _RUNS_NEXT:
+                continue
+            runs.add(word)
+            first, after_cd = False, word == "cd"
+            shell = os.path.basename(word) in _SHELLS
+            continue
+        if after_cd and not word.startswith("-"):
+            runs.add(word)
+            after_cd = False
+        elif word == "-c" and shell:
+            line_next = True
+    return runs
+
+
+def _line_words(text: str) -> list[str]:
+    """The words of a shell line, its operators apart (``a|b`` -> ``a``, ``|``, ``b``)."""
     lexer = shlex.shlex(text, posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
     try:
-        words = list(lexer)
+        return list(lexer)
     except ValueError:  # unbalanced quotes: the shell said so itself
         return text.split()
-    if depth > 1:
-        words += [inner for word in words if " " in word for inner in _shell_words(word, depth - 1)]
-    return words
 
 
 # What a bot's environment takes of the arena's (docs/PROTOCOL.md, "Your environment is not the
@@ -929,7 +980,8 @@ class BotProcess:
         start (``cannot_start``): a process that ended before its first ``ready`` with its shell's
         "not found"."""
         if self.matches <= 1 and self._dead_reason is not None:  # gone (its last words read: _gone)
-            self.cannot_start = shell_not_found(self.spec.cmd, self.stderr_tail)
+            path = dict(self.spec.env).get("PATH", os.environ.get("PATH", os.defpath))
+            self.cannot_start = shell_not_found(self.spec.cmd, self.stderr_tail, self.spec.cwd, path)
         self.kill()
 
     def begin_match(self, hello: dict[str, Any]) -> Ready:

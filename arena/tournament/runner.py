@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from arena.errors import ArenaError
 from arena.harness.botproc import CommandCannotStartError
 from arena.harness.resources import ResourceLimits
 from arena.safe_files import make_folder
@@ -396,14 +397,21 @@ def _ladder_joins(store: ResultStore, config: TournamentConfig, joined: list[str
 
 class ReadyNames:
     """Watches the name each bot gives in its ``ready`` reply, match after match: the first
-    one is recorded with the bot's identity, a different one later is another program."""
+    one is recorded with the bot's identity. A different one later is another program only if
+    the program's files say so (``identify``, the identity as they are now): the name is the
+    bot's to give, and a bot that gives another one at will must not stop the run; it keeps its
+    first name, and ``notes`` says so once per bot."""
 
-    def __init__(self, store: ResultStore, identities: Mapping[str, BotIdentity]) -> None:
+    def __init__(self, store: ResultStore, identities: Mapping[str, BotIdentity],
+                 identify: Callable[[str], BotIdentity | None] | None = None) -> None:
         self._store = store
         self.identities = dict(identities)
+        self._identify = identify
+        self.notes: dict[str, str] = {}
 
     def check(self, completed: Completed) -> None:
-        """Raises ``BotChangedError`` before the match is stored when a name changed."""
+        """Raises ``BotChangedError`` before the match is stored when a name changed and the
+        program did (or cannot be checked)."""
         changed = False
         for seat, ready in enumerate(completed.ready):
             if ready is None or seat >= len(completed.row.seats):
@@ -416,26 +424,77 @@ class ReadyNames:
                 self.identities[bot] = identity.with_ready_name(ready)
                 changed = True
             elif identity.ready_name != ready:
+                said = f"its ready name changed ({identity.ready_name!r} -> {ready!r}) in match {completed.row.id}"
+                changes = self._program_changes(bot, identity)
+                if changes == []:
+                    self.notes.setdefault(bot, f"{bot}: {said}, its program unchanged (its identity): its results "
+                                               f"stand, under its first name")
+                    continue
                 raise BotChangedError(
                     self._store.folder, bot,
-                    [f"its ready name changed ({identity.ready_name!r} -> {ready!r}) in match {completed.row.id}: "
-                     "another program answered under its name"],
+                    [f"{said}: another program answered under its name", *(changes or ())],
                     during_run=True,
                 )
         if changed:
             self._store.set_identities(self.identities)
 
+    def _program_changes(self, bot: str, recorded: BotIdentity) -> list[str] | None:
+        """How the bot's program differs now from the one recorded, in words (empty: the same
+        program); None when that cannot be told."""
+        if self._identify is None:
+            return None
+        try:
+            now = self._identify(bot)
+        except ArenaError:  # its files cannot be read as a program now: changed
+            return None
+        if now is None or recorded.env is None:
+            return None
+        return identity_changes(recorded, now)
+
+
+def identify_now(config: TournamentConfig) -> Callable[[str], BotIdentity | None]:
+    """An entrant's identity as its files are now (``ReadyNames``): the bot of that name in
+    ``config``, or of its base name for a version (``mybot~2``); None for one it does not hold."""
+    bots = {bot.name: bot for bot in config.bots}
+
+    def now(entrant: str) -> BotIdentity | None:
+        bot = bots.get(entrant) or bots.get(bot_name(entrant))
+        return None if bot is None else identify_bot(bot)
+
+    return now
+
 
 # --- playing -----------------------------------------------------------------------------------
 
 
-def cannot_start(completed: Completed) -> CommandCannotStartError | None:
+def cannot_start(completed: Completed, has_played: Callable[[str], bool]) -> CommandCannotStartError | None:
     """The error of a match in which a bot's command could not start (botproc ``StartFailure``),
-    naming the bot as the file does."""
+    naming the bot as the file does; None for a bot that ``has_played`` a stored match: its
+    command started then, so a "not found" now is its own doing (a bot may print one and exit),
+    a failure recorded with the match, never a reason to stop the run."""
     for seat, failure in enumerate(completed.cannot_start):
-        if failure is not None and seat < len(completed.row.seats):
+        if failure is not None and seat < len(completed.row.seats) and not has_played(completed.row.seats[seat]):
             return CommandCannotStartError(bot_name(completed.row.seats[seat]), failure)
     return None
+
+
+class _Played:
+    """Which entrants (a version of a bot is one of its own) a stored match seats: read from the
+    store when first asked (only after a "cannot start", rare), then kept up to date as matches
+    are stored."""
+
+    def __init__(self, store: ResultStore) -> None:
+        self._store = store
+        self._names: set[str] | None = None
+
+    def __call__(self, seat: str) -> bool:
+        if self._names is None:
+            self._names = {name for _, _, _, seats in self._store.stored_keys() for name in seats}
+        return seat in self._names
+
+    def stored(self, completed: Completed) -> None:
+        if self._names is not None:
+            self._names.update(completed.row.seats)
 
 
 def play(
@@ -458,12 +517,13 @@ def play(
     """
     done = plan.done
     played = 0
+    has_played = _Played(store)
     with executor:
         for batch in executor.run_batches(plan.pending):
             checked: list[Completed] = []
             refused: BotChangedError | CommandCannotStartError | None = None
             for completed in batch:
-                refused = cannot_start(completed)
+                refused = cannot_start(completed, has_played)
                 if refused is not None:
                     break
                 if ready_names is not None:
@@ -475,6 +535,7 @@ def play(
                 checked.append(completed)
             store.add_many([(completed.row, completed.record_json) for completed in checked])
             for completed in checked:
+                has_played.stored(completed)
                 done += 1
                 played += 1
                 plan.on_completed(completed, done)
@@ -507,7 +568,7 @@ def run_tournament(
         run_config = strategy.run_config if isinstance(strategy, RunPlan) else config
         if executor is None:
             executor = make_executor(run_config, concurrency or config.concurrency)
-        ready = ReadyNames(store, store.identities() or identities)
+        ready = ReadyNames(store, store.identities() or identities, identify_now(config))
         played = play(store, strategy, executor, on_match, ready_names=ready) if strategy.has_work else 0
         return {**strategy.outcome(store), "played": played, "folder": config.output}
 
@@ -518,6 +579,7 @@ __all__ = [
     "IdentityCheck",
     "LOGS_DIR",
     "ReadyNames",
+    "identify_now",
     "RunPlan",
     "Strategy",
     "build_schedule",

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.harness.protocol import Termination
 from arena.tournament import runner as tr
 from arena.tournament.config import ConfigError, load_config, parse_config
 from arena.tournament.store import ResultStore, StoreError
@@ -448,43 +449,79 @@ def test_a_store_without_identities_still_resumes_and_then_records_them(tmp_path
     assert got == expected
 
 
-def test_another_program_answering_under_a_bots_name_mid_run_stops_the_run(tmp_path: Path):
-    # In a folder of its own, given to the bot (a sealed bot sees only its own folders): the bot
-    # may not read a file made later right beside the tournament file (arena/harness/sandbox.py),
-    # and this one is replaced mid-run.
+def _named_bot(tmp_path: Path) -> tuple[Path, Path, str]:
+    """A bot that gives in each ready the name in a file beside it, read again at every match:
+    its program (a copy of newbot.py in a folder of its own, given to it writable, as a sealed
+    bot sees only its own folders), the name file, and the tournament file's entry."""
     (tmp_path / "bot").mkdir()
+    program = tmp_path / "bot" / "newbot.py"
+    shutil.copy(NEWCOMER / "newbot.py", program)
     name_file = tmp_path / "bot" / "name.txt"
     name_file.write_text("Named v1")
-    given = f", env: {{NEWBOT_NAME_FILE: '{name_file}'}}, limits: {{writable: ['{tmp_path / 'bot'}']}}"
-    path = tournament(tmp_path, newbot("named", "named", given)
-                      + policy("greedy"), extra="matches_per_pairing: 6")
+    entry = (f'  - {{name: named, cmd: "$PYTHON newbot.py named", cwd: "{tmp_path / "bot"}", env: {{NEWBOT_NAME_FILE: '
+             f'"{name_file}"}}, limits: {{writable: ["{tmp_path / "bot"}"]}}}}\n')
+    return program, name_file, entry
+
+
+def _rename(name_file: Path, name: str) -> None:
+    # Replaced whole, never truncated then written: a handshake reading it meanwhile must see
+    # one name or the other, not an empty file.
+    fresh = name_file.with_suffix(".new")
+    fresh.write_text(name)
+    os.replace(fresh, name_file)
+
+
+def test_a_bot_that_changes_its_ready_name_with_its_program_unchanged_does_not_stop_the_run(tmp_path: Path):
+    # The ready name is the bot's own word: one that says another name at will (here from a
+    # file its identity does not hold) must not stop a run; its program is the one recorded,
+    # so its results stand, under its first name, and the run says so once.
+    _, name_file, entry = _named_bot(tmp_path)
+    path = tournament(tmp_path, entry + policy("greedy"), extra="matches_per_pairing: 6")
+    seen: list[str] = []
+
+    def rename_after_the_first(row, done):
+        seen.append(row.id)
+        _rename(name_file, f"Named v{len(seen) + 1}")
+
+    assert tr.run_tournament(load_config(path), concurrency=1, on_match=rename_after_the_first)["played"] == 6
+    with ResultStore.open_existing(str(tmp_path / "out")) as store:
+        assert store.identities()["named"].ready_name == "Named v1"
+    # On the command line, a bot that names itself anew at every match: one note, exit 0.
+    shifty = tournament(tmp_path, newbot("shifty", "shifty") + policy("greedy"), extra="matches_per_pairing: 4",
+                        name="shifty")
+    run = arena("run", str(shifty), "--no-progress", "--no-report", "--output", str(tmp_path / "shifty"), cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert stored(tmp_path / "shifty") == 4
+    notes = [line for line in run.stderr.splitlines() if line.startswith("note: shifty: its ready name changed")]
+    assert len(notes) == 1 and "its program unchanged" in notes[0] and "its results stand" in notes[0], run.stderr
+
+
+def test_another_program_answering_under_a_bots_name_mid_run_stops_the_run(tmp_path: Path):
+    # The program itself replaced mid-run (its file changed, which its identity holds), and the
+    # new one answers with another name: the run stops before that match is stored.
+    program, name_file, entry = _named_bot(tmp_path)
+    path = tournament(tmp_path, entry + policy("greedy"), extra="matches_per_pairing: 6")
     config = load_config(path)
     seen: list[str] = []
 
     def swap_after_the_first(row, done):
         seen.append(row.id)
-        # Replaced whole, never truncated then written: a handshake reading it meanwhile
-        # must see one name or the other, not an empty file.
-        fresh = tmp_path / "bot" / "name.new"
-        fresh.write_text("Named v2")
-        os.replace(fresh, name_file)  # the next handshake gives another name
+        if len(seen) == 1:
+            program.write_text(program.read_text() + "\n# another program\n")
+            _rename(name_file, "Named v2")  # the next handshake gives another name
 
     with pytest.raises(tr.BotChangedError) as caught:
         tr.run_tournament(config, concurrency=1, on_match=swap_after_the_first)
     error = caught.value
     assert error.bot == "named" and error.exit_code == 2
     assert "its ready name changed ('Named v1' -> 'Named v2')" in str(error) and "another program" in str(error), str(error)
+    assert "program file newbot.py changed" in str(error), str(error)
     # The worker may have begun the next match (with the old name) before the file changed;
     # the first match the other program answered is refused and not stored.
     # How many: a worker plays one match and holds the next, and under load the parent reports
     # (and swaps the file) a match or two behind it; 3 were stored in one CI run. Whatever the
     # timing, the run stops before its 6 matches, storing only what the first program answered.
     assert 1 <= len(seen) < 6 and stored(tmp_path / "out") == len(seen), (seen, stored(tmp_path / "out"))
-    # A resume is refused the same way at its first match, and with the old name back it goes on.
-    with pytest.raises(tr.BotChangedError):
-        tr.run_tournament(config, concurrency=1)
-    name_file.write_text("Named v1")  # no match runs now: a plain write is safe
-    assert tr.run_tournament(config, concurrency=1)["played"] == 6 - len(seen)
 
 
 # --- memory: what a run holds ------------------------------------------------------------------
@@ -731,6 +768,32 @@ def test_a_shell_command_whose_program_is_missing_stops_the_run_and_the_fixed_fi
         "changed (" in again.stderr and "it plays as it is now, no version of its own" in again.stderr, again.stderr
     table = json.loads(read("table", str(tmp_path / "out"), "--format", "json").stdout)
     assert sorted(row["name"] for row in table) == ["first", "ghost", "greedy"] + (["last"] if extra else [])
+
+
+def test_a_bot_that_started_before_cannot_stop_the_run_by_saying_its_shell_found_no_program(tmp_path: Path):
+    # A hostile bot run through a shell plays its first match, then at every later start prints
+    # what its shell prints of a missing program and exits 127, naming a program its command
+    # runs and that is indeed missing (the shell then says so too). It started once, so the
+    # "not found" is the bot's failure, recorded with each match: the run is not stopped.
+    (tmp_path / "bot").mkdir()
+    (tmp_path / "state").mkdir()
+    liar = tmp_path / "bot" / "liar.sh"
+    liar.write_text('#!/bin/sh\nif [ -e "$STATE/played" ]; then read hello; echo "/bin/sh: 1: nosuch_x1: not found" >&2; '
+                    'exit 127; fi\n: > "$STATE/played"\nexec "$PY" policybot.py greedy\n')
+    liar.chmod(0o755)
+    shutil.copy(POLICYBOT / "policybot.py", tmp_path / "bot")
+    given = (f'  - {{name: liar, cmd: "./liar.sh || nosuch_x1", cwd: "{tmp_path / "bot"}", env: {{STATE: "{tmp_path / "state"}", '
+             f'PY: "{sys.executable}"}}, limits: {{writable: ["{tmp_path / "state"}"]}}}}\n')
+    path = tournament(tmp_path, given + policy("first"), extra="matches_per_pairing: 4")
+    result = tr.run_tournament(load_config(path), concurrency=1)
+    assert result["played"] == 4
+    with ResultStore.open_existing(str(tmp_path / "out")) as store:
+        rows = sorted(store.results(), key=lambda row: row.index)
+    # Its first process plays on (a worker keeps a bot's process for its next deal); every
+    # process started after it lies, and each lie is that match's no_handshake.
+    failures = [[(row.seats[seat], why) for seat, why in row.failures] for row in rows]
+    assert failures[0] == [] and any(failures[1:]), failures
+    assert all(found == [("liar", Termination.NO_HANDSHAKE)] for found in failures if found), failures
 
 
 @pytest.mark.parametrize("command", [["play", "nosuchprog_x1 | cat", "$PYTHON policybot.py first"],

@@ -1,6 +1,7 @@
 """BotProcess: the subprocess side of the harness, driven line by line with scripted bots."""
 
 import json
+import shlex
 import sys
 import time
 
@@ -466,6 +467,28 @@ def test_a_shell_that_cannot_find_the_program_says_the_command_cannot_start(cmd)
             or bot.cannot_start.command == cmd
         assert "nosuch" in bot.cannot_start.message and any(
             said in bot.cannot_start.message for said in ("not found", "No such file", "can't cd"))
+    finally:
+        bot.close()
+
+
+@pytest.mark.parametrize("said, cmd", [
+    ("/bin/sh: 1: cat: not found", "./liar.sh | cat"),  # a program the command runs, but there
+    ("/bin/sh: 1: ./liar.sh: not found", "./liar.sh | cat"),  # itself, which is there
+    ("/bin/sh: 1: nosuch_x1: not found", "./liar.sh nosuch_x1 | cat"),  # a word it does not run
+    ("/bin/sh: 1: cd: can't cd to sub", "cd sub && ../liar.sh | cat"),  # a folder that is there
+])
+def test_a_bot_that_prints_a_shells_not_found_is_the_bots_failure_not_a_command_that_cannot_start(said, cmd, tmp_path):
+    # Its stderr is the bot's to write: a bot that fakes its shell's "not found" and exits must
+    # not pass for a command that cannot start (which stops a run, CommandCannotStartError).
+    (tmp_path / "sub").mkdir()
+    liar = tmp_path / "liar.sh"
+    liar.write_text(f"#!/bin/sh\nread hello\necho {shlex.quote(said)} >&2\nexit 127\n")
+    liar.chmod(0o755)
+    bot = BotProcess(BotSpec.from_command(cmd, limits=FAST, cwd=str(tmp_path)))
+    try:
+        failure = failure_of(lambda: bot.begin_match(hello()))
+        assert failure.termination is Termination.NO_HANDSHAKE and said in bot.stderr_tail
+        assert bot.cannot_start is None
     finally:
         bot.close()
 

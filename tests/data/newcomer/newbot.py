@@ -7,6 +7,7 @@
 - ``named``: plays the first legal move and gives, in each ready, the name written in the
   file NEWBOT_NAME_FILE (read again at every match): a test changes it to make "another
   program" answer;
+- ``shifty``: plays the first legal move and gives another name in each ready (from its seed);
 - anything else: plays the first legal move, named ``newbot``.
 """
 
@@ -18,10 +19,12 @@ import time
 MODE = sys.argv[1] if len(sys.argv) > 1 else "ok"
 
 
-def name() -> str:
+def name(hello: dict) -> str:
     if MODE == "named":
         with open(os.environ["NEWBOT_NAME_FILE"]) as fh:
             return fh.read().strip()
+    if MODE == "shifty":  # another name at every match, from the seed the hello gives it
+        return f"shifty {hello.get('seed', 0) % 1000}"
     return "newbot"
 
 
@@ -36,7 +39,7 @@ def main() -> None:
         if kind in ("hello", "new_match"):
             if MODE == "debug":
                 print("DEBUG got hello", flush=True)
-            reply = {"type": "ready", "name": name(), "protocol": 1}
+            reply = {"type": "ready", "name": name(msg), "protocol": 1}
         elif kind == "request":
             reply = {"type": "move", "id": msg["id"], "move": msg["legal"][0]}
         elif kind == "goodbye":
