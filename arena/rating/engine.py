@@ -836,6 +836,12 @@ class Inverse:
     def covariance(self, anchor: int | None) -> Covariance:
         return Covariance(self.factor, self.full, anchor)
 
+    def log_det(self) -> float | None:
+        """log det of the inverted matrix, from its Cholesky factor (None when it had none)."""
+        if self.factor is None:
+            return None
+        return float(-2.0 * np.log(np.abs(np.diag(self.factor))).sum())
+
     def identified(self) -> NDArray[np.bool_]:
         """Bots whose own strength (minus the mean) the data determine."""
         if not self.null.shape[1]:

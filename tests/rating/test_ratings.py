@@ -272,6 +272,58 @@ def test_prior_makes_perfect_record_finite_and_shrinks():
             fit_ratings(results, prior=bad)
 
 
+
+def _laplace_evidence(pairs: np.ndarray, wins: np.ndarray, n: int, tau: float) -> float:
+    """log p(results | prior sd tau) by the Laplace approximation, written out directly: the
+    Bradley-Terry MAP by Newton, then log-posterior + (n/2) log(1/tau^2) - (1/2) log det(H + I/tau^2)."""
+    r = np.zeros(n)
+    i, j = pairs[:, 0], pairs[:, 1]
+    for _ in range(100):
+        p = 1.0 / (1.0 + np.exp(-(r[i] - r[j])))
+        g = np.bincount(i, wins - p, n) - np.bincount(j, wins - p, n) - r / tau**2
+        h = np.zeros((n, n))
+        np.add.at(h, (i, i), p * (1 - p))
+        np.add.at(h, (j, j), p * (1 - p))
+        np.add.at(h, (i, j), -p * (1 - p))
+        np.add.at(h, (j, i), -p * (1 - p))
+        a = h + np.eye(n) / tau**2
+        step = np.linalg.solve(a, g)
+        r += step
+        if np.abs(step).max() < 1e-12:
+            break
+    d = r[i] - r[j]
+    loglik = float(np.sum(wins * d - np.logaddexp(0.0, d)))
+    return loglik - 0.5 * float(r @ r) / tau**2 - n * math.log(tau) - 0.5 * float(np.linalg.slogdet(a)[1])
+
+
+def test_a_field_wider_than_the_prior_gets_the_prior_of_the_highest_evidence():
+    # 40 bots 700 Elo apart (sd), each meeting its 3 nearest above it 4 times, as a ladder
+    # does, and 240 pairs drawn anywhere once: the results say little of the whole field's
+    # spread, and the prior's width is the one under which they are likeliest (a Gaussian EM
+    # alone stops narrower).
+    rng = np.random.default_rng(1)
+    n = 40
+    truth = np.sort(rng.normal(0.0, 700.0 / ELO_PER_NAT, n))
+    near = [(a, b) for a in range(n) for b in range(a + 1, min(n, a + 4)) for _ in range(4)]
+    anywhere = [tuple(sorted(rng.choice(n, 2, replace=False).tolist())) for _ in range(6 * n)]
+    pairs = np.array(near + anywhere)
+    wins = (rng.random(len(pairs)) < 1.0 / (1.0 + np.exp(-(truth[pairs[:, 0]] - truth[pairs[:, 1]])))).astype(float)
+    results = [PairResult((f"b{a}",), (f"b{b}",), w) for (a, b), w in zip(pairs.tolist(), wins.tolist(), strict=True)]
+    table = fit_ratings(results)
+    assert table.prior < 2.0 and any("prior widened" in note for note in table.notes)
+    tau = 2.0 / math.sqrt(table.prior)
+    grid = np.log(tau) + np.linspace(-0.1, 0.1, 41)
+    evidence = [_laplace_evidence(pairs, wins, n, math.exp(u)) for u in grid]
+    peak = int(np.argmax(evidence))
+    assert 0 < peak < len(grid) - 1  # a peak inside the grid, not at its ends
+    assert abs(grid[peak] - math.log(tau)) <= 0.015
+    # Two such fields that never met: the evidence is the product of theirs, so the same prior.
+    twin = [PairResult((f"c{a}",), (f"c{b}",), w) for (a, b), w in zip(pairs.tolist(), wins.tolist(), strict=True)]
+    both = fit_ratings(results + twin)
+    assert len(both.groups) == 2 and both.prior == pytest.approx(table.prior, rel=1e-9)
+    assert both["c0"].elo == pytest.approx(table["b0"].elo, abs=1e-6)
+
+
 # --------------------------------------------------------------------------- degenerate cases
 
 
