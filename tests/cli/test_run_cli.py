@@ -68,6 +68,19 @@ def stored(folder: Path) -> int:
         return store.count()
 
 
+def _stored_as_won(store: ResultStore, config, specs) -> None:
+    """The bots' identities as their files are now, and each of ``specs`` stored as a match its
+    first side won 5-0 (no bot runs): results a resume then finds."""
+    from arena.core.outcome import EndReason
+    from arena.tournament.identity import identify_bot
+    from arena.tournament.store import MatchRow
+
+    store.set_identities({bot.name: identify_bot(bot) for bot in config.bots})
+    for spec in specs:
+        store.add(MatchRow(spec.id, spec.index, spec.pairing, spec.deal, spec.rotation, spec.seed, spec.sides, spec.seats,
+                           0, (5, 0), EndReason.TARGET, (Termination.OK,) * len(spec.seats), (0, 0), 1), {})
+
+
 # --- failures: loud and explained ------------------------------------------------------------------
 
 
@@ -372,11 +385,7 @@ def test_a_change_of_a_module_a_bot_declares_in_inputs_makes_a_new_version(tmp_p
 
 
 def test_a_changed_bot_is_still_refused_where_versions_cannot_play_apart(tmp_path: Path):
-    from arena.core.outcome import EndReason
-    from arena.harness.protocol import Termination
-    from arena.tournament.identity import identify_bot
     from arena.tournament.schedule import iter_schedule
-    from arena.tournament.store import MatchRow
 
     shutil.copy(POLICYBOT / "policybot.py", tmp_path / "mybot.py")
     path = tournament(tmp_path, '  - {name: mybot, cmd: "$PYTHON mybot.py hash"}\n' + policy("greedy")
@@ -385,10 +394,7 @@ def test_a_changed_bot_is_still_refused_where_versions_cannot_play_apart(tmp_pat
                             "{name: blue, members: [random, fourth]}]\n")
     config = load_config(path)
     with tr.open_store(config) as store:
-        store.set_identities({bot.name: identify_bot(bot) for bot in config.bots})
-        spec = next(iter_schedule(config))
-        store.add(MatchRow(spec.id, spec.index, spec.pairing, spec.deal, spec.rotation, spec.seed, spec.sides, spec.seats,
-                           0, (5, 0), EndReason.TARGET, (Termination.OK,) * 4, (0, 0), 1), {})
+        _stored_as_won(store, config, [next(iter_schedule(config))])
         with open(tmp_path / "mybot.py", "a") as fh:
             fh.write("# tuned\n")
         with pytest.raises(tr.BotChangedError, match="bot 'mybot' changed since its results were stored: program file") \
@@ -401,11 +407,7 @@ def test_a_changed_bot_is_still_refused_where_versions_cannot_play_apart(tmp_pat
 
 
 def test_a_changed_bot_of_rotating_teams_joins_as_a_new_version_with_its_own_matches(tmp_path: Path):
-    from arena.core.outcome import EndReason
-    from arena.harness.protocol import Termination
-    from arena.tournament.identity import identify_bot
     from arena.tournament.schedule import iter_schedule
-    from arena.tournament.store import MatchRow
 
     shutil.copy(POLICYBOT / "policybot.py", tmp_path / "mybot.py")
     path = tournament(tmp_path, '  - {name: mybot, cmd: "$PYTHON mybot.py hash"}\n' + policy("greedy")
@@ -413,10 +415,7 @@ def test_a_changed_bot_of_rotating_teams_joins_as_a_new_version_with_its_own_mat
                       extra="mode: pairs\nplayers: 4\nteams: rotating\nmatches_per_pairing: 2\n")
     config = load_config(path)
     with tr.open_store(config) as store:
-        store.set_identities({bot.name: identify_bot(bot) for bot in config.bots})
-        for spec in iter_schedule(config):
-            store.add(MatchRow(spec.id, spec.index, spec.pairing, spec.deal, spec.rotation, spec.seed, spec.sides,
-                               spec.seats, 0, (5, 0), EndReason.TARGET, (Termination.OK,) * 4, (0, 0), 1), {})
+        _stored_as_won(store, config, iter_schedule(config))
         with open(tmp_path / "mybot.py", "a") as fh:
             fh.write("# tuned\n")
         checked = tr.check_identities(store, tr.identify_bots(config), config)
@@ -673,11 +672,8 @@ def test_a_ctrl_c_while_the_report_is_written_stops_cleanly_with_every_match_sto
 
 
 def test_a_command_spelled_anew_for_the_same_program_resumes_as_that_bot(tmp_path: Path):
-    from arena.core.outcome import EndReason
-    from arena.harness.protocol import Termination
-    from arena.tournament.identity import identify_bot
     from arena.tournament.schedule import iter_schedule
-    from arena.tournament.store import MatchRow, ResumeMismatchError
+    from arena.tournament.store import ResumeMismatchError
 
     (tmp_path / "mybot").mkdir()
     shutil.copy(POLICYBOT / "policybot.py", tmp_path / "mybot" / "bot.py")
@@ -686,10 +682,7 @@ def test_a_command_spelled_anew_for_the_same_program_resumes_as_that_bot(tmp_pat
     config = load_config(path)
     specs = list(iter_schedule(config))
     with tr.open_store(config) as store:
-        store.set_identities({bot.name: identify_bot(bot) for bot in config.bots})
-        for spec in specs[:1]:
-            store.add(MatchRow(spec.id, spec.index, spec.pairing, spec.deal, spec.rotation, spec.seed, spec.sides,
-                               spec.seats, 0, (5, 0), EndReason.TARGET, (Termination.OK,) * 2, (0, 0), 1), {})
+        _stored_as_won(store, config, specs[:1])
     # The same file through $PYTHON and an absolute path, no cwd: the same program.
     respelled = f'  - {{name: mybot, cmd: "$PYTHON {tmp_path}/mybot/bot.py hash"}}\n'
     path.write_text(path.read_text().replace(first, respelled))
@@ -712,11 +705,7 @@ def test_a_command_spelled_anew_for_the_same_program_resumes_as_that_bot(tmp_pat
 
 
 def test_inputs_named_anew_for_the_same_files_say_so_not_that_the_command_changed(tmp_path: Path):
-    from arena.core.outcome import EndReason
-    from arena.harness.protocol import Termination
-    from arena.tournament.identity import identify_bot
     from arena.tournament.schedule import iter_schedule
-    from arena.tournament.store import MatchRow
 
     (tmp_path / "mybot" / "lib").mkdir(parents=True)
     shutil.copy(POLICYBOT / "policybot.py", tmp_path / "mybot" / "bot.py")
@@ -726,9 +715,7 @@ def test_inputs_named_anew_for_the_same_files_say_so_not_that_the_command_change
     config = load_config(path)
     spec = next(iter_schedule(config))
     with tr.open_store(config) as store:
-        store.set_identities({bot.name: identify_bot(bot) for bot in config.bots})
-        store.add(MatchRow(spec.id, spec.index, spec.pairing, spec.deal, spec.rotation, spec.seed, spec.sides,
-                           spec.seats, 0, (5, 0), EndReason.TARGET, (Termination.OK,) * 2, (0, 0), 1), {})
+        _stored_as_won(store, config, [spec])
     # Another pattern for the same file: the same program, the command as it was.
     path.write_text(path.read_text().replace('"lib/*.py"', '"lib/brain.py"'))
     again = load_config(path)
