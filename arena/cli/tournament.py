@@ -449,8 +449,12 @@ def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, p
 
                     safe = f"the results so far are safe in {_rel(config.output)}"
                     if isinstance(exc, CommandCannotStartError):
-                        exc.hint = (f"fix its cmd in {_rel(config.source)}, then resume with: {resume} ({safe})"
-                                    if config.source else f"fix the command and run it again ({safe})")
+                        # Nothing stored yet (the bot's first match was the first played): no
+                        # results to speak of, and nothing to resume.
+                        kept = f" ({safe})" if store.count() else ""
+                        again = f"resume with: {resume}" if kept else f"run it again: {resume}"
+                        exc.hint = (f"fix its cmd in {_rel(config.source)}, then {again}{kept}"
+                                    if config.source else f"fix the command and run it again{kept}")
                     elif exc.hint is None and not isinstance(exc, runner.BotChangedError):
                         exc.hint = f"{safe}; resume with: {resume}"
                     raise

@@ -783,6 +783,16 @@ def test_a_bot_that_started_before_cannot_stop_the_run_by_saying_its_shell_found
     assert all(found == [("liar", Termination.NO_HANDSHAKE)] for found in failures if found), failures
 
 
+def test_a_command_that_cannot_start_before_anything_is_stored_says_run_it_again_not_resume(tmp_path: Path):
+    # Its first match was the first one played: nothing is stored, so no "results so far".
+    done = arena("sprt", "nosuchprog_x1 | cat", "$PYTHON policybot.py first", "--elo0", "0", "--elo1", "10",
+                 "--output", str(tmp_path / "sprt"), cwd=POLICYBOT)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert lines[-2].startswith("error: bot 'nosuchprog_x1': its command 'nosuchprog_x1 | cat' cannot start"), lines
+    assert lines[-1] == "fix the command and run it again", lines
+
+
 @pytest.mark.parametrize("command", [["play", "nosuchprog_x1 | cat", "$PYTHON policybot.py first"],
                                      ["check-bot", "nosuchprog_x1 | cat"]])
 def test_play_and_check_bot_stop_on_a_shell_command_whose_program_is_missing_as_run_does(tmp_path: Path, command):
