@@ -232,6 +232,9 @@ _SHELL_NOT_FOUND = (
 # The folder a command changes to first (cd sub && ./bot): dash "can't cd to sub", bash "cd: sub: No such ...".
 _SHELL_CANNOT_CD = re.compile(r"(?P<shell>[^\s:]+)(?::(?: line)? ?\d+)?: cd: (?:can't cd to (?P<prog>.+)|"
                               r"(?P<folder>[^:]+): No such file or directory)")
+# Python's word for the script it is given and cannot find (python3 missing.py | tee log), which it
+# names by its full path: "/usr/bin/python3: can't open file '/home/me/bot/missing.py': [Errno 2] ...".
+_PYTHON_NO_SCRIPT = re.compile(r"(?P<shell>\S+): can't open file '(?P<prog>[^']+)': \[Errno 2\] No such file or directory")
 
 
 @dataclass(frozen=True)
@@ -285,6 +288,14 @@ def shell_not_found(argv: Sequence[str], stderr: str, cwd: str | None = None,
             named = (found["prog"] or found.groupdict().get("folder") or "").strip()
             if named in runs and _missing(named, cwd, path, folder=pattern is _SHELL_CANNOT_CD):
                 return StartFailure(text, line)
+        found = _PYTHON_NO_SCRIPT.fullmatch(line)
+        if found is not None and os.path.basename(found["shell"]).startswith("python"):
+            # A script the command gives its python, by the path python prints (from the cwd).
+            here = cwd or os.getcwd()
+            scripts = {os.path.normpath(os.path.join(here, os.path.expanduser(word))): word for word in runs}
+            word = scripts.get(os.path.normpath(found["prog"]))
+            if word is not None and _missing(word, cwd, path, folder=False):
+                return StartFailure(text, line)
     return None
 
 
@@ -306,10 +317,11 @@ _RUNS_NEXT = frozenset({"exec", "command", "nohup", "time"})
 
 def _commands_run(argv: list[str], depth: int = 3) -> set[str]:
     """What a shell command runs: the first word of each command in its line (``a | b``:
-    ``a``, ``b``; ``exec a``: ``a``; ``X=1 a``: ``a``), the folder a ``cd`` changes to, and the
-    same in the line a shell word runs (``bash -c 'cd sub && ./bot'``), a few levels down."""
+    ``a``, ``b``; ``exec a``: ``a``; ``X=1 a``: ``a``), the folder a ``cd`` changes to, the
+    script a python is given (``python3 -u bot.py``: ``bot.py``), and the same in the line a
+    shell word runs (``bash -c 'cd sub && ./bot'``), a few levels down."""
     runs: set[str] = set()
-    first, after_cd, line_next, shell = True, False, False, False
+    first, after_cd, line_next, shell, script_next = True, False, False, False, False
     for word in argv:
         if line_next:
             line_next = False
@@ -317,7 +329,7 @@ def _commands_run(argv: list[str], depth: int = 3) -> set[str]:
                 runs |= _commands_run(_line_words(word), depth - 1)
             continue
         if word in _SHELL_OPERATORS:
-            first, after_cd = True, False
+            first, after_cd, script_next = True, False, False
             continue
         if first:
             if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", word) or word in _RUNS_NEXT:
@@ -325,12 +337,19 @@ def _commands_run(argv: list[str], depth: int = 3) -> set[str]:
             runs.add(word)
             first, after_cd = False, word == "cd"
             shell = os.path.basename(word) in _SHELLS
+            script_next = os.path.basename(word).startswith("python")
             continue
         if after_cd and not word.startswith("-"):
             runs.add(word)
             after_cd = False
         elif word == "-c" and shell:
             line_next = True
+        elif script_next:
+            if word in ("-m", "-c"):  # a module or a line, not a script file
+                script_next = False
+            elif not word.startswith("-"):
+                runs.add(word)
+                script_next = False
     return runs
 
 

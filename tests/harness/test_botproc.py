@@ -455,7 +455,8 @@ def test_a_bot_gets_the_arenas_path_and_locale_but_not_its_secrets(tmp_path, mon
 
 @pytest.mark.parametrize("cmd", ["nosuchprog_x1 | cat", "sh -c 'nosuchprog_x1'", "exec nosuchprog_x1 --fast <&0",
                                  "bash -c 'nosuchprog_x1'", "./nosuch_x1.bin 2>&1 | cat >&2",
-                                 "cd nosuch_x1 && python3 bot.py", "bash -c 'cd nosuch_x1 && ./bot'"])
+                                 "cd nosuch_x1 && python3 bot.py", "bash -c 'cd nosuch_x1 && ./bot'",
+                                 "python3 -u nosuch_x1.py | cat", "exec python3 ./nosuch_x1.py --fast && true"])
 def test_a_shell_that_cannot_find_the_program_says_the_command_cannot_start(cmd):
     # Through a shell the arena cannot tell up front that the program is missing (missing_program
     # leaves a shell line to the shell): the shell's "not found", before any ready, says so.
@@ -476,6 +477,8 @@ def test_a_shell_that_cannot_find_the_program_says_the_command_cannot_start(cmd)
     ("/bin/sh: 1: ./liar.sh: not found", "./liar.sh | cat"),  # itself, which is there
     ("/bin/sh: 1: nosuch_x1: not found", "./liar.sh nosuch_x1 | cat"),  # a word it does not run
     ("/bin/sh: 1: cd: can't cd to sub", "cd sub && ../liar.sh | cat"),  # a folder that is there
+    ("python3: can't open file '/x/liar.sh': [Errno 2] No such file or directory", "./liar.sh | cat"),  # no python
+    ("python3: can't open file 'gone.py': [Errno 2] No such file or directory", "./liar.sh gone.py | cat"),  # an argument
 ])
 def test_a_bot_that_prints_a_shells_not_found_is_the_bots_failure_not_a_command_that_cannot_start(said, cmd, tmp_path):
     # Its stderr is the bot's to write: a bot that fakes its shell's "not found" and exits must
