@@ -95,7 +95,9 @@ def analyze(
     if missing:
         raise InputError(f"{results}: no match {missing[0]!r}" + _ids_hint(found))
     if bot is not None and bot not in bots:
-        versions = sorted(name for name in bots if name.split("@", 1)[0] == bot)
+        from arena.tournament.identity import label_bot
+
+        versions = sorted(name for name in bots if label_bot(name) == bot)
         if versions:  # a bot that changed, each version under its label (mybot@2.0)
             raise InputError(f"--bot {bot!r}: it has {len(versions)} versions in these matches; name one: "
                              + ", ".join(versions))

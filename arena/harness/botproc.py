@@ -194,6 +194,11 @@ def split_command(cmd: str | Sequence[str]) -> tuple[str, ...]:
 _SOURCE_SUFFIXES = (".py", ".js", ".mjs", ".pl", ".rb", ".java", ".jar", ".lua", ".tcl", ".php", ".sh")
 
 
+def search_path(env: Mapping[str, str]) -> str:
+    """Where a command's program is looked for: the PATH of the environment it runs in."""
+    return env.get("PATH", os.environ.get("PATH", os.defpath))
+
+
 def missing_program(cmd: str | tuple[str, ...], cwd: str, env: dict[str, str]) -> str | None:
     """Why ``cmd`` cannot start from ``cwd`` (its program, or the script it names, is not
     there), or None. A shell command line is left to the shell."""
@@ -205,10 +210,8 @@ def missing_program(cmd: str | tuple[str, ...], cwd: str, env: dict[str, str]) -
         path = os.path.join(cwd, os.path.expanduser(program))
         if not (os.path.isfile(path) and os.access(path, os.X_OK)):
             return f"expected a command that exists, but {path} is not an executable file"
-    else:
-        search = env.get("PATH", os.environ.get("PATH", os.defpath))
-        if shutil.which(program, path=search) is None:
-            return f"expected a command that exists, but {program!r} is not on the PATH"
+    elif shutil.which(program, path=search_path(env)) is None:
+        return f"expected a command that exists, but {program!r} is not on the PATH"
     for arg in argv[1:]:
         if arg.endswith(_SOURCE_SUFFIXES) and not arg.startswith("-"):
             path = os.path.join(cwd, os.path.expanduser(arg))
@@ -306,7 +309,7 @@ def _missing(named: str, cwd: str | None, path: str | None, *, folder: bool) -> 
         return not os.path.isdir(where)
     if os.sep in named:
         return not os.path.exists(where)
-    return shutil.which(named, path=path if path is not None else os.environ.get("PATH", os.defpath)) is None
+    return shutil.which(named, path=path if path is not None else search_path({})) is None
 
 
 # What separates one command of a shell line from the next: the next word is a program.
@@ -629,6 +632,7 @@ class BotProcess:
         # Set when the last handshake failed because the command cannot start (its shell could
         # not find the program): the caller's to stop on, not the bot's failure (StartFailure).
         self.cannot_start: StartFailure | None = None
+        self._search_path: str | None = None  # the PATH of its environment, set as it starts
         self.starts = 0
         self.matches = 0  # matches begun on the current process
         self._stderr_dir = Path(stderr_dir) if stderr_dir is not None else None
@@ -706,6 +710,7 @@ class BotProcess:
         spec = self.spec
         env = bot_environment(os.environ, spec.pass_env) if spec.inherit_env else {}
         env.update(spec.env)
+        self._search_path = search_path(env)  # where its shell looks for programs (_failed_to_start)
         if self.stderr_path is not None:
             self.stderr_path.parent.mkdir(parents=True, exist_ok=True)
         cannot = f"cannot start {list(spec.cmd)!r}"
@@ -999,8 +1004,7 @@ class BotProcess:
         start (``cannot_start``): a process that ended before its first ``ready`` with its shell's
         "not found"."""
         if self.matches <= 1 and self._dead_reason is not None:  # gone (its last words read: _gone)
-            path = dict(self.spec.env).get("PATH", os.environ.get("PATH", os.defpath))
-            self.cannot_start = shell_not_found(self.spec.cmd, self.stderr_tail, self.spec.cwd, path)
+            self.cannot_start = shell_not_found(self.spec.cmd, self.stderr_tail, self.spec.cwd, self._search_path)
         self.kill()
 
     def begin_match(self, hello: dict[str, Any]) -> Ready:

@@ -61,7 +61,7 @@ from arena.rating.table import (
     RatingTable,
     fit_ratings,
 )
-from arena.tournament.identity import BotIdentity, bot_name, ready_version
+from arena.tournament.identity import BotIdentity, bot_name, label_bot, ready_version
 from arena.tournament.schedule import TeamMode
 from arena.tournament.store import STORE_FILE, ResultStore
 from arena.tournament.versions import Versions
@@ -355,7 +355,7 @@ class _CountedOnce:
                 else f"{unkeyed} of its {read} matches {'carries' if unkeyed == 1 else 'carry'}")
         what = f"{label}: {some} no identity (results_id and id, as arena export writes them)"
         like = [t.label for t in self._folders.values() if any(
-            shape == t.kind.shape and {_bot_of(name) for name in these} <= {bot_name(b) for b in t.bots}
+            shape == t.kind.shape and {label_bot(name) for name in these} <= {bot_name(b) for b in t.bots}
             for shape, these in names.items())]
         if not like:
             self.notes.append(f"{what}: each is counted, even where another input holds it too")
@@ -398,12 +398,6 @@ def _exported_places(t: Tournament) -> Iterator[tuple[MatchPlace, Outcome]]:
     for row in results.rows:
         sides = tuple(side_members(row, results.seating))
         yield (row.id, str(row.seed)), (sides, match_places(row, results.seating))
-
-
-def _bot_of(name: str) -> str:
-    """The bot a name of a results file stands for: a label (``mybot@2.0``, as an export of a
-    folder of versions writes) is a version of its bot."""
-    return name.split("@", 1)[0]
 
 
 def _same_programs(holder: Tournament, t: Tournament, seats: Sequence[str]) -> bool:
@@ -490,7 +484,7 @@ def assign_entries(
         merged: dict[str, set[str]] = defaultdict(set)
         pooled: dict[tuple[int, str], Entry] = {}
         for place, entry in exact.items():
-            name = entry.label.split("@", 1)[0]
+            name = label_bot(entry.label)
             merged[name].add(entry.label)
             pooled[place] = Entry(name, name)
         several = [f"{name} ({len(labels)})" for name, labels in merged.items() if len(labels) > 1]

@@ -190,9 +190,8 @@ def _fit_field_prior(data: MatchData, anchor: str | None, anchor_elo: float, str
         fitted = _fit(data, None, 0.0, current)
     if current != strength:
         current, fitted = _most_evident(data, current, strength, fitted)
-    table = fitted.table
-    if anchor is not None or current != strength:
-        table = _fit(data, anchor, anchor_elo, current).table
+    # ``fitted`` is the fit at ``current`` already: only an anchor needs another.
+    table = fitted.table if anchor is None else _fit(data, anchor, anchor_elo, current).table
     if current == strength:
         return table
     note = (f"prior widened from {strength:g} to {current:.3g} virtual draws: the field is wider than "
@@ -241,7 +240,8 @@ def _most_evident(data: MatchData, start: float, strongest: float, fitted: _Fitt
             a, c = c, d
             d = a + golden * (b - a)
     best = max(fits, key=lambda u: (evidence(u), -u))
-    return math.exp(best), fits[best]
+    # The start's own strength where it stays the best (its fit was made at it, not at exp(log)).
+    return (start if best == math.log(start) else math.exp(best)), fits[best]
 
 
 def _spread(table: RatingTable) -> float | None:

@@ -58,6 +58,12 @@ def bot_name(entrant: str) -> str:
     return entrant.split(VERSION_MARK, 1)[0]
 
 
+def label_bot(label: str) -> str:
+    """The bot a label names (``mybot@2.0`` -> ``mybot``; a plain name is its own):
+    ``BotIdentity.label`` read back."""
+    return label.split("@", 1)[0]
+
+
 def sha256_file(path: str) -> str | None:
     """The file's SHA-256 in hex, or None if it is not a readable regular file."""
     if not os.path.isfile(path):

@@ -280,15 +280,7 @@ def _check_identities(store: ResultStore, identities: Mapping[str, BotIdentity],
     recorded = store.identities()
     count = store.count()
     versions = Versions(store.generations())
-    played: set[str] | None = None
-
-    def has_played(bot: str) -> bool:
-        """Whether a stored match seats the bot (any version of it): read once, when asked."""
-        nonlocal played
-        if played is None:
-            played = {bot_name(seat) for _, _, _, seats in store.stored_keys() for seat in seats}
-        return bot in played
-
+    has_played = _Played(store).bot
     if store.respelled and count and (recorded is None or config.format.adaptive) and any(
             has_played(name) for name in store.respelled):
         # Without identities the arena cannot tell the same program; an adaptive format's
@@ -480,17 +472,24 @@ def cannot_start(completed: Completed, has_played: Callable[[str], bool]) -> Com
 
 class _Played:
     """Which entrants (a version of a bot is one of its own) a stored match seats: read from the
-    store when first asked (only after a "cannot start", rare), then kept up to date as matches
-    are stored."""
+    store when first asked (rare: a "cannot start", a bot changed), then kept up to date as
+    matches are stored."""
 
     def __init__(self, store: ResultStore) -> None:
         self._store = store
         self._names: set[str] | None = None
 
-    def __call__(self, seat: str) -> bool:
+    def _entrants(self) -> set[str]:
         if self._names is None:
             self._names = {name for _, _, _, seats in self._store.stored_keys() for name in seats}
-        return seat in self._names
+        return self._names
+
+    def __call__(self, entrant: str) -> bool:
+        return entrant in self._entrants()
+
+    def bot(self, name: str) -> bool:
+        """Whether any version of the bot ``name`` (the file's name) played."""
+        return any(bot_name(entrant) == name for entrant in self._entrants())
 
     def stored(self, completed: Completed) -> None:
         if self._names is not None:
