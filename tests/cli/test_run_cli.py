@@ -791,6 +791,26 @@ def test_a_command_that_cannot_start_before_anything_is_stored_says_run_it_again
     lines = done.stderr.strip().splitlines()
     assert lines[-2].startswith("error: bot 'nosuchprog_x1': its command 'nosuchprog_x1 | cat' cannot start"), lines
     assert lines[-1] == "fix the command and run it again", lines
+    # Nothing is stored: no folder is left behind (a fixed command names another folder, where
+    # an empty one would stay, listing the bots that never played).
+    assert not (tmp_path / "sprt").exists()
+
+
+def test_a_run_that_stores_nothing_as_a_command_cannot_start_leaves_no_folder_but_one_that_was_there(tmp_path: Path):
+    # arena run does as arena sprt: the folder it made for the results, holding none, is gone;
+    # a folder that was there before is the user's, kept, and the fixed file's run uses it.
+    path = tournament(tmp_path, policy("greedy") + '  - {name: ghost, cmd: "nosuchprog_x1 | cat"}\n')
+    run = arena("run", str(path), "--no-progress", "--no-report", cwd=tmp_path)
+    assert run.returncode == 2, run.stderr
+    assert run.stderr.strip().splitlines()[-1].startswith(f"fix its cmd in {path.name}, then run it again: "), run.stderr
+    assert not (tmp_path / "out").exists()
+    (tmp_path / "out").mkdir()
+    again = arena("run", str(path), "--no-progress", "--no-report", cwd=tmp_path)
+    assert again.returncode == 2 and (tmp_path / "out").is_dir(), again.stderr
+    path.write_text(path.read_text().replace("nosuchprog_x1 | cat", f"$PYTHON policybot.py last\", cwd: \"{POLICYBOT}"))
+    fixed = arena("run", str(path), "--no-progress", "--no-report", cwd=tmp_path)
+    assert fixed.returncode == 0, fixed.stderr
+    assert stored(tmp_path / "out") == 2 and "ghost" in read("table", str(tmp_path / "out")).stdout
 
 
 @pytest.mark.parametrize("command", [["play", "nosuchprog_x1 | cat", "$PYTHON policybot.py first"],
