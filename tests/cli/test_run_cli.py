@@ -783,6 +783,28 @@ def test_a_bot_that_started_before_cannot_stop_the_run_by_saying_its_shell_found
     assert all(found == [("liar", Termination.NO_HANDSHAKE)] for found in failures if found), failures
 
 
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_a_node_script_that_is_missing_stops_the_run_and_one_that_says_so_of_itself_does_not(tmp_path: Path):
+    # node's "Cannot find module" for the script its command gives it, missing indeed, stops the
+    # run as a shell's "not found" does; a script there that prints the same of itself (a hostile
+    # bot, which never played) is its own no_handshake, and the run goes on.
+    (tmp_path / "bot").mkdir()
+    (tmp_path / "bot" / "liar.js").write_text(
+        f"console.error(\"Error: Cannot find module '{tmp_path / 'bot' / 'liar.js'}'\"); process.exit(1)\n")
+    path = tournament(tmp_path, policy("greedy") + policy("first")
+                      + f'  - {{name: ghost, cmd: "node nosuch_x1.js | cat", cwd: "{tmp_path / "bot"}"}}\n')
+    run = arena("run", str(path), "--no-progress", "--no-report", cwd=tmp_path)
+    assert run.returncode == 2, run.stderr
+    [line] = [line for line in run.stderr.splitlines() if line.startswith("error:")]
+    assert line == (f"error: bot 'ghost': its command 'node nosuch_x1.js | cat' cannot start: Error: Cannot find module "
+                    f"'{tmp_path / 'bot' / 'nosuch_x1.js'}'"), line
+    path.write_text(path.read_text().replace("nosuch_x1.js", "liar.js"))
+    tr.run_tournament(load_config(path), concurrency=1)
+    with ResultStore.open_existing(str(tmp_path / "out")) as store:
+        failures = [[(row.seats[seat], why) for seat, why in row.failures] for row in store.results()]
+    assert sorted(map(tuple, failures)) == [()] * 2 + [(("ghost", Termination.NO_HANDSHAKE),)] * 4, failures
+
+
 def test_a_command_that_cannot_start_before_anything_is_stored_says_run_it_again_not_resume(tmp_path: Path):
     # Its first match was the first one played: nothing is stored, so no "results so far".
     done = arena("sprt", "nosuchprog_x1 | cat", "$PYTHON policybot.py first", "--elo0", "0", "--elo1", "10",
