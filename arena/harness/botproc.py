@@ -236,6 +236,21 @@ _SHELL_NOT_FOUND = (
 # The folder a command changes to first (cd sub && ./bot): dash "can't cd to sub", bash "cd: sub: No such ...".
 _SHELL_CANNOT_CD = re.compile(r"(?P<shell>[^\s:]+)(?::(?: line)? ?\d+)?: cd: (?:can't cd to (?P<prog>.+)|"
                               r"(?P<folder>[^:]+): No such file or directory)")
+
+
+class _Named(Enum):
+    """What a command names: a program it runs, a folder it changes to, or a script it gives an
+    interpreter (python's, node's, java's jar or source file), each read in its own words
+    (``_NO_SCRIPT``) and found missing in its own way (``_missing``)."""
+
+    PROGRAM = "program"
+    FOLDER = "folder"
+    PYTHON = "python"
+    NODE = "node"
+    JAR = "jar"
+    JAVA = "java"
+
+
 # An interpreter's words for the script it is given and cannot find (python3 missing.py | tee log),
 # by its full path (python, node) or as given (java): "/usr/bin/python3: can't open file
 # '/home/me/bot/missing.py': [Errno 2] ...", node's "Error: Cannot find module '/home/me/bot/missing.js'",
@@ -244,21 +259,21 @@ _SHELL_CANNOT_CD = re.compile(r"(?P<shell>[^\s:]+)(?::(?: line)? ?\d+)?: cd: (?:
 # Bot.java". Java's words for a class name (java -cp classes Bot) are not read: the class is
 # looked for along a class path (folders, jars, CLASSPATH), and one there that fails to load (a
 # wrong package) gets the same words, so the arena cannot check the claim as a file's.
-_NO_SCRIPT = (
-    re.compile(r"\S*python[^\s:]*: can't open file '(?P<prog>[^']+)': \[Errno 2\] No such file or directory"),
-    re.compile(r"Error: Cannot find module '(?P<prog>[^']+)'"),
-    re.compile(r"Error: Unable to access jarfile (?P<prog>.+)"),
-    re.compile(r"Error: Could not find or load main class (?P<prog>\S+\.java)"),
-)
+_NO_SCRIPT = {
+    _Named.PYTHON: re.compile(r"\S*python[^\s:]*: can't open file '(?P<prog>[^']+)': \[Errno 2\] No such file or directory"),
+    _Named.NODE: re.compile(r"Error: Cannot find module '(?P<prog>[^']+)'"),
+    _Named.JAR: re.compile(r"Error: Unable to access jarfile (?P<prog>.+)"),
+    _Named.JAVA: re.compile(r"Error: Could not find or load main class (?P<prog>\S+\.java)"),
+}
 # The interpreters whose script is read, by their program's name (python3.11 is a python): the
 # options after which no script file follows (a module, a line of code), and those that take a value.
 _INTERPRETERS = {
-    "python": (frozenset({"-m", "-c"}), frozenset({"-W", "-X"})),
-    "node": (frozenset({"-e", "--eval", "-p", "--print", "-"}), frozenset({"-r", "--require", "--import", "--loader"})),
-    "java": (frozenset({"-m", "--module", "-version", "--version"}),
-             frozenset({"-cp", "-classpath", "--class-path", "-p", "--module-path", "--add-modules", "--source"})),
+    _Named.PYTHON: (frozenset({"-m", "-c"}), frozenset({"-W", "-X"})),
+    _Named.NODE: (frozenset({"-e", "--eval", "-p", "--print", "-"}), frozenset({"-r", "--require", "--import", "--loader"})),
+    _Named.JAVA: (frozenset({"-m", "--module", "-version", "--version"}),
+                  frozenset({"-cp", "-classpath", "--class-path", "-p", "--module-path", "--add-modules", "--source"})),
 }
-_NODE_NAMES = {"nodejs": "node"}  # node's old name on Debian
+_INTERPRETER_NAMES = {"node": _Named.NODE, "nodejs": _Named.NODE, "java": _Named.JAVA}  # nodejs: Debian's old name
 # What node adds to a script's name it cannot find as it is (node bot loads bot.js).
 _NODE_ENDINGS = (".js", ".json", ".node")
 
@@ -309,8 +324,8 @@ def shell_not_found(argv: Sequence[str], stderr: str, cwd: str | None = None,
     shell = len(argv) > 1 and os.path.basename(argv[0]) in _SHELLS
     here = cwd or os.getcwd()
     # A script given to an interpreter, by the path its interpreter names it (from the cwd).
-    scripts = {os.path.realpath(os.path.join(here, os.path.expanduser(word))): word
-               for kind, word in runs if kind is _Named.SCRIPT}
+    scripts = {(kind, os.path.realpath(os.path.join(here, os.path.expanduser(word)))): word
+               for kind, word in runs if kind in _NO_SCRIPT}
     for line in stderr.splitlines():
         line = line.strip()
         for pattern in (*_SHELL_NOT_FOUND, _SHELL_CANNOT_CD) if shell else ():
@@ -321,21 +336,12 @@ def shell_not_found(argv: Sequence[str], stderr: str, cwd: str | None = None,
             named = (found["prog"] or found.groupdict().get("folder") or "").strip()
             if (kind, named) in runs and _missing(named, kind, cwd, path):
                 return StartFailure(text, line)
-        for pattern in _NO_SCRIPT:
+        for kind, pattern in _NO_SCRIPT.items():
             found = pattern.fullmatch(line)
-            word = scripts.get(os.path.realpath(os.path.join(here, found["prog"]))) if found else None
-            if word is not None and _missing(word, _Named.SCRIPT, cwd, path):
+            word = scripts.get((kind, os.path.realpath(os.path.join(here, found["prog"])))) if found else None
+            if word is not None and _missing(word, kind, cwd, path):
                 return StartFailure(text, line)
     return None
-
-
-class _Named(Enum):
-    """What a command names: a program it runs, a folder it changes to, a script it gives an
-    interpreter (each found missing in its own way, ``_missing``)."""
-
-    PROGRAM = "program"
-    FOLDER = "folder"
-    SCRIPT = "script"
 
 
 def _missing(named: str, kind: _Named, cwd: str | None, path: str | None) -> bool:
@@ -343,8 +349,9 @@ def _missing(named: str, kind: _Named, cwd: str | None, path: str | None) -> boo
     where = os.path.join(cwd or os.getcwd(), os.path.expanduser(named))
     if kind is _Named.FOLDER:
         return not os.path.isdir(where)
-    if kind is _Named.SCRIPT:  # from the cwd, never the PATH; node's would be there under an ending it adds
-        return not any(os.path.exists(where + ending) for ending in ("", *_NODE_ENDINGS))
+    if kind in _NO_SCRIPT:  # from the cwd, never the PATH; node's is there under an ending it adds too
+        endings = ("", *_NODE_ENDINGS) if kind is _Named.NODE else ("",)
+        return not any(os.path.exists(where + ending) for ending in endings)
     if os.sep in named:
         return not os.path.exists(where)
     return shutil.which(named, path=path if path is not None else search_path({})) is None
@@ -360,11 +367,12 @@ def _commands_run(argv: list[str], depth: int = 3) -> set[tuple[_Named, str]]:
     """What a shell command names: the first word of each command in its line (``a | b``:
     ``a``, ``b``; ``exec a``: ``a``; ``X=1 a``: ``a``), the folder a ``cd`` changes to, the
     script an interpreter is given (``python3 -u bot.py``, ``node bot.js``, ``java -jar
-    bot.jar``: the script), and the same in the line a shell word runs (``bash -c 'cd sub &&
-    ./bot'``), a few levels down. A command run without a shell is one command of its own."""
+    bot.jar``, ``java Bot.java``; not a java class name), and the same in the line a shell word
+    runs (``bash -c 'cd sub && ./bot'``), a few levels down. A command run without a shell is one command of its own."""
     runs: set[tuple[_Named, str]] = set()
     first, after_cd, line_next, shell, value_next = True, False, False, False, False
-    interpreter: tuple[frozenset[str], frozenset[str]] | None = None
+    interpreter: _Named | None = None
+    jar_next = False
     for word in argv:
         if line_next:
             line_next = False
@@ -372,7 +380,7 @@ def _commands_run(argv: list[str], depth: int = 3) -> set[tuple[_Named, str]]:
                 runs |= _commands_run(_line_words(word), depth - 1)
             continue
         if word in _SHELL_OPERATORS:
-            first, after_cd, interpreter, value_next = True, False, None, False
+            first, after_cd, interpreter, value_next, jar_next = True, False, None, False, False
             continue
         if first:
             if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", word) or word in _RUNS_NEXT:
@@ -381,7 +389,7 @@ def _commands_run(argv: list[str], depth: int = 3) -> set[tuple[_Named, str]]:
             first, after_cd = False, word == "cd"
             name = os.path.basename(word)
             shell = name in _SHELLS
-            interpreter = _INTERPRETERS.get("python" if name.startswith("python") else _NODE_NAMES.get(name, name))
+            interpreter = _Named.PYTHON if name.startswith("python") else _INTERPRETER_NAMES.get(name)
             continue
         if after_cd and not word.startswith("-"):
             runs.add((_Named.FOLDER, word))
@@ -389,15 +397,19 @@ def _commands_run(argv: list[str], depth: int = 3) -> set[tuple[_Named, str]]:
         elif word == "-c" and shell:
             line_next = True
         elif interpreter is not None:
-            ends, take_value = interpreter
+            ends, take_value = _INTERPRETERS[interpreter]
             if value_next:
                 value_next = False
             elif word in ends:  # a module or a line, not a script file
                 interpreter = None
             elif word in take_value:
                 value_next = True
+            elif word == "-jar" and interpreter is _Named.JAVA:
+                jar_next = True
             elif not word.startswith("-"):
-                runs.add((_Named.SCRIPT, word))
+                kind = _Named.JAR if jar_next else interpreter
+                if kind is not _Named.JAVA or word.endswith(".java"):  # java's class names are not read
+                    runs.add((kind, word))
                 interpreter = None
     return runs
 

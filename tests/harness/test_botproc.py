@@ -499,10 +499,14 @@ def test_a_shell_that_cannot_find_the_program_says_the_command_cannot_start(cmd)
     ("Error: Cannot find module 'TMP/bot'", "./liar.sh || node bot"),  # node loads bot.js, which is there
     ("Error: Unable to access jarfile gone.jar", "./liar.sh gone.jar | cat"),  # an argument, not java's
     ("Error: Could not find or load main class sub", "./liar.sh || java sub"),  # a class: not checked
+    ("Error: Cannot find module 'TMP/Gone'", "./liar.sh || java -cp . Gone"),  # node's words of java's class
+    ("Error: Unable to access jarfile Gone", "./liar.sh || java Gone"),  # a jar's, of a class
 ])
 def test_a_bot_that_prints_a_shells_not_found_is_the_bots_failure_not_a_command_that_cannot_start(said, cmd, tmp_path):
     # Its stderr is the bot's to write: a bot that fakes its shell's "not found" and exits must
     # not pass for a command that cannot start (which stops a run, CommandCannotStartError).
+    if any(f"{name} " in cmd and shutil.which(name) is None for name in ("node", "java")):
+        pytest.skip("node or java is not installed")  # then its shell says so, and rightly
     (tmp_path / "sub").mkdir()
     (tmp_path / "bot.js").write_text("")
     (tmp_path / "bot.py").write_text("")
