@@ -450,8 +450,10 @@ def play_config(config: TournamentConfig, *, resume: str, cluster: str | None, p
                     safe = f"the results so far are safe in {_rel(config.output)}"
                     if isinstance(exc, CommandCannotStartError):
                         # Nothing stored yet (the bot's first match was the first played): no
-                        # results to speak of, and nothing to resume.
+                        # results to speak of, nothing to resume, and no folder made for them.
                         kept = f" ({safe})" if store.count() else ""
+                        if not kept:
+                            store.discard()
                         again = f"resume with: {resume}" if kept else f"run it again: {resume}"
                         exc.hint = (f"fix its cmd in {_rel(config.source)}, then {again}{kept}"
                                     if config.source else f"fix the command and run it again{kept}")

@@ -36,6 +36,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
+from enum import Enum
 from pathlib import Path
 from typing import IO, Any
 
@@ -235,9 +236,46 @@ _SHELL_NOT_FOUND = (
 # The folder a command changes to first (cd sub && ./bot): dash "can't cd to sub", bash "cd: sub: No such ...".
 _SHELL_CANNOT_CD = re.compile(r"(?P<shell>[^\s:]+)(?::(?: line)? ?\d+)?: cd: (?:can't cd to (?P<prog>.+)|"
                               r"(?P<folder>[^:]+): No such file or directory)")
-# Python's word for the script it is given and cannot find (python3 missing.py | tee log), which it
-# names by its full path: "/usr/bin/python3: can't open file '/home/me/bot/missing.py': [Errno 2] ...".
-_PYTHON_NO_SCRIPT = re.compile(r"(?P<shell>\S+): can't open file '(?P<prog>[^']+)': \[Errno 2\] No such file or directory")
+
+
+class _Named(Enum):
+    """What a command names: a program it runs, a folder it changes to, or a script it gives an
+    interpreter (python's, node's, java's jar or source file), each read in its own words
+    (``_NO_SCRIPT``) and found missing in its own way (``_missing``)."""
+
+    PROGRAM = "program"
+    FOLDER = "folder"
+    PYTHON = "python"
+    NODE = "node"
+    JAR = "jar"
+    JAVA = "java"
+
+
+# An interpreter's words for the script it is given and cannot find (python3 missing.py | tee log),
+# by its full path (python, node) or as given (java): "/usr/bin/python3: can't open file
+# '/home/me/bot/missing.py': [Errno 2] ...", node's "Error: Cannot find module '/home/me/bot/missing.js'",
+# java's "Error: Unable to access jarfile missing.jar" and, for a source file it is given (java
+# Bot.java; missing, java takes the word for a class), "Error: Could not find or load main class
+# Bot.java". Java's words for a class name (java -cp classes Bot) are not read: the class is
+# looked for along a class path (folders, jars, CLASSPATH), and one there that fails to load (a
+# wrong package) gets the same words, so the arena cannot check the claim as a file's.
+_NO_SCRIPT = {
+    _Named.PYTHON: re.compile(r"\S*python[^\s:]*: can't open file '(?P<prog>[^']+)': \[Errno 2\] No such file or directory"),
+    _Named.NODE: re.compile(r"Error: Cannot find module '(?P<prog>[^']+)'"),
+    _Named.JAR: re.compile(r"Error: Unable to access jarfile (?P<prog>.+)"),
+    _Named.JAVA: re.compile(r"Error: Could not find or load main class (?P<prog>\S+\.java)"),
+}
+# The interpreters whose script is read, by their program's name (python3.11 is a python): the
+# options after which no script file follows (a module, a line of code), and those that take a value.
+_INTERPRETERS = {
+    _Named.PYTHON: (frozenset({"-m", "-c"}), frozenset({"-W", "-X"})),
+    _Named.NODE: (frozenset({"-e", "--eval", "-p", "--print", "-"}), frozenset({"-r", "--require", "--import", "--loader"})),
+    _Named.JAVA: (frozenset({"-m", "--module", "-version", "--version"}),
+                  frozenset({"-cp", "-classpath", "--class-path", "-p", "--module-path", "--add-modules", "--source"})),
+}
+_INTERPRETER_NAMES = {"node": _Named.NODE, "nodejs": _Named.NODE, "java": _Named.JAVA}  # nodejs: Debian's old name
+# What node adds to a script's name it cannot find as it is (node bot loads bot.js).
+_NODE_ENDINGS = (".js", ".json", ".node")
 
 
 @dataclass(frozen=True)
@@ -268,45 +306,52 @@ def command_text(argv: Sequence[str]) -> str:
 
 def shell_not_found(argv: Sequence[str], stderr: str, cwd: str | None = None,
                     path: str | None = None) -> StartFailure | None:
-    """The ``StartFailure`` of a command run through a shell (``argv`` as ``split_command``
-    gives it) whose stderr holds the shell's "not found" for a program the command runs, or a
-    folder it changes to, that is indeed missing from ``cwd`` and the ``path`` it searches; None
-    otherwise. A program that started and then failed is the bot's failure, as a script that
-    misses a program of its own is (its line begins with the script's name, not a shell's).
+    """The ``StartFailure`` of a command (``argv`` as ``split_command`` gives it) whose stderr
+    holds its shell's "not found" for a program the command runs, or a folder it changes to, or
+    its interpreter's (python, node, java) for the script the command gives it, that is indeed
+    missing from ``cwd`` and the ``path`` it searches; None otherwise. A program that started
+    and then failed is the bot's failure, as a script that misses a program of its own is (its
+    line begins with the script's name, not a shell's).
 
     Why each check: the line is only the bot's stderr, which the bot writes. A bot that prints a
     shell's "not found" and exits could pass for a command that cannot start, and stop the run
     (CommandCannotStartError); it may only name what the command runs, and only what the arena
     finds missing, so the claim is true whoever made it."""
-    if len(argv) < 2 or os.path.basename(argv[0]) not in _SHELLS:
+    if not argv:
         return None
     text = command_text(argv)
     runs = _commands_run(list(argv))
+    shell = len(argv) > 1 and os.path.basename(argv[0]) in _SHELLS
+    here = cwd or os.getcwd()
+    # A script given to an interpreter, by the path its interpreter names it (from the cwd).
+    scripts = {(kind, os.path.realpath(os.path.join(here, os.path.expanduser(word)))): word
+               for kind, word in runs if kind in _NO_SCRIPT}
     for line in stderr.splitlines():
         line = line.strip()
-        for pattern in (*_SHELL_NOT_FOUND, _SHELL_CANNOT_CD):
+        for pattern in (*_SHELL_NOT_FOUND, _SHELL_CANNOT_CD) if shell else ():
             found = pattern.fullmatch(line)
             if found is None or os.path.basename(found["shell"]) not in _SHELLS:
                 continue
+            kind = _Named.FOLDER if pattern is _SHELL_CANNOT_CD else _Named.PROGRAM
             named = (found["prog"] or found.groupdict().get("folder") or "").strip()
-            if named in runs and _missing(named, cwd, path, folder=pattern is _SHELL_CANNOT_CD):
+            if (kind, named) in runs and _missing(named, kind, cwd, path):
                 return StartFailure(text, line)
-        found = _PYTHON_NO_SCRIPT.fullmatch(line)
-        if found is not None and os.path.basename(found["shell"]).startswith("python"):
-            # A script the command gives its python, by the path python prints (from the cwd).
-            here = cwd or os.getcwd()
-            scripts = {os.path.normpath(os.path.join(here, os.path.expanduser(word))): word for word in runs}
-            word = scripts.get(os.path.normpath(found["prog"]))
-            if word is not None and _missing(word, cwd, path, folder=False):
+        for kind, pattern in _NO_SCRIPT.items():
+            found = pattern.fullmatch(line)
+            word = scripts.get((kind, os.path.realpath(os.path.join(here, found["prog"])))) if found else None
+            if word is not None and _missing(word, kind, cwd, path):
                 return StartFailure(text, line)
     return None
 
 
-def _missing(named: str, cwd: str | None, path: str | None, *, folder: bool) -> bool:
-    """Whether a program (or a folder) a command names is missing where its shell looks."""
+def _missing(named: str, kind: _Named, cwd: str | None, path: str | None) -> bool:
+    """Whether a program, folder or script a command names is missing where it is looked for."""
     where = os.path.join(cwd or os.getcwd(), os.path.expanduser(named))
-    if folder:
+    if kind is _Named.FOLDER:
         return not os.path.isdir(where)
+    if kind in _NO_SCRIPT:  # from the cwd, never the PATH; node's is there under an ending it adds too
+        endings = ("", *_NODE_ENDINGS) if kind is _Named.NODE else ("",)
+        return not any(os.path.exists(where + ending) for ending in endings)
     if os.sep in named:
         return not os.path.exists(where)
     return shutil.which(named, path=path if path is not None else search_path({})) is None
@@ -318,13 +363,16 @@ _SHELL_OPERATORS = frozenset({"|", "||", "&&", ";", "&", "(", ")", "|&", ";;", "
 _RUNS_NEXT = frozenset({"exec", "command", "nohup", "time"})
 
 
-def _commands_run(argv: list[str], depth: int = 3) -> set[str]:
-    """What a shell command runs: the first word of each command in its line (``a | b``:
+def _commands_run(argv: list[str], depth: int = 3) -> set[tuple[_Named, str]]:
+    """What a shell command names: the first word of each command in its line (``a | b``:
     ``a``, ``b``; ``exec a``: ``a``; ``X=1 a``: ``a``), the folder a ``cd`` changes to, the
-    script a python is given (``python3 -u bot.py``: ``bot.py``), and the same in the line a
-    shell word runs (``bash -c 'cd sub && ./bot'``), a few levels down."""
-    runs: set[str] = set()
-    first, after_cd, line_next, shell, script_next = True, False, False, False, False
+    script an interpreter is given (``python3 -u bot.py``, ``node bot.js``, ``java -jar
+    bot.jar``, ``java Bot.java``; not a java class name), and the same in the line a shell word
+    runs (``bash -c 'cd sub && ./bot'``), a few levels down. A command run without a shell is one command of its own."""
+    runs: set[tuple[_Named, str]] = set()
+    first, after_cd, line_next, shell, value_next = True, False, False, False, False
+    interpreter: _Named | None = None
+    jar_next = False
     for word in argv:
         if line_next:
             line_next = False
@@ -332,27 +380,37 @@ def _commands_run(argv: list[str], depth: int = 3) -> set[str]:
                 runs |= _commands_run(_line_words(word), depth - 1)
             continue
         if word in _SHELL_OPERATORS:
-            first, after_cd, script_next = True, False, False
+            first, after_cd, interpreter, value_next, jar_next = True, False, None, False, False
             continue
         if first:
             if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", word) or word in _RUNS_NEXT:
                 continue
-            runs.add(word)
+            runs.add((_Named.PROGRAM, word))
             first, after_cd = False, word == "cd"
-            shell = os.path.basename(word) in _SHELLS
-            script_next = os.path.basename(word).startswith("python")
+            name = os.path.basename(word)
+            shell = name in _SHELLS
+            interpreter = _Named.PYTHON if name.startswith("python") else _INTERPRETER_NAMES.get(name)
             continue
         if after_cd and not word.startswith("-"):
-            runs.add(word)
+            runs.add((_Named.FOLDER, word))
             after_cd = False
         elif word == "-c" and shell:
             line_next = True
-        elif script_next:
-            if word in ("-m", "-c"):  # a module or a line, not a script file
-                script_next = False
+        elif interpreter is not None:
+            ends, take_value = _INTERPRETERS[interpreter]
+            if value_next:
+                value_next = False
+            elif word in ends:  # a module or a line, not a script file
+                interpreter = None
+            elif word in take_value:
+                value_next = True
+            elif word == "-jar" and interpreter is _Named.JAVA:
+                jar_next = True
             elif not word.startswith("-"):
-                runs.add(word)
-                script_next = False
+                kind = _Named.JAR if jar_next else interpreter
+                if kind is not _Named.JAVA or word.endswith(".java"):  # java's class names are not read
+                    runs.add((kind, word))
+                interpreter = None
     return runs
 
 

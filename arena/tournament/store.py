@@ -339,6 +339,8 @@ class ResultStore:
         # run would write is held here, as JSON text, and read back over the file's; the file is
         # opened read-only, so the run's own steps show what it would do and change nothing.
         self._draft: dict[str, str] | None = None
+        # Whether this run made the folder (``open_for_run``), so that ``discard`` may remove it.
+        self._made_folder = False
 
     @property
     def path(self) -> str:
@@ -377,6 +379,7 @@ class ResultStore:
             except BaseException:
                 store.close()
                 raise
+        made = not os.path.lexists(folder)
         try:
             make_folder(folder)  # a link as the results folder is refused
         except WriteError as exc:
@@ -389,6 +392,7 @@ class ResultStore:
             os.close(lock)
             raise
         store = cls(conn, folder, lock)
+        store._made_folder = made
         try:
             with store._reading():
                 return store._init_or_check(fingerprint, game_dict, config)
@@ -545,6 +549,25 @@ class ResultStore:
         if self._lock is not None:
             os.close(self._lock)  # releases the flock
             self._lock = None
+
+    def discard(self) -> bool:
+        """Close the store, and remove its folder if this run made it and stored no match there
+        (a run stopped before its first match: its bot's command cannot start), so that nothing
+        is left that looks like results; whether it was removed. A folder that was there before
+        is the user's, kept: the next run's file replaces the empty store's (``_init_or_check``)."""
+        lock, self._lock = self._lock, None
+        try:
+            gone = self._made_folder and lock is not None and not self._played()
+            self.close()
+            if gone:
+                # Under the run's lock to the end: no other run can have taken the folder meanwhile.
+                import shutil
+
+                shutil.rmtree(self.folder, ignore_errors=True)
+        finally:
+            if lock is not None:
+                os.close(lock)
+        return not os.path.lexists(self.folder)
 
     def __enter__(self) -> ResultStore:
         return self

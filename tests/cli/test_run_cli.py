@@ -783,6 +783,28 @@ def test_a_bot_that_started_before_cannot_stop_the_run_by_saying_its_shell_found
     assert all(found == [("liar", Termination.NO_HANDSHAKE)] for found in failures if found), failures
 
 
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_a_node_script_that_is_missing_stops_the_run_and_one_that_says_so_of_itself_does_not(tmp_path: Path):
+    # node's "Cannot find module" for the script its command gives it, missing indeed, stops the
+    # run as a shell's "not found" does; a script there that prints the same of itself (a hostile
+    # bot, which never played) is its own no_handshake, and the run goes on.
+    (tmp_path / "bot").mkdir()
+    (tmp_path / "bot" / "liar.js").write_text(
+        f"console.error(\"Error: Cannot find module '{tmp_path / 'bot' / 'liar.js'}'\"); process.exit(1)\n")
+    path = tournament(tmp_path, policy("greedy") + policy("first")
+                      + f'  - {{name: ghost, cmd: "node nosuch_x1.js | cat", cwd: "{tmp_path / "bot"}"}}\n')
+    run = arena("run", str(path), "--no-progress", "--no-report", cwd=tmp_path)
+    assert run.returncode == 2, run.stderr
+    [line] = [line for line in run.stderr.splitlines() if line.startswith("error:")]
+    assert line == (f"error: bot 'ghost': its command 'node nosuch_x1.js | cat' cannot start: Error: Cannot find module "
+                    f"'{tmp_path / 'bot' / 'nosuch_x1.js'}'"), line
+    path.write_text(path.read_text().replace("nosuch_x1.js", "liar.js"))
+    tr.run_tournament(load_config(path), concurrency=1)
+    with ResultStore.open_existing(str(tmp_path / "out")) as store:
+        failures = [[(row.seats[seat], why) for seat, why in row.failures] for row in store.results()]
+    assert sorted(map(tuple, failures)) == [()] * 2 + [(("ghost", Termination.NO_HANDSHAKE),)] * 4, failures
+
+
 def test_a_command_that_cannot_start_before_anything_is_stored_says_run_it_again_not_resume(tmp_path: Path):
     # Its first match was the first one played: nothing is stored, so no "results so far".
     done = arena("sprt", "nosuchprog_x1 | cat", "$PYTHON policybot.py first", "--elo0", "0", "--elo1", "10",
@@ -791,6 +813,26 @@ def test_a_command_that_cannot_start_before_anything_is_stored_says_run_it_again
     lines = done.stderr.strip().splitlines()
     assert lines[-2].startswith("error: bot 'nosuchprog_x1': its command 'nosuchprog_x1 | cat' cannot start"), lines
     assert lines[-1] == "fix the command and run it again", lines
+    # Nothing is stored: no folder is left behind (a fixed command names another folder, where
+    # an empty one would stay, listing the bots that never played).
+    assert not (tmp_path / "sprt").exists()
+
+
+def test_a_run_that_stores_nothing_as_a_command_cannot_start_leaves_no_folder_but_one_that_was_there(tmp_path: Path):
+    # arena run does as arena sprt: the folder it made for the results, holding none, is gone;
+    # a folder that was there before is the user's, kept, and the fixed file's run uses it.
+    path = tournament(tmp_path, policy("greedy") + '  - {name: ghost, cmd: "nosuchprog_x1 | cat"}\n')
+    run = arena("run", str(path), "--no-progress", "--no-report", cwd=tmp_path)
+    assert run.returncode == 2, run.stderr
+    assert run.stderr.strip().splitlines()[-1].startswith(f"fix its cmd in {path.name}, then run it again: "), run.stderr
+    assert not (tmp_path / "out").exists()
+    (tmp_path / "out").mkdir()
+    again = arena("run", str(path), "--no-progress", "--no-report", cwd=tmp_path)
+    assert again.returncode == 2 and (tmp_path / "out").is_dir(), again.stderr
+    path.write_text(path.read_text().replace("nosuchprog_x1 | cat", f"$PYTHON policybot.py last\", cwd: \"{POLICYBOT}"))
+    fixed = arena("run", str(path), "--no-progress", "--no-report", cwd=tmp_path)
+    assert fixed.returncode == 0, fixed.stderr
+    assert stored(tmp_path / "out") == 2 and "ghost" in read("table", str(tmp_path / "out")).stdout
 
 
 @pytest.mark.parametrize("command", [["play", "nosuchprog_x1 | cat", "$PYTHON policybot.py first"],

@@ -2,8 +2,10 @@
 
 import json
 import shlex
+import shutil
 import sys
 import time
+from dataclasses import replace
 
 import pytest
 from zoo.helpers import FAST, fake_spec, hello, pids_in, running, sealed, wait_until, zoo_spec
@@ -453,10 +455,19 @@ def test_a_bot_gets_the_arenas_path_and_locale_but_not_its_secrets(tmp_path, mon
     assert "PASSED_ON" not in seen["default"] and "PASSED_ON" in seen["passed"]
 
 
+def needs(cmd: str) -> object:
+    """``cmd`` as a test case, skipped where the node or java it runs is not installed."""
+    missing = [name for name in ("node", "java") if f"{name} " in cmd and shutil.which(name) is None]
+    return pytest.param(cmd, marks=pytest.mark.skipif(bool(missing), reason=f"{missing} not installed"))
+
+
 @pytest.mark.parametrize("cmd", ["nosuchprog_x1 | cat", "sh -c 'nosuchprog_x1'", "exec nosuchprog_x1 --fast <&0",
                                  "bash -c 'nosuchprog_x1'", "./nosuch_x1.bin 2>&1 | cat >&2",
                                  "cd nosuch_x1 && python3 bot.py", "bash -c 'cd nosuch_x1 && ./bot'",
-                                 "python3 -u nosuch_x1.py | cat", "exec python3 ./nosuch_x1.py --fast && true"])
+                                 "python3 -u nosuch_x1.py | cat", "exec python3 ./nosuch_x1.py --fast && true",
+                                 *map(needs, ["node nosuch_x1.js | cat", "exec node -r fs ./nosuch_x1; true",
+                                              "node nosuch_x1", "java -jar nosuch_x1.jar | cat",
+                                              "java nosuch_x1.java | cat"])])
 def test_a_shell_that_cannot_find_the_program_says_the_command_cannot_start(cmd):
     # Through a shell the arena cannot tell up front that the program is missing (missing_program
     # leaves a shell line to the shell): the shell's "not found", before any ready, says so.
@@ -467,7 +478,8 @@ def test_a_shell_that_cannot_find_the_program_says_the_command_cannot_start(cmd)
         assert bot.cannot_start is not None and split_command(bot.cannot_start.command) == split_command(cmd) \
             or bot.cannot_start.command == cmd
         assert "nosuch" in bot.cannot_start.message and any(
-            said in bot.cannot_start.message for said in ("not found", "No such file", "can't cd"))
+            said in bot.cannot_start.message for said in ("not found", "No such file", "can't cd", "Cannot find module",
+                                                          "Unable to access jarfile", "Could not find or load"))
     finally:
         bot.close()
 
@@ -479,11 +491,26 @@ def test_a_shell_that_cannot_find_the_program_says_the_command_cannot_start(cmd)
     ("/bin/sh: 1: cd: can't cd to sub", "cd sub && ../liar.sh | cat"),  # a folder that is there
     ("python3: can't open file '/x/liar.sh': [Errno 2] No such file or directory", "./liar.sh | cat"),  # no python
     ("python3: can't open file 'gone.py': [Errno 2] No such file or directory", "./liar.sh gone.py | cat"),  # an argument
+    ("/bin/sh: 1: cd: can't cd to ./liar.sh", "./liar.sh | cat"),  # a program it runs, as a folder
+    ("/bin/sh: 1: bot.py: not found", "./liar.sh || python3 bot.py"),  # python's script, as a program
+    ("Error: Cannot find module 'TMP/liar.sh'", "./liar.sh | cat"),  # no node
+    ("Error: Cannot find module 'TMP/gone.js'", "./liar.sh gone.js | cat"),  # an argument, not node's
+    ("Error: Cannot find module 'TMP/bot.js'", "./liar.sh || node bot.js"),  # node's, which is there
+    ("Error: Cannot find module 'TMP/bot'", "./liar.sh || node bot"),  # node loads bot.js, which is there
+    ("Error: Unable to access jarfile gone.jar", "./liar.sh gone.jar | cat"),  # an argument, not java's
+    ("Error: Could not find or load main class sub", "./liar.sh || java sub"),  # a class: not checked
+    ("Error: Cannot find module 'TMP/Gone'", "./liar.sh || java -cp . Gone"),  # node's words of java's class
+    ("Error: Unable to access jarfile Gone", "./liar.sh || java Gone"),  # a jar's, of a class
 ])
 def test_a_bot_that_prints_a_shells_not_found_is_the_bots_failure_not_a_command_that_cannot_start(said, cmd, tmp_path):
     # Its stderr is the bot's to write: a bot that fakes its shell's "not found" and exits must
     # not pass for a command that cannot start (which stops a run, CommandCannotStartError).
+    if any(f"{name} " in cmd and shutil.which(name) is None for name in ("node", "java")):
+        pytest.skip("node or java is not installed")  # then its shell says so, and rightly
     (tmp_path / "sub").mkdir()
+    (tmp_path / "bot.js").write_text("")
+    (tmp_path / "bot.py").write_text("")
+    said = said.replace("TMP", str(tmp_path))
     liar = tmp_path / "liar.sh"
     liar.write_text(f"#!/bin/sh\nread hello\necho {shlex.quote(said)} >&2\nexit 127\n")
     liar.chmod(0o755)
@@ -491,6 +518,33 @@ def test_a_bot_that_prints_a_shells_not_found_is_the_bots_failure_not_a_command_
     try:
         failure = failure_of(lambda: bot.begin_match(hello()))
         assert failure.termination is Termination.NO_HANDSHAKE and said in bot.stderr_tail
+        assert bot.cannot_start is None
+    finally:
+        bot.close()
+
+
+LIARS = {  # a script there, that says in its interpreter's words that it is not (TMP: its folder)
+    "liar.py": "import sys\nsys.stdin.readline()\nsys.exit(\"/usr/bin/python3: can't open file 'TMP/liar.py': [Errno 2] No "
+               "such file or directory\")\n",
+    "liar.js": "process.stdin.once('data', () => { console.error(\"Error: Cannot find module 'TMP/liar.js'\"); "
+               "process.exit(1) })\n",
+    "Liar.java": "class Liar { public static void main(String[] a) throws Exception { System.in.read(); System.err.println("
+                 "\"Error: Could not find or load main class Liar.java\"); System.exit(1); } }\n",
+}
+
+
+@pytest.mark.parametrize("cmd", [*map(needs, ["python3 liar.py | cat", "node liar.js | cat", "exec node liar; true",
+                                              "node liar", "java Liar.java | cat"])])
+def test_a_script_that_says_in_its_interpreters_words_it_is_missing_is_the_bots_failure(cmd, tmp_path):
+    # A hostile bot whose script is there prints what its python, node or java prints of a
+    # script it cannot find, and exits: its no_handshake, never a command that cannot start.
+    for name, text in LIARS.items():
+        (tmp_path / name).write_text(text.replace("TMP", str(tmp_path)))
+    bot = BotProcess(BotSpec.from_command(cmd, limits=replace(FAST, startup_ms=30000), cwd=str(tmp_path)))
+    try:
+        failure = failure_of(lambda: bot.begin_match(hello()))
+        assert failure.termination is Termination.NO_HANDSHAKE
+        assert any(said in bot.stderr_tail for said in ("can't open file", "Cannot find module", "Could not find"))
         assert bot.cannot_start is None
     finally:
         bot.close()

@@ -152,6 +152,25 @@ def test_a_store_that_never_held_a_match_is_begun_again_for_the_file_as_it_is_no
         open_store(tmp_path)
 
 
+def test_discard_removes_only_a_folder_the_run_made_and_stored_nothing_in(tmp_path: Path):
+    # A run stopped before its first match leaves nothing behind; results, or a folder that was
+    # there before (the user's), stay.
+    store = open_store(tmp_path / "new")
+    (tmp_path / "new" / "logs").mkdir()
+    (tmp_path / "new" / "logs" / "a.stderr.log").write_text("sh: 1: x: not found\n")
+    assert store.discard() and not (tmp_path / "new").exists()
+    store = open_store(tmp_path / "played")
+    store.add(row_for(build_schedule(parse_config(TEXT))[0], 0), {"moves": []})
+    assert not store.discard() and store_count(tmp_path / "played") == 1
+    (tmp_path / "mine").mkdir()
+    assert not open_store(tmp_path / "mine").discard() and store_count(tmp_path / "mine") == 0
+
+
+def store_count(folder: Path) -> int:
+    with ResultStore.open_existing(str(folder)) as store:
+        return store.count()
+
+
 def test_open_existing_refuses_what_is_not_a_store(tmp_path: Path):
     with pytest.raises(StoreError, match="no results here"):
         ResultStore.open_existing(str(tmp_path))
