@@ -12,7 +12,6 @@ import os
 import re
 import shutil
 import sqlite3
-import subprocess
 import sys
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from arena.harness.protocol import Termination
 from arena.tournament import runner as tr
 from arena.tournament.config import ConfigError, load_config, parse_config
 from arena.tournament.store import ResultStore, StoreError
+from tests.cli_helpers import arena_command, arena_process
 
 pytestmark = pytest.mark.slow  # runs the arena as a command over real tournaments
 
@@ -31,21 +31,8 @@ NEWCOMER = ROOT / "tests" / "data" / "newcomer"
 FIRSTMOVE_C = ROOT / "bots" / "c" / "firstmove.c"
 
 
-def arena(*args: str, cwd: Path = ROOT, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "ARENA_CACHE_DIR"}
-    return subprocess.run([sys.executable, "-m", "arena.cli", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout, env=env)
-
-
-def read(*args: str) -> subprocess.CompletedProcess[str]:
-    """A command that only reads results (no bot runs: table, verify, report, validate), run in
-    this process: the same command and output, without another Python and its imports."""
-    from typer.testing import CliRunner
-
-    from arena.cli.app import app
-
-    result = CliRunner().invoke(app, list(args))
-    return subprocess.CompletedProcess(list(args), result.exit_code, result.stdout, result.stderr)
+# Every command in this process (tests/cli_helpers.py); ``read`` names those that only read results.
+arena = read = arena_command
 
 
 def tournament(folder: Path, bots: str, extra: str = "", name: str = "t") -> Path:
@@ -608,7 +595,7 @@ def test_the_example_tournaments_run_from_a_fresh_clone_with_the_readme_commands
     assert files == sorted(p.name for p in (ROOT / "tournaments").glob("*.yaml"))
     dries = {}
     for name in files:
-        dry = dries[name] = arena("run", f"tournaments/{name}", "--dry-run", cwd=clone)
+        dry = dries[name] = arena_process("run", f"tournaments/{name}", "--dry-run", cwd=clone)
         assert dry.returncode == 0, (name, dry.stderr)
         assert "nothing played yet" in dry.stdout
     big = dries["big.yaml"]
@@ -622,7 +609,7 @@ def test_the_example_tournaments_run_from_a_fresh_clone_with_the_readme_commands
         "  - {name: c-firstmove, cmd: ./bots/c/firstmove.bin, cwd: ..,\n"
         "     build: cc -O2 -o bots/c/firstmove.bin bots/c/firstmove.c}\n"
         "  - {name: random, cmd: $PYTHON bots/random_bot.py, cwd: ..}\n")
-    done = arena("run", "tournaments/cbot.yaml", cwd=clone)
+    done = arena_process("run", "tournaments/cbot.yaml", cwd=clone)
     assert done.returncode == 0, done.stderr
     assert "build: c-firstmove: built in" in done.stderr and (clone / "bots" / "c" / "firstmove.bin").is_file()
     assert stored(clone / "results" / "cbot") == 2 and (clone / "results" / "cbot" / "report.html").is_file()

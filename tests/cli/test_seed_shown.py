@@ -6,9 +6,6 @@ seed and for every deal seed of its schedule; with ``--show-seed`` they are ther
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +14,7 @@ from zoo.helpers import firstmove_bin
 from arena.cli.seeds import seed_argument
 from arena.tournament.config import load_config
 from arena.tournament.schedule import build_schedule
+from tests.cli_helpers import arena_command
 
 ROOT = Path(__file__).resolve().parents[2]
 # Long enough that no other number the arena prints can hold it by chance.
@@ -24,8 +22,7 @@ SEED = 7355608123456789
 
 
 def arena(*args: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "arena.cli", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300, env={k: v for k, v in os.environ.items() if k != "ARENA_CACHE_DIR"})
+    done = arena_command(*args)
     assert done.returncode == 0, done.stderr
     return done.stdout + done.stderr
 

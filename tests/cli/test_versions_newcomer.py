@@ -5,17 +5,16 @@ one with ``arena sprt``, and rate everything: one entry per version, with its la
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from arena.cli.app import app
+from tests.cli_helpers import arena_command
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -40,9 +39,7 @@ def read(*args: str) -> str:
 
 def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     """A command that plays, as a newcomer runs it."""
-    env = {k: v for k, v in os.environ.items() if k != "ARENA_CACHE_DIR"}
-    return subprocess.run([sys.executable, "-m", "arena.cli", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=300, env=env)
+    return arena_command(*args, cwd=cwd)
 
 
 @pytest.mark.slow

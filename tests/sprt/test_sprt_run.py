@@ -38,6 +38,7 @@ from arena.tournament.schedule import SPRT_MAX_PAIRS, build_schedule, iter_sched
 from arena.tournament.sprt_run import PairBook, game_result, replay_store
 from arena.tournament.store import MatchRow, ResultStore
 from arena.tournament.worker import worker_plan
+from tests.cli_helpers import arena_command
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = Path(__file__).parents[1] / "data" / "tournament_bots"
@@ -62,10 +63,8 @@ def sprt_file(folder: Path, *, sprt: str = FAST, bots: str | None = None, extra:
     return path
 
 
-def arena(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None, timeout: float = 600):
-    full = {k: v for k, v in os.environ.items() if k != "ARENA_CACHE_DIR"} | (env or {})
-    return subprocess.run([sys.executable, "-m", "arena.cli", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout, env=full)
+def arena(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return arena_command(*args, cwd=cwd, env=env)
 
 
 def stored_rows(folder: Path) -> list[MatchRow]:
