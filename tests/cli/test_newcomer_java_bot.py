@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_helpers import arena_command
+
 pytestmark = pytest.mark.slow  # compiles and runs a Java bot
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,10 +65,7 @@ def py_cmd() -> str:
 
 
 def arena(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "arena.cli", *args],
-        cwd=ROOT, capture_output=True, text=True, timeout=180,
-    )
+    return arena_command(*args)
 
 
 def play_json(*args: str) -> dict:
