@@ -18,8 +18,7 @@ fi
 # pytest its rewritten test modules: where the environment says not to, every arena and bot process
 # the tests start compiles the arena again, and every test process rewrites every test file.
 unset PYTHONDONTWRITEBYTECODE
-# Two test processes: most tests wait on bots and deadlines, so the whole suite takes 5 to 9
-# minutes on 2 cores (by the host's speed), well under what one process takes; three processes
-# took as long (317 s against 326 s, benchmarks/RESULTS.md). Pass -n 0 (or any pytest option)
-# to change it.
+# Two test processes, one a core: the suite keeps both cores busy (1.77 of 2 on average, measured),
+# so three took as long (317 s against 326 s, benchmarks/RESULTS.md). Pass -n 0 (or any pytest
+# option) to change it.
 exec .venv/bin/python -m pytest -n 2 "$@"
