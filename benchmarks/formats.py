@@ -5,6 +5,7 @@ simulation, then a real run.
     .venv/bin/python benchmarks/formats.py --real [--jobs 2]
     .venv/bin/python benchmarks/formats.py --scale [--scale-bots 1000]
     .venv/bin/python benchmarks/formats.py --oracles [--designs N ...] [--fits table ML] [--cap 0.8]
+    .venv/bin/python benchmarks/formats.py --screen [--fields 12] [--seed 11] [--cap 0.5] [--sd-elo 700]
 
 Simulation (no processes): ``--fields`` fields of ``--bots`` bots with known strengths
 (normal, sd ``--sd-elo``). The arena's own schedules are played (``schedule.build_schedule``
@@ -31,6 +32,11 @@ alternatives for the final estimate only (the plain ML fit, a prior as wide as t
 field): the share of the round robin's matches each needs to reach its Spearman (checked
 every ``--step`` matches up to ``--cap`` of the round robin's), and its error 1 - rho at a
 third of the round robin's matches as a multiple of the round robin's error.
+
+``--screen``: the ladder alone on the same fields with the same luck (field f is field f of
+the first mode, the same seed), for many fields at a time: the share of the round robin's
+matches it needs (every ``--step``, up to ``--cap``), its coverage then, and its error 1 - rho at
+a quarter and a third of the round robin's matches as a multiple of the round robin's.
 
 ``--real``: 12 bots of known order (``mixbot.py P``: greedy with probability P, else a
 hashed random move; P = 0, 1/11, ..., 1), a swiss of 6 rounds and a ladder of 96 matches,
@@ -107,9 +113,10 @@ class Field:
         self.info = 0.0
         self.rng = np.random.default_rng([self._seed, stream])
 
-    def rate(self) -> tuple[float, float]:
-        """(Spearman with the truth, coverage of the 95% intervals) of the results so far."""
-        table = fit_ratings(self.results)
+    def rate(self, upto: int | None = None) -> tuple[float, float]:
+        """(Spearman with the truth, coverage of the 95% intervals) of the results so far (the
+        first ``upto``)."""
+        table = fit_ratings(self.results[:upto])
         fitted = np.array([next(r.elo for r in table.ratings if r.name == f"b{i:03d}") for i in range(len(self.elo))])
         ci = np.array([next(r.ci95 for r in table.ratings if r.name == f"b{i:03d}") for i in range(len(self.elo))])
         truth = self.elo - self.elo.mean()
@@ -290,6 +297,54 @@ def simulate(args: argparse.Namespace) -> None:
     print(f"cpu {time.process_time() - start:.0f} s")
 
 
+def screen(args: argparse.Namespace) -> None:
+    """The ladder alone, on ``--fields`` fields (the fields and luck of ``simulate``: field f
+    here is field f there, its ladder the same choices and results): the matches it needs to
+    reach the round robin's Spearman, checked every ``--step`` matches up to ``--cap`` of the
+    round robin's, and its intervals' coverage then; and its error 1 - rho at a quarter and a
+    third of the round robin's matches as a multiple of the round robin's (each field's own),
+    a figure that no grid of checkpoints rounds. For many fields at a time: a change to the
+    ladder is measured on fresh luck (``--seed``) in a third of ``simulate``'s time."""
+    rng = np.random.default_rng(args.seed)
+    n = args.bots
+    rr_config = config_of(n, "format: round_robin")
+    needs, covers, errors = [], [], []
+    start = time.process_time()
+    for f in range(args.fields):
+        field = Field(rng, n, args.sd_elo)
+        field.luck(0)
+        for spec in build_schedule(rr_config):
+            field.row(spec)
+        rr_matches = len(field.results)
+        target, _ = field.rate()
+        field.luck(2)
+        schedule = AdaptiveSchedule(config_of(n, f"format: ladder\nmax_matches: {rr_matches}\nwindow: {args.window}"))
+        cap = int(args.cap * rr_matches)
+        while len(field.results) < cap and isinstance(batch := schedule.next_batch(), list):
+            for spec in batch:
+                schedule.add(field.row(spec))
+        need, cover = math.inf, math.nan
+        for mark in range(args.step, min(cap, len(field.results)) + 1, args.step):
+            rho, at = field.rate(mark)
+            if rho >= target:
+                need, cover = mark / rr_matches, at
+                covers.append(at)
+                break
+        needs.append(need)
+        error = [(1 - field.rate(rr_matches // d)[0]) / (1 - target) for d in (4, 3)]
+        errors.append(error)
+        print(f"  field {f}: round robin rho {target:.4f}; ladder {need:.3f} of its matches (coverage "
+              f"{100 * cover:.1f}%); 1-rho at a quarter and a third of its matches {error[0]:.2f}x, {error[1]:.2f}x",
+              flush=True)
+    v = np.array(needs)
+    geo = np.exp(np.log(np.array(errors)).mean(axis=0))
+    print(f"ladder: median {np.median(v):.3f} of the round robin's matches ({v.min():.3f}-{v.max():.3f}; "
+          f"{int(np.isfinite(v).sum())} of {len(v)} within {args.cap:g}); 1-rho at a quarter and a third, geometric "
+          f"mean {geo[0]:.2f}x, {geo[1]:.2f}x; coverage {100 * float(np.mean(covers)):.1f}% "
+          f"({100 * min(covers, default=math.nan):.1f}-{100 * max(covers, default=math.nan):.1f})")
+    print(f"cpu {time.process_time() - start:.0f} s")
+
+
 def scale(args: argparse.Namespace) -> None:
     """A ladder of ``--scale-bots`` bots in-process (its chooser and its schedule, results drawn
     from the model): CPU per pick (the chooser's choice alone), per pairing chosen, played and
@@ -380,8 +435,10 @@ def main() -> None:
     parser.add_argument("--designs", type=int, nargs="*", default=[], help="with --oracles: only these (numbers)")
     parser.add_argument("--fits", nargs="+", default=["table", "ML"], choices=["table", "ML", "true prior"],
                         help="with --oracles: the fits of the final estimate")
-    parser.add_argument("--cap", type=float, default=1.0, help="with --oracles: the most matches a design plays, "
-                        "as a share of the round robin's")
+    parser.add_argument("--cap", type=float, default=1.0, help="with --oracles or --screen: the most matches a design "
+                        "plays, as a share of the round robin's")
+    parser.add_argument("--screen", action="store_true", help="the ladder alone on many fields, with its error at a "
+                        "quarter and a third of the round robin's matches")
     args = parser.parse_args()
     print(f"load average: {' '.join(f'{v:.2f}' for v in os.getloadavg())} on {os.cpu_count()} cpus")
     if args.real:
@@ -395,6 +452,9 @@ def main() -> None:
         return
     print(f"seed {args.seed}; {args.fields} fields x {args.bots} bots, true sd {args.sd_elo:g} Elo "
           f"({args.sd_elo / ELO_PER_NAT:.2f} nats); ladder window {args.window}")
+    if args.screen:
+        screen(args)
+        return
     simulate(args)
 
 
