@@ -116,9 +116,13 @@ class Field:
     def rate(self, upto: int | None = None) -> tuple[float, float]:
         """(Spearman with the truth, coverage of the 95% intervals) of the results so far (the
         first ``upto``)."""
-        table = fit_ratings(self.results[:upto])
-        fitted = np.array([next(r.elo for r in table.ratings if r.name == f"b{i:03d}") for i in range(len(self.elo))])
-        ci = np.array([next(r.ci95 for r in table.ratings if r.name == f"b{i:03d}") for i in range(len(self.elo))])
+        names = [f"b{i:03d}" for i in range(len(self.elo))]
+        # Every bot, those yet to play too (a small step checks before a ladder has met them all).
+        table = fit_ratings(self.results[:upto], players=names)
+        by_name = {r.name: r for r in table.ratings}
+        # A bot with no result yet has no rating: read as the prior's level, its interval the whole line.
+        fitted = np.array([by_name[name].elo or 0.0 for name in names])
+        ci = np.array([math.inf if by_name[name].ci95 is None else by_name[name].ci95 for name in names])
         truth = self.elo - self.elo.mean()
         rho = float(spearmanr(fitted, truth).statistic)
         return rho, float(np.mean(np.abs(fitted - truth) <= ci))
@@ -333,15 +337,18 @@ def screen(args: argparse.Namespace) -> None:
         needs.append(need)
         error = [(1 - field.rate(rr_matches // d)[0]) / (1 - target) for d in (4, 3)]
         errors.append(error)
-        print(f"  field {f}: round robin rho {target:.4f}; ladder {need:.3f} of its matches (coverage "
-              f"{100 * cover:.1f}%); 1-rho at a quarter and a third of its matches {error[0]:.2f}x, {error[1]:.2f}x",
-              flush=True)
+        reached = f"{need:.3f} of its matches (coverage {100 * cover:.1f}%)" if covers and need < math.inf \
+            else f"not within {args.cap:g} of its matches"
+        print(f"  field {f}: round robin rho {target:.4f}; ladder {reached}; 1-rho at a quarter and a third of its "
+              f"matches {error[0]:.2f}x, {error[1]:.2f}x", flush=True)
     v = np.array(needs)
     geo = np.exp(np.log(np.array(errors)).mean(axis=0))
+    # A field not reached within the cap counts as more than it (inf): the median holds while most are reached.
+    coverage = (f"{100 * float(np.mean(covers)):.1f}% ({100 * min(covers):.1f}-{100 * max(covers):.1f})" if covers
+                else "- (no field reached)")
     print(f"ladder: median {np.median(v):.3f} of the round robin's matches ({v.min():.3f}-{v.max():.3f}; "
           f"{int(np.isfinite(v).sum())} of {len(v)} within {args.cap:g}); 1-rho at a quarter and a third, geometric "
-          f"mean {geo[0]:.2f}x, {geo[1]:.2f}x; coverage {100 * float(np.mean(covers)):.1f}% "
-          f"({100 * min(covers, default=math.nan):.1f}-{100 * max(covers, default=math.nan):.1f})")
+          f"mean {geo[0]:.2f}x, {geo[1]:.2f}x; coverage {coverage}")
     print(f"cpu {time.process_time() - start:.0f} s")
 
 
