@@ -146,7 +146,9 @@ def test_the_traceback_goes_to_the_temporary_folder_when_the_state_folder_cannot
 
 
 def write_tournament(folder: Path, *, matches: int = 2, sleep_ms: int = 0, target: int | None = None) -> Path:
-    env = f", env: {{POLICYBOT_SLEEP_MS: {sleep_ms}}}" if sleep_ms else ""
+    # Without a sleep of its own, the file passes the variable (a sealed bot gets no other of the
+    # arena's environment): a run given POLICYBOT_SLEEP_MS (``_signal_a_run``) then has slow moves.
+    env = f", env: {{POLICYBOT_SLEEP_MS: {sleep_ms}}}" if sleep_ms else ", pass_env: [POLICYBOT_SLEEP_MS]"
     bots = "\n".join(f'  - {{name: {p}, cmd: "$PYTHON policybot.py {p}", cwd: "{BOTS}"{env}}}'
                      for p in ("first", "greedy", "hash"))
     rules = f"rules: {{target: {target}}}\n" if target is not None else ""
@@ -181,7 +183,7 @@ def _wait_for_a_stored_match(proc: subprocess.Popen, folder: str) -> None:
 )
 def test_sigterm_and_sighup_stop_a_run_like_ctrl_c(tmp_path: Path, sig: signal.Signals, to_group: bool):
     # Matches to 5 points; only the run to stop has 5 ms moves (in its environment, which the bots
-    # inherit: the sleep changes no move and is not in the file), so the resume plays at full speed.
+    # get through the file's pass_env: the sleep changes no move), so the resume plays at full speed.
     path = write_tournament(tmp_path, matches=4, target=5)
     output = load_config(path).output
     # To the group: a closed terminal, or `kill -TERM -PGID` (the workers get it too); to the

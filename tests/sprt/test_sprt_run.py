@@ -420,14 +420,16 @@ def _wait_for(folder: Path, matches: int, proc: subprocess.Popen, seconds: float
 
 
 # Slow enough that the signals land before the test decides: in the environment of the runs to
-# interrupt, which their bots inherit (the sleep changes no move, policybot.py, and is not in the
-# tournament file, so every run is of the same test).
+# interrupt, which their bots get through the file's pass_env (a sealed bot gets no other variable
+# of the arena's; the sleep changes no move, policybot.py, and the file is the same for every run,
+# so every run is of the same test).
 SLOW = {"POLICYBOT_SLEEP_MS": "15"}
+SLOWED = ", pass_env: [POLICYBOT_SLEEP_MS]"
 
 
 @pytest.mark.slow  # real bots played
 def test_kill_9_and_ctrl_c_resume_to_the_same_decision_as_an_uninterrupted_run(tmp_path: Path):
-    bots = bot("greedy", "greedy") + bot("first", "first")
+    bots = bot("greedy", "greedy", SLOWED) + bot("first", "first", SLOWED)
     sprt = "{elo0: 0, elo1: 50, model: logistic}"
     (tmp_path / "ref").mkdir()
     # The uninterrupted reference plays the same bots, one match at a time, at full speed.

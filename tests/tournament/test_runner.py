@@ -30,6 +30,11 @@ cli = CliRunner()
 SHORT = "rules: {target: 5}\n"  # matches to 5 points: a hand or two each, the checks the same as to 21
 
 
+# A sealed bot gets no variable of the arena's environment but those its file passes: a test
+# that slows the bots of one run (POLICYBOT_SLEEP_MS in that run's environment) passes it.
+SLOWED = ", pass_env: [POLICYBOT_SLEEP_MS]"
+
+
 def write_tournament(
     folder: Path, *, name: str = "tiny", extra: str = "", policies=("first", "greedy", "hash"), env: str = ""
 ) -> Path:
@@ -211,13 +216,14 @@ def test_kill_9_at_random_moments_then_resume_gives_the_uninterrupted_results(tm
     """A few trials here; benchmarks/killresume.py runs the full 20."""
     import random
 
-    path = write_tournament(tmp_path, extra="concurrency: 2\nmatches_per_pairing: 2")
+    path = write_tournament(tmp_path, extra="concurrency: 2\nmatches_per_pairing: 2", env=SLOWED)
     config = load_config(path)
     from dataclasses import replace
 
     # The reference and the last resume play at full speed; the runs to kill have 1 ms moves
-    # (POLICYBOT_SLEEP_MS in the arena's environment, which its bots inherit: it changes no
-    # move, policybot.py, and is not in the tournament file, so every run resumes the same one).
+    # (POLICYBOT_SLEEP_MS in the arena's environment, which its bots get through the file's
+    # pass_env: it changes no move, policybot.py, and the file is the same for every run, so
+    # every run resumes the same one).
     reference = tr.run_tournament(replace(config, output=str(tmp_path / "ref")), concurrency=2)
     expected = outcomes(reference["folder"])
     rng = random.Random(5)
@@ -347,11 +353,12 @@ def test_the_fork_server_starts_deaf_to_ctrl_c_and_its_workers_do_not_pass_that_
 
 
 def test_ctrl_c_stops_cleanly_and_prints_the_resume_command(tmp_path: Path):
-    path = write_tournament(tmp_path, extra=SHORT + "concurrency: 2\nmatches_per_pairing: 4")
+    path = write_tournament(tmp_path, extra=SHORT + "concurrency: 2\nmatches_per_pairing: 4", env=SLOWED)
     config = load_config(path)
     # Slow enough moves that the run is still playing when the Ctrl-C lands, even on a busy machine:
-    # the bots inherit the arena's environment, so only the run to interrupt has the sleep (it
-    # changes no move, policybot.py), and the resume below plays the same games at full speed.
+    # the bots get the arena's variable through the file's pass_env, so only the run to interrupt
+    # has the sleep (it changes no move, policybot.py), and the resume below plays the same games
+    # at full speed.
     proc = subprocess.Popen(
         [sys.executable, "-m", "arena.cli", "run", str(path), "--no-progress"],
         stdout=subprocess.PIPE,
