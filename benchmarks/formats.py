@@ -128,6 +128,15 @@ class Field:
         return rho, float(np.mean(np.abs(fitted - truth) <= ci))
 
 
+def round_robin(field: Field, config: TournamentConfig) -> tuple[int, float]:
+    """The field's round robin, on its first stream of luck: its matches, and its Spearman with the
+    truth, the target every other format is measured against."""
+    field.luck(0)
+    for spec in build_schedule(config):
+        field.row(spec)
+    return len(field.results), field.rate()[0]
+
+
 def rank_rho(table: RatingTable, elo: np.ndarray) -> float:
     """Spearman of the table's ranking order with the truth (its order, not its numbers: the
     plain ML fit leaves a bot without an upset unbounded, yet ranked)."""
@@ -254,11 +263,7 @@ def simulate(args: argparse.Namespace) -> None:
     start = time.process_time()
     for f in range(args.fields):
         field = Field(rng, n, args.sd_elo)
-        field.luck(0)
-        for spec in build_schedule(rr_config):
-            field.row(spec)
-        rr_matches = len(field.results)
-        target, _ = field.rate()
+        rr_matches, target = round_robin(field, rr_config)
         field.luck(1)
         per_round = n // 2 * 2
         swiss = config_of(n, f"format: swiss\nrounds: {n - 1}")
@@ -316,11 +321,7 @@ def screen(args: argparse.Namespace) -> None:
     start = time.process_time()
     for f in range(args.fields):
         field = Field(rng, n, args.sd_elo)
-        field.luck(0)
-        for spec in build_schedule(rr_config):
-            field.row(spec)
-        rr_matches = len(field.results)
-        target, _ = field.rate()
+        rr_matches, target = round_robin(field, rr_config)
         field.luck(2)
         schedule = AdaptiveSchedule(config_of(n, f"format: ladder\nmax_matches: {rr_matches}\nwindow: {args.window}"))
         cap = int(args.cap * rr_matches)
