@@ -338,8 +338,8 @@ def screen(args: argparse.Namespace) -> None:
         needs.append(need)
         error = [(1 - field.rate(rr_matches // d)[0]) / (1 - target) for d in (4, 3)]
         errors.append(error)
-        reached = f"{need:.3f} of its matches (coverage {100 * cover:.1f}%)" if covers and need < math.inf \
-            else f"not within {args.cap:g} of its matches"
+        reached = (f"{need:.3f} of its matches (coverage {100 * cover:.1f}%)" if need < math.inf
+                   else f"not within {args.cap:g} of its matches")
         print(f"  field {f}: round robin rho {target:.4f}; ladder {reached}; 1-rho at a quarter and a third of its "
               f"matches {error[0]:.2f}x, {error[1]:.2f}x", flush=True)
     v = np.array(needs)

@@ -281,9 +281,9 @@ _NODE_ENDINGS = (".js", ".json", ".node")
 @dataclass(frozen=True)
 class StartFailure:
     """A bot command that cannot start, found as it ran: its shell could not find the program
-    (``missing_program`` finds the others before anything runs). ``command`` as the bot's spec
-    runs it (the shell's line itself, for one run through ``/bin/sh -c``), ``message`` the
-    shell's line."""
+    or folder, or its interpreter the script (``missing_program`` finds the others before
+    anything runs). ``command`` as the bot's spec runs it (the shell's line itself, for one run
+    through ``/bin/sh -c``), ``message`` the shell's or the interpreter's line."""
 
     command: str
     message: str
@@ -304,8 +304,8 @@ def command_text(argv: Sequence[str]) -> str:
     return argv[2] if tuple(argv[:2]) == ("/bin/sh", "-c") and len(argv) > 2 else shlex.join(argv)
 
 
-def shell_not_found(argv: Sequence[str], stderr: str, cwd: str | None = None,
-                    path: str | None = None) -> StartFailure | None:
+def start_failure(argv: Sequence[str], stderr: str, cwd: str | None = None,
+                  path: str | None = None) -> StartFailure | None:
     """The ``StartFailure`` of a command (``argv`` as ``split_command`` gives it) whose stderr
     holds its shell's "not found" for a program the command runs, or a folder it changes to, or
     its interpreter's (python, node, java) for the script the command gives it, that is indeed
@@ -688,7 +688,8 @@ class BotProcess:
         self.seat: int | None = None
         self.ready_name: str | None = None
         # Set when the last handshake failed because the command cannot start (its shell could
-        # not find the program): the caller's to stop on, not the bot's failure (StartFailure).
+        # not find the program, or its interpreter the script): the caller's to stop on, not the
+        # bot's failure (StartFailure).
         self.cannot_start: StartFailure | None = None
         self._search_path: str | None = None  # the PATH of its environment, set as it starts
         self.starts = 0
@@ -1060,9 +1061,9 @@ class BotProcess:
     def _failed_to_start(self) -> None:
         """After a failed handshake: stop the process, and note whether its command could not
         start (``cannot_start``): a process that ended before its first ``ready`` with its shell's
-        "not found"."""
+        "not found" or its interpreter's words for a missing script (``start_failure``)."""
         if self.matches <= 1 and self._dead_reason is not None:  # gone (its last words read: _gone)
-            self.cannot_start = shell_not_found(self.spec.cmd, self.stderr_tail, self.spec.cwd, self._search_path)
+            self.cannot_start = start_failure(self.spec.cmd, self.stderr_tail, self.spec.cwd, self._search_path)
         self.kill()
 
     def begin_match(self, hello: dict[str, Any]) -> Ready:

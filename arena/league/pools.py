@@ -51,7 +51,7 @@ from typing import Any
 
 from arena.core.rules import Rules, Seating
 from arena.errors import ArenaError
-from arena.rating.inputs import MatchKey, MatchLedger, MatchPlace, duplicates_note, read_keyed_results
+from arena.rating.inputs import MatchKey, MatchLedger, MatchPlace, duplicates_note, few, read_keyed_results
 from arena.rating.table import (
     DEFAULT_PRIOR,
     AnchorError,
@@ -341,8 +341,7 @@ class _CountedOnce:
         dropped = sum(placed.values())
         some = (("its one match carries" if read == 1 else f"its {read} matches carry") if dropped == read
                 else f"{dropped} of its {read} matches {'carries' if dropped == 1 else 'carry'}")
-        where = [self._labels.get(holder, str(holder)) for holder in sorted(placed)]
-        shown = ", ".join(where[:3]) + (f" and {len(where) - 3} more" if len(where) > 3 else "")
+        shown = few([self._labels.get(holder, str(holder)) for holder in sorted(placed)])
         self.notes.append(f"{label}: {some} no results_id, but each is the match of {shown} with its id, seed, sides "
                           f"and result: counted once, from there{'; left out' if dropped == read else ''}")
 
@@ -360,7 +359,7 @@ class _CountedOnce:
         if not like:
             self.notes.append(f"{what}: each is counted, even where another input holds it too")
             return
-        shown = ", ".join(like[:3]) + (f" and {len(like) - 3} more" if len(like) > 3 else "")
+        shown = few(like)
         self.notes.append(f"{what}, and {shown} {'holds' if len(like) == 1 else 'hold'} matches of the same bots: "
                           f"if {label} is an export of {'it' if len(like) == 1 else 'one of them'}, they are counted "
                           "twice here; give one of the two, or an export that keeps those columns")

@@ -415,10 +415,15 @@ class Deduplicated:
             yield result
 
 
+def few(names: Sequence[str], limit: int = 3) -> str:
+    """The first ``limit`` of ``names`` for a note, and how many more there are."""
+    return ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
 def duplicates_note(label: str, dropped: int, total: int, where: Sequence[str]) -> str:
     """The note on an input's matches that another input (``where``: their labels, or "its
     earlier lines") holds too, and that are counted from there."""
-    shown = ", ".join(where[:3]) + (f" and {len(where) - 3} more" if len(where) > 3 else "")
+    shown = few(where)
     if dropped == total:
         some = "its one match is" if total == 1 else f"its {total} matches are all"
     else:

@@ -301,6 +301,7 @@ def _check_identities(store: ResultStore, identities: Mapping[str, BotIdentity],
     generation = {bot.name: versions.entrant(bot.name) for bot in config.bots if versions.entrant(bot.name) != bot.name}
     lines: list[str] = []
     unplayed: list[str] = []  # a note per changed bot that never played here: no version of its own
+    noted: set[str] = set()  # the bots those lines and notes are about (no respelling note for them)
     joined: list[str] = []  # the entrants the changed bots play as from now on
     for bot in config.bots:
         identity = identities.get(bot.name)
@@ -322,6 +323,7 @@ def _check_identities(store: ResultStore, identities: Mapping[str, BotIdentity],
             # No stored match is its (a command that could not start stopped its first one):
             # nothing to keep apart, so it is the bot the file now describes.
             current[entrant] = replace(identity, name=entrant)
+            noted.add(bot.name)
             unplayed.append(f"{bot.name}: changed before it played a match here ({'; '.join(changes)}): it plays "
                             "as it is now, no version of its own")
             continue
@@ -339,13 +341,13 @@ def _check_identities(store: ResultStore, identities: Mapping[str, BotIdentity],
         then = "it plays as that version again" if earlier else (
             "the new version joins the ladder as a newcomer, from its next pairing" if config.format is Format.LADDER
             else "the new version plays its own schedule against the field, on the same deals")
+        noted.add(bot.name)
         lines.append(f"{bot.name} has a new version ({'; '.join(changes)}): the results of {old.label} are kept, and {then}")
     if lines:
         store.add_generation(generation, current, _ladder_joins(store, config, joined))
     elif recorded != current:
         store.set_identities(current)
-    skipped = {line.split(" ", 1)[0] for line in lines} | {line.split(":", 1)[0] for line in unplayed}
-    return IdentityCheck(None, tuple(lines), (*_respell(store, config, skipped), *unplayed))
+    return IdentityCheck(None, tuple(lines), (*_respell(store, config, noted), *unplayed))
 
 
 def _respell(store: ResultStore, config: TournamentConfig, changed: set[str]) -> tuple[str, ...]:

@@ -11,9 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from arena.cli.app import app
 from tests.cli_helpers import arena_command
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,9 +29,9 @@ if __name__ == "__main__":
 
 
 def read(*args: str) -> str:
-    """A command that only reads results, in this process (no bot runs)."""
-    result = CliRunner().invoke(app, list(args))
-    assert result.exit_code == 0, result.output
+    """A command that only reads results (no bot runs): its output."""
+    result = arena_command(*args)
+    assert result.returncode == 0, result.stdout + result.stderr
     return result.stdout
 
 
