@@ -27,7 +27,8 @@ home folder, the terminal) and leaves files and a System V segment behind; and
 tests/zoo/twin_bot.py remembers every deal, to meet its twin.
 
 One line per bot says how its matches ended; ``attacks:`` whether each attack that reports
-(on the launcher, the store, the secrets, the seal, the twins) was refused; the last line is
+(on the launcher, the store, the secrets, the seal, the twins; the fork bomb held to its task
+limit) was refused; the last line is
 ``hostile: N bots, M matches, attacks tried T, refused R, lost 0, survivors 0, arena peak MB X``.
 """
 
@@ -51,6 +52,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from arena.harness.containment import containment_line  # noqa: E402
+from arena.harness.resources import ResourceLimits  # noqa: E402
 from arena.tournament.config import load_config  # noqa: E402
 from arena.tournament.schedule import build_schedule  # noqa: E402
 from arena.tournament.store import ResultStore  # noqa: E402
@@ -243,6 +245,18 @@ def _attack_outcome(report: Path) -> str:
     return f"NOT refused ({next((line for line in attacks if 'refused' not in line), 'no report')})"
 
 
+def _fork_outcome(report: Path) -> tuple[str, bool]:
+    """Whether the fork bomb was held to its task limit (the default ``processes``, 512 tasks, of
+    which the bot is one): by the pids cgroup, or by RLIMIT_NPROC in its own user namespace."""
+    limit = ResourceLimits().processes
+    try:
+        made = int(report.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return "fork_bomb: no report", False
+    held = made < limit
+    return f"fork_bomb {'held' if held else 'NOT held'} ({made} children, limit {limit} tasks)", held
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--concurrency", type=int, default=2)
@@ -293,6 +307,7 @@ def main() -> int:
             print(f"survivors: {left}")
         outcomes = [(f"{mode} {_attack_outcome(work / 'reports' / mode)}", _attack_outcome(work / "reports" / mode)
                      == "refused") for mode in REPORTING]
+        outcomes.append(_fork_outcome(work / "reports" / "fork_bomb"))
         outcomes += seal_outcomes(work, token, listeners.key + 1)
         print("attacks: " + "; ".join(text for text, _ in outcomes))
         refused = sum(ok for _, ok in outcomes)

@@ -10,7 +10,9 @@ much CPU and memory they used. The launcher:
 - puts each bot in cgroups of its own where it can create them (cgroup v2, v1 controllers,
   or both), which cap its memory and its number of tasks and kill its whole tree at once;
 - otherwise finds a bot's tree through ``/proc`` and kills it when the resident memory of
-  the tree goes over the bot's limit (measured every ``SAMPLE_S``);
+  the tree goes over the bot's limit (measured every ``SAMPLE_S``), and holds a sealed bot of
+  an ordinary user to its task limit by ``RLIMIT_NPROC`` inside its own user namespace, set
+  while bubblewrap waits before starting it (``_hold_tasks``);
 - starts each bot in its own session, with ``PR_SET_PDEATHSIG`` towards itself and resource
   limits (open files, file size, no core dumps), sealed where the machine allows it: inside
   bubblewrap, in user, PID, IPC, UTS, network and mount namespaces of its own
@@ -131,6 +133,11 @@ class Launcher:
         self.bwrap = bwrap
         self.sealed, self.no_nested_userns, self.unsealed_why = (
             seal.probe(bwrap) if bwrap else (False, False, unsealed_why))
+        # Without a pids cgroup, a sealed bot's task limit is RLIMIT_NPROC set inside its own user
+        # namespace, where the kernel counts its tasks alone (seal.counts_tasks_per_userns); the
+        # kernel never holds user id 0 to it, so root needs the cgroup.
+        self.nproc_in_userns = (self.sealed and "pids" not in self.cgroups.roots and os.getuid() != 0
+                                and seal.counts_tasks_per_userns())
         self.wake_r, self.wake_w = os.pipe()
         os.set_blocking(self.wake_w, False)
         os.set_blocking(self.wake_r, False)
@@ -166,7 +173,12 @@ class Launcher:
             parts.append("memory limit by cgroup")
         else:
             parts.append(f"memory limit by /proc every {int(SAMPLE_S * 1000)} ms")
-        parts.append("task limit by cgroup" if "pids" in groups.roots else "no task limit (needs the pids cgroup)")
+        if "pids" in groups.roots:
+            parts.append("task limit by cgroup")
+        elif self.nproc_in_userns:
+            parts.append("task limit by its user namespace (RLIMIT_NPROC)")
+        else:
+            parts.append("no task limit (needs the pids cgroup)")
         parts.append("CPU time per move by cgroup" if "cpu" in groups.roots else "CPU time per move by /proc")
         parts.append("cpus limit by cgroup" if "cpus" in groups.roots else "no cpus limit (needs the cpu controller)")
         if self.sealed:
@@ -316,10 +328,12 @@ class Launcher:
                 group.create(memory, int(limits.get("processes", 0)), int(limits.get("cpus", 0)))
             except OSError as exc:
                 return {"op": "spawn_failed", "error": f"cannot create its cgroup: {exc}"}
+        tasks = int(limits.get("processes", 0))
+        held = self.sealed and self.nproc_in_userns and tasks > 0
         sealed: list[str] | None = None
         if self.sealed:
             try:
-                sealed = self._seal(msg, limits)
+                sealed = self._seal(msg, limits, held=held)
             except OSError as exc:
                 if group is not None:
                     group.remove()
@@ -329,14 +343,31 @@ class Launcher:
                 group.remove()
             return {"op": "spawn_failed",
                     "error": "network: false needs network namespaces (unshare), which this system does not allow"}
+        # Held: bubblewrap's report of the sandbox's first process, and its wait until that
+        # process's task limit is set (_hold_tasks); the child's ends, then the launcher's.
+        info, block = (os.pipe(), os.pipe()) if held else ((-1, -1), (-1, -1))
         err_r, err_w = os.pipe()
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the child, until exec
             os.close(err_r)
-            self._exec(msg, limits, fds, err_w, group.procs_files if group else [], sealed)
+            if held:
+                os.close(info[0])
+                os.close(block[1])
+            self._exec(msg, limits, fds, err_w, group.procs_files if group else [], sealed,
+                       (info[1], block[0]) if held else None)
         os.close(err_w)
+        if held:
+            os.close(info[1])
+            os.close(block[0])
         error = _read_until_eof(err_r, 10.0)
         os.close(err_r)
+        if held:
+            if not error:
+                error = _hold_tasks(info[0], block[1], tasks)
+            os.close(info[0])
+            os.close(block[1])
+            if error:
+                _kill_now(pid)
         if error:
             try:
                 os.waitpid(pid, 0)
@@ -353,7 +384,7 @@ class Launcher:
         return {"op": "spawned", "id": bot_id, "pid": pid, "counters": group.counters() if group else None,
                 "clock": group.clock_file() if group else None, "oom": oom}
 
-    def _seal(self, msg: dict[str, Any], limits: dict[str, Any]) -> list[str]:
+    def _seal(self, msg: dict[str, Any], limits: dict[str, Any], *, held: bool = False) -> list[str]:
         """The bubblewrap command line of a bot (arena.harness.seal); OSError when its program
         or folder is missing, in the words an exec would have used."""
         cwd = str(msg.get("cwd") or os.getcwd())
@@ -369,10 +400,10 @@ class Launcher:
             network=msg.get("network") is True, tmp_mb=memory or seal.TMP_MB_DEFAULT)
         if self.bwrap is None:  # never: sealed means a bwrap that works
             raise OSError(errno.ENOSYS, "no bubblewrap")
-        return seal.arguments(self.bwrap, plan, disable_userns=self.no_nested_userns)
+        return seal.arguments(self.bwrap, plan, disable_userns=self.no_nested_userns, held=held)
 
     def _exec(self, msg: dict[str, Any], limits: dict[str, Any], fds: list[int], err: int, procs: list[str],
-              sealed: list[str] | None = None) -> NoReturn:
+              sealed: list[str] | None = None, held: tuple[int, int] | None = None) -> NoReturn:
         stage = "setsid"
         try:
             os.setsid()
@@ -407,15 +438,18 @@ class Launcher:
             else:
                 # bubblewrap's own processes keep their 0, 1 and 2 for the bot's life: the bot's
                 # pipes go to it as 3, 4 and 5 (which they close) and seal.arguments' shim moves
-                # them into place. Else a bot that closes its stdin would leave a reader.
-                high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 10) for fd in fds]
-                for target, fd in enumerate(high):
-                    os.dup2(fd, seal.PASSED_FDS[target])
+                # them into place. Else a bot that closes its stdin would leave a reader. Held,
+                # bubblewrap's report and wait go as INFO_FD and BLOCK_FD. Each is moved out of
+                # the way first, so that no dup2 replaces one not yet placed.
+                places = [*seal.PASSED_FDS, *((seal.INFO_FD, seal.BLOCK_FD) if held else ())]
+                high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 10) for fd in [*fds, *(held or ())]]
+                for fd, place in zip(high, places, strict=True):
+                    os.dup2(fd, place)
+                keep = max(places)
                 null = os.open(os.devnull, os.O_RDWR)
                 os.dup2(null, 0)
                 os.dup2(null, 1)
                 os.dup2(high[2], 2)  # bubblewrap's own complaints go to the bot's log
-                keep = max(seal.PASSED_FDS)
             for entry in os.listdir("/proc/self/fd"):
                 fd = int(entry)
                 if fd > keep and fd != err:
@@ -645,14 +679,15 @@ def _passed_fds(ancillary: list[tuple[int, int, bytes]]) -> list[int]:
     return list(fds)
 
 
-def _read_until_eof(fd: int, timeout: float) -> str:
-    """What a starting child reported on its error pipe (empty: it reached exec)."""
+def _read_until_eof(fd: int, timeout: float, late: str = "the bot's process did not reach exec in time") -> str:
+    """What a starting child reported on its error pipe (empty: it reached exec); ``late`` when
+    the pipe is not closed within ``timeout`` seconds."""
     chunks: list[bytes] = []
     deadline = time.monotonic() + timeout
     while True:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
-            return "the bot's process did not reach exec in time"
+            return late
         ready, _, _ = select.select([fd], [], [], remaining)
         if not ready:
             continue
@@ -660,6 +695,41 @@ def _read_until_eof(fd: int, timeout: float) -> str:
         if not chunk:
             return b"".join(chunks).decode("utf-8", "replace")
         chunks.append(chunk)
+
+
+def _hold_tasks(info: int, block: int, tasks: int) -> str:
+    """Set the task limit of a sealed bot whose bubblewrap waits (seal.arguments' ``held``) on
+    the sandbox's first process, which starts the bot and is one of its ``tasks + 1``; then let
+    it go on. An error's words, or "" (also when bubblewrap ended before its report: the bot's
+    end is then heard as any other)."""
+    late = "bubblewrap did not report its sandbox in time"
+    data = _read_until_eof(info, 10.0, late)  # bubblewrap closes it once it has reported
+    if not data or data == late:
+        return data
+    try:
+        first = int(json.loads(data)["child-pid"])
+    except (ValueError, KeyError, TypeError):
+        return f"cannot read bubblewrap's report: {data[:200]!r}"
+    try:
+        resource.prlimit(first, resource.RLIMIT_NPROC, (tasks + 1, tasks + 1))
+    except ProcessLookupError:
+        return ""  # gone already: nothing of it can run
+    except OSError as exc:
+        return f"cannot set its task limit: {exc}"
+    try:
+        os.write(block, b"1")
+    except OSError:
+        pass
+    return ""
+
+
+def _kill_now(pid: int) -> None:
+    """Kill a child the launcher just started and could not hold, and reap it."""
+    try:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except (ProcessLookupError, ChildProcessError):
+        pass
 
 
 def _set_rlimits(limits: dict[str, Any]) -> None:

@@ -48,8 +48,10 @@ class ResourceLimits:
       can create a memory cgroup, else the sum of the processes' RSS, measured every 100 ms).
       Over it the bot is killed and fails with ``memory``.
     - ``processes``: tasks (processes and threads) in the tree at once, through the pids
-      cgroup; where there is none it is not enforced (``RLIMIT_NPROC`` counts every process
-      of the user, and nothing for root).
+      cgroup; where there is none, a sealed bot of an ordinary user is held to it by
+      ``RLIMIT_NPROC`` inside its own user namespace (Linux 5.14 on counts it there, over the
+      bot's tasks alone; ``arena.harness.launcher``); otherwise it is not enforced
+      (``RLIMIT_NPROC`` counts every process of the user, and nothing for root).
     - ``open_files``: ``RLIMIT_NOFILE`` of each process.
     - ``file_size_mb``: ``RLIMIT_FSIZE``: the largest file a process may write.
     - ``cpus``: how many CPUs' worth of time the whole tree may use at once, however many

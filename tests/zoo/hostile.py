@@ -24,7 +24,8 @@ Escapes (nothing may survive the match, the arena, or kill -9 of the arena):
   escape_crash     the same, then crashes at request N
   escape_pgid      a child in a process group of its own that ignores SIGTERM
   respawner        a child that re-forks a sleeper whenever it dies, ignoring SIGTERM
-  fork_bomb        forks ZOO_FORKS (default 1000) sleeping children, as many as it may
+  fork_bomb        forks ZOO_FORKS (default 1000) sleeping children, as many as it may,
+                   after lifting its RLIMIT_NPROC where it can
 Resources:
   memory_hog       from request N on, grows by ZOO_HOG_STEP_MB MB (default 128, written so
                    resident) after each answer, up to ZOO_HOG_MB (default 3500)
@@ -56,6 +57,7 @@ managed ("done ...") or the first refusal, and plays on:
 
 import json
 import os
+import resource
 import signal
 import socket
 import sys
@@ -131,6 +133,10 @@ def respawner() -> None:
 
 
 def fork_bomb() -> None:
+    try:  # lift the limit first, where it may
+        resource.setrlimit(resource.RLIMIT_NPROC, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    except (ValueError, OSError):
+        pass
     made, error = 0, ""
     for _ in range(int(os.environ.get("ZOO_FORKS", "1000"))):
         try:
