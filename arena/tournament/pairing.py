@@ -13,7 +13,8 @@ broken by that number.
   with the widest interval (weighted by how crowded the field is about it, when the ladder
   ranks rather than stops on its intervals) meets the opponent of the most informative match
   for it (close ratings), weighted by the opponent's own uncertainty (wide intervals), from a
-  running Gaussian estimate of every strength.
+  running Gaussian estimate of every strength (refitted to all the results every
+  ``REFIT_EVERY`` pairings when the ladder ranks).
 * ``KnockoutChooser``: single elimination, seeded (1 meets the last seed, byes for the top
   seeds when the field is not a power of two).
 """
@@ -22,8 +23,9 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Protocol
 
 import numpy as np
@@ -56,10 +58,35 @@ VARIANCE_POWER = 0.5
 FOCUS_DENSITY_POWER = 1.0
 # Entrants on each side of one over which its density is measured.
 DENSITY_HALF_WIDTH = 5
+# A ladder that ranks (``LadderRule.REFIT``) sets its running estimate to the Bradley-Terry
+# fit of every result learned, after every this many pairings learned: the one-match-at-a-time
+# estimate is blind to how the ratings depend on each other, and at 700 Elo it reads the field
+# at 0.4 of its true spread. Every 100: 0.34 of the round robin's matches to its Spearman at 700
+# Elo (0.40 without), every 200 and 50 fewer covered or more matches (benchmarks/RESULTS.md).
+REFIT_EVERY = 100
+# The refit's Newton steps (from the running estimate) and conjugate-gradient steps in each.
+# The refit's prior: a Gaussian this many times as wide as the running estimates' spread. At 2
+# the fit read the field too wide and the ladder met nearer neighbours only (the table's
+# intervals covered 91%); at 0.75 it met further ones and kept a fifth of the gain (RESULTS.md).
+REFIT_PRIOR_WIDTH = 1.0
+REFIT_NEWTON_STEPS = 6
+REFIT_CG_STEPS = 40
 # Pairings tried by the search for a round without a repeat before it settles for fewest repeats.
 SEARCH_BUDGET = 20_000
 
 Pairing = tuple[Side, ...]
+
+
+class LadderRule(Enum):
+    """How a ladder chooses. Its store records the rule it began with (adaptive.FOCUS_KEY), so
+    that a folder begun by an earlier arena replays, resumes and reads by its own rule."""
+
+    # The widest interval first (the stores made before the rule was recorded, with no key).
+    WIDEST = "widest"
+    # The focus by variance times density (``FOCUS_DENSITY_POWER``) when the ladder ranks.
+    DENSITY = "density"
+    # DENSITY, from a running estimate refitted every ``REFIT_EVERY`` pairings (two sides only).
+    REFIT = "refit"
 
 
 def set_scores(rows: Sequence[MatchRow], seating: Seating) -> dict[str, float]:
@@ -214,7 +241,8 @@ class LadderChooser:
     passed or every 95% interval is within ``target_ci`` Elo.
 
     The running estimate is a Gaussian per entrant (natural-log units), updated match by
-    match as Glicko does; a pairing chosen but not yet learned counts for its information
+    match as Glicko does (and, by ``LadderRule.REFIT``, set to the fit of all the results
+    every ``REFIT_EVERY`` pairings: ``refit``); a pairing chosen but not yet learned counts for its information
     (not its outcome), so pairings chosen ahead of the results spread over the field. The
     running intervals ignore how the ratings depend on each other, so they are narrower than
     the table's: once they are within ``target_ci``, the rating fit of the table
@@ -225,11 +253,12 @@ class LadderChooser:
     per group and finishing order met."""
 
     def __init__(self, entrants: Sequence[Side], size: int, seating: Seating, *, lag: int, per_pairing: int,
-                 max_matches: int | None, target_ci: float | None, focus_by_density: bool = True) -> None:
+                 max_matches: int | None, target_ci: float | None, rule: LadderRule = LadderRule.REFIT) -> None:
         self.entrants = list(entrants)
-        # False: the rule of the ladders stored before the focus was weighted by density
-        # (adaptive.py replays their choices as they were made).
-        self.focus_by_density = focus_by_density
+        # An earlier rule for the ladders stored under it (adaptive.py replays their choices as
+        # they were made). A ladder that stops on its intervals serves the widest first and
+        # keeps its running estimate whatever the rule (its stop was measured so).
+        self.rule = rule
         self.size = size
         self.seating = seating
         self.lag = lag
@@ -250,6 +279,7 @@ class LadderChooser:
         self._counts = np.zeros((_slot(0, n), 3), dtype=np.uint32)
         self._orders: dict[tuple[tuple[int, ...], tuple[int, ...]], int] = {}  # (numbers, places) -> times
         self._next_check = 0
+        self._learned = 0  # pairings
 
     def grow(self, newcomers: Sequence[Side], leaving: Sequence[str] = ()) -> None:
         fresh = [side for side in newcomers if side.label not in self._number]
@@ -321,7 +351,7 @@ class LadderChooser:
         ``FOCUS_DENSITY_POWER``, unless the ladder stops on a ``target_ci``), and the opponents
         of the most information for it, weighted by their own uncertainty (``VARIANCE_POWER``)."""
         var = 1.0 / (self.precision + self.pending)
-        ranking = self.focus_by_density and self.target_ci is None and FOCUS_DENSITY_POWER != 0.0
+        ranking = self.rule is not LadderRule.WIDEST and self.target_ci is None and FOCUS_DENSITY_POWER != 0.0
         urgency = var * self.density() ** FOCUS_DENSITY_POWER if ranking else var
         focus = int(np.argmax(np.where(self.retired, -np.inf, urgency)))
         info = self.per_pairing * _expected_info(self.mu, var, focus)
@@ -386,6 +416,52 @@ class LadderChooser:
                     e = 1.0 / (1.0 + math.exp(-g * (mu[ia] - mu[ib])))
                     self.precision[ia] += weight * g * g * e * (1.0 - e)
                     self.mu[ia] += weight * g * (s - e) / self.precision[ia]
+        self._learned += 1
+        if (self.rule is LadderRule.REFIT and self.target_ci is None and self.size == 2
+                and self._learned % REFIT_EVERY == 0):
+            self.refit()
+
+    def refit(self) -> None:
+        """Set the running estimate to the Bradley-Terry fit of the results learned, and each
+        precision to the fit's information about that entrant alone (the diagonal: what its
+        own results say) plus the running prior. The fit's prior is a Gaussian as wide as the
+        running estimates' spread: a wider one (twice) let the fit read the field too wide,
+        and the ladder, steered by it, met nearer neighbours only, whose results the table's
+        fit reads with intervals that covered 91% (benchmarks/RESULTS.md).
+
+        Every float operation here is an IEEE one, elementwise (numpy's arithmetic, ``_exp``), a
+        sum in order (``np.bincount``) or exactly rounded (``math.fsum``): never a BLAS or LAPACK
+        call, nor a library's ``exp``, whose last bits may differ from one machine to another (a
+        different bit can end the conjugate gradients a step sooner, and the choices that follow
+        differ). The same results give the same refit, and the same choices, everywhere."""
+        n = len(self.mu)
+        slots = np.flatnonzero(self._counts.any(axis=1))
+        if not len(slots):
+            return
+        a, b = _slot_numbers(slots)
+        counts = self._counts[slots].astype(float)
+        played = counts.sum(axis=1)
+        score = counts[:, 0] + 0.5 * counts[:, 1]  # a's
+        mean = math.fsum(self.mu.tolist()) / n
+        spread = math.sqrt(math.fsum(((self.mu - mean) ** 2).tolist()) / n)
+        prior = 1.0 / (REFIT_PRIOR_WIDTH * max(spread, 0.25)) ** 2
+        mu = self.mu.copy()
+        diagonal = np.full(n, prior)
+        for _ in range(REFIT_NEWTON_STEPS):
+            p = 1.0 / (1.0 + _exp(mu[b] - mu[a]))
+            residual = score - played * p
+            gradient = np.bincount(a, residual, n) - np.bincount(b, residual, n) - prior * mu
+            weight = played * p * (1.0 - p)
+            diagonal = np.bincount(a, weight, n) + np.bincount(b, weight, n) + prior
+
+            def hessian_times(v: np.ndarray, weight: np.ndarray = weight) -> np.ndarray:
+                flow = weight * (v[a] - v[b])
+                out: np.ndarray = np.bincount(a, flow, n) - np.bincount(b, flow, n) + prior * v
+                return out
+
+            mu += _conjugate_gradient(hessian_times, gradient, diagonal)
+        self.mu = mu
+        self.precision = diagonal - prior + PRIOR_PRECISION
 
 
     def _count(self, labels: Sequence[str], places: Sequence[int]) -> None:
@@ -418,6 +494,60 @@ def _numbers(slot: int) -> tuple[int, int]:
     """The pair (a, b), a < b, of ``_slot(a, b) == slot``."""
     b = (1 + math.isqrt(1 + 8 * slot)) // 2
     return slot - b * (b - 1) // 2, b
+
+
+def _slot_numbers(slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``_numbers`` of many slots at once (the root's rounding put right in integers)."""
+    b = ((1 + np.sqrt(1 + 8 * slots.astype(float))) // 2).astype(np.int64)
+    b = np.where(b * (b - 1) // 2 > slots, b - 1, b)
+    b = np.where((b + 1) * b // 2 <= slots, b + 1, b)
+    return slots - b * (b - 1) // 2, b
+
+
+def _conjugate_gradient(times: Callable[[np.ndarray], np.ndarray], rhs: np.ndarray, diagonal: np.ndarray) -> np.ndarray:
+    """x with ``times(x) = rhs`` for a positive definite ``times``, Jacobi preconditioned, in at
+    most ``REFIT_CG_STEPS`` steps; its dot products exactly rounded, so the same everywhere."""
+    x = np.zeros(len(rhs))
+    residual = rhs.copy()
+    z = residual / diagonal
+    direction = z.copy()
+    rz = _dot(residual, z)
+    for _ in range(REFIT_CG_STEPS):
+        moved = times(direction)
+        step = rz / _dot(direction, moved)
+        x += step * direction
+        residual -= step * moved
+        z = residual / diagonal
+        rz_next = _dot(residual, z)
+        if rz_next < 1e-12 * len(rhs):
+            break
+        direction = z + (rz_next / rz) * direction
+        rz = rz_next
+    return x
+
+
+# exp(x) = 2^k exp(r), r = x - k log 2 in [-0.35, 0.35] (log 2 in two parts, Cody and Waite:
+# k times the first is exact), exp(r) by its Taylor series to r^14 (a relative error under 1e-16).
+_LOG2_HIGH = 0.693145751953125
+_LOG2_LOW = 1.4286068203094173e-06
+_TAYLOR = [1.0 / math.factorial(k) for k in range(15)]
+
+
+def _exp(x: np.ndarray) -> np.ndarray:
+    """exp of each element by IEEE arithmetic alone, the same bits on every machine (numpy's
+    ``exp`` may take a vectorized path of its own on one processor and not on another)."""
+    x = np.clip(x, -700.0, 700.0)
+    k = np.rint(x * (1.0 / math.log(2.0)))
+    r = (x - k * _LOG2_HIGH) - k * _LOG2_LOW
+    out = np.full(len(x), _TAYLOR[-1])
+    for coefficient in reversed(_TAYLOR[:-1]):
+        out = out * r + coefficient
+    result: np.ndarray = np.ldexp(out, k.astype(np.int64))
+    return result
+
+
+def _dot(x: np.ndarray, y: np.ndarray) -> float:
+    return math.fsum((x * y).tolist())
 
 
 def _expected_info(mu: np.ndarray, var: np.ndarray, focus: int) -> np.ndarray:
@@ -492,6 +622,7 @@ __all__ = [
     "Chooser",
     "KnockoutChooser",
     "LadderChooser",
+    "LadderRule",
     "SwissChooser",
     "bracket_order",
     "group_up",

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import random
 import re
 import shutil
@@ -10,6 +11,7 @@ import time
 from collections import Counter
 from itertools import combinations
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -29,7 +31,7 @@ from arena.tournament.audit import scheduled_rows
 from arena.tournament.config import ConfigError
 from arena.tournament.executors import NOT_YET, Completed
 from arena.tournament.identity import BotIdentity
-from arena.tournament.pairing import LadderChooser, bracket_order, group_up
+from arena.tournament.pairing import LadderChooser, LadderRule, bracket_order, group_up
 from arena.tournament.schedule import Side, build_schedule, entrants, schedule_size
 from arena.tournament.standings import standings_from_store
 from arena.tournament.store import ResultStore, StoreError
@@ -290,7 +292,7 @@ def test_a_ladder_that_stops_on_its_intervals_serves_the_widest_first(target_ci)
 def test_a_ladder_stored_before_the_density_rule_still_reads_and_resumes_by_its_own_rule(tmp_path):
     names = list(CROWDED)
     config = field(names, "format: ladder\nmax_matches: 400\nwindow: 2", output=str(tmp_path / "out"))
-    before = play(config, CROWDED, focus_by_density=False)
+    before = play(config, CROWDED, rule=LadderRule.WIDEST)
     assert schedule_of(before[:300]) != schedule_of(play(config, CROWDED)[:300])  # the rules differ here
     # Stored as an arena before the rule stored it: no FOCUS_KEY in the meta.
     _stored(config, before[:300])
@@ -312,11 +314,114 @@ def test_a_new_ladders_store_records_its_rule(tmp_path):
     config = field(list(CROWDED), "format: ladder\nmax_matches: 400\nwindow: 2", output=str(tmp_path / "out"))
     rows = play(config, CROWDED)
     with runner.open_store(config) as store:
-        assert store.meta()[FOCUS_KEY] == "density"
+        assert store.meta()[FOCUS_KEY] == "refit"
         for row in sorted(rows, key=lambda r: r.index):
             store.add(row, {})
     with ResultStore.open_existing(config.output) as store:
         assert len(scheduled_rows(store)) == 400
+
+
+# Past REFIT_EVERY pairings (250 here: two refits), at 200 Elo a rank.
+REFITTED = "format: ladder\nmax_matches: 500\nwindow: 4"
+
+
+def test_a_refitting_ladder_gives_the_same_schedule_at_any_concurrency_and_after_kills():
+    config = field(NAMES, REFITTED)
+    strength = {name: 200.0 * i for i, name in enumerate(NAMES)}
+    one = play(config, strength)
+    # The refits change the choices (else this would test nothing of them).
+    assert schedule_of(one) != schedule_of(play(config, strength, rule=LadderRule.DENSITY))
+    for concurrency, order in ((2, 1), (9, 2)):
+        assert schedule_of(play(config, strength, concurrency=concurrency, order_seed=order)) == schedule_of(one)
+    for cut in (150, 199, 203, 333):  # before, about and after the first refit (pairing 100)
+        first = play(config, strength, concurrency=4, order_seed=cut, stop_after=cut)
+        resumed = play(config, strength, concurrency=3, order_seed=cut + 1, stored=first)
+        assert schedule_of(resumed) == schedule_of(one)
+
+
+# exp(-700) (where -745 is held), exp(-3.25), 1, 1, exp(0.5), e, exp(10), exp(709), by pairing._exp.
+GOLDEN_EXP = ["0x1.14f2b0fb9307fp-1010", "0x1.3da368521902dp-5", "0x1.0000000000000p+0", "0x1.0000000000000p+0",
+              "0x1.a61298e1e069cp+0", "0x1.5bf0a8b14576ap+1", "0x1.5829dcf950560p+14", "0x1.d945df4f8ec8ep+1009"]
+
+
+def test_a_refitting_ladders_choices_are_the_recorded_ones():
+    # Its float operations are IEEE arithmetic alone, so this digest is the same on every
+    # machine; a change here changes the choices of every refitting ladder stored so far.
+    config = field(NAMES, REFITTED)
+    rows = play(config, {name: 200.0 * i for i, name in enumerate(NAMES)})
+    digest = hashlib.sha256(repr(schedule_of(rows)).encode()).hexdigest()
+    assert digest[:16] == "f0bbfeb0e50ab2d7"
+    exps = pairing._exp(np.array([-745.0, -3.25, -1e-300, 0.0, 0.5, 1.0, 10.0, 709.0]))
+    assert [float(x).hex() for x in exps] == GOLDEN_EXP
+    assert np.allclose(exps[1:-1], np.exp([-3.25, -1e-300, 0.0, 0.5, 1.0, 10.0]), rtol=1e-15, atol=0)
+
+
+def test_a_refit_is_the_fit_of_the_results_learned():
+    # The refit solves the penalized likelihood: its gradient is zero at the new estimate; and
+    # it reads the field's spread, which the one-match-at-a-time estimate reads much narrower.
+    names = [f"b{i:02d}" for i in range(20)]
+    strength = {name: 100.0 * i for i, name in enumerate(names)}
+    config = field(names, "format: ladder\nmax_matches: 1000\nwindow: 0")
+    schedule = AdaptiveSchedule(config, rule=LadderRule.DENSITY)
+    for row in play(config, strength, rule=LadderRule.DENSITY):
+        schedule.add(row)
+    while schedule.next_batch(stored=True) not in (None, NOT_YET):
+        pass
+    chooser = schedule.chooser
+    assert isinstance(chooser, LadderChooser)
+    truth = np.array([strength[name] for name in names]) / pairing.ELO_PER_UNIT
+    slopes = [np.polyfit(truth, chooser.mu, 1)[0]]
+    for _ in range(4):
+        chooser.refit()
+        slopes.append(np.polyfit(truth, chooser.mu, 1)[0])
+    mu, n = chooser.mu, len(names)
+    a, b = np.nonzero(np.triu(np.ones((n, n), dtype=bool), 1))
+    counts = np.array([chooser._counts[pairing._slot(int(x), int(y))] for x, y in zip(a, b, strict=True)], float)
+    p = 1.0 / (1.0 + np.exp(mu[b] - mu[a]))
+    residual = counts[:, 0] + 0.5 * counts[:, 1] - counts.sum(axis=1) * p
+    likelihood_gradient = np.bincount(a, residual, n) - np.bincount(b, residual, n)
+    # The prior's pull balances the results' (whatever its width): the gradient's mean is 0.
+    assert abs(likelihood_gradient.sum()) < 1e-6
+    assert np.corrcoef(likelihood_gradient, mu)[0, 1] > 0.999  # gradient = prior * mu
+    # Each refit's prior is as wide as the estimate before it: refit after refit, they widen
+    # towards the field's spread, from the running estimate's fraction of it.
+    assert slopes == sorted(slopes) and slopes[0] < 0.5 and 0.85 < slopes[-1] < 1.15
+
+
+def test_a_ladder_that_stops_on_its_intervals_is_not_refitted():
+    # Its stop was measured on the running estimate: it chooses as the density rule's ladders.
+    config = field(NAMES, "format: ladder\ntarget_ci: 120\nmax_matches: 500\nwindow: 4")
+    strength = {name: 200.0 * i for i, name in enumerate(NAMES)}
+    assert schedule_of(play(config, strength)) == schedule_of(play(config, strength, rule=LadderRule.DENSITY))
+
+
+def test_a_ladder_stored_under_the_density_rule_still_reads_and_resumes_by_its_own_rule(tmp_path):
+    config = field(NAMES, REFITTED, output=str(tmp_path / "out"))
+    strength = {name: 200.0 * i for i, name in enumerate(NAMES)}
+    before = play(config, strength, rule=LadderRule.DENSITY)
+    _stored(config, before[:260])
+    with _writable(config) as store:
+        mark_focus(store, LadderRule.DENSITY)
+    with ResultStore.open_existing(config.output) as store:
+        assert len(scheduled_rows(store)) == 260
+        resumed = chosen_now(AdaptiveRun.resume(config, store))
+    assert resumed and schedule_of(resumed) == schedule_of(before[260:260 + len(resumed)])
+    with _writable(config) as store:
+        mark_focus(store, LadderRule.REFIT)
+    with ResultStore.open_existing(config.output) as store, pytest.raises(StoreError, match="not the tournament's"):
+        scheduled_rows(store)
+
+
+def test_a_ladder_store_of_an_unknown_rule_is_refused_in_one_line(tmp_path):
+    config = field(NAMES, REFITTED, output=str(tmp_path / "out"))
+    _stored(config, play(config, STRENGTH)[:20])
+    with _writable(config) as store:
+        meta = store.meta()
+        store.redescribe(meta["fingerprint"], meta["game"], meta["config"], {FOCUS_KEY: "psychic"})
+    with ResultStore.open_existing(config.output) as store, pytest.raises(StoreError) as caught:
+        scheduled_rows(store)
+    assert "ladder_focus" in str(caught.value) and "'psychic'" in str(caught.value)
+    assert "\n" not in str(caught.value)
 
 
 def test_ladder_newcomers_are_chosen_first():
@@ -423,6 +528,10 @@ def test_knockout_seeding_from_the_file_and_a_tied_set_to_the_better_seed():
     run = AdaptiveRun(config, Replay(config))
     first = chosen_now(run)
     assert {frozenset(s.seats) for s in first} == {frozenset("da"), frozenset("cb")}
+
+
+def _writable(config) -> ResultStore:
+    return ResultStore.open_for_run(config.output, config.fingerprint, config.game_dict(), config.to_dict())
 
 
 def _stored(config, rows) -> None:
