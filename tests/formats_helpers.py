@@ -43,7 +43,7 @@ def outcome_row(spec: MatchSpec, strength: Mapping[str, float], rng: random.Rand
 
 def play(config: TournamentConfig, strength: Mapping[str, float], *, concurrency: int = 1, order_seed: int = 0,
          stored: list[MatchRow] | None = None, stop_after: int | None = None,
-         rule: LadderRule = LadderRule.REFIT) -> list[MatchRow]:
+         rule: LadderRule = LadderRule.SPREAD) -> list[MatchRow]:
     """Every row the format plays (in the order they finish), resumed from ``stored``;
     ``stop_after``: a kill after that many new rows (what was in play is lost);
     ``rule``: a ladder's choices as an arena of that rule made them."""

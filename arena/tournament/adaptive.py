@@ -41,13 +41,14 @@ from arena.tournament.store import MatchRow, ResultStore, StoreDamagedError
 
 # Ladder newcomers: the meta key of the field's history, [[first pairing, [labels joining]], ...].
 FIELD_KEY = "field"
-# The meta key of a ladder's rule (pairing.LadderRule's value): "refit" since 2026-12-05, "density"
-# before. A ladder store without it was begun before either: its choices replay, and go on, by
-# the widest interval first. So every ladder folder still resumes and reads by its own rule.
+# The meta key of a ladder's rule (pairing.LadderRule's value): "spread-refit" since 2026-12-06,
+# "density" before ("refit" in the 2026-12-05 build that refitted at once). A ladder store
+# without it was begun before any of them: its choices replay, and go on, by the widest interval
+# first. So every ladder folder still resumes and reads by its own rule.
 FOCUS_KEY = "ladder_focus"
 
 
-def chooser_for(config: TournamentConfig, field: Sequence[Side], *, rule: LadderRule = LadderRule.REFIT) -> Chooser:
+def chooser_for(config: TournamentConfig, field: Sequence[Side], *, rule: LadderRule = LadderRule.SPREAD) -> Chooser:
     size = config.sides
     if config.format is Format.SWISS:
         return SwissChooser(field, size, config.rounds or 0, config.seating)
@@ -71,7 +72,7 @@ class AdaptiveSchedule:
     ``epochs``: the field's history (a ladder that bots joined), first pairing -> labels."""
 
     def __init__(self, config: TournamentConfig, epochs: Epochs | None = None, *,
-                 rule: LadderRule = LadderRule.REFIT) -> None:
+                 rule: LadderRule = LadderRule.SPREAD) -> None:
         self.config = config
         pool = {side.label: side for side in entrants(config)}
         history = list(epochs) if epochs else [(0, list(pool))]
@@ -238,7 +239,7 @@ def open_ladder_store(config: TournamentConfig, *, draft: bool = False) -> Resul
     return store
 
 
-def mark_focus(store: ResultStore, rule: LadderRule = LadderRule.REFIT) -> None:
+def mark_focus(store: ResultStore, rule: LadderRule = LadderRule.SPREAD) -> None:
     """Record in a new ladder's store the rule its choices follow (this arena's, unless told)."""
     meta = store.meta()
     store.redescribe(meta["fingerprint"], meta["game"], meta["config"], {FOCUS_KEY: rule.value})
@@ -278,7 +279,7 @@ class Replay:
     returns that match; ``rest`` is every match chosen but not stored."""
 
     def __init__(self, config: TournamentConfig, epochs: Epochs | None = None, *,
-                 rule: LadderRule = LadderRule.REFIT) -> None:
+                 rule: LadderRule = LadderRule.SPREAD) -> None:
         self.schedule = AdaptiveSchedule(config, epochs, rule=rule)
         self.upcoming: deque[MatchSpec] = deque()
         self.missing: list[MatchSpec] = []
