@@ -356,9 +356,9 @@ def screen(args: argparse.Namespace) -> None:
 def scale(args: argparse.Namespace) -> None:
     """A ladder of ``--scale-bots`` bots in-process (its chooser and its schedule, results drawn
     from the model): CPU per pick (the chooser's choice alone), per pairing chosen, played and
-    learned (on average; the slowest since the last mark, and how many took 1 ms or more, the
-    issue's bound for every one); then, traced by tracemalloc (which slows it), the memory it
-    holds as it goes."""
+    learned (on average; the slowest since the last mark, and how many took 1 ms or more: the
+    spread refit's work falls on the pairings learned after each ``REFIT_EVERY``); then, traced
+    by tracemalloc (which slows it), the memory it holds as it goes."""
     import tracemalloc
 
     n = args.scale_bots
