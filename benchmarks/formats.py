@@ -356,7 +356,9 @@ def screen(args: argparse.Namespace) -> None:
 def scale(args: argparse.Namespace) -> None:
     """A ladder of ``--scale-bots`` bots in-process (its chooser and its schedule, results drawn
     from the model): CPU per pick (the chooser's choice alone), per pairing chosen, played and
-    learned; then, traced by tracemalloc (which slows it), the memory it holds as it goes."""
+    learned (on average; the slowest since the last mark, and how many took 1 ms or more: the
+    spread refit's work falls on the pairings learned after each ``REFIT_EVERY``); then, traced
+    by tracemalloc (which slows it), the memory it holds as it goes."""
     import tracemalloc
 
     n = args.scale_bots
@@ -369,12 +371,18 @@ def scale(args: argparse.Namespace) -> None:
         chooser = schedule.chooser
         start = time.process_time()
         picking = 0.0
+        slowest = 0.0
+        over = 0  # pairings of 1 ms or more since the last mark
         for pairing in range(1, max(args.scale_marks) + 1):
+            before = time.process_time()
             batch = schedule.next_batch()
             if not isinstance(batch, list):
                 raise SystemExit("waits with nothing in play")
             for spec in batch:
                 schedule.add(field.row(spec))
+            took = time.process_time() - before
+            slowest = max(slowest, took)
+            over += took >= 1e-3
             field.results.clear()  # the benchmark's own list, not the ladder's memory
             if not traced and pairing % 10 == 0:
                 before = time.process_time()
@@ -389,7 +397,9 @@ def scale(args: argparse.Namespace) -> None:
                       f"{int(chooser._counts.any(axis=1).sum()):,} pairs met", flush=True)  # type: ignore[attr-defined]
             else:
                 print(f"{n} bots, {pairing:,} pairings: a pick {1e6 * picking / (pairing // 10):.0f} us CPU; a pairing "
-                      f"chosen, played and learned {1e3 * cpu / pairing:.2f} ms", flush=True)
+                      f"chosen, played and learned {1e3 * cpu / pairing:.2f} ms (the slowest since the last mark "
+                      f"{1e3 * slowest:.2f} ms; {over} of 1 ms or more)", flush=True)
+                slowest, over = 0.0, 0
         if traced:
             tracemalloc.stop()
     hwm = next(line for line in open("/proc/self/status") if line.startswith("VmHWM:"))

@@ -12,6 +12,7 @@ from arena.harness.protocol import Termination
 from arena.tournament.adaptive import AdaptiveRun, Replay
 from arena.tournament.config import TournamentConfig, parse_config
 from arena.tournament.executors import NOT_YET, Completed
+from arena.tournament.pairing import LadderRule
 from arena.tournament.schedule import MatchSpec
 from arena.tournament.store import MatchRow
 
@@ -42,11 +43,11 @@ def outcome_row(spec: MatchSpec, strength: Mapping[str, float], rng: random.Rand
 
 def play(config: TournamentConfig, strength: Mapping[str, float], *, concurrency: int = 1, order_seed: int = 0,
          stored: list[MatchRow] | None = None, stop_after: int | None = None,
-         focus_by_density: bool = True) -> list[MatchRow]:
+         rule: LadderRule = LadderRule.SPREAD) -> list[MatchRow]:
     """Every row the format plays (in the order they finish), resumed from ``stored``;
     ``stop_after``: a kill after that many new rows (what was in play is lost);
-    ``focus_by_density`` False: a ladder's choices as an arena before that rule made them."""
-    replay = Replay(config, focus_by_density=focus_by_density)
+    ``rule``: a ladder's choices as an arena of that rule made them."""
+    replay = Replay(config, rule=rule)
     for row in sorted(stored or [], key=lambda r: r.index):
         replay.add(row)
     run = AdaptiveRun(config, replay)

@@ -35,26 +35,27 @@ from arena.tournament.config import TournamentConfig
 from arena.tournament.executors import NOT_YET, Completed, Wait
 from arena.tournament.identity import bot_name
 from arena.tournament.inorder import InOrder
-from arena.tournament.pairing import Chooser, KnockoutChooser, LadderChooser, Pairing, SwissChooser
+from arena.tournament.pairing import Chooser, KnockoutChooser, LadderChooser, LadderRule, Pairing, SwissChooser
 from arena.tournament.schedule import Format, MatchSpec, Mode, Side, TeamMode, deal_specs, entrants, most_matches
 from arena.tournament.store import MatchRow, ResultStore, StoreDamagedError
 
 # Ladder newcomers: the meta key of the field's history, [[first pairing, [labels joining]], ...].
 FIELD_KEY = "field"
-# The meta key of a ladder's rule of focus, "density" (pairing.FOCUS_DENSITY_POWER). A ladder
-# store without it was begun before that rule: its choices replay, and go on, by the widest
-# interval first, so that its folder still resumes and reads.
+# The meta key of a ladder's rule (pairing.LadderRule's value): "spread-refit" since 2026-12-06,
+# "density" before ("refit" in the 2026-12-05 build that refitted at once). A ladder store
+# without it was begun before any of them: its choices replay, and go on, by the widest interval
+# first. So every ladder folder still resumes and reads by its own rule.
 FOCUS_KEY = "ladder_focus"
 
 
-def chooser_for(config: TournamentConfig, field: Sequence[Side], *, focus_by_density: bool = True) -> Chooser:
+def chooser_for(config: TournamentConfig, field: Sequence[Side], *, rule: LadderRule = LadderRule.SPREAD) -> Chooser:
     size = config.sides
     if config.format is Format.SWISS:
         return SwissChooser(field, size, config.rounds or 0, config.seating)
     if config.format is Format.LADDER:
         return LadderChooser(field, size, config.seating, lag=config.window or 0, per_pairing=config.matches_per_pairing,
                              max_matches=config.max_matches, target_ci=config.target_ci,
-                             focus_by_density=focus_by_density)
+                             rule=rule)
     if config.format is Format.KNOCKOUT:
         by_label = {side.label: side for side in field}
         return KnockoutChooser([by_label[label] for label in config.seeding], config.seating)
@@ -70,7 +71,8 @@ class AdaptiveSchedule:
     batch's matches, ``NOT_YET`` while its results are in play, None once the format is over.
     ``epochs``: the field's history (a ladder that bots joined), first pairing -> labels."""
 
-    def __init__(self, config: TournamentConfig, epochs: Epochs | None = None, *, focus_by_density: bool = True) -> None:
+    def __init__(self, config: TournamentConfig, epochs: Epochs | None = None, *,
+                 rule: LadderRule = LadderRule.SPREAD) -> None:
         self.config = config
         pool = {side.label: side for side in entrants(config)}
         history = list(epochs) if epochs else [(0, list(pool))]
@@ -86,7 +88,7 @@ class AdaptiveSchedule:
 
         self._joining = deque((first, [side(label) for label in labels]) for first, labels in history[1:])
         self._field = list(history[0][1])
-        self.chooser = chooser_for(config, [side(label) for label in history[0][1]], focus_by_density=focus_by_density)
+        self.chooser = chooser_for(config, [side(label) for label in history[0][1]], rule=rule)
         self.per = config.matches_per_pairing
         self.deals = self.per // (config.sides if config.duplicate else 1)
         self.book: InOrder[MatchRow] = InOrder(self.per)
@@ -237,16 +239,27 @@ def open_ladder_store(config: TournamentConfig, *, draft: bool = False) -> Resul
     return store
 
 
-def mark_focus(store: ResultStore) -> None:
-    """Record in a new ladder's store that its choices weigh the focus by density."""
+def mark_focus(store: ResultStore, rule: LadderRule = LadderRule.SPREAD) -> None:
+    """Record in a new ladder's store the rule its choices follow (this arena's, unless told)."""
     meta = store.meta()
-    store.redescribe(meta["fingerprint"], meta["game"], meta["config"], {FOCUS_KEY: "density"})
+    store.redescribe(meta["fingerprint"], meta["game"], meta["config"], {FOCUS_KEY: rule.value})
 
 
 def stored_replay(config: TournamentConfig, store: ResultStore, epochs: Epochs | None = None) -> Replay:
     """The replay of a store's choices: its field's history (``epochs`` if given, else the
-    stored one) and the rule its ladder was begun with (``FOCUS_KEY``)."""
-    return Replay(config, epochs or stored_epochs(store), focus_by_density=store.meta().get(FOCUS_KEY) == "density")
+    stored one) and the rule its ladder was begun with (``stored_rule``)."""
+    return Replay(config, epochs or stored_epochs(store), rule=stored_rule(store))
+
+
+def stored_rule(store: ResultStore) -> LadderRule:
+    """The rule a ladder's store was begun with (``FOCUS_KEY``; without it, the widest first)."""
+    value = store.meta().get(FOCUS_KEY, LadderRule.WIDEST.value)
+    try:
+        return LadderRule(value)
+    except ValueError:
+        known = ", ".join(repr(rule.value) for rule in LadderRule if rule is not LadderRule.WIDEST)
+        raise StoreDamagedError(f"{store.path}: meta {FOCUS_KEY!r}: expected one of {known} (a ladder begun by "
+                                f"this arena or an earlier one), not {value!r}") from None
 
 
 def stored_epochs(store: ResultStore) -> Epochs | None:
@@ -265,8 +278,9 @@ class Replay:
     against the match chosen at its place (``NotChosen`` names the row that is not one) and
     returns that match; ``rest`` is every match chosen but not stored."""
 
-    def __init__(self, config: TournamentConfig, epochs: Epochs | None = None, *, focus_by_density: bool = True) -> None:
-        self.schedule = AdaptiveSchedule(config, epochs, focus_by_density=focus_by_density)
+    def __init__(self, config: TournamentConfig, epochs: Epochs | None = None, *,
+                 rule: LadderRule = LadderRule.SPREAD) -> None:
+        self.schedule = AdaptiveSchedule(config, epochs, rule=rule)
         self.upcoming: deque[MatchSpec] = deque()
         self.missing: list[MatchSpec] = []
         self.stored = 0
@@ -446,4 +460,4 @@ def replay_store(config: TournamentConfig, store: ResultStore, rows: Iterator[Ma
 
 __all__ = ["FIELD_KEY", "FOCUS_KEY", "AdaptiveRun", "AdaptiveSchedule", "NotChosen", "Replay", "champion", "chosen_now",
            "chooser_for", "describe_format", "grown_field", "mark_focus", "open_ladder_store", "replay_store",
-           "seeded_by_ratings", "stored_epochs", "stored_replay", "version_joins"]
+           "seeded_by_ratings", "stored_epochs", "stored_replay", "stored_rule", "version_joins"]

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import math
 import random
 import re
 import shutil
@@ -10,6 +12,7 @@ import time
 from collections import Counter
 from itertools import combinations
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -29,7 +32,7 @@ from arena.tournament.audit import scheduled_rows
 from arena.tournament.config import ConfigError
 from arena.tournament.executors import NOT_YET, Completed
 from arena.tournament.identity import BotIdentity
-from arena.tournament.pairing import LadderChooser, bracket_order, group_up
+from arena.tournament.pairing import LadderChooser, LadderRule, bracket_order, group_up
 from arena.tournament.schedule import Side, build_schedule, entrants, schedule_size
 from arena.tournament.standings import standings_from_store
 from arena.tournament.store import ResultStore, StoreError
@@ -290,7 +293,7 @@ def test_a_ladder_that_stops_on_its_intervals_serves_the_widest_first(target_ci)
 def test_a_ladder_stored_before_the_density_rule_still_reads_and_resumes_by_its_own_rule(tmp_path):
     names = list(CROWDED)
     config = field(names, "format: ladder\nmax_matches: 400\nwindow: 2", output=str(tmp_path / "out"))
-    before = play(config, CROWDED, focus_by_density=False)
+    before = play(config, CROWDED, rule=LadderRule.WIDEST)
     assert schedule_of(before[:300]) != schedule_of(play(config, CROWDED)[:300])  # the rules differ here
     # Stored as an arena before the rule stored it: no FOCUS_KEY in the meta.
     _stored(config, before[:300])
@@ -312,11 +315,219 @@ def test_a_new_ladders_store_records_its_rule(tmp_path):
     config = field(list(CROWDED), "format: ladder\nmax_matches: 400\nwindow: 2", output=str(tmp_path / "out"))
     rows = play(config, CROWDED)
     with runner.open_store(config) as store:
-        assert store.meta()[FOCUS_KEY] == "density"
+        assert store.meta()[FOCUS_KEY] == "spread-refit"
         for row in sorted(rows, key=lambda r: r.index):
             store.add(row, {})
     with ResultStore.open_existing(config.output) as store:
         assert len(scheduled_rows(store)) == 400
+
+
+# Past REFIT_EVERY pairings (250 here: two refits), at 200 Elo a rank.
+REFITTED = "format: ladder\nmax_matches: 500\nwindow: 4"
+
+
+@pytest.mark.parametrize(("rule", "work"), [(LadderRule.REFIT, None), (LadderRule.SPREAD, None),
+                                            (LadderRule.SPREAD, 300)])
+def test_a_refitting_ladder_gives_the_same_schedule_at_any_concurrency_and_after_kills(monkeypatch, rule, work):
+    if work is not None:  # a fit spread over some 20 pairings of this small field, not 1
+        monkeypatch.setattr(pairing, "REFIT_WORK", work)
+        monkeypatch.setattr(pairing, "REFIT_WORK_FLOOR", work)
+    config = field(NAMES, REFITTED)
+    strength = {name: 200.0 * i for i, name in enumerate(NAMES)}
+    one = play(config, strength, rule=rule)
+    # The refits change the choices (else this would test nothing of them).
+    assert schedule_of(one) != schedule_of(play(config, strength, rule=LadderRule.DENSITY))
+    for concurrency, order in ((2, 1), (9, 2)):
+        assert schedule_of(play(config, strength, concurrency=concurrency, order_seed=order, rule=rule)) == schedule_of(one)
+    # Before, about and after the first refit's snapshot (pairing 100, matches 200), within
+    # the spread fit (to pairing 121 or so at work 300) and after it is applied.
+    for cut in (150, 199, 203, 221, 237, 333):
+        first = play(config, strength, concurrency=4, order_seed=cut, stop_after=cut, rule=rule)
+        resumed = play(config, strength, concurrency=3, order_seed=cut + 1, stored=first, rule=rule)
+        assert schedule_of(resumed) == schedule_of(one)
+
+
+# exp(-700) (where -745 is held), exp(-3.25), 1, 1, exp(0.5), e, exp(10), exp(709), by pairing._exp.
+GOLDEN_EXP = ["0x1.14f2b0fb9307fp-1010", "0x1.3da368521902dp-5", "0x1.0000000000000p+0", "0x1.0000000000000p+0",
+              "0x1.a61298e1e069cp+0", "0x1.5bf0a8b14576ap+1", "0x1.5829dcf950560p+14", "0x1.d945df4f8ec8ep+1009"]
+
+
+def test_a_refitting_ladders_choices_are_the_recorded_ones(monkeypatch):
+    # Its float operations are IEEE arithmetic alone, so this digest is the same on every
+    # machine; a change here changes the choices of every refitting ladder stored so far.
+    # The refit at once is the 2026-12-05 build's, whose stores replay by it: its digest is
+    # that build's, though its fit is now the spread refit's code run in one go.
+    config = field(NAMES, REFITTED)
+    strength = {name: 200.0 * i for i, name in enumerate(NAMES)}
+    rows = play(config, strength, rule=LadderRule.REFIT)
+    digest = hashlib.sha256(repr(schedule_of(rows)).encode()).hexdigest()
+    assert digest[:16] == "f0bbfeb0e50ab2d7"
+    rows = play(config, strength, rule=LadderRule.SPREAD)
+    digest = hashlib.sha256(repr(schedule_of(rows)).encode()).hexdigest()
+    assert digest[:16] == "9809971a4f9b0708"
+    # Each fit spread over some 20 pairings (in a field this small, one would do it all).
+    monkeypatch.setattr(pairing, "REFIT_WORK", 300)
+    monkeypatch.setattr(pairing, "REFIT_WORK_FLOOR", 300)
+    rows = play(config, strength, rule=LadderRule.SPREAD)
+    digest = hashlib.sha256(repr(schedule_of(rows)).encode()).hexdigest()
+    assert digest[:16] == "8343727c9fc853c9"
+    exps = pairing._exp(np.array([-745.0, -3.25, -1e-300, 0.0, 0.5, 1.0, 10.0, 709.0]))
+    assert [float(x).hex() for x in exps] == GOLDEN_EXP
+    assert np.allclose(exps[1:-1], np.exp([-3.25, -1e-300, 0.0, 0.5, 1.0, 10.0]), rtol=1e-15, atol=0)
+
+
+def test_a_refit_is_the_fit_of_the_results_learned():
+    # The refit solves the penalized likelihood: its gradient is zero at the new estimate; and
+    # it reads the field's spread, which the one-match-at-a-time estimate reads much narrower.
+    names = [f"b{i:02d}" for i in range(20)]
+    strength = {name: 100.0 * i for i, name in enumerate(names)}
+    config = field(names, "format: ladder\nmax_matches: 1000\nwindow: 0")
+    schedule = AdaptiveSchedule(config, rule=LadderRule.DENSITY)
+    for row in play(config, strength, rule=LadderRule.DENSITY):
+        schedule.add(row)
+    while schedule.next_batch(stored=True) not in (None, NOT_YET):
+        pass
+    chooser = schedule.chooser
+    assert isinstance(chooser, LadderChooser)
+    truth = np.array([strength[name] for name in names]) / pairing.ELO_PER_UNIT
+    slopes = [np.polyfit(truth, chooser.mu, 1)[0]]
+    for _ in range(4):
+        chooser.refit()
+        slopes.append(np.polyfit(truth, chooser.mu, 1)[0])
+    mu, n = chooser.mu, len(names)
+    a, b = np.nonzero(np.triu(np.ones((n, n), dtype=bool), 1))
+    counts = np.array([chooser._counts[pairing._slot(int(x), int(y))] for x, y in zip(a, b, strict=True)], float)
+    p = 1.0 / (1.0 + np.exp(mu[b] - mu[a]))
+    residual = counts[:, 0] + 0.5 * counts[:, 1] - counts.sum(axis=1) * p
+    likelihood_gradient = np.bincount(a, residual, n) - np.bincount(b, residual, n)
+    # The prior's pull balances the results' (whatever its width): the gradient's mean is 0.
+    assert abs(likelihood_gradient.sum()) < 1e-6
+    assert np.corrcoef(likelihood_gradient, mu)[0, 1] > 0.999  # gradient = prior * mu
+    # Each refit's prior is as wide as the estimate before it: refit after refit, they widen
+    # towards the field's spread, from the running estimate's fraction of it.
+    assert slopes == sorted(slopes) and slopes[0] < 0.5 and 0.85 < slopes[-1] < 1.15
+
+
+def test_a_spread_refit_reaches_the_fit_done_at_once_a_bounded_work_at_a_time(monkeypatch):
+    # The fit of pairing 100's counts, done REFIT_WORK at each pairing learned after it, is
+    # bit for bit that fit done in one go from the same snapshot; it is applied at the pairing
+    # that finishes it, with what the running estimate learned meanwhile added on.
+    monkeypatch.setattr(pairing, "REFIT_WORK", 100)
+    monkeypatch.setattr(pairing, "REFIT_WORK_FLOOR", 100)
+    # Chunks of 8 pairs, one a pairing: the fit's first pass, which reads the counts, spans
+    # pairings whose results add to counts it has yet to read (they are not the snapshot's).
+    monkeypatch.setattr(pairing, "REFIT_CHUNK", 8)
+    names = [f"b{i:02d}" for i in range(20)]
+    strength = {name: 100.0 * i for i, name in enumerate(names)}
+    config = field(names, "format: ladder\nmax_matches: 2000\nwindow: 0")
+    by_pairing: dict[int, list] = {}
+    for row in sorted(play(config, strength), key=lambda r: r.index):
+        by_pairing.setdefault(row.pairing, []).append(row)
+    sides = {side.label: side for side in entrants(config)}
+
+    def chooser(rule):
+        return LadderChooser(list(sides.values()), 2, config.seating, lag=0, per_pairing=config.matches_per_pairing,
+                             max_matches=None, target_ci=None, rule=rule)
+
+    # The density rule's running estimate is the refit's until its first refit is applied.
+    spread, running = chooser(LadderRule.SPREAD), chooser(LadderRule.DENSITY)
+    at_once = fit = None
+    for learned, rows in enumerate(by_pairing.values(), 1):
+        pair = tuple(sides[label] for label in rows[0].sides)
+        fit = spread._refitting
+        spread.learn(pair, rows)
+        running.learn(pair, rows)
+        if learned == pairing.REFIT_EVERY:
+            assert fit is None and spread._refitting is not None  # the snapshot, none of its work done
+            at_once = spread.snapshot()  # the same counts and estimate, all its work done now
+            at_once.work(math.inf)
+        elif fit is not None and spread._refitting is None:
+            break
+    else:
+        pytest.fail("the refit was never applied")
+    # Spread over many pairings (else this would test nothing of the spreading).
+    assert learned > pairing.REFIT_EVERY + 5
+    assert at_once is not None and at_once.fitted is not None and fit is not None and fit.fitted is not None
+    assert all(np.array_equal(x, y) for x, y in zip(fit.fitted, at_once.fitted, strict=True))
+    assert np.array_equal(spread.mu, fit.fitted[0] + (running.mu - fit.mu))
+    assert np.array_equal(spread.precision, fit.fitted[1] - fit.prior + pairing.PRIOR_PRECISION
+                          + (running.precision - fit.precision))
+    assert not np.array_equal(running.mu, fit.mu)  # it did learn meanwhile
+
+
+def test_a_spread_refits_work_at_a_pairing_is_bounded_by_its_count():
+    # A step's work is counted from the pairs and entrants it visits, and said before it is
+    # done (never timed: the same steps at the same pairings on every machine); the steps of
+    # one pairing add up to its budget at most, and stop only where the next would pass it.
+    rng = np.random.default_rng(3)
+    n, m = 300, 9_000
+    slots = np.sort(rng.choice(n * (n - 1) // 2, m, replace=False))
+    a, b = pairing._slot_numbers(slots)
+    c = pairing.REFIT_CHUNK
+    chunks = [(a[lo:lo + c], b[lo:lo + c]) for lo in range(0, m, c)]
+    counts = [rng.integers(0, 3, (len(x), 3)).astype(float) for x, _ in chunks]
+    costs: list[int] = []
+
+    def counted(steps):
+        cost = next(steps)
+        while True:
+            costs.append(cost)  # the step about to be done
+            try:
+                cost = yield cost
+                cost = next(steps)
+            except StopIteration as done:
+                return done.value
+
+    budget = 12_000
+    fit = pairing._Refit(np.zeros(n), np.zeros(n), 1.0,
+                         counted(pairing._fit_steps(chunks, lambda k: counts[k], rng.normal(0, 1, n), 1.0)))
+    largest = max(pairing.REFIT_EXP_COST * pairing.REFIT_CHUNK + n, pairing.REFIT_FIELD_COST * n)
+    assert largest < budget
+    spent = []
+    while fit.fitted is None:
+        done = len(costs) - 1  # the last one said is still to do
+        fit.work(budget)
+        spent.append(sum(costs[done:len(costs) - 1]) if fit.fitted is None else sum(costs[done:]))
+    assert len(spent) > 50 and max(spent) <= budget
+    assert min(spent[:-1]) > budget - largest
+
+
+def test_a_ladder_that_stops_on_its_intervals_is_not_refitted():
+    # Its stop was measured on the running estimate: it chooses as the density rule's ladders.
+    config = field(NAMES, "format: ladder\ntarget_ci: 120\nmax_matches: 500\nwindow: 4")
+    strength = {name: 200.0 * i for i, name in enumerate(NAMES)}
+    assert schedule_of(play(config, strength)) == schedule_of(play(config, strength, rule=LadderRule.DENSITY))
+
+
+@pytest.mark.parametrize("rule", [LadderRule.DENSITY, LadderRule.REFIT])
+def test_a_ladder_stored_under_an_earlier_rule_still_reads_and_resumes_by_its_own_rule(tmp_path, rule):
+    # The density rule's stores, and the 2026-12-05 build's that refitted at once.
+    config = field(NAMES, REFITTED, output=str(tmp_path / "out"))
+    strength = {name: 200.0 * i for i, name in enumerate(NAMES)}
+    before = play(config, strength, rule=rule)
+    _stored(config, before[:260])
+    with _writable(config) as store:
+        mark_focus(store, rule)
+    with ResultStore.open_existing(config.output) as store:
+        assert len(scheduled_rows(store)) == 260
+        resumed = chosen_now(AdaptiveRun.resume(config, store))
+    assert resumed and schedule_of(resumed) == schedule_of(before[260:260 + len(resumed)])
+    with _writable(config) as store:
+        mark_focus(store, LadderRule.SPREAD)
+    with ResultStore.open_existing(config.output) as store, pytest.raises(StoreError, match="not the tournament's"):
+        scheduled_rows(store)
+
+
+def test_a_ladder_store_of_an_unknown_rule_is_refused_in_one_line(tmp_path):
+    config = field(NAMES, REFITTED, output=str(tmp_path / "out"))
+    _stored(config, play(config, STRENGTH)[:20])
+    with _writable(config) as store:
+        meta = store.meta()
+        store.redescribe(meta["fingerprint"], meta["game"], meta["config"], {FOCUS_KEY: "psychic"})
+    with ResultStore.open_existing(config.output) as store, pytest.raises(StoreError) as caught:
+        scheduled_rows(store)
+    assert "ladder_focus" in str(caught.value) and "'psychic'" in str(caught.value)
+    assert "\n" not in str(caught.value)
 
 
 def test_ladder_newcomers_are_chosen_first():
@@ -423,6 +634,10 @@ def test_knockout_seeding_from_the_file_and_a_tied_set_to_the_better_seed():
     run = AdaptiveRun(config, Replay(config))
     first = chosen_now(run)
     assert {frozenset(s.seats) for s in first} == {frozenset("da"), frozenset("cb")}
+
+
+def _writable(config) -> ResultStore:
+    return ResultStore.open_for_run(config.output, config.fingerprint, config.game_dict(), config.to_dict())
 
 
 def _stored(config, rows) -> None:
