@@ -59,7 +59,17 @@ except ImportError:  # run as a program (python -I -S launcher.py): the package 
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     from arena.harness import sandbox, seal
 from arena.harness.cgroups import HARD_KILL_S, KILL_POLL_S, MIB, PREFIX, BotGroup, Cgroups, hierarchies, oom_detail
-from arena.harness.proctree import alive, children, process_cpu, signal_all, stat_fields, tree, tree_memory, write_text
+from arena.harness.proctree import (
+    alive,
+    children,
+    mount_bytes,
+    process_cpu,
+    signal_all,
+    stat_fields,
+    tree,
+    tree_memory,
+    write_text,
+)
 
 SAMPLE_S = 0.1  # how often memory is measured and orphans are looked for
 BEAT_S = 1.0  # how often it tells the arena it is alive (a bot may SIGSTOP it)
@@ -520,10 +530,14 @@ class Launcher:
             # Known pids stay until they are reaped: an orphan's CPU still counts for its bot.
             bot.members = (tree([bot.pid]) | (group.members() if group is not None else set())
                            | {pid for pid in bot.members if stat_fields(pid) is not None})
-            used = tree_memory(bot.members, bot.memory_limit)
+            # A sealed bot's private /tmp and /dev/shm hold memory that no RSS shows (a memory
+            # cgroup charges it): seen through the root of bubblewrap's first process inside.
+            files = mount_bytes(inside[0], seal.PRIVATE_TMPFS) if self.sealed and (inside := children(bot.pid)) else 0
+            used = tree_memory(bot.members, bot.memory_limit, files)
             bot.peak = max(bot.peak, used)
             if bot.memory_limit and used > bot.memory_limit:
-                self.over_memory(bot, f"the resident memory of its processes reached {used / MIB:.0f} MB, "
+                what = "its processes and its private /tmp and /dev/shm" if files else "its processes"
+                self.over_memory(bot, f"the memory of {what} reached {used / MIB:.0f} MB, "
                                       f"over its memory limit of {bot.memory_limit // MIB} MB")
 
     def over_memory(self, bot: Bot, detail: str) -> None:

@@ -146,13 +146,14 @@ def _pss(pid: int) -> int | None:
     return None
 
 
-def _memfd_bytes(pids: Iterable[int]) -> int:
-    """What the tree holds in memory files (``memfd_create``) beyond what it maps: such a file
-    is memory no RSS counts while it is not mapped, and it holds any amount (cgroups charge
-    it; without them only this counts it). Each file once; its mapped part (RssShmem) is left
-    out, since the RSS counts it already."""
+def _file_bytes(pids: Iterable[int], extra: int = 0) -> int:
+    """What the tree holds in memory files beyond what it maps: its memory files
+    (``memfd_create``), each once, and ``extra`` (what its private tmpfs folders hold, for a
+    sealed bot). Such a file is memory no RSS counts while it is not mapped, and it holds any
+    amount (cgroups charge it; without them only this counts it). The tree's mapped shared
+    memory (RssShmem) is left out, since the RSS counts it already."""
+    pids = list(pids)
     files: dict[int, int] = {}
-    mapped = 0
     for pid in pids:
         folder = f"/proc/{pid}/fd"
         try:
@@ -167,24 +168,48 @@ def _memfd_bytes(pids: Iterable[int]) -> int:
                     files[st.st_ino] = st.st_size
             except OSError:
                 continue
-        if files:
-            status = read_text(f"/proc/{pid}/status") or ""
-            for line in status.splitlines():
-                if line.startswith("RssShmem:"):
-                    mapped += int(line.split()[1]) * 1024
-    return max(0, sum(files.values()) - mapped)
+    if not files and not extra:
+        return 0
+    mapped = 0
+    for pid in pids:
+        status = read_text(f"/proc/{pid}/status") or ""
+        for line in status.splitlines():
+            if line.startswith("RssShmem:"):
+                mapped += int(line.split()[1]) * 1024
+    return max(0, sum(files.values()) + extra - mapped)
 
 
-def tree_memory(pids: Iterable[int], limit: int) -> int:
+def tree_memory(pids: Iterable[int], limit: int, files: int = 0) -> int:
     """The resident memory of a tree: the sum of its RSS, where that is within ``limit`` (it
     can only overstate); else the sum of its PSS, which counts shared pages once. Its memory
-    files count too (``_memfd_bytes``)."""
+    files count too, and ``files``, what its private tmpfs folders hold (``_file_bytes``)."""
     pids = list(pids)
-    total = sum(_rss(pid) for pid in pids) + _memfd_bytes(pids)
+    total = sum(_rss(pid) for pid in pids) + _file_bytes(pids, files)
     if limit and total > limit and len(pids) > 1:
         shares = [_pss(pid) for pid in pids]
         if all(share is not None for share in shares):
-            total = sum(share for share in shares if share is not None) + _memfd_bytes(pids)
+            total = sum(share for share in shares if share is not None) + _file_bytes(pids, files)
+    return total
+
+
+def mount_bytes(pid: int, folders: Iterable[str]) -> int:
+    """What the filesystems at ``folders`` hold as ``pid`` sees them (through its root,
+    ``/proc/PID/root``): a sealed bot's private tmpfs folders, seen from outside its mount
+    namespace. A folder that is the same filesystem as this process's own (``pid`` not yet in
+    its sandbox) or cannot be read counts nothing."""
+    total = 0
+    for folder in folders:
+        try:
+            inside = os.stat(f"/proc/{pid}/root{folder}").st_dev
+            st = os.statvfs(f"/proc/{pid}/root{folder}")
+        except OSError:
+            continue
+        try:
+            if os.stat(folder).st_dev == inside:
+                continue
+        except OSError:
+            pass
+        total += (st.f_blocks - st.f_bfree) * st.f_frsize
     return total
 
 

@@ -45,7 +45,8 @@ class ResourceLimits:
     """What a bot's process tree may use. Integers; 0 means no limit.
 
     - ``memory_mb``: resident memory of the whole tree (the cgroup's charge where the arena
-      can create a memory cgroup, else the sum of the processes' RSS, measured every 100 ms).
+      can create a memory cgroup, else the sum of the processes' RSS with what its memory
+      files and, sealed, its private ``/tmp`` and ``/dev/shm`` hold, measured every 100 ms).
       Over it the bot is killed and fails with ``memory``.
     - ``processes``: tasks (processes and threads) in the tree at once, through the pids
       cgroup; where there is none, a sealed bot of an ordinary user is held to it by

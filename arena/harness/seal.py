@@ -17,7 +17,8 @@ namespace of its own, with:
 - **a filesystem of its own**: the system's read-only folders (``/usr``, ``/etc``, the library
   links), read-only; its program, its ``cwd`` and the interpreter that runs it, read-only;
   its ``writable`` folders, read-write; a private ``/tmp`` and ``/dev/shm`` (tmpfs, at most
-  the bot's memory limit each, charged to its memory cgroup, gone with its last process);
+  the bot's memory limit each, charged to its memory: by its memory cgroup, or counted by the
+  launcher with its processes' memory; gone with its last process);
   nothing else: not the user's home, the results, the tournament file or git metadata, which
   are hidden even inside the folders it is given (an empty read-only folder, or an empty file,
   is mounted over each).
@@ -52,6 +53,8 @@ SYSTEM_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-"
 TMP_MB_DEFAULT = 256  # the private /tmp's size where the bot has no memory limit
 # What a sealed bot's temporary files and home are, inside: its private tmpfs.
 INSIDE_TMP = "/tmp"
+# Its private tmpfs folders, each at most its memory limit (or TMP_MB_DEFAULT) large.
+PRIVATE_TMPFS = (INSIDE_TMP, "/dev/shm")
 # The descriptors a bot's stdin, stdout and stderr reach bubblewrap on: its monitor and init
 # processes close every descriptor above 2 and keep 0 to 2 open for the bot's whole life, so
 # the pipes must not be their 0 to 2 (a bot that closes its stdin would leave a reader behind).
@@ -221,7 +224,8 @@ def arguments(bwrap: str, plan: Plan, *, disable_userns: bool = True, pipes: boo
             args += ["--ro-bind", path, path]
     args += ["--dev", "/dev", "--proc", "/proc"]
     size = str(max(plan.tmp_mb, 16) * MIB)
-    args += ["--size", size, "--tmpfs", INSIDE_TMP, "--size", size, "--tmpfs", "/dev/shm"]
+    for folder in PRIVATE_TMPFS:
+        args += ["--size", size, "--tmpfs", folder]
     writable = [os.path.abspath(w) for w in plan.writable if os.path.isdir(w)]
     visible = _visible(plan, program)
     for path in _outermost(p for p in visible if not any(within(p, w) for w in writable)):
@@ -262,5 +266,5 @@ def environment(env: Mapping[str, str]) -> dict[str, str]:
     return inside
 
 
-__all__ = ["ARENA_READABLE", "BLOCK_FD", "INFO_FD", "INSIDE_TMP", "SEAL_ENV", "Plan", "arguments",
+__all__ = ["ARENA_READABLE", "BLOCK_FD", "INFO_FD", "INSIDE_TMP", "PRIVATE_TMPFS", "SEAL_ENV", "Plan", "arguments",
            "counts_tasks_per_userns", "environment", "find_bwrap", "probe", "resolve_program", "switched_off", "within"]

@@ -199,6 +199,46 @@ def test_a_sealed_bot_filling_its_space_or_memory_loses_only_its_own(tmp_path, w
     assert _probe(tmp_path, {})["uid"] == os.getuid()  # and the next bot starts as ever
 
 
+def test_without_cgroups_a_sealed_bots_private_files_count_as_its_memory(tmp_path):
+    """Without a memory cgroup (an ordinary user's arena, or none here), its private /tmp and
+    /dev/shm, each as large as its memory limit, must still count towards that limit: files
+    there hold memory that no process's RSS shows. 30 MB in each, under each one's 48 MB,
+    are over the 48 MB of the bot as a whole."""
+    script = tmp_path / "fill.py"
+    script.write_text(textwrap.dedent("""
+        import json, sys, time
+        held = [open(path, "wb") for path in ("/tmp/fill", "/dev/shm/fill")]
+        for f in held:
+            for _ in range(30):
+                f.write(b"x" * (1 << 20))
+            f.flush()
+        time.sleep(1)  # measured every 100 ms
+        for line in sys.stdin:
+            if json.loads(line)["type"] == "hello":
+                print(json.dumps({"type": "ready", "name": "filled", "protocol": 1}), flush=True)
+    """))
+    launcher = containment.LauncherClient(cgroups=False)
+    try:
+        if not launcher.sealed:
+            pytest.skip(f"not sealed here ({launcher.unsealed_why})")
+        spec = BotSpec(name="fill", cmd=(sys.executable, str(script)), limits=FAST,
+                       resources=ResourceLimits(memory_mb=48))
+        with BotProcess(spec, launcher=launcher) as bot, pytest.raises(BotFailure) as failure:
+            bot.begin_match(hello())
+        assert failure.value.termination is Termination.MEMORY, failure.value
+        assert "its private /tmp and /dev/shm" in failure.value.detail
+        # A bot that keeps within its limit, files and all, plays on.
+        small = tmp_path / "small.py"
+        small.write_text(script.read_text().replace("range(30)", "range(8)"))
+        spec = BotSpec(name="small", cmd=(sys.executable, str(small)), limits=FAST,
+                       resources=ResourceLimits(memory_mb=48))
+        with BotProcess(spec, launcher=launcher) as bot:
+            bot.begin_match(hello())
+            assert bot.ready_name == "filled"
+    finally:
+        launcher.close()
+
+
 def test_a_memory_kill_is_recorded_as_one_when_the_launchers_news_of_it_is_late(tmp_path, monkeypatch):
     """The kernel kills a bot over its memory whatever its launcher does; the launcher's news of
     the end, which says why, can be late (a busy machine, or a bot that stopped its launcher):
