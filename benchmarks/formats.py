@@ -298,11 +298,14 @@ def simulate(args: argparse.Namespace) -> None:
             total += 1
         widest = max(r.ci95 or 0.0 for r in table.ratings)
         played_ci.append((len(field.results), widest))
-    rate = hits / total if total else math.nan
-    se = math.sqrt(rate * (1 - rate) / total) if total else math.nan
-    print(f"ladder target_ci {args.target_ci:g}: {', '.join(f'{m} matches (widest fitted ci95 {w:.0f})' for m, w in played_ci)}")
-    print(f"coverage: ladder at the round robin's rank correlation {100 * float(np.mean(covers)):.1f}%; "
-          f"ladder to target_ci {100 * rate:.1f}% (se {100 * se:.1f}, {total} bots)")
+    coverage = f"coverage: ladder at the round robin's rank correlation {100 * float(np.mean(covers)):.1f}%"
+    if total:  # --ci-fields 0 plays no such ladder: nothing to say of it
+        rate = hits / total
+        se = math.sqrt(rate * (1 - rate) / total)
+        print(f"ladder target_ci {args.target_ci:g}: "
+              f"{', '.join(f'{m} matches (widest fitted ci95 {w:.0f})' for m, w in played_ci)}")
+        coverage += f"; ladder to target_ci {100 * rate:.1f}% (se {100 * se:.1f}, {total} bots)"
+    print(coverage)
     print(f"cpu {time.process_time() - start:.0f} s")
 
 
