@@ -339,7 +339,7 @@ class Launcher:
             except OSError as exc:
                 return {"op": "spawn_failed", "error": f"cannot create its cgroup: {exc}"}
         tasks = int(limits.get("processes", 0))
-        held = self.sealed and self.nproc_in_userns and tasks > 0
+        held = self.nproc_in_userns and tasks > 0  # sealed, by nproc_in_userns
         sealed: list[str] | None = None
         if self.sealed:
             try:

@@ -184,11 +184,12 @@ def tree_memory(pids: Iterable[int], limit: int, files: int = 0) -> int:
     can only overstate); else the sum of its PSS, which counts shared pages once. Its memory
     files count too, and ``files``, what its private tmpfs folders hold (``_file_bytes``)."""
     pids = list(pids)
-    total = sum(_rss(pid) for pid in pids) + _file_bytes(pids, files)
+    held = _file_bytes(pids, files)
+    total = sum(_rss(pid) for pid in pids) + held
     if limit and total > limit and len(pids) > 1:
         shares = [_pss(pid) for pid in pids]
         if all(share is not None for share in shares):
-            total = sum(share for share in shares if share is not None) + _file_bytes(pids, files)
+            total = sum(share for share in shares if share is not None) + held
     return total
 
 

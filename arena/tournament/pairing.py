@@ -275,8 +275,8 @@ class LadderChooser:
     (``arena.rating``) decides, from the results learned, and again after every further
     ``max(field, chosen / 10)`` pairings until it agrees. The results are kept as counts per
     pair of sides, in one array sized by the field (12 bytes a pair: 6 MB for 1,000 sides, and
-    4 for the pair's place among those met), and again, for the spread refit, per pair met (28
-    bytes), so its memory is bounded by the field however long the ladder runs; three or more
+    4 for the pair's place among those met), and, for the spread refit, each pair met's numbers
+    and slot (24 bytes), so its memory is bounded by the field however long the ladder runs; three or more
     sides, as counts per group and finishing order met."""
 
     def __init__(self, entrants: Sequence[Side], size: int, seating: Seating, *, lag: int, per_pairing: int,
@@ -309,7 +309,8 @@ class LadderChooser:
         self._learned = 0  # pairings
         # The pairs of two sides met, in the order first met (``_met`` of them), in blocks of
         # ``REFIT_CHUNK`` (the spread refit's chunks: they are never copied as they grow): each
-        # one's numbers a < b and counts; and each slot's place among them (-1: not met).
+        # one's numbers a < b and its slot in ``_counts``; and each slot's place among them (-1:
+        # not met).
         self._met = 0
         self._met_blocks: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self._met_place = np.full(len(self._counts), -1, dtype=np.int32)
@@ -499,7 +500,7 @@ class LadderChooser:
 
         def counts_now(k: int) -> np.ndarray:
             lo = k * REFIT_CHUNK
-            out = blocks[k][2][:len(chunks[k][0])].astype(float)
+            out: np.ndarray = self._counts[blocks[k][2][:len(chunks[k][0])]].astype(float)
             for noted in fit.later:
                 place, column = divmod(noted, 3)
                 if lo <= place < lo + len(out):
@@ -544,11 +545,11 @@ class LadderChooser:
             place = self._met_place[slot] = self._met
             if place % REFIT_CHUNK == 0:
                 self._met_blocks.append((np.zeros(REFIT_CHUNK, dtype=np.int64), np.zeros(REFIT_CHUNK, dtype=np.int64),
-                                         np.zeros((REFIT_CHUNK, 3), dtype=np.uint32)))
+                                         np.zeros(REFIT_CHUNK, dtype=np.int64)))
             self._met_blocks[-1][0][place % REFIT_CHUNK] = a
             self._met_blocks[-1][1][place % REFIT_CHUNK] = b
+            self._met_blocks[-1][2][place % REFIT_CHUNK] = slot
             self._met += 1
-        self._met_blocks[place // REFIT_CHUNK][2][place % REFIT_CHUNK, column] += 1
         if self._refitting is not None:
             self._refitting.later.append(3 * place + column)
 
