@@ -134,7 +134,11 @@ def _drive(state: Any, policies: Sequence[Policy], rngs: Sequence[random.Random]
             if move not in request.legal:
                 raise DriftError(f"seat {seat}: policy played {move!r}, not one of {[m.text for m in request.legal]}")
         else:
-            move = kit.decide(policies[seat], game, request, rngs[seat])
+            # A policy that raises fails the run: the kit's safety net (the first legal move) would
+            # hide the bug behind figures that look like a weak bot's (a setting mistyped into
+            # benchmarks/strength.py once played -2.34 points a hand for +1.3, without a word).
+            chosen = policies[seat](game, request, rngs[seat])
+            move = kit.decide(lambda *_: chosen, game, request, rngs[seat])
         timings[seat].add(perf() - t0, cpu() - c0)
         state.apply(legal[texts.index(move.text)])
     return timings
@@ -144,7 +148,8 @@ def play_hand(policies: Sequence[Policy], rules: Rules, seating: Seating, dealer
               policy_seeds: Sequence[int] | None = None, move_ms: int = 2000, check: bool = False) -> Outcome:
     """One hand from the deck shuffled by ``seed``; ``policies[i]`` plays seat ``i``.
     ``check`` (for tests) raises ``DriftError`` if a seat's tracked state ever disagrees with
-    the core or a policy returns an illegal move (normally the kit would play a legal one)."""
+    the core or a policy returns an illegal move (normally the kit would play a legal one).
+    A policy's exception is raised, never turned into a move."""
     state = HandState.shuffled(rules, seating, dealer, seed, number=0, events=[])
     seeds = policy_seeds or [seed + s for s in range(seating.players)]
     rngs = [random.Random(f"{s}/{seat}") for seat, s in enumerate(seeds)]

@@ -108,6 +108,19 @@ def test_a_whole_match_in_pairs_and_with_three():
         assert outcome.state.result is not None
 
 
+def test_a_policy_that_raises_fails_an_in_process_run_instead_of_playing_the_first_legal_move():
+    class Broken(Exception):
+        pass
+
+    def broken(game, request, rng):
+        if game.round == 2:
+            raise Broken("a bug in round 2")
+        return greedy_bot.choose(game, request, rng)
+
+    with pytest.raises(Broken):
+        local.play_hand([broken, greedy_bot.choose], Rules(), Seating.alone(2), 0, 5)
+
+
 def test_same_seeds_same_hand():
     def run():
         seating = Seating.alone(2)
