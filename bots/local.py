@@ -92,7 +92,7 @@ def decide(policy: Policy, game: kit.Game, request: kit.Request, rng: random.Ran
     """The policy's move, made legal as the kit makes it (``escoba_kit.decide``), except that an
     exception of the policy is raised: the kit's safety net (the first legal move) would hide the
     bug behind figures that look like a weak bot's (a setting mistyped into benchmarks/strength.py
-    once played -2.34 points a hand for +1.3, without a word)."""
+    once played -2.34 points a hand for +1.2, without a word)."""
     chosen = policy(game, request, rng)
     return kit.decide(lambda *_: chosen, game, request, rng)
 
