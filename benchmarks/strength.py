@@ -62,7 +62,7 @@ def make_policy(spec: str) -> Any:
     if name == "greedy" and not settings:
         return greedy_bot.choose
     if name == "expert":
-        allowed = {"ms", "playouts", "infer", "horizon", "wary", "endgame", "tree", "extra", "split", "analyst", "after"}
+        allowed = {"ms", "playouts", "infer", "horizon", "wary", "endgame", "tree", "extra", "split", "analyst", "after", "tail"}
         unknown = set(settings) - allowed
         if unknown:
             raise ValueError(f"expert settings: unknown {', '.join(sorted(unknown))} "
@@ -74,7 +74,7 @@ def make_policy(spec: str) -> Any:
                 settings[count] = int(settings[count])
         if "horizon" in settings:
             settings["horizon"] = int(settings["horizon"])
-        for flag in ("infer", "wary", "endgame", "tree", "split", "analyst"):
+        for flag in ("infer", "wary", "endgame", "tree", "split", "analyst", "tail"):
             if flag in settings:
                 settings[flag] = bool(settings[flag])
         return expert_bot.Expert(**settings)  # type: ignore[arg-type]

@@ -142,12 +142,14 @@ class Expert:
     default, as they did not pay beyond the noise: ``tree``, the rest of the round searched
     over its own moves (``arena.search.infoset``; ``split``: those moves chosen on other deals
     than they are valued on); ``extra``, playouts more for the two best moves while they are
-    close; ``after``, the playouts' moves past the round's end (1: the first of the next)."""
+    close; ``after``, the playouts' moves past the round's end (1: the first of the next); ``tail``, in
+    the penultimate round the last one solved at the playouts' end (exact, but some fifteen playouts'
+    CPU each: benchmarks/RESULTS.md)."""
 
     def __init__(self, ms: float = DEFAULT_MS, playouts: int | None = None, infer: bool = True,
                  horizon: int = 0, timed: bool = False, wary: bool = True,
                  endgame: bool = True, tree: bool = False, extra: int = 0, split: bool = False,
-                 analyst: bool = False, after: int = 1) -> None:
+                 analyst: bool = False, after: int = 1, tail: bool = False) -> None:
         self.ms = ms
         self.playouts = playouts
         self.timed = timed
@@ -160,6 +162,7 @@ class Expert:
         self.split = split
         self.analyst = analyst
         self.after = after
+        self.tail = tail
         self._cache: dict[Any, tuple[Rules, Seating]] = {}
 
     def _setup(self, game: kit.Game) -> tuple[Rules, Seating]:
@@ -208,7 +211,7 @@ class Expert:
         playouts = DEFAULT_PLAYOUTS if self.playouts is None else self.playouts
         best, _, _ = search(view, candidates, seed, self.ms / 1000, playouts, voids, self.horizon, wall_s,
                             ranked=ranked, seen=seen, wary=self.wary, endgame=self.endgame, tree=self.tree,
-                            extra=self.extra, split=self.split, after=self.after)
+                            extra=self.extra, split=self.split, after=self.after, tail=self.tail)
         return distinct[best]
 
 

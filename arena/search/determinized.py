@@ -112,13 +112,26 @@ def wary_seat(view: SeatView, wary: bool) -> int:
 
 
 def play_out(world: HandState, move: Move, view: SeatView, horizon: int = 0, wary: int = -1,
-             after: int = 1) -> float:
+             after: int = 1, tail: bool = False) -> float:
     """The value for ``view.side`` of ``move`` in the deal ``world`` (left as it is); ``wary``
-    and ``after``: as ``playout``'s."""
+    and ``after``: as ``playout``'s. ``tail``: in the penultimate round of a 2-player hand
+    (``penultimate``), the playout stops at the round's end and the last round is solved
+    (``solve``, the other seat as greedy): the exact value of the position the round leaves,
+    in place of the estimate."""
     state = world.copy()
     state.apply(move)
+    if tail and penultimate(view):
+        playout(state, view.round, wary, 0)
+        if state.phase is not OVER:
+            return solve(state, view.seat, True)
+        return evaluate(state, view.side)
     playout(state, last_round(view, horizon), wary, after)
     return evaluate(state, view.side)
+
+
+def penultimate(view: SeatView) -> bool:
+    """Whether a 2-player hand has one round left to deal after this one (its stock holds that round's cards)."""
+    return view.seating.players == 2 and view.stock_count == 3 * view.seating.players
 
 
 class TooWide(Exception):
@@ -197,7 +210,7 @@ def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_p
            clock: Callable[[], float] | None = None, ranked: bool = False,
            seen: Round | None = None, wary: bool = False,
            endgame: bool = False, tree: bool = False, extra: int = 0,
-           split: bool = False, after: int = 1) -> tuple[int, list[float], list[int]]:
+           split: bool = False, after: int = 1, tail: bool = False) -> tuple[int, list[float], list[int]]:
     """(index of the best candidate, total margin per candidate, deals per candidate).
 
     Sequential halving: the budget of ``max_playouts`` is split over rounds; in each round
@@ -216,7 +229,8 @@ def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_p
     one "deal" each. ``tree``: in a 2-player hand, budgeted by playouts, the rest of the round
     is searched over the seat's own moves (``search_tree``; ``split`` as there). ``extra``: playouts more, at most,
     for the two best candidates while their difference is within the noise (``close``).
-    ``after``: the playouts' moves past the round's end (``playout``'s)."""
+    ``after``: the playouts' moves past the round's end (``playout``'s). ``tail``: the last round
+    solved at the playouts' end in the penultimate one (``play_out``'s)."""
     n = len(candidates)
     totals = [0.0] * n
     deals = [0] * n
@@ -266,7 +280,7 @@ def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_p
         for _ in range(per_round):
             world = draw()
             for i in alive:
-                scratch[i] = play_out(world, candidates[i], view, horizon, me, after)
+                scratch[i] = play_out(world, candidates[i], view, horizon, me, after, tail)
                 now = wall()
                 over = now > wall_deadline
                 if now >= cpu_check:
@@ -298,8 +312,8 @@ def search(view: SeatView, candidates: list[Move], rng: Rng, cpu_s: float, max_p
         while spent < extra and close(values[a], values[b]):
             for _ in range(CLOSE_BATCH):
                 world = draw()
-                va = play_out(world, candidates[a], view, horizon, me, after)
-                vb = play_out(world, candidates[b], view, horizon, me, after)
+                va = play_out(world, candidates[a], view, horizon, me, after, tail)
+                vb = play_out(world, candidates[b], view, horizon, me, after, tail)
                 now = wall()
                 if now > wall_deadline or now >= cpu_check and cpu() - cpu_start > cpu_s:
                     spent = extra

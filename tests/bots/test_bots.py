@@ -108,6 +108,33 @@ def test_a_whole_match_in_pairs_and_with_three():
         assert outcome.state.result is not None
 
 
+def test_a_policy_that_raises_fails_an_in_process_run_instead_of_playing_the_first_legal_move():
+    class Broken(Exception):
+        pass
+
+    def broken(game, request, rng):
+        if game.round == 2:
+            raise Broken("a bug in round 2")
+        return greedy_bot.choose(game, request, rng)
+
+    with pytest.raises(Broken):
+        local.play_hand([broken, greedy_bot.choose], Rules(), Seating.alone(2), 0, 5)
+
+
+def test_an_in_process_seat_against_bot_processes_raises_what_its_policy_raises():
+    def broken(game, request, rng):
+        raise ZeroDivisionError("a bug")
+
+    player = local.KitPlayer(broken, "broken")  # the in-process seat strength.py sets against a bot process
+    player.send_hello(local.hello(Seating.alone(2), Rules(), 0))
+    state = HandState.shuffled(Rules(), Seating.alone(2), 0, 5, events=[])
+    for event in state.events:
+        if event.audience in (None, 0):
+            player.queue(json.dumps({"type": "event", "event": event.to_dict()}).encode())
+    with pytest.raises(ZeroDivisionError):
+        player.decide(local._view(state, 0, 0, [0, 0]), [str(m) for m in state.legal_moves()], 1000, 0)
+
+
 def test_same_seeds_same_hand():
     def run():
         seating = Seating.alone(2)

@@ -114,3 +114,26 @@ def test_a_solve_past_its_budget_gives_way_to_the_sampled_search():
     finally:
         determinized.SOLVE_POSITIONS = wide
     assert sum(deals) > len(candidates)  # sampled: many deals, not one solved "deal" each
+
+
+def test_tail_values_a_penultimate_round_play_by_solving_the_last_round_it_leaves():
+    from arena.search.determinized import fast_view, penultimate, play_out
+
+    for seed in range(6):
+        state = HandState.shuffled(Rules(), Seating.alone(2), 0, seed, events=[])
+        while state.stock_count > 6 or len(state.legal_moves()) < 2:  # to a choice in the penultimate round
+            state.apply(state.legal_moves()[0] if len(state.legal_moves()) == 1 else
+                        greedy_move(state, state.legal_moves(), _public(state)))
+        me = state.turn
+        view = fast_view(hand_view(state, me, [0, 0], ()))
+        assert penultimate(view)
+        move = state.legal_moves()[0]
+        rest = state.copy()
+        rest.apply(move)
+        playout(rest, state.round, me, 0)  # to the round's end, its own moves played wary
+        assert play_out(state, move, view, wary=me, tail=True) == solve(rest, me, True)
+        # Without it the same play is valued by the estimate at the next round's first move.
+        estimated = state.copy()
+        estimated.apply(move)
+        playout(estimated, state.round, me, 1)
+        assert play_out(state, move, view, wary=me) == evaluate(estimated, me)
