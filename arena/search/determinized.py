@@ -122,9 +122,7 @@ def play_out(world: HandState, move: Move, view: SeatView, horizon: int = 0, war
     state.apply(move)
     if tail and penultimate(view):
         playout(state, view.round, wary, 0)
-        if state.phase is not OVER:
-            return solve(state, view.seat, True)
-        return evaluate(state, view.side)
+        return solve(state, view.seat, True)  # of a hand already over: its margin, as evaluate gives
     playout(state, last_round(view, horizon), wary, after)
     return evaluate(state, view.side)
 
