@@ -288,6 +288,9 @@ class LauncherClient:
         self._cond = threading.Condition()
         self._replies: dict[int, dict[str, Any]] = {}
         self._children: dict[int, Child] = {}
+        # The news of an end that came before the arena took in its bot's start: a bot may end
+        # between the launcher's reply to a spawn and the spawning thread's next turn.
+        self._early_exits: dict[int, ChildExit] = {}
         self._seq = 0
         self._lost = False
         self._last_beat = time.monotonic()
@@ -415,7 +418,9 @@ class LauncherClient:
                     self._replies[int(msg["seq"])] = msg
                 elif msg.get("op") == "exit":
                     child = self._children.get(int(msg["id"]))
-                    if child is not None and child.exit is None:
+                    if child is None:
+                        self._early_exits[int(msg["id"])] = _exit_of(msg)
+                    elif child.exit is None:
                         child.exit = _exit_of(msg)
                 self._cond.notify_all()
 
@@ -532,6 +537,7 @@ class LauncherClient:
                       counters if isinstance(counters, dict) else None, clock if isinstance(clock, dict) else None,
                       oom if isinstance(oom, dict) else None)
         with self._cond:
+            child.exit = self._early_exits.pop(child.id, None)
             self._children[child.id] = child
         return child
 

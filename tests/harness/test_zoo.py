@@ -165,3 +165,23 @@ def test_with_three_players_the_others_play_on_points(tmp_path):
     else:
         assert record.result.winner == (0 if scores[0] > scores[1] else 1)
     assert leftovers == []
+
+
+def test_a_bot_that_ends_before_the_arena_takes_in_its_start_still_has_its_exit_code(tmp_path, monkeypatch):
+    """The launcher's news of a bot's end may come before the spawning thread has taken in its
+    reply (a busy machine): the news is kept for it, not dropped (it was, once in a run of the
+    whole suite: "bot closed its stdout" after waiting 3 s for news that had come and gone)."""
+    from arena.harness import containment
+
+    started = containment.Child.__init__
+
+    def late(self, *args, **kwargs):
+        started(self, *args, **kwargs)
+        time.sleep(1.0)  # the bot (exit_now) has ended, and its launcher said so, by now
+
+    monkeypatch.setattr(containment.Child, "__init__", late)
+    record, _, leftovers = play_zoo(tmp_path, "exit_now")
+    outcome = record.outcomes[0]
+    assert outcome.termination is Termination.NO_HANDSHAKE
+    assert "exited with code 0" in outcome.detail, outcome.detail
+    assert leftovers == []
