@@ -144,20 +144,35 @@ def running(pid: int) -> bool:
 
 
 def pids_in(path: Path) -> list[int]:
-    """The pids a bot noted (``pid`` or ``pid pid-namespace`` a line), as this process sees
-    them: a sealed bot's own pids are those of its PID namespace. One whose process is gone
-    maps to its negative (no process runs it)."""
+    """The pids a bot noted (``pid``, ``pid pid-namespace`` or ``pid pid-namespace start-time``
+    a line), as this process sees them: a sealed bot's own pids are those of its PID namespace.
+    One whose process is gone maps to its negative (no process runs it); so does one whose pid
+    (and namespace number: a dead namespace's is soon another's) now names a process started
+    at another time than the one noted."""
     if not path.exists():
         return []
     found = []
     for line in path.read_text().splitlines():
-        pid, _, ns = line.partition(" ")
-        found.append(host_pid(int(pid), ns) if ns and ns != os.readlink("/proc/self/ns/pid") else int(pid))
+        pid, ns, start = (line.split() + ["", ""])[:3]
+        if ns and ns != os.readlink("/proc/self/ns/pid"):
+            found.append(host_pid(int(pid), ns, start))
+        else:
+            found.append(int(pid) if not start or _start_time(int(pid)) == start else -int(pid))
     return found
 
 
-def host_pid(inner: int, ns: str) -> int:
-    """The pid, here, of the process ``inner`` of the PID namespace ``ns`` (``pid:[N]``)."""
+def _start_time(pid: int) -> str | None:
+    """When the process ``pid`` started (/proc/PID/stat's 22nd field), or None if there is none."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[19].decode()
+    except (OSError, IndexError):
+        return None
+
+
+def host_pid(inner: int, ns: str, start: str = "") -> int:
+    """The pid, here, of the process ``inner`` of the PID namespace ``ns`` (``pid:[N]``) that
+    started at ``start`` (if given)."""
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -167,7 +182,7 @@ def host_pid(inner: int, ns: str) -> int:
             with open(f"/proc/{entry}/status") as f:
                 for line in f:
                     if line.startswith("NSpid:") and int(line.split()[-1]) == inner:
-                        return int(entry)
+                        return int(entry) if not start or _start_time(int(entry)) == start else -inner
         except (OSError, ValueError):
             continue
     return -inner

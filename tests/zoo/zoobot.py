@@ -31,11 +31,15 @@ N = int(sys.argv[2]) if len(sys.argv) > 2 else 1
 
 
 def note_pid(pid: int) -> None:
-    # With its PID namespace: a sealed bot's pids mean something only beside it (helpers.pids_in).
+    # With its PID namespace: a sealed bot's pids mean something only beside it (helpers.pids_in);
+    # and with its start time, which tells it from a later process of the same pid and namespace
+    # number (a dead namespace's number is soon another's).
     path = os.environ.get("ZOO_PIDFILE")
     if path:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            start = stat.read().rsplit(b")", 1)[1].split()[19].decode()
         with open(path, "a") as f:
-            f.write(f"{pid} {os.readlink('/proc/self/ns/pid')}\n")
+            f.write(f"{pid} {os.readlink('/proc/self/ns/pid')} {start}\n")
 
 
 def send(obj) -> None:
@@ -60,11 +64,13 @@ def stubborn_child(escape: bool) -> None:
         "    if child:\n"
         "        # Noted by its parent, before it is orphaned (which gets it killed at once).\n"
         "        if path:\n"
-        "            open(path, 'a').write(f'{child} {os.readlink(\"/proc/self/ns/pid\")}\\n')\n"
+        "            start = open(f'/proc/{child}/stat', 'rb').read().rsplit(b')', 1)[1].split()[19].decode()\n"
+        "            open(path, 'a').write(f'{child} {os.readlink(\"/proc/self/ns/pid\")} {start}\\n')\n"
         "        os.write(w, b'x')\n"
         "        os._exit(0)\n"
         "elif path:\n"
-        "    open(path, 'a').write(f'{os.getpid()} {os.readlink(\"/proc/self/ns/pid\")}\\n')\n"
+        "    start = open('/proc/self/stat', 'rb').read().rsplit(b')', 1)[1].split()[19].decode()\n"
+        "    open(path, 'a').write(f'{os.getpid()} {os.readlink(\"/proc/self/ns/pid\")} {start}\\n')\n"
         "for fd in (0, 1):\n"
         "    os.close(fd)\n"
         "while True:\n"
